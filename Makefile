@@ -1,0 +1,33 @@
+# The newcomer path: `make evaluate` (the main job on embedded data) and `make test`.
+# Both run setup first when it has not run since the lock file, pyproject.toml or the script changed.
+VENV := .venv
+STAMP := $(VENV)/.irtbridge-setup
+PY := $(VENV)/bin/python
+
+.PHONY: setup evaluate test test-fast bench lock clean
+
+$(STAMP): scripts/setup.sh r/packages.lock r/install.R pyproject.toml
+	bash scripts/setup.sh
+	touch $(STAMP)
+
+setup:
+	bash scripts/setup.sh
+	touch $(STAMP)
+
+evaluate: $(STAMP)
+	$(VENV)/bin/irtbridge evaluate $(ARGS)
+
+test: $(STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not r and not slow" $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+
+lock:
+	Rscript r/lock.R
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,35 @@
+"""irtbridge: Item Response Theory for evaluating models, datasets and algorithm portfolios.
+
+Item calibration is delegated to R's ``mirt`` and ``ltm`` through rpy2; everything around it is native
+Python. Importing irtbridge never imports rpy2 or starts R: R starts on the first call that needs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it; resolved on first access (PEP 562) so `import irtbridge`
+# stays cheap and R-free.
+_LAZY = {
+    "calibrate": "irtbridge.calibration",
+    "Calibration": "irtbridge.calibration",
+    "doctor": "irtbridge._r.doctor",
+}
+
+__all__ = sorted(["__version__", *_LAZY])
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'irtbridge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,255 @@
+"""Input checks shared by every module.
+
+Each check raises :class:`~irtbridge.exceptions.ValidationError` with a message that names the
+parameter (or file and column), shows the bad value, and says what would be accepted.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from irtbridge.exceptions import ValidationError
+
+__all__ = [
+    "check_choice",
+    "check_number",
+    "check_int",
+    "check_probability",
+    "check_random_state",
+    "check_binary_labels",
+    "check_scores",
+    "check_same_length",
+    "as_response_matrix",
+    "read_csv",
+    "require_columns",
+    "constant_items",
+]
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_choice(value: Any, name: str, choices: Iterable[str], *, ignore_case: bool = False) -> str:
+    """Return ``value`` if it is one of ``choices`` (the canonical spelling when ``ignore_case``)."""
+    choices = list(choices)
+    if isinstance(value, str):
+        if value in choices:
+            return value
+        if ignore_case:
+            folded = {c.lower(): c for c in choices}
+            if value.lower() in folded:
+                return folded[value.lower()]
+    raise ValidationError(f"{name}={_show(value)} is not supported; use one of {', '.join(map(repr, choices))}")
+
+
+def check_number(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_inf: bool = False,
+) -> float:
+    """Return ``value`` as a float after checking it is a real number inside the given bounds."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValidationError(f"{name} must be a number, got {_show(value)}")
+    x = float(value)
+    if np.isnan(x) or (np.isinf(x) and not allow_inf):
+        raise ValidationError(f"{name} must be a finite number, got {x}")
+    if low is not None and (x < low or (low_open and x == low)):
+        raise ValidationError(f"{name} must be {'>' if low_open else '>='} {low}, got {x}")
+    if high is not None and (x > high or (high_open and x == high)):
+        raise ValidationError(f"{name} must be {'<' if high_open else '<='} {high}, got {x}")
+    return x
+
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is a whole number inside ``[low, high]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValidationError(f"{name} must be a whole number, got {_show(value)}")
+    v = int(value)
+    if low is not None and v < low:
+        raise ValidationError(f"{name} must be >= {low}, got {v}")
+    if high is not None and v > high:
+        raise ValidationError(f"{name} must be <= {high}, got {v}")
+    return v
+
+
+def check_probability(value: Any, name: str, *, open_interval: bool = False) -> float:
+    """Return ``value`` as a float in [0, 1] (or (0, 1) when ``open_interval``)."""
+    return check_number(value, name, low=0.0, high=1.0, low_open=open_interval, high_open=open_interval)
+
+
+def check_random_state(seed: Any, name: str = "random_state") -> np.random.Generator:
+    """Turn ``None``, an int or a Generator into a :class:`numpy.random.Generator`."""
+    if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(seed, (bool, np.bool_)):
+            raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {seed!r}")
+        if isinstance(seed, numbers.Integral) and int(seed) < 0:
+            raise ValidationError(f"{name} must be a non-negative int, got {seed}")
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {_show(seed)}")
+
+
+def _as_1d_float(values: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name} must be numeric; it holds values that are not numbers") from None
+    if arr.ndim != 1:
+        raise ValidationError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def check_binary_labels(y: Any, name: str = "y") -> np.ndarray:
+    """Return ``y`` as an int array of 0/1 labels; anything else is an error naming the bad values."""
+    arr = _as_1d_float(y, name)
+    if arr.size == 0:
+        raise ValidationError(f"{name} is empty")
+    if np.isnan(arr).any():
+        raise ValidationError(f"{name} has {int(np.isnan(arr).sum())} missing value(s); labels must be 0 or 1")
+    bad = np.setdiff1d(np.unique(arr), [0.0, 1.0])
+    if bad.size:
+        raise ValidationError(f"{name} must hold only the labels 0 and 1, found {_show(bad[:5].tolist())}")
+    return arr.astype(np.int8)
+
+
+def check_scores(scores: Any, name: str = "scores", *, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+    """Return ``scores`` as a float array with every value finite and inside ``[low, high]``."""
+    arr = np.asarray(_as_1d_float(np.ravel(scores), name)).reshape(np.shape(scores))
+    if arr.size == 0:
+        raise ValidationError(f"{name} is empty")
+    if not np.isfinite(arr).all():
+        raise ValidationError(f"{name} has {int((~np.isfinite(arr)).sum())} missing or infinite value(s)")
+    if arr.min() < low or arr.max() > high:
+        raise ValidationError(f"{name} must lie in [{low}, {high}], found values from {arr.min():g} to {arr.max():g}")
+    return arr
+
+
+def check_same_length(*pairs: tuple[str, Sequence[Any] | np.ndarray]) -> int:
+    """Check that every named sequence has the same length and return it."""
+    lengths = {name: len(v) for name, v in pairs}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{k} has {v}" for k, v in lengths.items())
+        raise ValidationError(f"lengths differ: {detail}")
+    return next(iter(lengths.values()))
+
+
+def as_response_matrix(
+    data: Any,
+    name: str = "responses",
+    *,
+    dichotomous: bool = False,
+    min_items: int = 2,
+    allow_constant: bool = True,
+) -> tuple[np.ndarray, list[str], pd.Index | None]:
+    """Check a respondents x items matrix and return ``(values, item_names, row_index)``.
+
+    ``values`` is a float64 C-contiguous copy with NaN for missing. ``row_index`` is the DataFrame's
+    index (``None`` for array input) so results can be labelled like the input.
+    """
+    if isinstance(data, pd.DataFrame):
+        names = [str(c) for c in data.columns]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValidationError(f"{name} has duplicate item names: {', '.join(map(repr, dup))}")
+        non_numeric = [str(c) for c, dt in data.dtypes.items() if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
+        if non_numeric:
+            raise ValidationError(
+                f"{name} has non-numeric column(s) {', '.join(map(repr, non_numeric[:5]))}; every item must hold numbers (NaN for missing)"
+            )
+        values = data.to_numpy(dtype=float, na_value=np.nan)
+        index = data.index
+    else:
+        try:
+            values = np.array(data, dtype=float)
+        except (TypeError, ValueError):
+            raise ValidationError(f"{name} holds non-numeric cells; every item must hold numbers (NaN for missing)") from None
+        if values.ndim != 2:
+            raise ValidationError(f"{name} must be two-dimensional (respondents x items), got shape {values.shape}")
+        names = [f"Item{j + 1}" for j in range(values.shape[1])]
+        index = None
+    values = np.ascontiguousarray(values, dtype=float)
+    if values.size == 0:
+        raise ValidationError(f"{name} is empty (shape {values.shape})")
+    if values.shape[1] < min_items:
+        raise ValidationError(f"{name} has {values.shape[1]} item(s); at least {min_items} are needed")
+    if np.isinf(values).any():
+        raise ValidationError(f"{name} has infinite values; use NaN for missing responses")
+    missing = np.isnan(values)
+    empty_cols = [names[j] for j in np.flatnonzero(missing.all(axis=0))]
+    if empty_cols:
+        raise ValidationError(f"{name}: item(s) {', '.join(map(repr, empty_cols[:10]))} have no responses (all missing)")
+    empty_rows = np.flatnonzero(missing.all(axis=1))
+    if empty_rows.size:
+        labels = list(index[empty_rows[:10]]) if index is not None else (empty_rows[:10] + 1).tolist()
+        raise ValidationError(f"{name}: respondent(s) {labels} have no responses (all missing); drop those rows")
+    if dichotomous:
+        bad = ~missing & (values != 0) & (values != 1)
+        if bad.any():
+            cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))]
+            example = values[bad][0]
+            raise ValidationError(
+                f"{name}: dichotomous models need 0/1 responses (NaN for missing); item(s) {', '.join(map(repr, cols[:10]))} hold other values (e.g. {example:g})"
+            )
+    elif (~missing & (values != np.round(values))).any():
+        cols = [names[j] for j in np.flatnonzero((~missing & (values != np.round(values))).any(axis=0))]
+        raise ValidationError(f"{name}: item(s) {', '.join(map(repr, cols[:10]))} hold non-integer categories")
+    if not allow_constant:
+        const = constant_items(values, names)
+        if const:
+            raise ValidationError(
+                f"{name}: item(s) {', '.join(map(repr, const[:10]))} are answered the same way by every respondent "
+                "and carry no information; pass drop_constant=True to drop them with a warning"
+            )
+    return values, names, index
+
+
+def constant_items(values: np.ndarray, names: Sequence[str]) -> list[str]:
+    """Names of the columns whose observed values are all equal."""
+    with np.errstate(invalid="ignore"):
+        lo = np.nanmin(values, axis=0)
+        hi = np.nanmax(values, axis=0)
+    return [names[j] for j in np.flatnonzero(lo == hi)]
+
+
+def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
+    """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ValidationError(f"{what} file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ValidationError(f"{what} file {path!r} is a directory, not a CSV file")
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise ValidationError(f"{what} file {path!r} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValidationError(f"{what} file {path!r} is not a readable CSV file: {first}") from None
+    if frame.shape[0] == 0:
+        raise ValidationError(f"{what} file {path!r} has a header but no rows")
+    return frame
+
+
+def require_columns(frame: pd.DataFrame, columns: Iterable[str], source: str) -> None:
+    """Raise if any of ``columns`` is not in ``frame``; ``source`` names the file or table."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValidationError(
+            f"{source} has no column(s) {', '.join(map(repr, missing))}; its columns are {', '.join(map(repr, map(str, frame.columns[:20])))}"
+        )

@@ -1,0 +1,63 @@
+"""The ``irtbridge`` command line.
+
+Each subcommand lives in its own module under ``irtbridge.cli`` and defines ``register(subparsers)``
+(which adds its parser and sets ``func``). Bad input prints one line to stderr and exits 2; a traceback
+means a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import warnings
+
+from irtbridge import __version__
+from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, ValidationError
+
+# subcommand modules, in the order `irtbridge --help` lists them
+COMMANDS = [
+    "irtbridge.cli.calibrate",
+    "irtbridge.cli.doctor",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="irtbridge",
+        description="Item Response Theory for evaluating ML models, datasets and algorithm portfolios.",
+    )
+    parser.add_argument("--version", action="version", version=f"irtbridge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
+    label = category.__name__ if issubclass(category, IrtBridgeWarning) else "warning"
+    print(f"irtbridge: {label}: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    warnings.showwarning = _show_warning
+    try:
+        return int(args.func(args) or 0)
+    except ValidationError as exc:
+        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except IrtBridgeError as exc:
+        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("irtbridge: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

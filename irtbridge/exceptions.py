@@ -1,0 +1,80 @@
+"""Every error and warning irtbridge raises.
+
+Errors share the base :class:`IrtBridgeError`; each subclass also inherits the built-in exception a
+user would catch anyway (a bad argument is a :class:`ValueError`). Warnings share
+:class:`IrtBridgeWarning`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IrtBridgeError",
+    "ValidationError",
+    "RUnavailableError",
+    "RPackageMissingError",
+    "RError",
+    "RSessionForkedError",
+    "ConvergenceError",
+    "IrtBridgeWarning",
+    "RWarning",
+    "ConvergenceWarning",
+    "DataWarning",
+]
+
+
+class IrtBridgeError(Exception):
+    """Base class of every irtbridge error."""
+
+
+class ValidationError(IrtBridgeError, ValueError):
+    """An argument or an input file is not what irtbridge needs; the message names it and the fix."""
+
+
+class RUnavailableError(IrtBridgeError, ImportError):
+    """R or rpy2 cannot be loaded in this Python."""
+
+
+class RPackageMissingError(IrtBridgeError, ImportError):
+    """A required R package is missing or at another version than the lock file pins."""
+
+    def __init__(self, package: str, message: str | None = None):
+        self.package = package
+        super().__init__(
+            message
+            or f"R package {package!r} is not installed. Install it with `make setup` "
+            f"(or in R: install.packages({package!r}))."
+        )
+
+
+class RError(IrtBridgeError, RuntimeError):
+    """R signalled an error; ``r_message`` and ``r_class`` keep R's own text and condition class."""
+
+    def __init__(self, message: str, r_message: str = "", r_class: tuple[str, ...] = (), call: str = ""):
+        self.r_message = r_message
+        self.r_class = tuple(r_class)
+        self.call = call
+        super().__init__(message)
+
+
+class RSessionForkedError(IrtBridgeError, RuntimeError):
+    """R was used from a process forked after R started; R cannot survive a fork."""
+
+
+class ConvergenceError(IrtBridgeError, RuntimeError):
+    """An estimation did not converge and no fallback was allowed."""
+
+
+class IrtBridgeWarning(UserWarning):
+    """Base class of every irtbridge warning."""
+
+
+class RWarning(IrtBridgeWarning):
+    """A warning that R raised during a call, re-raised in Python with R's message."""
+
+
+class ConvergenceWarning(IrtBridgeWarning):
+    """An estimation stopped before its convergence criterion was met."""
+
+
+class DataWarning(IrtBridgeWarning):
+    """The input was accepted but changed or is suspicious (dropped items, constant columns, …)."""

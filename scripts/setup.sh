@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One setup for everyone: `make setup`, CI (.ci/run) and the Dockerfile all run this script.
+# Idempotent: what is already installed at the right version is left alone. Fails loudly.
+#
+#   scripts/setup.sh            system packages (apt), locked R packages, .venv, editable install
+#   scripts/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf 'irtbridge setup: %s\n' "$*"; }
+
+APT_PACKAGES=(
+  r-base-core r-base-dev gfortran g++ make curl ca-certificates
+  python3 python3-venv python3-pip python3-setuptools python3-wheel
+  python3-rpy2 python3-numpy python3-pandas python3-scipy python3-sklearn python3-matplotlib
+  python3-jinja2 python3-tqdm python3-rich python3-pytest python3-hypothesis
+  python3-dask python3-distributed
+)
+# Debian's r-cran-* binaries named in the lock file
+mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/packages.lock)
+
+if [[ "${1:-}" != "--no-apt" ]]; then
+  missing=()
+  for p in "${APT_PACKAGES[@]}" "${R_DEBIAN[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    say "installing ${#missing[@]} Debian package(s): ${missing[*]}"
+    SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  else
+    say "Debian packages present"
+  fi
+fi
+
+say "R packages (r/packages.lock)"
+MAKEFLAGS="-j$(nproc)" Rscript r/install.R
+
+if [[ ! -x .venv/bin/python ]]; then
+  say "creating .venv from /usr/bin/python3 (with the system's python3-* packages)"
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+say "installing irtbridge into .venv (editable, no downloads)"
+.venv/bin/python -m pip install --quiet --no-deps --no-build-isolation --no-index -e .
+.venv/bin/python - <<'PY'
+import importlib, sys
+for mod in ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "rpy2", "pytest", "hypothesis", "distributed", "irtbridge"):
+    importlib.import_module(mod)
+print("irtbridge setup: Python", sys.version.split()[0], "and its packages import; irtbridge is at .venv/bin/irtbridge")
+PY
