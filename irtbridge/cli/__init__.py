@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except IrtBridgeError as exc:
         print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # e.g. `irtbridge ... --json | head`
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("irtbridge: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,376 @@
+"""Item calibration delegated to R's ``mirt`` and ``ltm``.
+
+:func:`calibrate` sends the response matrix to R once (numpy2ri, one copy), fits the model there and
+brings back plain numbers in one layout for both engines. The live R model stays available as an
+optional handle (``Calibration.r_model``) for the engine's own scoring and for experts; it never travels
+when a result is pickled or written to JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge._validation import as_response_matrix, check_choice, constant_items
+from irtbridge.exceptions import ConvergenceWarning, DataWarning, ValidationError
+
+__all__ = ["calibrate", "Calibration", "MODELS", "ENGINES"]
+
+DICHOTOMOUS = ("rasch", "1PL", "2PL", "3PL", "4PL")
+POLYTOMOUS = ("graded", "gpcm")
+MODELS = DICHOTOMOUS + POLYTOMOUS
+# what each engine fits, and the engine's own name for it
+ENGINES: dict[str, dict[str, str]] = {
+    "mirt": {"rasch": "Rasch", "1PL": "2PL (equal slopes)", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL",
+             "graded": "graded", "gpcm": "gpcm"},
+    "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
+            "gpcm": "gpcm"},
+}
+SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP")}
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """The result of :func:`calibrate`: every estimate, plain data, and where it came from.
+
+    Attributes
+    ----------
+    items : DataFrame
+        One row per item (index = item names, exactly as given). Dichotomous models: columns
+        ``a, b, g, u`` (discrimination, difficulty, lower and upper asymptote; logistic metric without
+        the 1.702 constant, as mirt's ``coef(fit, IRTpars = TRUE)``). Graded/gpcm: ``a, b1..bk``.
+    standard_errors : DataFrame
+        Same shape as ``items``; NaN where a parameter is fixed or SEs were not requested.
+    loglik, aic, bic : float
+        From the engine (``extract.mirt`` / ``logLik``, ``AIC``, ``BIC``).
+    n_parameters, converged, iterations
+        Number of estimated parameters, the engine's convergence flag, and its iteration count.
+    model, engine : str
+    n_respondents : int
+    latent_mean, latent_var : float
+        The latent distribution (0 and 1 unless the model frees it, e.g. mirt's Rasch variance).
+    options : dict
+        The effective options passed to the engine.
+    warnings : tuple of str
+        Every warning R raised during the fit (also re-raised as :class:`RWarning` at the call).
+    provenance : dict
+        irtbridge, engine and R versions, and the fit's wall time.
+    dropped_items : tuple of str
+        Items removed before fitting (constant columns with ``drop_constant=True``).
+    r_model : RObject or None
+        The live R model (mirt ``SingleGroupClass`` or ltm object) in the process that fitted it; ``None``
+        after pickling or :meth:`from_json`.
+    """
+
+    items: pd.DataFrame
+    standard_errors: pd.DataFrame
+    loglik: float
+    aic: float
+    bic: float
+    n_parameters: int
+    converged: bool
+    iterations: int
+    model: str
+    engine: str
+    n_respondents: int
+    latent_mean: float = 0.0
+    latent_var: float = 1.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    dropped_items: tuple[str, ...] = ()
+    r_model: Any = field(default=None, repr=False, compare=False)
+
+    # -- travel: the R handle stays behind --------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["r_model"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    @property
+    def item_names(self) -> list[str]:
+        return list(self.items.index)
+
+    @property
+    def dichotomous(self) -> bool:
+        return self.model in DICHOTOMOUS
+
+    def __repr__(self) -> str:
+        return (
+            f"Calibration(model={self.model!r}, engine={self.engine!r}, items={len(self.items)}, "
+            f"respondents={self.n_respondents}, loglik={self.loglik:.4f}, converged={self.converged})"
+        )
+
+    # -- scoring through the engine --------------------------------------------------------------
+    def abilities(self, method: str = "EAP", responses: Any = None) -> pd.DataFrame:
+        """Ability estimates from the engine's own scoring (mirt ``fscores``, ltm ``factor.scores``).
+
+        Parameters
+        ----------
+        method : {"EAP", "MAP", "ML", "WLE"}
+            mirt supports all four; ltm supports ``"EAP"`` and ``"MAP"`` (its ``"EB"``).
+        responses : DataFrame or array, optional
+            New response patterns over the same items; default: the calibration data.
+
+        Returns
+        -------
+        DataFrame with columns ``theta`` and ``se``, one row per respondent (indexed like
+        ``responses`` when it is a DataFrame).
+
+        Notes
+        -----
+        R equivalent: ``fscores(fit, method = method, full.scores.SE = TRUE)`` (mirt) or
+        ``factor.scores(fit, method = "EAP"|"EB", resp.patterns = X)`` (ltm).
+        For native, R-free scoring of any item table use :func:`irtbridge.irt.estimate_abilities`.
+        """
+        from irtbridge._r import session
+
+        method = check_choice(method, "method", SCORING_METHODS[self.engine], ignore_case=True)
+        if self.r_model is None:
+            raise ValidationError(
+                "this Calibration has no live R model (it was unpickled or loaded from JSON); score it "
+                "natively with irtbridge.irt.estimate_abilities(responses, calibration) instead"
+            )
+        index = None
+        values = None
+        if responses is not None:
+            if isinstance(responses, pd.DataFrame):
+                missing = [c for c in self.item_names if c not in map(str, responses.columns)]
+                if missing:
+                    raise ValidationError(f"responses lack item column(s) {', '.join(map(repr, missing[:10]))}")
+                responses = responses.rename(columns=str)[self.item_names]
+            values, _, index = as_response_matrix(
+                responses, "responses", dichotomous=self.dichotomous, min_items=len(self.items)
+            )
+            if values.shape[1] != len(self.items):
+                raise ValidationError(
+                    f"responses have {values.shape[1]} items; the calibration has {len(self.items)}"
+                )
+        out = session.call(
+            f"irtb_{self.engine}_scores", fit=self.r_model, method=method, responses=values,
+            item_names=self.item_names,
+        )
+        frame = pd.DataFrame({"theta": out["theta"].to_numpy(), "se": out["se"].to_numpy()})
+        if index is not None:
+            frame.index = index
+        return frame
+
+    # -- presentation ---------------------------------------------------------------------------
+    def summary(self, digits: int = 3) -> str:
+        """A text summary: fit statistics, the item table, and Notes (convergence, R warnings)."""
+        lines = [
+            f"irtbridge calibration: {self.model} by {self.engine} "
+            f"({self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})",
+            f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}",
+            f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   BIC {self.bic:.{digits}f}",
+            f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations",
+            "",
+            self.items.to_string(float_format=lambda v: f"{v:.{digits}f}"),
+        ]
+        notes = []
+        if not self.converged:
+            notes.append("the engine did not report convergence; treat the estimates with caution")
+        if self.dropped_items:
+            notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
+        notes += [f"R warning: {w}" for w in self.warnings]
+        if notes:
+            lines += ["", "Notes:"] + [f"  [{i + 1}] {n}" for i, n in enumerate(notes)]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields."""
+        def table(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            rows = []
+            for name, row in frame.iterrows():
+                rows.append({"item": name, **{k: (None if pd.isna(v) else float(v)) for k, v in row.items()}})
+            return rows
+
+        return {
+            "model": self.model,
+            "engine": self.engine,
+            "loglik": self.loglik,
+            "aic": self.aic,
+            "bic": self.bic,
+            "converged": bool(self.converged),
+            "items": table(self.items),
+            "standard_errors": table(self.standard_errors),
+            "n_parameters": int(self.n_parameters),
+            "iterations": int(self.iterations),
+            "n_respondents": int(self.n_respondents),
+            "latent_mean": self.latent_mean,
+            "latent_var": self.latent_var,
+            "options": dict(self.options),
+            "warnings": list(self.warnings),
+            "provenance": dict(self.provenance),
+            "dropped_items": list(self.dropped_items),
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        """Serialize every estimate (not the R handle) to JSON; :meth:`from_json` reads it back."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Calibration":
+        d = json.loads(text)
+
+        def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+            f = pd.DataFrame(rows).set_index("item").astype(float)
+            f.index.name = None
+            return f
+
+        return cls(
+            items=frame(d["items"]), standard_errors=frame(d["standard_errors"]), loglik=d["loglik"],
+            aic=d["aic"], bic=d["bic"], n_parameters=d["n_parameters"], converged=d["converged"],
+            iterations=d["iterations"], model=d["model"], engine=d["engine"], n_respondents=d["n_respondents"],
+            latent_mean=d["latent_mean"], latent_var=d["latent_var"], options=d["options"],
+            warnings=tuple(d["warnings"]), provenance=d["provenance"], dropped_items=tuple(d["dropped_items"]),
+        )
+
+    def without_r_model(self) -> "Calibration":
+        return replace(self, r_model=None)
+
+
+def calibrate(
+    responses: Any,
+    model: str = "2PL",
+    engine: str = "mirt",
+    *,
+    se: bool = True,
+    drop_constant: bool = False,
+    **options: Any,
+) -> Calibration:
+    """Calibrate an IRT model in R (mirt or ltm) and return a :class:`Calibration`.
+
+    Parameters
+    ----------
+    responses : DataFrame or 2-D array
+        Rows are respondents, columns are items; NaN is a missing response (kept missing). Dichotomous
+        models need 0/1; graded/gpcm need integer categories.
+    model : {"rasch", "1PL", "2PL", "3PL", "4PL", "graded", "gpcm"}
+        ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one discrimination shared by all
+        items. ``4PL`` is mirt only.
+    engine : {"mirt", "ltm"}
+    se : bool
+        Compute standard errors (mirt ``SE = TRUE``; ltm from its Hessian, delta method to the IRT
+        parameterization).
+    drop_constant : bool
+        Items answered identically by everyone carry no information and break estimation. By default they
+        are an error naming them; with ``drop_constant=True`` they are dropped with a
+        :class:`DataWarning` and listed in ``Calibration.dropped_items``.
+    **options
+        Passed to the engine unchanged, with the engine's own argument names (e.g. ``TOL=1e-5``,
+        ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for ltm).
+
+    Returns
+    -------
+    Calibration
+
+    Notes
+    -----
+    R equivalents: ``mirt(data, 1, itemtype = "2PL", SE = TRUE)`` then
+    ``coef(fit, IRTpars = TRUE, simplify = TRUE)``; ``ltm(data ~ z1)``, ``rasch``, ``tpm``, ``grm``,
+    ``gpcm``. Numbers are read from R objects, never from printed output (ltm's ``coef`` rounds).
+
+    Examples
+    --------
+    >>> import irtbridge
+    >>> fit = irtbridge.calibrate(data, model="2PL")            # doctest: +SKIP
+    >>> fit.items[["a", "b"]]                                  # doctest: +SKIP
+    """
+    from irtbridge._r import session
+
+    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    model = check_choice(model, "model", MODELS, ignore_case=True)
+    if model not in ENGINES[engine]:
+        other = [e for e in ENGINES if model in ENGINES[e]]
+        raise ValidationError(f"engine {engine!r} does not fit model {model!r}; use engine={other[0]!r}")
+    values, names, index = as_response_matrix(responses, "responses", dichotomous=model in DICHOTOMOUS)
+    dropped: tuple[str, ...] = ()
+    const = constant_items(values, names)
+    if const:
+        if not drop_constant:
+            raise ValidationError(
+                f"responses: item(s) {', '.join(map(repr, const[:10]))}{' …' if len(const) > 10 else ''} are "
+                "answered the same way by every respondent and carry no information; drop them, or pass "
+                "drop_constant=True to drop them with a warning"
+            )
+        keep = [j for j, n in enumerate(names) if n not in set(const)]
+        if len(keep) < 2:
+            raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
+        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=2)
+        values = np.ascontiguousarray(values[:, keep])
+        names = [names[j] for j in keep]
+        dropped = tuple(const)
+        all_missing = np.isnan(values).all(axis=1)
+        if all_missing.any():
+            raise ValidationError(
+                f"responses: {int(all_missing.sum())} respondent(s) have no responses left after dropping constant items"
+            )
+    session.ensure_packages(engine)
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = session.call(
+            f"irtb_{engine}_fit", data=values, item_names=names, model=model, se=bool(se), options=dict(options)
+        )
+    elapsed = time.perf_counter() - started
+    r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    items = _item_table(out["items"], names, model)
+    se_table = _item_table(out["se"], names, model) if out.get("se") is not None else items * np.nan
+    versions = session.r_versions([engine])
+    converged = bool(out["converged"])
+    if not converged:
+        warnings.warn(
+            f"{engine} did not converge for the {model} model after {out['iterations']} iterations; "
+            "raise the iteration limit or simplify the model",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return Calibration(
+        items=items,
+        standard_errors=se_table,
+        loglik=float(out["loglik"]),
+        aic=float(out["aic"]),
+        bic=float(out["bic"]),
+        n_parameters=int(out["n_parameters"]),
+        converged=converged,
+        iterations=int(out["iterations"]) if out["iterations"] is not None and not pd.isna(out["iterations"]) else -1,
+        model=model,
+        engine=engine,
+        n_respondents=int(values.shape[0]),
+        latent_mean=float(out["latent_mean"]),
+        latent_var=float(out["latent_var"]),
+        options=dict(options, se=bool(se)),
+        warnings=r_warnings,
+        provenance={
+            "irtbridge_version": __version__,
+            "engine_version": versions["packages"][engine],
+            "r_version": versions["r"],
+            "fit_seconds": elapsed,
+        },
+        dropped_items=dropped,
+        r_model=out["model"],
+    )
+
+
+def _item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFrame:
+    """Label the item table with the caller's names (numpy2ri drops them; R may mangle them)."""
+    if table.shape[0] != len(names):
+        raise RuntimeError(f"R returned {table.shape[0]} item rows for {len(names)} items")
+    frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
+    if model in DICHOTOMOUS:
+        frame = frame[["a", "b", "g", "u"]]
+    return frame

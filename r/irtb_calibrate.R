@@ -1,0 +1,141 @@
+# Item calibration through mirt and ltm. Each fit helper returns plain data in one layout for both
+# engines (IRT parameterization: a, b, g, u for dichotomous items; a, b1..bk for graded/gpcm) plus the
+# live model object, which Python keeps only as an optional handle.
+
+irtb_mirt_itemtype <- c(rasch = "Rasch", "1PL" = "2PL", "2PL" = "2PL", "3PL" = "3PL", "4PL" = "4PL",
+                        graded = "graded", gpcm = "gpcm")
+
+irtb_mirt_fit <- function(data, item_names, model, se, options) {
+  data <- irtb_matrix(data, item_names)
+  args <- c(list(data = data, model = 1, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
+                 verbose = FALSE), options)
+  if (model == "1PL") {
+    # one discrimination shared by all items: constrain every slope to a single parameter
+    values <- do.call(mirt::mirt, c(args, list(pars = "values")))
+    args$constrain <- list(values$parnum[values$name == "a1"])
+  }
+  fit <- do.call(mirt::mirt, args)
+  irtb_mirt_result(fit, se)
+}
+
+irtb_mirt_result <- function(fit, se) {
+  items <- mirt::coef(fit, IRTpars = TRUE, simplify = TRUE)$items
+  ses <- NULL
+  if (se) {
+    per_item <- mirt::coef(fit, IRTpars = TRUE, printSE = TRUE)
+    per_item <- per_item[colnames(fit@Data$data)]
+    ses <- items
+    ses[] <- NA_real_
+    for (i in seq_along(per_item)) {
+      m <- per_item[[i]]
+      cols <- intersect(colnames(m), colnames(ses))
+      if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
+    }
+  }
+  group <- mirt::coef(fit, simplify = TRUE)
+  list(
+    items = items, se = ses,
+    loglik = mirt::extract.mirt(fit, "logLik"),
+    aic = mirt::extract.mirt(fit, "AIC"),
+    bic = mirt::extract.mirt(fit, "BIC"),
+    n_parameters = as.integer(mirt::extract.mirt(fit, "nest")),
+    converged = isTRUE(mirt::extract.mirt(fit, "converged")),
+    iterations = as.integer(mirt::extract.mirt(fit, "iterations")),
+    latent_mean = unname(group$means[1]), latent_var = unname(group$cov[1, 1]),
+    model = fit
+  )
+}
+
+irtb_mirt_scores <- function(fit, method, responses, item_names) {
+  if (!is.null(responses)) responses <- irtb_matrix(responses, item_names)
+  args <- list(fit, method = method, full.scores = TRUE, full.scores.SE = TRUE, verbose = FALSE)
+  if (!is.null(responses)) args$response.pattern <- responses
+  s <- do.call(mirt::fscores, args)
+  cbind(theta = s[, "F1"], se = s[, "SE_F1"])
+}
+
+irtb_ltm_fit <- function(data, item_names, model, se, options) {
+  d <- as.data.frame(irtb_matrix(data, item_names), check.names = FALSE)
+  fit <- switch(model,
+    # ltm's rasch() with the common discrimination fixed at 1 is the Rasch model; free, it is the 1PL
+    rasch = do.call(ltm::rasch, c(list(data = d, constraint = cbind(ncol(d) + 1L, 1)), options)),
+    "1PL" = do.call(ltm::rasch, c(list(data = d), options)),
+    "2PL" = do.call(ltm::ltm, c(list(formula = d ~ z1), options)),
+    "3PL" = do.call(ltm::tpm, c(list(data = d), options)),
+    graded = do.call(ltm::grm, c(list(data = d), options)),
+    gpcm = do.call(ltm::gpcm, c(list(data = d), options)),
+    stop(sprintf("ltm does not fit model '%s'", model))
+  )
+  irtb_ltm_result(fit, model, se, colnames(d))
+}
+
+irtb_ltm_result <- function(fit, model, se, item_names) {
+  J <- length(item_names)
+  if (model %in% c("graded", "gpcm")) {
+    # grm/gpcm keep one vector per item: thresholds then the discrimination (IRT parameterization)
+    pars <- if (model == "graded") ltm:::IRT.parm(fit)$parms else fit$coefficients
+    k <- max(lengths(pars)) - 1L
+    items <- matrix(NA_real_, J, k + 1L, dimnames = list(item_names, c("a", paste0("b", seq_len(k)))))
+    for (i in seq_len(J)) {
+      p <- pars[[i]]
+      n <- length(p)
+      items[i, c(1L, seq_len(n - 1L) + 1L)] <- c(p[n], p[-n])
+    }
+    ses <- NULL
+  } else {
+    irt <- ltm:::IRT.parm(fit, standard.errors = se)
+    p <- irt$parms
+    if (model == "3PL") {
+      g <- stats::plogis(p[, 1]) * fit$max.guessing
+      items <- cbind(a = p[, 3], b = p[, 2], g = g, u = 1)
+    } else if (model %in% c("rasch", "1PL")) {
+      # rasch(): J difficulties, then the one common discrimination
+      items <- cbind(a = p[J + 1L], b = p[seq_len(J)], g = 0, u = 1)
+    } else {
+      items <- cbind(a = p[, 2], b = p[, 1], g = 0, u = 1)
+    }
+    rownames(items) <- item_names
+    ses <- NULL
+    if (se && !is.null(irt$se)) {
+      s <- irt$se
+      ses <- items
+      ses[] <- NA_real_
+      if (model == "3PL") {
+        # ltm reports the guessing SE on the logit scale: map it to the probability scale (delta method)
+        ses[, "g"] <- s[seq_len(J)] * stats::dlogis(p[, 1]) * fit$max.guessing
+        ses[, "b"] <- s[J + seq_len(J)]
+        ses[, "a"] <- s[2 * J + seq_len(J)]
+      } else if (model == "2PL") {
+        ses[, "b"] <- s[seq_len(J)]
+        ses[, "a"] <- s[J + seq_len(J)]
+      } else {
+        ses[, "b"] <- s[seq_len(J)]
+        if (model == "1PL") ses[, "a"] <- s[J + 1L]
+      }
+    }
+  }
+  ll <- stats::logLik(fit)
+  conv <- if (!is.null(fit$convergence)) fit$convergence else fit$conv
+  list(
+    items = items, se = ses,
+    loglik = as.numeric(ll), aic = stats::AIC(fit), bic = stats::BIC(fit),
+    n_parameters = as.integer(attr(ll, "df")),
+    converged = identical(as.integer(conv), 0L),
+    iterations = as.integer(if (!is.null(fit$counts)) fit$counts[1] else NA),
+    latent_mean = 0, latent_var = 1,
+    model = fit
+  )
+}
+
+irtb_ltm_scores <- function(fit, method, responses, item_names) {
+  if (!is.null(responses)) responses <- irtb_matrix(responses, item_names)
+  method <- switch(method, EAP = "EAP", MAP = "EB", stop(sprintf("ltm's factor.scores has no method '%s'", method)))
+  args <- list(fit, method = method)
+  if (!is.null(responses)) {
+    args$resp.patterns <- as.data.frame(responses)
+  } else {
+    args$resp.patterns <- as.data.frame(fit$X)
+  }
+  s <- do.call(ltm::factor.scores, args)$score.dat
+  cbind(theta = s[, "z1"], se = s[, "se.z1"])
+}
