@@ -39,7 +39,7 @@ class RObject:
     def __init__(self, robj: Any):
         self._robj = robj
         self._pid = os.getpid()
-        self.r_class = tuple(robj.rclass) if hasattr(robj, "rclass") else ()
+        self.r_class = tuple(robj.rclass)
 
     def __repr__(self) -> str:
         return f"<RObject of R class {'/'.join(self.r_class) or '?'}>"
@@ -75,112 +75,127 @@ def _start() -> Any:
         _check_pid()
         return _STATE["env"]
     try:
-        import rpy2.rinterface_lib.embedded  # noqa: F401
-        import rpy2.robjects as ro
-        from rpy2.robjects import numpy2ri
-        from rpy2.robjects.conversion import localconverter
+        import rpy2.rinterface as ri
+        from rpy2.rinterface_lib import openrlib
     except Exception as exc:  # ImportError, or R's shared library failing to load
         raise RUnavailableError(
             f"R is not available from this Python ({type(exc).__name__}: {exc}). irtbridge needs R and rpy2 "
             "for calibration; run `make setup` (or install R and `pip install irtbridge[r]`)."
         ) from exc
-    base_env = ro.baseenv
-    env = ro.r["new.env"](parent=ro.globalenv)
-    sys_source = base_env["sys.source"]
+    del openrlib
+    ri.initr_simple()
+    env = ri.baseenv["new.env"](parent=ri.globalenv)
     for path in sorted(R_SOURCE_DIR.glob("irtb_*.R")):
-        sys_source(ro.StrVector([str(path)]), envir=env)
-    _STATE.update(env=env, ro=ro, numpy2ri=numpy2ri, localconverter=localconverter, pid=os.getpid())
+        ri.baseenv["sys.source"](ri.StrSexpVector([str(path)]), envir=env)
+    _STATE.update(env=env, ri=ri, envelope=env.find("irtb_call"), pid=os.getpid())
     return env
 
 
-def _converter():
-    ro = _STATE["ro"]
-    return _STATE["localconverter"](ro.default_converter + _STATE["numpy2ri"].converter)
-
+# Conversion works on rpy2's low-level interface only: no conversion rules (which rpy2 keeps per thread
+# in a context variable), no pandas2ri (~60x slower than a buffer copy), numeric matrices as one
+# memoryview copy each way, names and dimnames put back explicitly.
 
 # ---------------------------------------------------------------------------------------------------
 # Python -> R
 def to_r(value: Any) -> Any:
-    """Convert a Python value to an R object without pandas2ri (numpy2ri for numeric matrices)."""
-    ro = _STATE["ro"]
+    """Convert a Python value to an R object (numeric matrices by one buffer copy)."""
+    ri = _STATE["ri"]
     if value is None:
-        return ro.NULL
+        return ri.NULL
     if isinstance(value, RObject):
         return value.robj
     if isinstance(value, (bool, np.bool_)):
-        return ro.BoolVector([bool(value)])
+        return ri.BoolSexpVector([bool(value)])
     if isinstance(value, (int, np.integer)):
-        return ro.IntVector([int(value)])
+        return ri.IntSexpVector([int(value)])
     if isinstance(value, (float, np.floating)):
-        return ro.FloatVector([float(value)])
+        return ri.FloatSexpVector([float(value)])
     if isinstance(value, str):
-        return ro.StrVector([value])
+        return ri.StrSexpVector([value])
     if isinstance(value, Mapping):
-        return ro.ListVector([(str(k), to_r(v)) for k, v in value.items()]) if value else ro.r["list"]()
+        return _named_list({str(k): to_r(v) for k, v in value.items()})
     if isinstance(value, np.ndarray):
-        if value.dtype.kind == "f" and value.ndim == 2:
-            with _converter() as cv:
-                return cv.py2rpy(np.asfortranarray(value, dtype=np.float64))
+        if value.dtype.kind in "fiub" and value.ndim == 2:
+            column_major = np.ravel(np.asarray(value, dtype=np.float64), order="F")
+            vec = ri.FloatSexpVector.from_memoryview(memoryview(column_major))
+            return ri.baseenv["dim<-"](vec, ri.IntSexpVector(list(value.shape)))
         if value.ndim == 1:
             return to_r(value.tolist())
         raise TypeError(f"cannot pass an array of dtype {value.dtype} and shape {value.shape} to R")
     if isinstance(value, (list, tuple)):
-        if all(isinstance(v, (bool, np.bool_)) for v in value):
-            return ro.BoolVector([bool(v) for v in value])
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
-            return ro.IntVector([int(v) for v in value])
-        if all(isinstance(v, (int, float, np.integer, np.floating)) for v in value):
-            return ro.FloatVector([float(v) for v in value])
-        if all(isinstance(v, str) for v in value):
-            return ro.StrVector(list(value))
-        return ro.r["list"](*[to_r(v) for v in value])
+        if value and all(isinstance(v, (bool, np.bool_)) for v in value):
+            return ri.BoolSexpVector([bool(v) for v in value])
+        if value and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+            return ri.IntSexpVector([int(v) for v in value])
+        if value and all(isinstance(v, (int, float, np.integer, np.floating)) for v in value):
+            return ri.FloatSexpVector([float(v) for v in value])
+        if value and all(isinstance(v, str) for v in value):
+            return ri.StrSexpVector(list(value))
+        return _named_list({str(i): to_r(v) for i, v in enumerate(value)}, names=False)
     raise TypeError(f"cannot pass a {type(value).__name__} to R")
+
+
+def _named_list(items: Mapping[str, Any], names: bool = True) -> Any:
+    """An R list built from R objects directly."""
+    ri = _STATE["ri"]
+    lst = ri.ListSexpVector(list(items.values()))
+    if names and items:
+        lst = ri.baseenv["names<-"](lst, ri.StrSexpVector(list(items)))
+    return lst
 
 
 # ---------------------------------------------------------------------------------------------------
 # R -> Python
+def _strings(robj: Any) -> list[str] | None:
+    ri = _STATE["ri"]
+    if robj.typeof == ri.RTYPES.NILSXP:
+        return None
+    return [None if x is ri.NA_Character else str(x) for x in robj]
+
+
 def _names(robj: Any) -> list[str] | None:
-    ro = _STATE["ro"]
-    n = ro.baseenv["names"](robj)
-    return None if n is ro.NULL else [str(x) for x in n]
+    return _strings(_STATE["ri"].baseenv["names"](robj))
 
 
 def to_py(robj: Any) -> Any:
     """Convert an R value to plain Python: matrices with dimnames to DataFrames, data.frames to
-    DataFrames, named vectors to dicts, length-one unnamed vectors to scalars (NA -> NaN/None)."""
-    ro = _STATE["ro"]
-    ri = ro.rinterface
-    if robj is ro.NULL or isinstance(robj, type(ri.NULL)):
+    DataFrames, named vectors to dicts, length-one unnamed vectors to scalars, NA to NaN/None; model
+    objects (S4, ltm lists) to :class:`RObject` handles."""
+    ri = _STATE["ri"]
+    t = robj.typeof
+    if t == ri.RTYPES.NILSXP:
         return None
-    rclass = tuple(robj.rclass) if hasattr(robj, "rclass") else ()
+    rclass = tuple(robj.rclass)
+    if t == ri.RTYPES.S4SXP or any(c in _MODEL_CLASSES for c in rclass):
+        return RObject(robj)
     if "data.frame" in rclass:
         cols = _names(robj) or []
-        rn = [str(x) for x in ro.baseenv["rownames"](robj)]
+        rownames = _strings(ri.baseenv["rownames"](robj)) or []
         frame = pd.DataFrame({c: _vector(robj[i]) for i, c in enumerate(cols)})
-        if not all(r == str(i + 1) for i, r in enumerate(rn)):
-            frame.index = rn
+        if not all(r == str(i + 1) for i, r in enumerate(rownames)):
+            frame.index = rownames
         return frame
-    if isinstance(robj, (ro.vectors.ListVector, ri.ListSexpVector)) and not isinstance(robj, ri.SexpEnvironment):
+    if t == ri.RTYPES.VECSXP:
         names = _names(robj)
         items = [robj[i] for i in range(len(robj))]
         if names is None:
             return [to_py(x) for x in items]
-        return {n: (RObject(x) if _is_model(x) else to_py(x)) for n, x in zip(names, items)}
-    if isinstance(robj, ri.SexpVector) and not isinstance(robj, ri.ListSexpVector):
-        dim = ro.baseenv["dim"](robj)
-        if dim is not ro.NULL and len(dim) == 2:
-            with _converter() as cv:
-                arr = np.array(cv.rpy2py(robj), dtype=float, copy=True)
-            dn = ro.baseenv["dimnames"](robj)
+        return {n: to_py(x) for n, x in zip(names, items)}
+    if t in (ri.RTYPES.REALSXP, ri.RTYPES.INTSXP, ri.RTYPES.LGLSXP, ri.RTYPES.STRSXP):
+        dim = ri.baseenv["dim"](robj)
+        if dim.typeof != ri.RTYPES.NILSXP and len(dim) == 2:
+            n, m = int(dim[0]), int(dim[1])
+            arr = _vector(robj)
+            arr = np.asarray(arr, dtype=float if t != ri.RTYPES.STRSXP else object).reshape((n, m), order="F")
             rows = cols = None
-            if dn is not ro.NULL:
-                rows = None if dn[0] is ri.NULL else [str(x) for x in dn[0]]
-                cols = None if dn[1] is ri.NULL else [str(x) for x in dn[1]]
+            dimnames = ri.baseenv["dimnames"](robj)
+            if dimnames.typeof != ri.RTYPES.NILSXP:
+                rows, cols = _strings(dimnames[0]), _strings(dimnames[1])
             return pd.DataFrame(arr, index=rows, columns=cols)
         values = _vector(robj)
         names = _names(robj)
         if names is not None:
-            return dict(zip(names, values.tolist() if isinstance(values, np.ndarray) else values))
+            return dict(zip(names, values.tolist()))
         if len(values) == 1:
             v = values[0]
             return v.item() if isinstance(v, np.generic) else v
@@ -188,34 +203,31 @@ def to_py(robj: Any) -> Any:
     return RObject(robj)
 
 
-def _is_model(robj: Any) -> bool:
-    ri = _STATE["ro"].rinterface
-    return isinstance(robj, ri.SexpS4) or (
-        hasattr(robj, "rclass") and any(c in ("ltm", "rasch", "tpm", "grm", "gpcm") for c in robj.rclass)
-    )
+_MODEL_CLASSES = ("ltm", "rasch", "tpm", "grm", "gpcm", "SingleGroupClass", "MultipleGroupClass")
 
 
-def _vector(robj: Any) -> np.ndarray | list:
-    ri = _STATE["ro"].rinterface
-    if robj.typeof == ri.RTYPES.REALSXP:
-        arr = np.array(robj, dtype=float)
-        return arr
-    if robj.typeof in (ri.RTYPES.INTSXP,):
-        if "factor" in tuple(getattr(robj, "rclass", ())):
-            levels = list(_STATE["ro"].baseenv["levels"](robj))
-            return np.array([None if x == ri.NA_Integer else levels[x - 1] for x in robj], dtype=object)
-        vals = list(robj)
-        if any(v == ri.NA_Integer for v in vals):
-            return np.array([np.nan if v == ri.NA_Integer else float(v) for v in vals])
-        return np.array(vals, dtype=np.int64)
-    if robj.typeof == ri.RTYPES.LGLSXP:
-        vals = list(robj)
-        if any(v == ri.NA_Logical for v in vals):
-            return np.array([None if v == ri.NA_Logical else bool(v) for v in vals], dtype=object)
-        return np.array(vals, dtype=bool)
-    if robj.typeof == ri.RTYPES.STRSXP:
-        return np.array([None if x is ri.NA_Character else str(x) for x in robj], dtype=object)
-    return np.array(list(robj), dtype=object)
+def _vector(robj: Any) -> np.ndarray:
+    """An atomic R vector as a numpy array (copied out of R's memory); NA becomes NaN or None."""
+    ri = _STATE["ri"]
+    t = robj.typeof
+    if t == ri.RTYPES.REALSXP:
+        return np.array(robj.memoryview(), dtype=np.float64, copy=True).ravel(order="F")
+    if t == ri.RTYPES.INTSXP:
+        raw = np.array(robj.memoryview(), dtype=np.int64, copy=True).ravel(order="F")
+        na = raw == ri.NA_Integer
+        if "factor" in tuple(robj.rclass):
+            levels = np.array(_strings(ri.baseenv["levels"](robj)) + [None], dtype=object)
+            return levels[np.where(na, len(levels) - 1, raw - 1)]
+        return np.where(na, np.nan, raw) if na.any() else raw
+    if t == ri.RTYPES.LGLSXP:
+        raw = np.array(robj.memoryview(), dtype=np.int64, copy=True).ravel(order="F")
+        na = raw == ri.NA_Logical
+        if na.any():
+            return np.array([None if m else bool(x) for x, m in zip(raw, na)], dtype=object)
+        return raw.astype(bool)
+    if t == ri.RTYPES.STRSXP:
+        return np.array(_strings(robj), dtype=object)
+    return np.array([to_py(x) for x in robj], dtype=object)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -227,29 +239,32 @@ def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
     becomes :class:`RError` with R's message.
     """
     with _LOCK:
-        env = _start()
+        _start()
         _check_pid()
-        ro = _STATE["ro"]
-        args = ro.ListVector([(k, to_r(v)) for k, v in kwargs.items()]) if kwargs else ro.r["list"]()
-        envelope = ro.baseenv["get"]("irtb_call", envir=env)
-        out = envelope(ro.StrVector([fun]), args)
-        names = _names(out)
-        parts = dict(zip(names, [out[i] for i in range(len(out))]))
-        warns = [str(w) for w in parts["warnings"]]
-        ok = bool(parts["ok"][0])
-        if not ok:
-            message = str(parts["error"][0])
-            rclass = tuple(str(c) for c in parts["error_class"])
-            rcall = str(parts["call"][0]) if len(parts["call"]) else ""
-            where = f" in {rcall}" if rcall else ""
-            err = RError(f"R error{where}: {message}", r_message=message, r_class=rclass, call=rcall)
-            err.r_warnings = warns
-            raise err
-        value = to_py(parts["value"])
+        value, warns = _call_locked(fun, kwargs)
     # R often repeats one warning many times in a fit (e.g. "NaNs produced"): say each once, with a count
     for w, n in Counter(warns).items():
         warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=3)
     return value
+
+
+def _call_locked(fun: str, kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
+    """Run one envelope call (the caller holds the lock); return the value and R's warnings."""
+    ri = _STATE["ri"]
+    args = _named_list({k: to_r(v) for k, v in kwargs.items()})
+    out = _STATE["envelope"](ri.StrSexpVector([fun]), args)
+    parts = dict(zip(_names(out), [out[i] for i in range(len(out))]))
+    warns = _strings(parts["warnings"]) or []
+    if not bool(parts["ok"][0]):
+        message = str(parts["error"][0])
+        rclass = tuple(_strings(parts["error_class"]) or ())
+        rcall = str(parts["call"][0]) if len(parts["call"]) else ""
+        where = f" in {rcall}" if rcall else ""
+        err = RError(f"R error{where}: {message}", r_message=message, r_class=rclass, call=rcall)
+        err.r_warnings = warns
+        raise err
+    value = to_py(parts["value"])
+    return value, warns
 
 
 _PACKAGES_OK: set[str] = set()

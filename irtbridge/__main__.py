@@ -1,0 +1,7 @@
+"""`python -m irtbridge` is the `irtbridge` command."""
+
+import sys
+
+from irtbridge.cli import main
+
+sys.exit(main())
