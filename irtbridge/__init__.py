@@ -17,6 +17,14 @@ _LAZY = {
     "calibrate": "irtbridge.calibration",
     "Calibration": "irtbridge.calibration",
     "doctor": "irtbridge._r.doctor",
+    "efficiency_indices": "irtbridge.metrics",
+    "efficiency_indices_from_predictions": "irtbridge.metrics",
+    "efficiency_frame": "irtbridge.metrics",
+    "efficiency_by_cutoff": "irtbridge.metrics",
+    "plot_efficiency_by_cutoff": "irtbridge.metrics",
+    "classify_ei": "irtbridge.metrics",
+    "EfficiencyIndices": "irtbridge.metrics",
+    "Interval": "irtbridge.metrics",
 }
 
 __all__ = sorted(["__version__", *_LAZY])

@@ -17,8 +17,10 @@ from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, ValidationErr
 
 # subcommand modules, in the order `irtbridge --help` lists them
 COMMANDS = [
+    "irtbridge.cli.evaluate",
     "irtbridge.cli.calibrate",
     "irtbridge.cli.doctor",
+    "irtbridge.cli.ei",
 ]
 
 
