@@ -1,0 +1,42 @@
+"""`irtbridge rate MATCHES.csv [--tau 0.5] [--json]`: Glicko-2 ratings from a table of matches."""
+
+from __future__ import annotations
+
+import argparse
+
+from irtbridge._validation import read_csv
+from irtbridge.cli._common import atomic_write_csv, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rate",
+        help="Glicko-2 ratings from a CSV of matches",
+        description=(
+            "Rate players with Glickman's Glicko-2 from a CSV with columns period, player, opponent, score "
+            "(1 win, 0.5 draw, 0 loss for player; each game once). Periods are rated in sorted order."
+        ),
+    )
+    p.add_argument("matches", metavar="MATCHES.csv", help="one row per game: period, player, opponent, score")
+    p.add_argument("--tau", type=float, default=0.5, help="system constant tau (default 0.5)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"ratings": [{player, rating, rd, volatility, lower, upper}, ...]}, best first')
+    p.add_argument("--history", metavar="history.csv",
+                   help="also write the ratings after every period (period, player, rating, rd, volatility, games)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from irtbridge.rating import glicko2
+
+    source = f"matches file {args.matches!r}"
+    frame = read_csv(args.matches, "matches")
+    result = glicko2(frame, tau=args.tau, source=source)
+    if args.history:
+        atomic_write_csv(args.history, result.history, index=False)
+    if args.json:
+        table = result.ratings.reset_index()[["player", "rating", "rd", "volatility", "lower", "upper"]]
+        print_json({"ratings": table})
+    else:
+        print(result.summary())
+    return 0
