@@ -83,6 +83,9 @@ def _start() -> Any:
             "for calibration; run `make setup` (or install R and `pip install irtbridge[r]`)."
         ) from exc
     del openrlib
+    # Without TZ, R asks timedatectl for the zone on first use and warns where systemd is absent
+    # (containers): give R the zone Python already uses instead.
+    os.environ.setdefault("TZ", "UTC")
     ri.initr_simple()
     env = ri.baseenv["new.env"](parent=ri.globalenv)
     for path in sorted(R_SOURCE_DIR.glob("irtb_*.R")):

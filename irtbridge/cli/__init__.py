@@ -21,6 +21,7 @@ COMMANDS = [
     "irtbridge.cli.calibrate",
     "irtbridge.cli.doctor",
     "irtbridge.cli.rate",
+    "irtbridge.cli.hardness",
     "irtbridge.cli.ei",
 ]
 
