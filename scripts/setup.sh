@@ -14,6 +14,7 @@ APT_PACKAGES=(
   python3-rpy2 python3-numpy python3-pandas python3-scipy python3-sklearn python3-matplotlib
   python3-jinja2 python3-tqdm python3-rich python3-pytest python3-hypothesis
   python3-dask python3-distributed
+  chromium fonts-dejavu-core
 )
 # Debian's r-cran-* binaries named in the lock file
 mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/packages.lock)
