@@ -50,6 +50,13 @@ _LAZY = {
     "classify_ei": "irtbridge.metrics",
     "EfficiencyIndices": "irtbridge.metrics",
     "Interval": "irtbridge.metrics",
+    "evaluate_portfolio": "irtbridge.portfolio",
+    "PortfolioEvaluation": "irtbridge.portfolio",
+    "fit_crm": "irtbridge.portfolio",
+    "CRMCalibration": "irtbridge.portfolio",
+    "bin_performance": "irtbridge.portfolio",
+    "latent_trait_analysis": "irtbridge.portfolio",
+    "portfolio_dataset": "irtbridge.portfolio",
 }
 
 __all__ = sorted(["__version__", *_LAZY])

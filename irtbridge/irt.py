@@ -179,7 +179,7 @@ def _bank_from_arrays(model, items, names, a, b, g, u, ncat) -> ItemBank:
             # category formula below needs no special cases for the end categories or padded items.
             d = np.full((len(a), kmax + 1), -np.inf)
             d[:, 0] = np.inf
-            d[:, 1:kmax][valid] = (-a[:, None] * b)[valid]
+            d[:, 1:kmax][valid] = (-a[:, None] * np.where(valid, b, 0.0))[valid]
             # log(1 - exp(d_{k+1} - d_k)) is the theta-free part of log P(X = k); see _graded_logp.
             with np.errstate(invalid="ignore"):
                 gaps = np.log(-np.expm1(d[:, 1:] - d[:, :-1]))
