@@ -57,6 +57,15 @@ _LAZY = {
     "bin_performance": "irtbridge.portfolio",
     "latent_trait_analysis": "irtbridge.portfolio",
     "portfolio_dataset": "irtbridge.portfolio",
+    "run_benchmark": "irtbridge.benchmark",
+    "BenchmarkResult": "irtbridge.benchmark",
+    "evaluate_dataset": "irtbridge.benchmark",
+    "DatasetResult": "irtbridge.benchmark",
+    "tournament": "irtbridge.benchmark",
+    "TournamentResult": "irtbridge.benchmark",
+    "validity_check": "irtbridge.benchmark",
+    "dataset_diagnostics": "irtbridge.benchmark",
+    "classifier_pool": "irtbridge.benchmark",
 }
 
 __all__ = sorted(["__version__", *_LAZY])

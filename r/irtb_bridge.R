@@ -22,6 +22,9 @@ irtb_call <- function(fun, args) {
         }
       ),
       warning = function(w) {
+        # code that runs under options(warn = 2) (e.g. inside try()) relies on R turning the warning
+        # into an error: let R do that instead of muffling it
+        if (getOption("warn") >= 2) return(invisible())
         warnings <<- c(warnings, conditionMessage(w))
         invokeRestart("muffleWarning")
       },
@@ -77,4 +80,12 @@ irtb_response_dataset <- function(package, name, kind) {
   d <- as.data.frame(lapply(d, as.numeric), check.names = FALSE)
   rownames(d) <- NULL
   d
+}
+
+# Test probe for the envelope: does a warning raised under options(warn = 2) still become an error?
+irtb_escalation_probe <- function() {
+  old <- options(warn = 2)
+  on.exit(options(old))
+  r <- try(warning("escalate me"), silent = TRUE)
+  if (inherits(r, "try-error")) "error" else "muffled"
 }

@@ -317,3 +317,13 @@ def test_results_travel_from_spawned_workers():
     local = calibrate(data, "2PL")
     assert remote.r_model is None
     np.testing.assert_allclose(remote.items.to_numpy(), local.items.to_numpy(), atol=EXACT)
+
+
+def test_warnings_escalated_by_r_code_stay_errors(tmp_path):
+    # ltm's start values run glm.fit under options(warn = 2) inside try(): a glm warning must become the
+    # error that makes ltm fall back to c(0, 1), exactly as in plain R. Data: an item that separates
+    # perfectly, so glm warns.
+    from irtbridge._r import session
+
+    out = session.call("irtb_escalation_probe")
+    assert out == "error"

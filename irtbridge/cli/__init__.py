@@ -24,6 +24,7 @@ COMMANDS = [
     "irtbridge.cli.hardness",
     "irtbridge.cli.ei",
     "irtbridge.cli.portfolio",
+    "irtbridge.cli.benchmark",
 ]
 
 

@@ -1,0 +1,79 @@
+"""Classifier benchmarking with IRT and Glicko-2 across datasets (decodIRT, seed 002).
+
+For each dataset: a stratified 70/30 split (test set capped at 500), a pool of scikit-learn classifiers
+plus artificial respondents, the response matrix (test instances = items, classifiers = respondents,
+1 = correct), a 3PL calibration in R (ltm, or mirt, with fallback to the other engine), abilities and
+True-Scores. Across datasets: diagnostics of the item parameters, Glicko-2 tournaments in the paper's
+dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pessimal last).
+
+>>> from irtbridge.benchmark import run_benchmark                     # doctest: +SKIP
+>>> res = run_benchmark(["iris", "wine", "Sonar"], pool="quick", max_test=40, jobs=2)
+>>> res.save("out/")                                                   # tables, summary, figures
+"""
+
+from __future__ import annotations
+
+from irtbridge.benchmark.data import (
+    DEFAULT_DATASETS,
+    MLBENCH_DATASETS,
+    QUICK_DATASETS,
+    SKLEARN_DATASETS,
+    BenchmarkDataset,
+    available_datasets,
+    load_benchmark_dataset,
+    prepare_features,
+    stratified_split,
+)
+from irtbridge.benchmark.evaluation import (
+    DIAGNOSTICS,
+    SCORES,
+    CalibrationAttempt,
+    DatasetResult,
+    calibrate_with_fallback,
+    dataset_diagnostics,
+    diagnostic_rankings,
+    evaluate_dataset,
+    score_respondents,
+)
+from irtbridge.benchmark.pipeline import BenchmarkResult, run_benchmark
+from irtbridge.benchmark.plots import (
+    plot_bump,
+    plot_dataset_parameters,
+    plot_item_curves,
+    plot_parameter_bins,
+    plot_ratings,
+    plot_true_scores,
+)
+from irtbridge.benchmark.respondents import (
+    ARTIFICIAL,
+    PAPER_MODELS,
+    POOLS,
+    artificial_responses,
+    classifier_pool,
+    fit_predict_pool,
+    response_matrix,
+)
+from irtbridge.benchmark.tournament import (
+    ORDERS,
+    PAPER_ORDERS,
+    TournamentResult,
+    Validity,
+    order_datasets,
+    score_table,
+    tournament,
+    validity_check,
+)
+
+__all__ = [
+    "DEFAULT_DATASETS", "MLBENCH_DATASETS", "QUICK_DATASETS", "SKLEARN_DATASETS", "BenchmarkDataset",
+    "available_datasets", "load_benchmark_dataset", "prepare_features", "stratified_split",
+    "DIAGNOSTICS", "SCORES", "CalibrationAttempt", "DatasetResult", "calibrate_with_fallback",
+    "dataset_diagnostics", "diagnostic_rankings", "evaluate_dataset", "score_respondents",
+    "BenchmarkResult", "run_benchmark",
+    "plot_bump", "plot_dataset_parameters", "plot_item_curves", "plot_parameter_bins", "plot_ratings",
+    "plot_true_scores",
+    "ARTIFICIAL", "PAPER_MODELS", "POOLS", "artificial_responses", "classifier_pool", "fit_predict_pool",
+    "response_matrix",
+    "ORDERS", "PAPER_ORDERS", "TournamentResult", "Validity", "order_datasets", "score_table", "tournament",
+    "validity_check",
+]

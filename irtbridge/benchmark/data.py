@@ -1,0 +1,327 @@
+"""Benchmark datasets that work offline, the paper's train/test split, and feature preparation.
+
+Three sources: scikit-learn's bundled datasets (no R), OpenML-CC18 members shipped in the CRAN package
+``mlbench`` (loaded through the bridge, so they need R), and any local CSV file with a target column.
+A dataset is referred to by name (``"iris"``, ``"Vehicle"``) or by path (``"data/my.csv"``, or
+``"data/my.csv:label"`` to name the target column).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._validation import check_int, check_number, read_csv, require_columns
+from irtbridge.exceptions import DataWarning, ValidationError
+
+__all__ = [
+    "BenchmarkDataset",
+    "SKLEARN_DATASETS",
+    "MLBENCH_DATASETS",
+    "DEFAULT_DATASETS",
+    "QUICK_DATASETS",
+    "available_datasets",
+    "load_benchmark_dataset",
+    "stratified_split",
+    "prepare_features",
+]
+
+#: scikit-learn's bundled classification datasets: name -> loader function in sklearn.datasets
+SKLEARN_DATASETS = {
+    "iris": "load_iris",
+    "wine": "load_wine",
+    "breast_cancer": "load_breast_cancer",
+    "digits": "load_digits",
+}
+
+#: mlbench datasets that are OpenML-CC18 members or its classic UCI neighbours:
+#: name -> (target column, columns to drop)
+MLBENCH_DATASETS = {
+    "BreastCancer": ("Class", ("Id",)),  # OpenML-CC18 "breast-w"
+    "PimaIndiansDiabetes": ("diabetes", ()),  # "diabetes"
+    "Vehicle": ("Class", ()),  # "vehicle"
+    "Vowel": ("Class", ()),  # "vowel"
+    "DNA": ("Class", ()),  # "dna"
+    "Satellite": ("classes", ()),  # "satimage"
+    "LetterRecognition": ("lettr", ()),  # "letter"
+    "Ionosphere": ("Class", ()),
+    "Sonar": ("Class", ()),
+    "Glass": ("Type", ()),
+    "HouseVotes84": ("Class", ()),
+    "Soybean": ("Class", ()),
+}
+
+#: the offline stand-in for OpenML-CC18 used when no datasets are named: every set has < 2000 rows,
+#: so the default pool trains in seconds per dataset.
+DEFAULT_DATASETS = (
+    "iris", "wine", "breast_cancer", "digits",
+    "BreastCancer", "PimaIndiansDiabetes", "Vehicle", "Vowel", "Ionosphere", "Sonar", "Glass",
+)
+
+#: three small sets for smoke runs (``--quick``)
+QUICK_DATASETS = ("iris", "wine", "Sonar")
+
+
+@dataclass(frozen=True, eq=False)
+class BenchmarkDataset:
+    """A classification dataset ready for the benchmark.
+
+    Attributes
+    ----------
+    name : str
+        Label used in every output table.
+    X : pandas.DataFrame
+        Features, one row per instance (numbers, strings for categories, NaN for missing).
+    y : pandas.Series
+        Class labels, same index as ``X``.
+    source : str
+        Where it came from (``"sklearn"``, ``"mlbench"``, a file path, or ``"memory"``).
+    """
+
+    name: str
+    X: pd.DataFrame = field(repr=False)
+    y: pd.Series = field(repr=False)
+    source: str = "memory"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.X, pd.DataFrame):
+            raise ValidationError(f"dataset {self.name!r}: X must be a pandas DataFrame, got {type(self.X).__name__}")
+        if not isinstance(self.y, pd.Series):
+            object.__setattr__(self, "y", pd.Series(np.asarray(self.y), index=self.X.index, name="target"))
+        if len(self.X) != len(self.y):
+            raise ValidationError(f"dataset {self.name!r}: X has {len(self.X)} rows but y has {len(self.y)}")
+        if self.X.shape[1] == 0:
+            raise ValidationError(f"dataset {self.name!r} has no feature columns")
+        missing = self.y.isna().to_numpy()
+        if missing.any():
+            raise ValidationError(
+                f"dataset {self.name!r}: the target has {int(missing.sum())} missing label(s); drop those rows"
+            )
+        if self.y.nunique() < 2:
+            raise ValidationError(f"dataset {self.name!r}: the target has a single class {self.y.iloc[0]!r}")
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.y.nunique())
+
+
+def available_datasets() -> dict[str, str]:
+    """Named datasets and where they come from (``"sklearn"`` or ``"mlbench"``)."""
+    return {**{k: "sklearn" for k in SKLEARN_DATASETS}, **{k: "mlbench" for k in MLBENCH_DATASETS}}
+
+
+def _split_csv_ref(ref: str) -> tuple[str, str | None]:
+    # "path.csv:target"; only split when what is left of the last colon is a CSV path (Windows drives)
+    head, sep, tail = ref.rpartition(":")
+    if sep and head.lower().endswith(".csv") and tail and not any(c in tail for c in "/\\"):
+        return head, tail
+    return ref, None
+
+
+def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None = None) -> BenchmarkDataset:
+    """Load one dataset by name or CSV path.
+
+    Parameters
+    ----------
+    ref : str or BenchmarkDataset
+        A name from :func:`available_datasets` (matched ignoring case), a CSV path (``"x.csv"`` or
+        ``"x.csv:target_column"``), or a :class:`BenchmarkDataset` (returned unchanged).
+    target : str, optional
+        Target column of a CSV file (default: ``"target"``, or the column named after the colon).
+    name : str, optional
+        Label for the dataset (default: the registry name, or the CSV file's stem).
+
+    Returns
+    -------
+    BenchmarkDataset
+
+    Notes
+    -----
+    mlbench datasets come from R: ``data(name, package = "mlbench")`` through the bridge, factors as
+    strings. Strings that are all numbers (mlbench's ordered factors such as BreastCancer's
+    ``Cl.thickness``) become numbers in :func:`prepare_features`.
+
+    Examples
+    --------
+    >>> ds = load_benchmark_dataset("iris")
+    >>> ds.X.shape, ds.n_classes
+    ((150, 4), 3)
+    """
+    if isinstance(ref, BenchmarkDataset):
+        return ref
+    if not isinstance(ref, str) or not ref:
+        raise ValidationError(f"datasets must be names or CSV paths, got {ref!r}")
+    registry = {k.lower(): k for k in available_datasets()}
+    key = registry.get(ref.lower())
+    if key in SKLEARN_DATASETS:
+        import sklearn.datasets
+
+        bunch = getattr(sklearn.datasets, SKLEARN_DATASETS[key])(as_frame=True)
+        X = bunch.data.copy()
+        names = getattr(bunch, "target_names", None)
+        y = bunch.target.copy()
+        if names is not None and len(names) == y.nunique():
+            y = pd.Series(np.asarray(names)[y.to_numpy()], index=y.index, name="target")
+        return BenchmarkDataset(name or key, X, y, "sklearn")
+    if key in MLBENCH_DATASETS:
+        from irtbridge.datasets import r_dataset
+
+        column, drop = MLBENCH_DATASETS[key]
+        frame = r_dataset("mlbench", key)
+        y = frame[column]
+        X = frame.drop(columns=[column, *drop])
+        return BenchmarkDataset(name or key, X, y, "mlbench")
+    path, after_colon = _split_csv_ref(ref)
+    if path.lower().endswith(".csv") or os.path.exists(path):
+        column = target or after_colon or "target"
+        frame = read_csv(path, "dataset")
+        require_columns(frame, [column], f"dataset file {path!r} (choose the target column with path.csv:COLUMN)")
+        y = frame[column]
+        keep = y.notna().to_numpy()
+        if not keep.all():
+            warnings.warn(
+                f"dataset file {path!r}: dropped {int((~keep).sum())} row(s) with a missing target {column!r}",
+                DataWarning,
+                stacklevel=2,
+            )
+        frame = frame.loc[keep]
+        stem = os.path.splitext(os.path.basename(path))[0]
+        return BenchmarkDataset(name or stem, frame.drop(columns=[column]), frame[column], path)
+    known = ", ".join(sorted(available_datasets(), key=str.lower))
+    raise ValidationError(f"dataset {ref!r} is neither a known name ({known}) nor a CSV file")
+
+
+def stratified_split(
+    y: Any,
+    *,
+    test_size: float = 0.3,
+    max_test: int | None = 500,
+    max_train: int | None = None,
+    random_state: Any = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Stratified train/test split with the test set capped, as decodIRT does.
+
+    Parameters
+    ----------
+    y : array_like
+        Class labels.
+    test_size : float, default 0.3
+        Share of the instances in the test set, before the cap.
+    max_test : int or None, default 500
+        Largest test set (the paper's 500: more items make 3PL calibration unreliable and slow).
+    max_train : int or None, default None
+        Largest training set (None: all remaining instances, as in the paper); a stratified subsample
+        of the rest otherwise, to bound training time on very large datasets.
+    random_state : int, default 0
+
+    Returns
+    -------
+    train, test : numpy.ndarray of int
+        Positions into ``y``, each sorted.
+
+    Notes
+    -----
+    ``n_test = min(ceil(test_size * n), max_test)``; each class c with n_c instances contributes
+    about ``n_test * n_c / n`` test instances (scikit-learn's ``StratifiedShuffleSplit`` allocation).
+    Classes with a single instance cannot be stratified and are an error naming them.
+
+    Examples
+    --------
+    >>> train, test = stratified_split(["a"] * 70 + ["b"] * 30)
+    >>> len(train), len(test)
+    (70, 30)
+    """
+    from sklearn.model_selection import train_test_split
+
+    test_size = check_number(test_size, "test_size", low=0.0, high=1.0, low_open=True, high_open=True)
+    labels = pd.Series(np.asarray(y))
+    n = len(labels)
+    counts = labels.value_counts()
+    lonely = counts.index[counts < 2].tolist()
+    if lonely:
+        raise ValidationError(
+            f"classes {lonely[:5]} have a single instance and cannot be stratified; drop them or merge classes"
+        )
+    n_test = math.ceil(test_size * n)
+    if max_test is not None:
+        n_test = min(n_test, check_int(max_test, "max_test", low=2))
+    k = len(counts)
+    if n_test < k or n - n_test < k:
+        raise ValidationError(
+            f"a stratified split of {n} instances into {n_test} test instances cannot hold all {k} classes on both "
+            "sides; raise max_test/test_size or use a larger dataset"
+        )
+    positions = np.arange(n)
+    train, test = train_test_split(positions, test_size=n_test, stratify=labels.to_numpy(), random_state=random_state)
+    if max_train is not None:
+        max_train = check_int(max_train, "max_train", low=2)
+        if len(train) > max_train:
+            train, _ = train_test_split(
+                train, train_size=max(max_train, k), stratify=labels.to_numpy()[train], random_state=random_state
+            )
+    return np.sort(train), np.sort(test)
+
+
+def prepare_features(X_train: pd.DataFrame, X_test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric feature matrices for scikit-learn, learned on the training part only.
+
+    Strings that all parse as numbers become numbers; other string columns are one-hot encoded (a
+    missing value is its own category); numbers are imputed with the training median and standardized
+    with the training mean and standard deviation (distance- and margin-based models such as KNN, SVM
+    and MLP need comparable scales).
+
+    Returns
+    -------
+    train, test : numpy.ndarray of float
+    """
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    def numeric_view(frame: pd.DataFrame) -> pd.DataFrame:
+        out = frame.copy()
+        for col in out.columns:
+            if not pd.api.types.is_numeric_dtype(out[col]):
+                parsed = pd.to_numeric(out[col], errors="coerce")
+                if (parsed.notna() | out[col].isna()).all():
+                    out[col] = parsed
+        return out
+
+    both = numeric_view(pd.concat([X_train, X_test], axis=0, ignore_index=True))
+    train = both.iloc[: len(X_train)]
+    test = both.iloc[len(X_train):]
+    numeric = [c for c in both.columns if pd.api.types.is_numeric_dtype(both[c]) or pd.api.types.is_bool_dtype(both[c])]
+    categorical = [c for c in both.columns if c not in numeric]
+    parts = []
+    if numeric:
+        parts.append(("num", make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler()), numeric))
+    if categorical:
+        parts.append((
+            "cat",
+            make_pipeline(
+                SimpleImputer(strategy="constant", fill_value="(missing)"),
+                OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+            ),
+            categorical,
+        ))
+    transformer = ColumnTransformer(parts, sparse_threshold=0.0)
+    cat_train = train.copy()
+    cat_test = test.copy()
+    for col in categorical:
+        # the encoder needs one type per column: categories as strings, missing as NaN
+        cat_train[col] = cat_train[col].map(_as_category)
+        cat_test[col] = cat_test[col].map(_as_category)
+    Xtr = transformer.fit_transform(cat_train)
+    Xte = transformer.transform(cat_test)
+    return np.asarray(Xtr, dtype=float), np.asarray(Xte, dtype=float)
+
+
+def _as_category(value: Any) -> Any:
+    return np.nan if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)

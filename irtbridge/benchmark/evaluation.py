@@ -1,0 +1,499 @@
+"""One dataset through the IRT lens: responses, 3PL calibration with engine fallback, abilities,
+True-Scores, and the dataset diagnostics built from the item parameters (seed 002, sections 4.2, 5.1).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from irtbridge import exceptions
+from irtbridge._validation import check_choice, check_int
+from irtbridge.benchmark.data import load_benchmark_dataset, prepare_features, stratified_split
+from irtbridge.benchmark.respondents import (
+    artificial_responses,
+    classifier_pool,
+    fit_predict_pool,
+    response_matrix,
+)
+from irtbridge.exceptions import (
+    ConvergenceWarning,
+    DataWarning,
+    IrtBridgeError,
+    IrtBridgeWarning,
+    RUnavailableError,
+    ValidationError,
+)
+
+__all__ = [
+    "ENGINES",
+    "SCORES",
+    "CalibrationAttempt",
+    "DatasetResult",
+    "calibrate_with_fallback",
+    "score_respondents",
+    "evaluate_dataset",
+    "dataset_diagnostics",
+    "diagnostic_rankings",
+    "DIAGNOSTICS",
+]
+
+ENGINES = ("ltm", "mirt")
+#: respondent columns a tournament can be played on
+SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
+#: the per-dataset statistics of the item parameters (and the columns of the rankings)
+DIAGNOSTICS = (
+    "difficulty_mean", "difficulty_median", "difficulty_sd",
+    "discrimination_mean", "discrimination_median", "discrimination_sd",
+    "guessing_mean", "guessing_median", "guessing_sd",
+    "share_negative_discrimination", "share_positive_difficulty",
+)
+
+# warning category name -> class, to re-raise warnings recorded in another process
+_WARNING_CLASSES = {
+    name: getattr(exceptions, name) for name in exceptions.__all__
+    if isinstance(getattr(exceptions, name), type) and issubclass(getattr(exceptions, name), Warning)
+}
+
+
+@dataclass(frozen=True)
+class CalibrationAttempt:
+    """One try of one engine: ``status`` is ``"converged"``, ``"not converged"`` or ``"error"``."""
+
+    engine: str
+    status: str
+    message: str = ""
+    seconds: float = 0.0
+
+
+def calibrate_with_fallback(
+    responses: pd.DataFrame,
+    *,
+    engine: str = "ltm",
+    model: str = "3PL",
+    fallback: bool = True,
+    engine_options: Mapping[str, Mapping[str, Any]] | None = None,
+    accept_unconverged: bool = False,
+) -> tuple[Any, tuple[CalibrationAttempt, ...]]:
+    """Calibrate with ``engine``; when it errors or does not converge, try the other engine.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        Respondents x items, 0/1. Constant items are dropped (and listed in
+        ``Calibration.dropped_items``).
+    engine : {"ltm", "mirt"}, default "ltm"
+        Tried first; ltm's ``tpm`` is what the paper used.
+    model : str, default "3PL"
+    fallback : bool, default True
+        Whether to try the other engine after a failure.
+    engine_options : mapping, optional
+        ``{"ltm": {...}, "mirt": {...}}``: options passed to :func:`irtbridge.calibrate` for each engine,
+        with the engine's own argument names (e.g. ``{"mirt": {"technical": {"NCYCLES": 2000}}}``).
+    accept_unconverged : bool, default False
+        When no engine converges, use the first fit that finished (flagged ``converged=False``) instead of
+        giving up on the dataset.
+
+    Returns
+    -------
+    calibration : Calibration or None
+        The fit whose parameters are used (``.engine`` says which engine made it), without its R handle;
+        None when every attempt failed.
+    attempts : tuple of CalibrationAttempt
+        Every try in order, with R's error message or the convergence note.
+
+    Notes
+    -----
+    The paper lost OpenML's "pc4" because ltm did not converge; here the dataset survives when mirt
+    (``mirt(data, 1, itemtype = "3PL")``) does, and the provenance says so. Warnings raised by a fit
+    (R warnings, convergence, dropped items) propagate to the caller.
+    """
+    from irtbridge.calibration import calibrate
+
+    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    options = dict(engine_options or {})
+    unknown = [k for k in options if k not in ENGINES]
+    if unknown:
+        raise ValidationError(f"engine_options keys must be engine names {ENGINES}, got {unknown}")
+    order = [engine] + ([e for e in ENGINES if e != engine] if fallback else [])
+    attempts: list[CalibrationAttempt] = []
+    unconverged = None
+    for eng in order:
+        started = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                # non-convergence is handled here (fallback); it is reported through the attempts
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                fit = calibrate(responses, model=model, engine=eng, se=False, drop_constant=True, **dict(options.get(eng, {})))
+        except RUnavailableError:
+            raise  # no R at all: the other engine cannot help either
+        except (IrtBridgeError, ImportError) as exc:
+            if isinstance(exc, ValidationError) and "constant" in str(exc):
+                raise  # too few informative items: no engine can help
+            attempts.append(CalibrationAttempt(eng, "error", str(exc), time.perf_counter() - started))
+            continue
+        seconds = time.perf_counter() - started
+        if fit.converged:
+            attempts.append(CalibrationAttempt(eng, "converged", "", seconds))
+            return fit.without_r_model(), tuple(attempts)
+        attempts.append(CalibrationAttempt(eng, "not converged", f"{eng} stopped after {fit.iterations} iterations", seconds))
+        if unconverged is None:
+            unconverged = fit.without_r_model()
+    if accept_unconverged and unconverged is not None:
+        warnings.warn(
+            f"no engine converged; using the unconverged {unconverged.engine} fit as asked (accept_unconverged=True)",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+        return unconverged, tuple(attempts)
+    return None, tuple(attempts)
+
+
+def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str = "ML") -> pd.DataFrame:
+    """Ability, True-Score over all items and over positively discriminating items, and accuracy.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        Respondents x items (0/1); columns not in the calibration (dropped constant items) are ignored
+        for theta and the True-Scores but count in ``accuracy``.
+    calibration : Calibration or ItemBank
+        Dichotomous item parameters.
+    method : {"ML", "MAP", "EAP"}, default "ML"
+        Ability estimator (:func:`irtbridge.irt.estimate_abilities`, bounds -6..6); ML is what the paper
+        used (catsim's maximum-likelihood estimators).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by respondent: ``accuracy``, ``theta``, ``se``, ``at_bound`` (from all calibrated
+        items), ``true_score``, ``theta_positive`` and ``true_score_positive`` (from the items with
+        a > 0 only; NaN when there are none), ``n_items``, ``n_positive``.
+
+    Notes
+    -----
+    TS_j = sum_i P_i(theta_j) with P_i(theta) = g_i + (1 - g_i) / (1 + exp(-a_i (theta - b_i)))
+    (seed 002, Eqs. 1-2). ``true_score`` sums over all calibrated items at theta_j estimated from all
+    of them. ``true_score_positive`` leaves the negatively discriminating items out altogether, as the
+    paper's Figure 9b: theta_j is re-estimated from the items with a_i > 0 and the sum runs over them.
+    (With the ability from all items, a negative item rewards a wrong answer, so a classifier that
+    errs only there, or the pessimal one, can still climb above optimal.)
+    """
+    from irtbridge.irt import as_item_bank, estimate_abilities, true_score
+
+    bank = as_item_bank(calibration)
+    names = list(bank.names)
+    used = responses.rename(columns=str)[names]
+    est = estimate_abilities(used, bank, method=method)
+    out = pd.DataFrame(index=responses.index)
+    out["accuracy"] = responses.to_numpy(dtype=float).mean(axis=1)
+    out["theta"] = est["theta"].to_numpy()
+    out["se"] = est["se"].to_numpy()
+    out["at_bound"] = est["at_bound"].to_numpy()
+    out["true_score"] = np.asarray(true_score(est["theta"].to_numpy(), bank), dtype=float)
+    positive = bank.a > 0
+    if positive.any():
+        pos_bank = bank.take(positive)
+        pos_theta = estimate_abilities(used[list(pos_bank.names)], pos_bank, method=method)["theta"].to_numpy()
+        out["theta_positive"] = pos_theta
+        out["true_score_positive"] = np.asarray(true_score(pos_theta, pos_bank), dtype=float)
+    else:
+        out["theta_positive"] = np.nan
+        out["true_score_positive"] = np.nan
+    out["n_items"] = bank.n_items
+    out["n_positive"] = int(positive.sum())
+    out.index.name = "respondent"
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class DatasetResult:
+    """Everything the benchmark learned about one dataset.
+
+    Attributes
+    ----------
+    name : str
+    status : str
+        ``"ok"``, or ``"failed"`` when no engine produced item parameters (the dataset is then left out of
+        the diagnostics and tournaments, like the paper's "pc4").
+    responses : pandas.DataFrame
+        Respondents x test instances (columns named by the instances' row labels), 1 = correct.
+    items : pandas.DataFrame
+        Calibrated 3PL parameters ``a, b, g, u`` per item (empty when failed).
+    respondents : pandas.DataFrame
+        Per respondent: ``kind`` ("classifier" / "artificial"), ``accuracy``, ``theta``, ``se``,
+        ``at_bound``, ``true_score``, ``theta_positive``, ``true_score_positive``, ``n_items``,
+        ``n_positive`` (see :func:`score_respondents`).
+    calibration : Calibration or None
+        The fit that produced ``items`` (no R handle), with its provenance.
+    engine : str or None
+        The engine whose parameters are used.
+    engine_requested : str
+    attempts : tuple of CalibrationAttempt
+    dropped_items : tuple of str
+        Constant items (everyone right or everyone wrong) left out of the calibration.
+    failed_models : dict
+        Classifiers that raised on this dataset, with the error.
+    n_instances, n_features, n_classes, n_train, n_test : int
+    source : str
+    warnings : tuple of (category, message)
+        IrtBridge warnings raised while evaluating (R warnings, convergence, dropped items, failed
+        classifiers), kept so that results computed in worker processes can re-raise them.
+    seconds : dict
+        Wall time of the stages (``models``, ``calibration``, ``scoring``).
+    """
+
+    name: str
+    status: str
+    responses: pd.DataFrame = field(repr=False)
+    items: pd.DataFrame = field(repr=False)
+    respondents: pd.DataFrame = field(repr=False)
+    calibration: Any = field(repr=False)
+    engine: str | None
+    engine_requested: str
+    attempts: tuple
+    dropped_items: tuple
+    failed_models: Mapping[str, str] = field(repr=False)
+    n_instances: int = 0
+    n_features: int = 0
+    n_classes: int = 0
+    n_train: int = 0
+    n_test: int = 0
+    source: str = "memory"
+    warnings: tuple = field(default=(), repr=False)
+    seconds: Mapping[str, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def evaluate_dataset(
+    dataset: Any,
+    *,
+    pool: Any = "default",
+    engine: str = "ltm",
+    fallback: bool = True,
+    engine_options: Mapping[str, Mapping[str, Any]] | None = None,
+    accept_unconverged: bool = False,
+    test_size: float = 0.3,
+    max_test: int | None = 500,
+    max_train: int | None = None,
+    n_random: int = 3,
+    artificial: bool = True,
+    ability_method: str = "ML",
+    random_state: int = 0,
+    target: str | None = None,
+) -> DatasetResult:
+    """Run one dataset through decodIRT's three steps (seed 002, Figs. 3-5).
+
+    Parameters
+    ----------
+    dataset : str or BenchmarkDataset
+        See :func:`~irtbridge.benchmark.load_benchmark_dataset`.
+    pool : str, list or dict, default "default"
+        Classifiers (see :func:`~irtbridge.benchmark.classifier_pool`).
+    engine, fallback, engine_options, accept_unconverged
+        Calibration (see :func:`calibrate_with_fallback`).
+    test_size, max_test, max_train
+        Split (see :func:`~irtbridge.benchmark.stratified_split`).
+    n_random : int, default 3
+        Random guessers among the artificial respondents.
+    artificial : bool, default True
+        Add the artificial respondents (optimal, pessimal, majority, minority, random guessers). Without
+        them, instances every classifier gets right (or wrong) are constant items: they are recorded in
+        ``dropped_items`` and left out of the calibration.
+    ability_method : {"ML", "MAP", "EAP"}, default "ML"
+    random_state : int, default 0
+        Seeds the split, the classifiers and the random guessers.
+    target : str, optional
+        Target column when ``dataset`` is a CSV path.
+
+    Returns
+    -------
+    DatasetResult
+
+    Notes
+    -----
+    1. stratified split (test set capped at ``max_test``), features prepared on the training part;
+    2. every classifier fitted on the training part and scored on the test part, plus the artificial
+       respondents: the response matrix (respondents x test instances, 1 = correct);
+    3. 3PL calibration (constant items dropped), then abilities and True-Scores per respondent.
+    """
+    random_state = check_int(random_state, "random_state", low=0)
+    ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
+    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    models = classifier_pool(pool)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = load_benchmark_dataset(dataset, target=target)
+        try:
+            result = _evaluate(
+                ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
+                n_random if artificial else None, ability_method, random_state,
+            )
+        except ValidationError as exc:
+            raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
+    kept = tuple(dict.fromkeys((w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, IrtBridgeWarning)))
+    for category, message in kept:
+        warnings.warn(message, _WARNING_CLASSES.get(category, IrtBridgeWarning), stacklevel=2)
+    return _replace(result, warnings=kept)
+
+
+def _replace(result: DatasetResult, **changes: Any) -> DatasetResult:
+    from dataclasses import replace
+
+    return replace(result, **changes)
+
+
+def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
+              n_random, ability_method, random_state) -> DatasetResult:
+    seconds = {}
+    started = time.perf_counter()
+    y = ds.y.to_numpy()
+    train, test = stratified_split(
+        y, test_size=test_size, max_test=max_test, max_train=max_train, random_state=random_state
+    )
+    Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
+    predictions, failures = fit_predict_pool(models, Xtr, y[train], Xte, random_state=random_state)
+    real = response_matrix(predictions, y[test])
+    if n_random is None:
+        fake = real.iloc[0:0]
+    else:
+        fake = artificial_responses(y[train], y[test], n_random=n_random, random_state=random_state)
+    responses = pd.concat([real, fake], axis=0)
+    labels = [str(v) for v in ds.X.index[test]]
+    if len(set(labels)) != len(labels):
+        labels = [str(int(v)) for v in test]  # duplicated row labels: name items by position instead
+    responses.columns = pd.Index(labels, name="item")
+    responses.index.name = "respondent"
+    kind = pd.Series(["classifier"] * len(real) + ["artificial"] * len(fake), index=responses.index)
+    for name, err in failures.items():
+        warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning, stacklevel=3)
+    seconds["models"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    common = dict(
+        name=ds.name, responses=responses, engine_requested=engine, failed_models=dict(failures),
+        n_instances=len(ds.y), n_features=ds.X.shape[1], n_classes=ds.n_classes, n_train=len(train),
+        n_test=len(test), source=ds.source,
+    )
+    try:
+        fit, attempts = calibrate_with_fallback(
+            responses, engine=engine, fallback=fallback, engine_options=engine_options,
+            accept_unconverged=accept_unconverged,
+        )
+    except ValidationError as exc:
+        fit, attempts = None, (CalibrationAttempt(engine, "error", str(exc)),)
+    seconds["calibration"] = time.perf_counter() - started
+    if fit is None:
+        why = "; ".join(f"{a.engine}: {a.status}{' (' + a.message + ')' if a.message else ''}" for a in attempts)
+        warnings.warn(f"dataset {ds.name!r}: no item parameters ({why}); it is left out", DataWarning, stacklevel=3)
+        respondents = pd.DataFrame({"kind": kind, "accuracy": responses.to_numpy(dtype=float).mean(axis=1)})
+        for col in ("theta", "se", "at_bound", "true_score", "theta_positive", "true_score_positive", "n_items",
+                    "n_positive"):
+            respondents[col] = np.nan
+        return DatasetResult(
+            status="failed", items=pd.DataFrame(columns=["a", "b", "g", "u"], dtype=float), respondents=respondents,
+            calibration=None, engine=None, attempts=attempts, dropped_items=(), seconds=seconds, **common,
+        )
+    started = time.perf_counter()
+    try:
+        scores = score_respondents(responses, fit, method=ability_method)
+    except ValidationError as exc:
+        # e.g. an engine returned a guessing parameter of exactly 1 that no response function accepts
+        warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning, stacklevel=3)
+        attempts = attempts + (CalibrationAttempt(fit.engine, "error", f"scoring: {exc}"),)
+        respondents = pd.DataFrame({"kind": kind, "accuracy": responses.to_numpy(dtype=float).mean(axis=1)})
+        return DatasetResult(
+            status="failed", items=fit.items.copy(), respondents=respondents, calibration=fit, engine=fit.engine,
+            attempts=attempts, dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
+        )
+    scores.insert(0, "kind", kind)
+    seconds["scoring"] = time.perf_counter() - started
+    items = fit.items.copy()
+    items.index.name = "item"
+    return DatasetResult(
+        status="ok", items=items, respondents=scores, calibration=fit, engine=fit.engine, attempts=attempts,
+        dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
+    )
+
+
+def _validity(scores: pd.Series) -> bool | None:
+    # optimal on top and pessimal at the bottom (ties allowed)
+    if "optimal" not in scores.index or "pessimal" not in scores.index or scores.isna().all():
+        return None
+    s = scores.dropna()
+    return bool(s["optimal"] >= s.max() and s["pessimal"] <= s.min())
+
+
+def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetResult]) -> pd.DataFrame:
+    """Per-dataset summary of the item parameters (seed 002, Table 4 and Figs. 7, 10).
+
+    Parameters
+    ----------
+    results : sequence or mapping of DatasetResult
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by dataset (failed datasets included with NaN statistics): ``status``, ``engine``,
+        ``engine_requested``, ``fallback`` (whether the other engine produced the parameters), sizes
+        (``n_instances, n_features, n_classes, n_train, n_test, n_items, n_dropped, n_respondents``),
+        the mean / median / sd of difficulty b, discrimination a and guessing g, the share of items with
+        a < 0 and with b > 0, and ``valid_true_score`` / ``valid_true_score_positive``: whether optimal
+        has the highest and pessimal the lowest True-Score on the dataset (the check behind Fig. 9).
+
+    Notes
+    -----
+    sd is the sample standard deviation (n - 1 in the denominator, pandas' default). Means are plain
+    means, as in the paper: a few items with huge |b| (tiny a) move them, which medians show.
+    """
+    values = list(results.values()) if isinstance(results, Mapping) else list(results)
+    rows = []
+    for r in values:
+        row: dict[str, Any] = {
+            "dataset": r.name, "status": r.status, "engine": r.engine, "engine_requested": r.engine_requested,
+            "fallback": bool(r.engine is not None and r.engine != r.engine_requested),
+            "n_instances": r.n_instances, "n_features": r.n_features, "n_classes": r.n_classes,
+            "n_train": r.n_train, "n_test": r.n_test, "n_items": len(r.items), "n_dropped": len(r.dropped_items),
+            "n_respondents": len(r.responses),
+        }
+        items = r.items if r.ok else r.items.iloc[0:0]
+        for stat, col in (("difficulty", "b"), ("discrimination", "a"), ("guessing", "g")):
+            v = items[col].astype(float) if len(items) else pd.Series(dtype=float)
+            row[f"{stat}_mean"] = v.mean() if len(v) else np.nan
+            row[f"{stat}_median"] = v.median() if len(v) else np.nan
+            row[f"{stat}_sd"] = v.std() if len(v) > 1 else np.nan
+        row["share_negative_discrimination"] = float((items["a"] < 0).mean()) if len(items) else np.nan
+        row["share_positive_difficulty"] = float((items["b"] > 0).mean()) if len(items) else np.nan
+        row["valid_true_score"] = _validity(r.respondents["true_score"]) if r.ok else None
+        row["valid_true_score_positive"] = _validity(r.respondents["true_score_positive"]) if r.ok else None
+        rows.append(row)
+    if not rows:
+        raise ValidationError("results is empty; evaluate at least one dataset")
+    frame = pd.DataFrame(rows).set_index("dataset")
+    if frame.index.has_duplicates:
+        raise ValidationError(f"results hold dataset names twice: {frame.index[frame.index.duplicated()].tolist()[:5]}")
+    return frame
+
+
+def diagnostic_rankings(diagnostics: pd.DataFrame) -> pd.DataFrame:
+    """Rank the datasets by each diagnostic: 1 = the largest value (the hardest, most discriminating, …).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Datasets x :data:`DIAGNOSTICS`, integer ranks (ties share the smallest rank, pandas' ``"min"``
+        method); failed datasets get no rank.
+    """
+    missing = [c for c in DIAGNOSTICS if c not in diagnostics.columns]
+    if missing:
+        raise ValidationError(f"diagnostics lack column(s) {missing}; build them with dataset_diagnostics()")
+    ranks = diagnostics[list(DIAGNOSTICS)].astype(float).rank(ascending=False, method="min")
+    return ranks.astype("Int64")

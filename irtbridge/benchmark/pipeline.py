@@ -1,0 +1,459 @@
+"""The whole benchmark: datasets in parallel (one R per spawned worker), then diagnostics, tournaments
+and outputs."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge._validation import check_choice, check_int, check_number
+from irtbridge.benchmark.data import (
+    DEFAULT_DATASETS,
+    BenchmarkDataset,
+    _split_csv_ref,
+    available_datasets,
+)
+from irtbridge.benchmark.evaluation import (
+    ENGINES,
+    SCORES,
+    _WARNING_CLASSES,
+    DatasetResult,
+    dataset_diagnostics,
+    diagnostic_rankings,
+    evaluate_dataset,
+)
+from irtbridge.benchmark.respondents import classifier_pool
+from irtbridge.benchmark.tournament import ORDERS, PAPER_ORDERS, TournamentResult, order_datasets, score_table, tournament
+from irtbridge.exceptions import ConvergenceError, DataWarning, IrtBridgeWarning, ValidationError
+
+__all__ = ["BenchmarkResult", "run_benchmark"]
+
+
+def _dataset_name(ref: Any) -> str:
+    """The label a dataset reference will get, checked without loading the data."""
+    if isinstance(ref, BenchmarkDataset):
+        return ref.name
+    if not isinstance(ref, str) or not ref:
+        raise ValidationError(f"datasets must be names, CSV paths or BenchmarkDataset objects, got {ref!r}")
+    registry = {k.lower(): k for k in available_datasets()}
+    if ref.lower() in registry:
+        return registry[ref.lower()]
+    path, _ = _split_csv_ref(ref)
+    if os.path.isfile(path):
+        return os.path.splitext(os.path.basename(path))[0]
+    known = ", ".join(sorted(available_datasets(), key=str.lower))
+    raise ValidationError(f"dataset {ref!r} is neither a known name ({known}) nor an existing CSV file")
+
+
+def _quiet_evaluate(ref: Any, options: dict[str, Any]) -> DatasetResult:
+    # runs in a worker (or inline): the result records its warnings; the parent re-raises them once
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return evaluate_dataset(ref, **options)
+
+
+@dataclass(frozen=True, eq=False)
+class BenchmarkResult:
+    """Everything :func:`run_benchmark` produced.
+
+    Attributes
+    ----------
+    datasets : dict of str -> DatasetResult
+        Per dataset, in input order.
+    diagnostics : pandas.DataFrame
+        :func:`~irtbridge.benchmark.dataset_diagnostics`.
+    rankings : pandas.DataFrame
+        :func:`~irtbridge.benchmark.diagnostic_rankings`.
+    tournaments : dict of str -> TournamentResult
+        One per dataset order/subset.
+    settings : dict
+        The effective options and versions.
+    seconds : float
+        Wall time.
+    """
+
+    datasets: Mapping[str, DatasetResult] = field(repr=False)
+    diagnostics: pd.DataFrame = field(repr=False)
+    rankings: pd.DataFrame = field(repr=False)
+    tournaments: Mapping[str, TournamentResult] = field(repr=False)
+    settings: Mapping[str, Any] = field(repr=False)
+    seconds: float = 0.0
+
+    def __repr__(self) -> str:
+        ok = sum(r.ok for r in self.datasets.values())
+        return (f"BenchmarkResult(datasets={len(self.datasets)} ({ok} calibrated), "
+                f"tournaments={list(self.tournaments)})")
+
+    # -- tidy tables ---------------------------------------------------------------------------
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every result as a tidy table (long format, one row per observation), keyed by file stem."""
+        items = [r.items.reset_index().assign(dataset=name) for name, r in self.datasets.items() if r.ok]
+        resp = [r.respondents.reset_index().assign(dataset=name) for name, r in self.datasets.items()]
+        attempts = [
+            {"dataset": name, "attempt": i + 1, "engine": a.engine, "status": a.status, "message": a.message,
+             "seconds": a.seconds}
+            for name, r in self.datasets.items() for i, a in enumerate(r.attempts)
+        ]
+        dropped = [{"dataset": name, "item": it} for name, r in self.datasets.items() for it in r.dropped_items]
+
+        def front(frame: pd.DataFrame, first: Sequence[str]) -> pd.DataFrame:
+            return frame[list(first) + [c for c in frame.columns if c not in first]]
+
+        out = {
+            "datasets": self.diagnostics.reset_index(),
+            "dataset_rankings": self.rankings.reset_index(),
+            "items": front(pd.concat(items, ignore_index=True), ["dataset", "item"]) if items else
+            pd.DataFrame(columns=["dataset", "item", "a", "b", "g", "u"]),
+            "respondents": front(pd.concat(resp, ignore_index=True), ["dataset", "respondent"]),
+            "calibration_attempts": pd.DataFrame(attempts, columns=["dataset", "attempt", "engine", "status", "message", "seconds"]),
+            "dropped_items": pd.DataFrame(dropped, columns=["dataset", "item"]),
+        }
+        ratings, history, matches, validity, avg = [], [], [], [], []
+        for order, t in self.tournaments.items():
+            ratings.append(t.ratings.assign(order=order))
+            history.append(t.history.assign(order=order))
+            matches.append(t.matches.assign(order=order))
+            for v in (t.validity, t.rank_validity):
+                if v is not None:
+                    validity.append({"order": order, **v.to_dict()})
+            if t.friedman is not None:
+                avg.append(t.friedman.average_ranks.rename("average_rank").rename_axis("player").reset_index().assign(order=order))
+        if self.tournaments:
+            out["ratings"] = front(pd.concat(ratings, ignore_index=True), ["order"])
+            out["rating_history"] = front(pd.concat(history, ignore_index=True), ["order"])
+            out["matches"] = front(pd.concat(matches, ignore_index=True), ["order"])
+            out["validity"] = pd.DataFrame(validity)
+            out["average_ranks"] = (front(pd.concat(avg, ignore_index=True), ["order"]) if avg else
+                                    pd.DataFrame(columns=["order", "player", "average_rank"]))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary: settings, per-dataset diagnostics with the calibration attempts, tournaments."""
+        datasets = []
+        for name, row in self.diagnostics.iterrows():
+            r = self.datasets[name]
+            entry = {"dataset": name, **{k: v for k, v in row.items()}}
+            entry["attempts"] = [{"engine": a.engine, "status": a.status, "message": a.message} for a in r.attempts]
+            entry["dropped_items"] = list(r.dropped_items)
+            entry["failed_models"] = dict(r.failed_models)
+            datasets.append(entry)
+        return {
+            "settings": dict(self.settings),
+            "datasets": datasets,
+            "tournaments": {k: t.to_dict() for k, t in self.tournaments.items()},
+            "seconds": self.seconds,
+        }
+
+    def summary(self) -> str:
+        """Text report: the dataset diagnostics, then each tournament's rating table and validity."""
+        d = self.diagnostics
+        cols = ["status", "engine", "n_items", "n_dropped", "difficulty_mean", "difficulty_sd",
+                "discrimination_mean", "discrimination_sd", "guessing_mean", "share_negative_discrimination",
+                "valid_true_score", "valid_true_score_positive"]
+        lines = [
+            f"irtbridge benchmark: {len(d)} dataset(s), {int((d['status'] == 'ok').sum())} calibrated "
+            f"(3PL, engine {self.settings.get('engine')}), {self.seconds:.1f} s",
+            "",
+            d[cols].to_string(float_format=lambda v: f"{v:.3f}"),
+        ]
+        fell_back = d.index[d["fallback"]].tolist()
+        failed = d.index[d["status"] != "ok"].tolist()
+        if fell_back:
+            lines.append(f"\nparameters from the fallback engine: {', '.join(fell_back)}")
+        if failed:
+            lines.append(f"left out (no item parameters): {', '.join(failed)}")
+        for order, t in self.tournaments.items():
+            lines += ["", f"== {order}: {len(t.datasets)} dataset(s), score {t.score} ==", t.rating_table()]
+            lines.append(t.validity.describe())
+            if t.friedman is not None:
+                lines.append(
+                    f"Friedman chi2 = {t.friedman.statistic:.3f}, p = {t.friedman.pvalue:.3g} "
+                    f"({t.friedman.n_datasets} datasets); Nemenyi CD = {t.nemenyi.critical_difference:.3f}"
+                )
+                lines.append(t.rank_validity.describe())
+        return "\n".join(lines)
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, out: str | os.PathLike, *, figures: bool = True, responses: bool = True) -> list[Path]:
+        """Write the tables (CSV), the summary (JSON) and the figures (PNG) under ``out``.
+
+        Every file is written to a temporary name and renamed, so a reader never sees half a file.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The files written.
+        """
+        import json
+
+        from irtbridge.cli._common import atomic_write_csv, atomic_write_text, to_jsonable
+
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        written: list[Path] = []
+        for stem, frame in self.tables().items():
+            path = out / f"{stem}.csv"
+            atomic_write_csv(path, frame, index=False)
+            written.append(path)
+        if responses:
+            for name, r in self.datasets.items():
+                path = out / "responses" / f"{_file_stem(name)}.csv"
+                atomic_write_csv(path, r.responses)
+                written.append(path)
+        path = out / "summary.json"
+        atomic_write_text(path, json.dumps(to_jsonable(self.to_dict()), indent=2, allow_nan=False) + "\n")
+        written.append(path)
+        path = out / "summary.txt"
+        atomic_write_text(path, self.summary() + "\n")
+        written.append(path)
+        if figures:
+            written += self.save_figures(out / "figures")
+        return written
+
+    def save_figures(self, out: str | os.PathLike, *, dpi: int = 110) -> list[Path]:
+        """Draw every figure into ``out`` (PNG) and return the paths."""
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        from irtbridge.benchmark import plots
+
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        written: list[Path] = []
+
+        def keep(fig: Any, stem: str) -> None:
+            path = out / f"{stem}.png"
+            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".png")
+            os.close(fd)
+            try:
+                fig.savefig(tmp, dpi=dpi, bbox_inches="tight")  # long labels stay inside
+                os.replace(tmp, path)
+            finally:
+                plt.close(fig)
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+            written.append(path)
+
+        if (self.diagnostics["status"] == "ok").any():
+            keep(plots.plot_dataset_parameters(self.diagnostics), "dataset_parameters")
+            keep(plots.plot_parameter_bins(self.diagnostics), "parameter_bins")
+        for name, r in self.datasets.items():
+            if r.ok:
+                keep(plots.plot_item_curves(r, title=f"Item characteristic curves: {name}"), f"icc_{_file_stem(name)}")
+                keep(plots.plot_true_scores(r), f"true_scores_{_file_stem(name)}")
+        for order, t in self.tournaments.items():
+            keep(plots.plot_bump(t), f"bump_{order}")
+            keep(plots.plot_ratings(t), f"ratings_{order}")
+            if t.nemenyi is not None:
+                # one rank tick per respondent: widen the diagram with the pool
+                width = max(7.0, 0.28 * len(t.nemenyi.average_ranks))
+                keep(t.nemenyi.plot(title=f"Nemenyi CD diagram ({order}, {t.score})", width=width), f"cd_{order}")
+        return written
+
+
+def _file_stem(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "dataset"
+
+
+def run_benchmark(
+    datasets: Sequence[Any] = DEFAULT_DATASETS,
+    *,
+    pool: Any = "default",
+    engine: str = "ltm",
+    fallback: bool = True,
+    engine_options: Mapping[str, Mapping[str, Any]] | None = None,
+    accept_unconverged: bool = False,
+    orders: Sequence[str] = PAPER_ORDERS,
+    fraction: float = 0.5,
+    score: str = "true_score",
+    tolerance: float = 1e-6,
+    tau: float = 0.5,
+    alpha: float = 0.05,
+    test_size: float = 0.3,
+    max_test: int | None = 500,
+    max_train: int | None = None,
+    n_random: int = 3,
+    artificial: bool = True,
+    ability_method: str = "ML",
+    target: str | None = None,
+    jobs: int = 1,
+    progress: bool = True,
+    random_state: int = 0,
+) -> BenchmarkResult:
+    """Benchmark a pool of classifiers over datasets with IRT and Glicko-2 (decodIRT, seed 002).
+
+    Parameters
+    ----------
+    datasets : sequence of str or BenchmarkDataset, default :data:`DEFAULT_DATASETS`
+        Names (scikit-learn's bundled sets, mlbench's OpenML-CC18 members), CSV paths
+        (``"x.csv"`` / ``"x.csv:target"``) or loaded datasets.
+    pool : str, list or dict, default "default"
+        Classifiers (:func:`~irtbridge.benchmark.classifier_pool`): the paper's 12 and variants.
+    engine : {"ltm", "mirt"}, default "ltm"
+        3PL calibration engine tried first (ltm's ``tpm`` as in the paper).
+    fallback : bool, default True
+        Retry with the other engine on an R error or non-convergence.
+    engine_options : mapping, optional
+        ``{"ltm": {...}, "mirt": {...}}`` passed to the engines.
+    accept_unconverged : bool, default False
+        Keep an unconverged fit when no engine converges (otherwise the dataset is left out).
+    orders : sequence of str, default the paper's six
+        Tournaments to play (:data:`~irtbridge.benchmark.ORDERS`).
+    fraction : float, default 0.5
+        Share of datasets in the low/high standard-deviation subsets.
+    score : {"true_score", "true_score_positive", "theta", "theta_positive", "accuracy"}, default "true_score"
+        What decides a match.
+    tolerance : float, default 1e-6
+        Scores this close draw.
+    tau : float, default 0.5
+        Glicko-2 system constant.
+    alpha : float, default 0.05
+        Nemenyi level.
+    test_size, max_test, max_train
+        Stratified split: 30% test capped at 500 instances (the paper's settings).
+    n_random : int, default 3
+        Random guessers.
+    artificial : bool, default True
+        Add the artificial respondents (without them the validity check has nothing to check).
+    ability_method : {"ML", "MAP", "EAP"}, default "ML"
+    target : str, optional
+        Target column of CSV datasets without ``:column``.
+    jobs : int, default 1
+        Datasets evaluated in parallel, each worker a spawned process with its own R.
+    progress : bool, default True
+        A progress bar on stderr.
+    random_state : int, default 0
+
+    Returns
+    -------
+    BenchmarkResult
+
+    Notes
+    -----
+    Per dataset (:func:`~irtbridge.benchmark.evaluate_dataset`): split, fit, response matrix, 3PL
+    calibration (engine fallback recorded), abilities and True-Scores. Across datasets: diagnostics and
+    rankings of the datasets, then for each order a round-robin Glicko-2 tournament with Friedman and
+    Nemenyi on the same scores, and the validity check (optimal first, pessimal last).
+
+    ltm's ``tpm`` dominates the time on the paper's 500-item test sets: 20-40 s for 250 items and
+    1-2.5 minutes for 500 items x 43-50 respondents on one (shared) core; ``jobs`` runs datasets in
+    parallel and ``max_test`` shortens the test sets.
+
+    Examples
+    --------
+    >>> res = run_benchmark(["iris", "wine"], pool="quick", max_test=40)      # doctest: +SKIP
+    >>> res.tournaments["difficulty"].ratings.head()                         # doctest: +SKIP
+    """
+    started = time.perf_counter()
+    if isinstance(datasets, (str, BenchmarkDataset)):
+        datasets = [datasets]
+    refs = list(datasets)
+    if not refs:
+        raise ValidationError("datasets is empty; name at least one dataset")
+    names = [_dataset_name(ref) for ref in refs]
+    if len(set(names)) != len(names):
+        raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
+    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
+    score = check_choice(score, "score", SCORES)
+    jobs = check_int(jobs, "jobs", low=1)
+    check_number(tolerance, "tolerance", low=0.0)
+    check_number(tau, "tau", low=0.0, low_open=True)
+    check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    check_number(fraction, "fraction", low=0.0, high=1.0, low_open=True)
+    check_number(test_size, "test_size", low=0.0, high=1.0, low_open=True, high_open=True)
+    for value, label in ((max_test, "max_test"), (max_train, "max_train")):
+        if value is not None:
+            check_int(value, label, low=2)
+    check_int(n_random, "n_random", low=0)
+    check_int(random_state, "random_state", low=0)
+    ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
+    classifier_pool(pool)  # fail here, not in every worker
+    options = dict(
+        pool=pool, engine=engine, fallback=bool(fallback), engine_options=engine_options,
+        accept_unconverged=bool(accept_unconverged), test_size=test_size, max_test=max_test, max_train=max_train,
+        n_random=n_random, artificial=bool(artificial), ability_method=ability_method, random_state=random_state, target=target,
+    )
+    results = _run_all(refs, names, options, jobs, progress)
+    for name in names:
+        for category, message in results[name].warnings:
+            warnings.warn(f"[{name}] {message}", _WARNING_CLASSES.get(category, IrtBridgeWarning), stacklevel=2)
+
+    diagnostics = dataset_diagnostics(results)
+    if not (diagnostics["status"] == "ok").any():
+        reasons = "; ".join(
+            f"{n}: " + ", ".join(f"{a.engine} {a.status}" + (f" ({a.message[:120]})" if a.message else "") for a in r.attempts)
+            for n, r in results.items()
+        )
+        raise ConvergenceError(f"no dataset could be calibrated ({reasons})")
+    rankings = diagnostic_rankings(diagnostics)
+    table = score_table(results, score)
+    tournaments = {}
+    for order in orders:
+        chosen = order_datasets(diagnostics, order, fraction=fraction)
+        if not chosen:
+            warnings.warn(f"order {order!r} selects no dataset; no tournament", DataWarning, stacklevel=2)
+            continue
+        tournaments[order] = tournament(table, chosen, name=order, score=score, tolerance=tolerance, tau=tau, alpha=alpha)
+    pool_names = list(classifier_pool(pool)) if not isinstance(pool, Mapping) else [str(k) for k in pool]
+    settings = {
+        **{k: v for k, v in options.items() if k not in ("pool", "engine_options")},
+        "pool": pool if isinstance(pool, str) else pool_names,
+        "classifiers": pool_names,
+        "engine_options": {k: dict(v) for k, v in (engine_options or {}).items()},
+        "orders": orders, "fraction": fraction, "score": score, "tolerance": tolerance, "tau": tau, "alpha": alpha,
+        "model": "3PL", "datasets": names, "jobs": jobs, "irtbridge_version": __version__,
+        "engine_versions": sorted({f"{r.calibration.engine} {r.calibration.provenance.get('engine_version')}"
+                                   for r in results.values() if r.calibration is not None}),
+    }
+    return BenchmarkResult(
+        datasets=results, diagnostics=diagnostics, rankings=rankings, tournaments=tournaments, settings=settings,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _run_all(refs: list[Any], names: list[str], options: dict[str, Any], jobs: int, progress: bool) -> dict[str, DatasetResult]:
+    from tqdm import tqdm
+
+    done: dict[str, DatasetResult] = {}
+    bar = tqdm(total=len(refs), desc="datasets", unit="dataset", file=sys.stderr, disable=not progress)
+    try:
+        if jobs == 1 or len(refs) == 1:
+            for ref, name in zip(refs, names):
+                bar.set_postfix_str(name)
+                done[name] = _quiet_evaluate(ref, options)
+                bar.update()
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            # R cannot survive a fork: every worker is a fresh interpreter that starts its own R
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=min(jobs, len(refs)), mp_context=ctx) as pool:
+                futures = {pool.submit(_quiet_evaluate, ref, options): name for ref, name in zip(refs, names)}
+                try:
+                    for fut in as_completed(futures):
+                        name = futures[fut]
+                        done[name] = fut.result()
+                        bar.set_postfix_str(name)
+                        bar.update()
+                except BaseException:
+                    # a bad dataset (or Ctrl-C) stops the run: do not start the datasets still queued
+                    for fut in futures:
+                        fut.cancel()
+                    raise
+    finally:
+        bar.close()
+    return {name: done[name] for name in names}

@@ -1,0 +1,108 @@
+"""`irtbridge benchmark [--datasets ...] [--order ...] [--engine ltm|mirt] [--jobs N] [--quick] --out DIR [--json]`:
+classifiers benchmarked across datasets with IRT and Glicko-2 (decodIRT, seed 002)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+# kept here (not imported from irtbridge.benchmark) so that `irtbridge --help` stays light
+_ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
+           "discrimination_sd_low", "discrimination_sd_high")
+_QUICK_MAX_TEST = 40
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "benchmark",
+        help="benchmark classifiers across datasets with IRT and Glicko-2",
+        description=(
+            "For each dataset: a stratified 70/30 split (test set capped at 500), a pool of scikit-learn "
+            "classifiers plus artificial respondents (optimal, pessimal, majority, minority, random), a 3PL "
+            "calibration in R (ltm, or mirt, falling back to the other engine), abilities and True-Scores. "
+            "Then dataset diagnostics, Glicko-2 tournaments (each dataset a rating period) in the chosen "
+            "dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pessimal last). "
+            "Tables (CSV), summary.json and figures (PNG) are written to --out."
+        ),
+    )
+    p.add_argument("--datasets", nargs="+", metavar="NAME|PATH.csv[:TARGET]",
+                   help="datasets by name (scikit-learn: iris, wine, breast_cancer, digits; mlbench: BreastCancer, "
+                        "PimaIndiansDiabetes, Vehicle, Vowel, DNA, Satellite, LetterRecognition, Ionosphere, Sonar, "
+                        "Glass, HouseVotes84, Soybean) or CSV files; default: 11 sets with < 2000 rows")
+    p.add_argument("--target", help="target column of CSV datasets given without :TARGET (default 'target')")
+    p.add_argument("--order", nargs="+", metavar="ORDER",
+                   help=f"tournaments to play: {', '.join(_ORDERS)}, or 'paper' for the paper's six (default)")
+    p.add_argument("--engine", default="ltm", help="3PL engine tried first: ltm (default, as the paper) or mirt")
+    p.add_argument("--no-fallback", action="store_true", help="do not retry with the other engine on failure")
+    p.add_argument("--accept-unconverged", action="store_true",
+                   help="keep an unconverged fit when no engine converges (default: leave the dataset out)")
+    p.add_argument("--pool", help="classifiers: default (the paper's 12 + 24 variants), paper, quick, "
+                                  "or a comma-separated list of members (e.g. SVM,KNN3,RandomForest)")
+    p.add_argument("--score", default="true_score",
+                   help="what decides a match: true_score (default), true_score_positive, theta, theta_positive, "
+                        "accuracy")
+    p.add_argument("--tolerance", type=float, default=1e-6, help="scores this close draw (default 1e-6)")
+    p.add_argument("--tau", type=float, default=0.5, help="Glicko-2 system constant (default 0.5)")
+    p.add_argument("--test-size", type=float, default=0.3, help="test share before the cap (default 0.3)")
+    p.add_argument("--max-test", type=int, help="largest test set = number of items (default 500; 40 with --quick)")
+    p.add_argument("--max-train", type=int, help="largest training set (default: all the rest)")
+    p.add_argument("--ability", default="ML", help="ability estimator: ML (default), MAP or EAP")
+    p.add_argument("--jobs", type=int, default=1, help="datasets in parallel, one R per worker process (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (split, classifiers, random guessers)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"smoke run: datasets iris, wine, Sonar, the quick pool, {_QUICK_MAX_TEST} items per dataset "
+                        "(explicit --datasets/--pool/--max-test win)")
+    p.add_argument("--out", metavar="DIR", help="output directory (required)")
+    p.add_argument("--no-figures", action="store_true", help="write the tables only")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true",
+                   help='print {"settings", "datasets", "tournaments", "seconds", "out", "files"} instead of the text summary')
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from irtbridge.benchmark import (
+        DEFAULT_DATASETS,
+        PAPER_ORDERS,
+        QUICK_DATASETS,
+        run_benchmark,
+    )
+    from irtbridge.cli._common import print_json
+    from irtbridge.exceptions import ValidationError
+
+    if not args.out:
+        raise ValidationError("--out DIR is required: the benchmark writes its tables and figures there")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValidationError(f"--out {args.out!r} exists and is not a directory")
+    orders = []
+    for o in args.order or ["paper"]:
+        if o == "paper":
+            orders += [x for x in PAPER_ORDERS if x not in orders]
+        elif o in _ORDERS:
+            if o not in orders:
+                orders.append(o)
+        else:
+            raise ValidationError(f"--order {o!r} is not supported; use one of {', '.join(_ORDERS)} or 'paper'")
+    datasets = args.datasets or (list(QUICK_DATASETS) if args.quick else list(DEFAULT_DATASETS))
+    pool = args.pool or ("quick" if args.quick else "default")
+    if "," in pool:
+        pool = [p.strip() for p in pool.split(",") if p.strip()]
+    max_test = args.max_test if args.max_test is not None else (_QUICK_MAX_TEST if args.quick else 500)
+    result = run_benchmark(
+        datasets, pool=pool, engine=args.engine, fallback=not args.no_fallback,
+        accept_unconverged=args.accept_unconverged, orders=orders, score=args.score, tolerance=args.tolerance,
+        tau=args.tau, test_size=args.test_size, max_test=max_test, max_train=args.max_train,
+        ability_method=args.ability.upper(), target=args.target, jobs=args.jobs, progress=not args.no_progress,
+        random_state=args.seed,
+    )
+    files = result.save(out, figures=not args.no_figures)
+    if args.json:
+        payload = result.to_dict()
+        payload["out"] = str(out)
+        payload["files"] = sorted(str(f.relative_to(out)) for f in files)
+        print_json(payload)
+    else:
+        print(result.summary())
+        print(f"\n{len(files)} files written to {out}")
+    return 0
