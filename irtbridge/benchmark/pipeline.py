@@ -196,7 +196,7 @@ class BenchmarkResult:
         """
         import json
 
-        from irtbridge.cli._common import atomic_write_csv, atomic_write_text, to_jsonable
+        from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)

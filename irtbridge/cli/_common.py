@@ -1,60 +1,16 @@
-"""Helpers shared by the subcommands: JSON output and atomic file writes."""
+"""Helpers shared by the subcommands: JSON on stdout (the writers live in irtbridge._io)."""
 
 from __future__ import annotations
 
 import json
-import math
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
+from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 
-
-def to_jsonable(value: Any) -> Any:
-    """Turn numpy/pandas scalars and containers into JSON types; NaN and ±inf become ``null``."""
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, pd.DataFrame):
-        return [to_jsonable(r) for r in value.to_dict(orient="records")]
-    if isinstance(value, pd.Series):
-        return to_jsonable(value.to_dict())
-    if isinstance(value, np.ndarray):
-        return to_jsonable(value.tolist())
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return v if math.isfinite(v) else None
-    return value
+__all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv"]
 
 
 def print_json(obj: Any) -> None:
     json.dump(to_jsonable(obj), sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never a half-written file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> None:
-    atomic_write_text(path, frame.to_csv(**kwargs))
