@@ -66,6 +66,13 @@ _LAZY = {
     "validity_check": "irtbridge.benchmark",
     "dataset_diagnostics": "irtbridge.benchmark",
     "classifier_pool": "irtbridge.benchmark",
+    "simulate_cat": "irtbridge.cat",
+    "CATResult": "irtbridge.cat",
+    "evaluate_mlc": "irtbridge.mlc",
+    "MLCResult": "irtbridge.mlc",
+    "case_difficulty": "irtbridge.mlc",
+    "run_mlc_cat": "irtbridge.mlc",
+    "mlc_decision": "irtbridge.mlc",
 }
 
 __all__ = sorted(["__version__", *_LAZY])

@@ -23,6 +23,7 @@ COMMANDS = [
     "irtbridge.cli.rate",
     "irtbridge.cli.hardness",
     "irtbridge.cli.ei",
+    "irtbridge.cli.mlc",
     "irtbridge.cli.portfolio",
     "irtbridge.cli.benchmark",
 ]
