@@ -28,6 +28,7 @@ __all__ = [
     "read_csv",
     "require_columns",
     "constant_items",
+    "numeric_table",
 ]
 
 
@@ -149,6 +150,49 @@ def check_same_length(*pairs: tuple[str, Sequence[Any] | np.ndarray]) -> int:
     return next(iter(lengths.values()))
 
 
+def numeric_table(
+    data: Any,
+    name: str,
+    *,
+    column: str = "item",
+    rows: str = "respondents",
+    allow_bool: bool = True,
+    hint: str = "NaN for missing",
+) -> tuple[np.ndarray, list[str], pd.Index | None]:
+    """Check a 2-D numeric table (DataFrame or array) and return ``(values, column_names, row_index)``.
+
+    ``values`` is a float64 C-contiguous copy; array input gets names ``Item1..`` (``column`` title-cased
+    plus a number) and no index. Duplicate names and non-numeric columns are errors naming them.
+    """
+    if isinstance(data, pd.DataFrame):
+        names = [str(c) for c in data.columns]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValidationError(f"{name} has duplicate {column} names: {', '.join(map(repr, dup))}")
+
+        def numeric(dt) -> bool:
+            is_bool = pd.api.types.is_bool_dtype(dt)
+            return (pd.api.types.is_numeric_dtype(dt) and not is_bool) or (allow_bool and is_bool)
+
+        bad = [str(c) for c, dt in data.dtypes.items() if not numeric(dt)]
+        if bad:
+            raise ValidationError(
+                f"{name} has non-numeric column(s) {', '.join(map(repr, bad[:5]))}; every {column} must hold numbers ({hint})"
+            )
+        values = data.to_numpy(dtype=float, na_value=np.nan)
+        index = data.index
+    else:
+        try:
+            values = np.array(data, dtype=float)
+        except (TypeError, ValueError):
+            raise ValidationError(f"{name} holds non-numeric cells; every {column} must hold numbers ({hint})") from None
+        if values.ndim != 2:
+            raise ValidationError(f"{name} must be two-dimensional ({rows} x {column}s), got shape {values.shape}")
+        names = [f"{column.title()}{j + 1}" for j in range(values.shape[1])]
+        index = None
+    return np.ascontiguousarray(values, dtype=float), names, index
+
+
 def as_response_matrix(
     data: Any,
     name: str = "responses",
@@ -162,28 +206,7 @@ def as_response_matrix(
     ``values`` is a float64 C-contiguous copy with NaN for missing. ``row_index`` is the DataFrame's
     index (``None`` for array input) so results can be labelled like the input.
     """
-    if isinstance(data, pd.DataFrame):
-        names = [str(c) for c in data.columns]
-        if len(set(names)) != len(names):
-            dup = sorted({n for n in names if names.count(n) > 1})
-            raise ValidationError(f"{name} has duplicate item names: {', '.join(map(repr, dup))}")
-        non_numeric = [str(c) for c, dt in data.dtypes.items() if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
-        if non_numeric:
-            raise ValidationError(
-                f"{name} has non-numeric column(s) {', '.join(map(repr, non_numeric[:5]))}; every item must hold numbers (NaN for missing)"
-            )
-        values = data.to_numpy(dtype=float, na_value=np.nan)
-        index = data.index
-    else:
-        try:
-            values = np.array(data, dtype=float)
-        except (TypeError, ValueError):
-            raise ValidationError(f"{name} holds non-numeric cells; every item must hold numbers (NaN for missing)") from None
-        if values.ndim != 2:
-            raise ValidationError(f"{name} must be two-dimensional (respondents x items), got shape {values.shape}")
-        names = [f"Item{j + 1}" for j in range(values.shape[1])]
-        index = None
-    values = np.ascontiguousarray(values, dtype=float)
+    values, names, index = numeric_table(data, name)
     if values.size == 0:
         raise ValidationError(f"{name} is empty (shape {values.shape})")
     if values.shape[1] < min_items:

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit, log_expit
 
-from irtbridge._validation import check_choice, check_int, check_number, require_columns
+from irtbridge._validation import _show, check_choice, check_int, check_number, require_columns
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 
 __all__ = [
@@ -60,10 +60,6 @@ _MAX_HALVINGS = 40
 _MAX_STEP = 1.0
 _STEP_TOL = 1e-10
 
-
-def _show(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:

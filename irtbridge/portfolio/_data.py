@@ -8,6 +8,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._validation import _show, numeric_table
 from irtbridge.exceptions import ValidationError
 
 MIN_ALGORITHMS = 2
@@ -15,10 +16,6 @@ MIN_ALGORITHMS = 2
 # basis dimension), which needs at least 10 distinct easiness values.
 MIN_DATASETS = 10
 
-
-def _show(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def performance_matrix(
@@ -30,29 +27,10 @@ def performance_matrix(
     2 algorithms or ``min_datasets`` datasets, and (unless ``allow_constant``) an algorithm with the same
     performance everywhere are errors that name the problem.
     """
-    if isinstance(data, pd.DataFrame):
-        names = [str(c) for c in data.columns]
-        if len(set(names)) != len(names):
-            dup = sorted({n for n in names if names.count(n) > 1})
-            raise ValidationError(f"{name} has duplicate algorithm names: {', '.join(map(repr, dup))}")
-        bad = [str(c) for c, dt in data.dtypes.items() if not (pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt))]
-        if bad:
-            raise ValidationError(
-                f"{name} has non-numeric column(s) {', '.join(map(repr, bad[:5]))}; every algorithm column must "
-                "hold numbers (e.g. accuracy per dataset); put dataset names in the index (or the CSV's first column)"
-            )
-        values = data.to_numpy(dtype=float, na_value=np.nan)
-        index = data.index
-    else:
-        try:
-            values = np.array(data, dtype=float)
-        except (TypeError, ValueError):
-            raise ValidationError(f"{name} holds non-numeric values; every cell must be a number") from None
-        if values.ndim != 2:
-            raise ValidationError(f"{name} must be two-dimensional (datasets x algorithms), got shape {values.shape}")
-        names = [f"Algorithm{j + 1}" for j in range(values.shape[1])]
-        index = None
-    values = np.ascontiguousarray(values, dtype=float)
+    values, names, index = numeric_table(
+        data, name, column="algorithm", rows="datasets", allow_bool=False,
+        hint="e.g. accuracy per dataset; put dataset names in the index (or the CSV's first column)",
+    )
     n, m = values.shape
     if m < MIN_ALGORITHMS:
         raise ValidationError(f"{name} has {m} algorithm column(s); a portfolio needs at least {MIN_ALGORITHMS}")
