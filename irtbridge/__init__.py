@@ -17,6 +17,8 @@ _LAZY = {
     "calibrate": "irtbridge.calibration",
     "Calibration": "irtbridge.calibration",
     "doctor": "irtbridge._r.doctor",
+    "write_report": "irtbridge.report",
+    "run_batch": "irtbridge.batch",
     "ItemBank": "irtbridge.irt",
     "as_item_bank": "irtbridge.irt",
     "response_probability": "irtbridge.irt",

@@ -44,6 +44,8 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        # mkstemp makes the file private (0600); give it the permissions a plain open() would
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -53,3 +55,9 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> None:
     atomic_write_text(path, frame.to_csv(**kwargs))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -15,6 +15,7 @@ __all__ = [
     "RError",
     "RSessionForkedError",
     "ConvergenceError",
+    "UnitError",
     "IrtBridgeWarning",
     "RWarning",
     "ConvergenceWarning",
@@ -58,6 +59,10 @@ class RError(IrtBridgeError, RuntimeError):
 
 class RSessionForkedError(IrtBridgeError, RuntimeError):
     """R was used from a process forked after R started; R cannot survive a fork."""
+
+
+class UnitError(IrtBridgeError, RuntimeError):
+    """A unit of a batch failed; the message names the unit and carries the original error."""
 
 
 class ConvergenceError(IrtBridgeError, RuntimeError):

@@ -19,7 +19,9 @@ irtb_mirt_fit <- function(data, item_names, model, se, options) {
 }
 
 irtb_mirt_result <- function(fit, se) {
-  items <- mirt::coef(fit, IRTpars = TRUE, simplify = TRUE)$items
+  # one coef() call gives the items and the latent distribution (means, cov)
+  simple <- mirt::coef(fit, IRTpars = TRUE, simplify = TRUE)
+  items <- simple$items
   ses <- NULL
   if (se) {
     per_item <- mirt::coef(fit, IRTpars = TRUE, printSE = TRUE)
@@ -32,7 +34,6 @@ irtb_mirt_result <- function(fit, se) {
       if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
     }
   }
-  group <- mirt::coef(fit, simplify = TRUE)
   list(
     items = items, se = ses,
     loglik = mirt::extract.mirt(fit, "logLik"),
@@ -41,7 +42,7 @@ irtb_mirt_result <- function(fit, se) {
     n_parameters = as.integer(mirt::extract.mirt(fit, "nest")),
     converged = isTRUE(mirt::extract.mirt(fit, "converged")),
     iterations = as.integer(mirt::extract.mirt(fit, "iterations")),
-    latent_mean = unname(group$means[1]), latent_var = unname(group$cov[1, 1]),
+    latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1]),
     model = fit
   )
 }

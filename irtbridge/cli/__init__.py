@@ -25,6 +25,7 @@ COMMANDS = [
     "irtbridge.cli.ei",
     "irtbridge.cli.mlc",
     "irtbridge.cli.portfolio",
+    "irtbridge.cli.batch",
     "irtbridge.cli.benchmark",
 ]
 

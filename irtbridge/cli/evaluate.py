@@ -1,30 +1,124 @@
-"""`irtbridge evaluate`: the main job on the embedded data."""
+"""`irtbridge evaluate [--datasets …] [--out DIR] [--jobs N] [--quick] [--json]`: the main job.
+
+With no arguments it runs offline on the embedded benchmark (real datasets from scikit-learn and from
+the R packages mlbench), then writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv``
+and ``OUT/summary.json``. Progress goes to stderr; the closing summary (or, with ``--json``, the content
+of ``summary.json``) to stdout.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import time
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="the main job on embedded data (offline)",
-                       description="Run irtbridge's main evaluation on data that ships with the installed R packages.")
-    p.add_argument("--model", default="2PL", help="IRT model (default 2PL)")
-    p.add_argument("--engine", default="mirt", help="mirt or ltm (default mirt)")
-    p.add_argument("--dataset", default="LSAT7", help="LSAT7, LSAT, SAT12, Science or Abortion (default LSAT7)")
-    p.add_argument("--json", action="store_true", help="print the calibration as JSON")
+    from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
+
+    p = sub.add_parser(
+        "evaluate",
+        help="the main job: IRT evaluation of classifiers on real datasets, as an HTML report (offline)",
+        description=(
+            "Fit a pool of classifiers on each dataset, calibrate a 3PL IRT model on their answers to the test "
+            "instances (R's ltm, mirt as fallback), rate the classifiers with Glicko-2 across datasets, diagnose "
+            "datasets and instances, and compute the Efficiency Index per classifier; write everything as one "
+            "HTML page plus CSV tables and a JSON summary."
+        ),
+        epilog=(
+            f"Embedded datasets: {', '.join(sorted(available_datasets(), key=str.lower))}. Default: "
+            f"{', '.join(DEFAULT_DATASETS)}; --quick: {', '.join(QUICK_DATASETS)} with at most 60 test instances "
+            "and a 12-model pool."
+        ),
+    )
+    p.add_argument("--datasets", nargs="+", metavar="NAME",
+                   help="embedded dataset names, or CSV files as PATH.csv[:TARGET] (default: the embedded benchmark)")
+    p.add_argument("--out", default="irtbridge-report", metavar="DIR",
+                   help="folder for index.html, tables/ and summary.json (default ./irtbridge-report)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes, each with its own R (default: one per CPU)")
+    p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--engine", default="ltm", choices=("ltm", "mirt"),
+                   help="calibration engine (default ltm, as seed 002; the other one is the fallback)")
+    p.add_argument("--max-items", type=int, default=None, metavar="N",
+                   help="cap on the test instances per dataset (default 500; 60 with --quick)")
+    p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge.calibration import calibrate
-    from irtbridge.cli._common import print_json
-    from irtbridge.datasets import response_dataset
+    from irtbridge.evaluate import Settings, evaluate, resolve_datasets
+    from irtbridge.exceptions import ValidationError
+    from irtbridge.report import write_report
 
-    data = response_dataset(args.dataset)
-    fit = calibrate(data, model=args.model, engine=args.engine)
+    if args.jobs is not None and args.jobs < 1:
+        raise ValidationError(f"--jobs must be at least 1, got {args.jobs}")
+    names = None
+    if args.datasets:
+        names = [n for item in args.datasets for n in item.split(",") if n.strip()]
+    overrides = {"seed": args.seed, "engine": args.engine}
+    if args.max_items is not None:
+        overrides["max_items"] = args.max_items
+    settings = Settings.quick_run(**overrides) if args.quick else Settings(**overrides)
+    refs = resolve_datasets(names, quick=args.quick)
+    out = os.path.abspath(args.out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
+
+    started = time.perf_counter()
+    print(f"irtbridge evaluate: {len(refs)} dataset(s): {', '.join(refs)}", file=sys.stderr)
+    evaluation = evaluate(refs, settings, jobs=args.jobs, progress=True)
+    print("irtbridge evaluate: writing the report", file=sys.stderr)
+    files = write_report(evaluation, out)
+    elapsed = time.perf_counter() - started
+
     if args.json:
-        print_json(fit.to_dict())
-    else:
-        print(f"dataset {args.dataset}: {data.shape[0]} respondents x {data.shape[1]} items\n")
-        print(fit.summary())
+        import json
+
+        from irtbridge.cli._common import print_json
+
+        with open(files.summary, encoding="utf-8") as fh:
+            print_json(json.load(fh))
+        return 0
+    print(_summary_text(evaluation, files, elapsed))
     return 0
+
+
+def _summary_text(ev, files, elapsed: float) -> str:
+    ratings = ev.ratings
+    real = ratings[ratings["kind"] == "classifier"]
+    d = ev.diagnostics
+    n_cls = int((ev.ok[0].respondents["kind"] == "classifier").sum())
+    n_art = len(ev.ok[0].respondents) - n_cls
+    engines = sorted({x.engine for x in ev.ok})
+    minutes, seconds = divmod(elapsed, 60)
+    lines = [
+        "",
+        f"irtbridge evaluate: {len(ev.ok)} of {len(ev.datasets)} dataset(s) evaluated, {n_cls} classifiers + "
+        f"{n_art} baselines, 3PL by {'/'.join(engines)}, "
+        f"{int(minutes)} min {seconds:.0f} s on {ev.provenance.get('jobs', 1)} worker(s)",
+    ]
+    if len(real):
+        width = max(len(str(p)) for p in real.index[:2])
+        for label, player in zip(("best classifier", "runner-up"), real.index[:2]):
+            row = real.loc[player]
+            lines.append(f"  {label:<20} {str(player):<{width}}  rating {row['rating']:.0f}  "
+                         f"(95% interval {row['lower']:.0f} to {row['upper']:.0f})")
+    valid = ev.validity.get("optimal_first") and ev.validity.get("pessimal_last")
+    lines.append(f"  ranking sanity check {'passed' if valid else 'FAILED'} (optimal first, pessimal last)")
+    if len(d):
+        hardest = d["difficulty_mean"].idxmax()
+        lines.append(f"  hardest dataset      {hardest}  (mean difficulty {d.loc[hardest, 'difficulty_mean']:.2f})")
+        worst = d["share_negative_discrimination"].idxmax()
+        lines.append(f"  worst discriminating {worst}  ({100 * d.loc[worst, 'share_negative_discrimination']:.0f}% "
+                     "of instances with negative discrimination)")
+    if ev.failed:
+        lines.append(f"  NOT evaluated        {', '.join(f'{x.name} ({x.error})' for x in ev.failed)}")
+    lines += [
+        "",
+        f"report:  {files.index}",
+        f"tables:  {files.out / 'tables'}{os.sep} ({len(files.tables)} CSV files) and {files.summary}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""`irtbridge batch MANIFEST [--scheduler local|ADDRESS] [--workers N] [--out DIR] [--retries N] [--json]`.
+
+Runs the units of a manifest (see :mod:`irtbridge.batch` for its format) on Dask distributed: a local
+cluster of spawned single-threaded worker processes by default (one R each), or an existing scheduler
+(``tcp://HOST:8786``). Completed units are skipped on a rerun; a unit that keeps failing is reported with
+its error and the exit code is 1, the other units being kept.
+
+``--json`` prints ``OUT/batch.json``: ``{"manifest", "out", "scheduler", "workers", "retries", "seconds",
+"counts": {"done", "skipped", "failed"}, "units": [{"id", "kind", "status", "error", "seconds",
+"attempts", "interrupted", "worker"}, …]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "batch",
+        help="many analyses in parallel on Dask distributed (resumable)",
+        description=(
+            "Run every unit of MANIFEST (a .json or .csv list of units: id, kind, data file, options) in "
+            "parallel. Kinds: calibrate, dataset, hardness, ei, rate. Each unit writes OUT/units/<id>/ "
+            "atomically; a rerun skips completed units."
+        ),
+    )
+    p.add_argument("manifest", metavar="MANIFEST", help="manifest file (.json or .csv)")
+    p.add_argument("--scheduler", default="local", metavar="local|ADDRESS",
+                   help="'local' (a local cluster, default), 'serial' (in this process), or a Dask scheduler "
+                        "address such as tcp://10.0.0.5:8786")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes of the local cluster (default: one per CPU)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output folder (default: the manifest's \"output\", else MANIFEST-results)")
+    p.add_argument("--retries", type=int, default=None, metavar="N",
+                   help="re-runs of a unit that fails (default: the manifest's, else 1)")
+    p.add_argument("--json", action="store_true", help="print the batch summary (batch.json) as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from irtbridge.batch import run_batch
+    from irtbridge.cli._common import print_json
+    from irtbridge.exceptions import ValidationError
+
+    if args.workers is not None and args.workers < 1:
+        raise ValidationError(f"--workers must be at least 1, got {args.workers}")
+    if args.retries is not None and args.retries < 0:
+        raise ValidationError(f"--retries must be 0 or more, got {args.retries}")
+    result = run_batch(args.manifest, out=args.out, scheduler=args.scheduler, workers=args.workers,
+                       retries=args.retries, progress=not args.json)
+    if args.json:
+        with open(result.out / "batch.json", encoding="utf-8") as fh:
+            print_json(json.load(fh))
+    else:
+        print(result.summary())
+    return 1 if result.n_failed else 0

@@ -1,0 +1,68 @@
+"""Render a local HTML page in Debian's headless Chromium: a screenshot and the DOM after load.
+
+Shared by the report and evaluate tests. The page under test is copied with a small script appended that,
+once every image has loaded, records on <body> how many images there are and how many failed to decode;
+the report itself carries no script.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+
+_PROBE = """<script>
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var broken = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); }).length;
+  document.body.setAttribute('data-images', String(imgs.length));
+  document.body.setAttribute('data-broken-images', String(broken));
+  document.body.setAttribute('data-probe', 'done');
+});
+</script>"""
+
+_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+]
+
+
+@dataclass(frozen=True)
+class Rendered:
+    screenshot: Path
+    dom: str
+    console: list[str]
+
+
+def render(page: Path, workdir: Path, *, width: int = 1200, height: int = 3000) -> Rendered:
+    """Screenshot ``page`` and dump its DOM after the load event (two Chromium runs, fresh profiles)."""
+    probe = page.with_name(page.stem + ".probe.html")
+    text = page.read_text(encoding="utf-8")
+    probe.write_text(text.replace("</body>", _PROBE + "\n</body>"), encoding="utf-8")
+    shot = workdir / "screenshot.png"
+    console: list[str] = []
+    outputs = []
+    for extra in ([f"--screenshot={shot}", f"--window-size={width},{height}"], ["--dump-dom"]):
+        profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir))
+        try:
+            proc = subprocess.run(
+                [CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", *extra, probe.resolve().as_uri()],
+                capture_output=True, text=True, timeout=300,
+            )
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        console += [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln]
+        outputs.append(proc.stdout)
+    return Rendered(screenshot=shot, dom=outputs[1], console=console)
+
+
+def body_attribute(dom: str, name: str) -> str | None:
+    m = re.search(r"<body[^>]*\s" + re.escape(name) + r'="([^"]*)"', dom)
+    return m.group(1) if m else None
