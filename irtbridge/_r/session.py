@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import Counter
 import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -34,11 +34,10 @@ class RObject:
     It is valid only in the process that created it and is never pickled.
     """
 
-    __slots__ = ("_robj", "_pid", "r_class")
+    __slots__ = ("_robj", "r_class")
 
     def __init__(self, robj: Any):
         self._robj = robj
-        self._pid = os.getpid()
         self.r_class = tuple(robj.rclass)
 
     def __repr__(self) -> str:
@@ -76,15 +75,13 @@ def _start() -> Any:
         return _STATE["env"]
     try:
         import rpy2.rinterface as ri
-        from rpy2.rinterface_lib import openrlib
     except Exception as exc:  # ImportError, or R's shared library failing to load
         raise RUnavailableError(
             f"R is not available from this Python ({type(exc).__name__}: {exc}). irtbridge needs R and rpy2 "
             "for calibration; run `make setup` (or install R and `pip install irtbridge[r]`)."
         ) from exc
-    del openrlib
-    # Without TZ, R asks timedatectl for the zone on first use and warns where systemd is absent
-    # (containers): give R the zone Python already uses instead.
+    # Without TZ, R asks timedatectl for the zone and warns where systemd is absent (containers, CI):
+    # when TZ is unset, set it to UTC before R starts.
     os.environ.setdefault("TZ", "UTC")
     ri.initr_simple()
     env = ri.baseenv["new.env"](parent=ri.globalenv)
