@@ -158,10 +158,13 @@ def plot_true_scores(true_scores: pd.DataFrame, n_items: Mapping[str, int], orde
 
 
 def plot_dataset_map(diagnostics: pd.DataFrame):
-    """Each dataset by mean difficulty and median discrimination (seed 002, Fig. 7 in one panel)."""
+    """Each dataset by median difficulty and median discrimination (seed 002, Fig. 7 in one panel).
+
+    Medians, because ltm's 3PL on small respondent samples gives a few items near-zero discrimination and
+    huge |b|, which would dominate a mean."""
     fig = _figure(6.8, 4.2)
     ax = fig.add_subplot()
-    x = diagnostics["difficulty_mean"].to_numpy(float)
+    x = diagnostics["difficulty_median"].to_numpy(float)
     y = diagnostics["discrimination_median"].to_numpy(float)
     size = 30 + 400 * diagnostics["share_negative_discrimination"].to_numpy(float)
     sc = ax.scatter(x, y, s=size, c=diagnostics["classifier_accuracy"].to_numpy(float), cmap="RdYlGn",
@@ -170,7 +173,7 @@ def plot_dataset_map(diagnostics: pd.DataFrame):
         ax.annotate(str(name), (xi, yi), xytext=(5, 4), textcoords="offset points", fontsize=8)
     ax.set_yscale("symlog", linthresh=1.0)
     ax.axvline(0, color="0.8", lw=0.8, ls=":")
-    ax.set_xlabel("mean difficulty b  (right = harder)")
+    ax.set_xlabel("median difficulty b  (right = harder)")
     ax.set_ylabel("median discrimination a  (symlog)")
     fig.colorbar(sc, ax=ax, fraction=0.04, pad=0.02, label="mean accuracy of the classifiers")
     ax.text(0.01, 0.01, "marker size: share of items with negative discrimination", transform=ax.transAxes,
@@ -382,9 +385,9 @@ def _findings(ev: Any) -> list[str]:
         )
     d = ev.diagnostics
     if len(d):
-        hardest = d["difficulty_mean"].idxmax()
+        hardest = d["difficulty_median"].idxmax()
         lowest = d["classifier_accuracy"].idxmin()
-        text = (f"Hardest dataset by IRT: <b>{html.escape(str(hardest))}</b> (mean difficulty {d.loc[hardest, 'difficulty_mean']:.2f} "
+        text = (f"Hardest dataset by IRT: <b>{html.escape(str(hardest))}</b> (median difficulty {d.loc[hardest, 'difficulty_median']:.2f} "
                 "on its own ability scale)")
         if lowest != hardest:
             text += (f"; lowest accuracy of the classifiers: <b>{html.escape(str(lowest))}</b> "
@@ -451,16 +454,16 @@ def _context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) -> dic
                            "id": _fmt(f.iman_davenport), "id_p": _fmt(f.iman_davenport_pvalue, 4),
                            "cd": _fmt(ev.nemenyi.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
     d = ev.diagnostics
-    hard_rank = d["rank_difficulty"]
+    hardest = d["difficulty_median"].idxmax()
     ctx["diagnostics"] = _table(
-        d.sort_values("difficulty_mean", ascending=False),
+        d.sort_values("difficulty_median", ascending=False),
         {"n_items": ("items", _fmt), "n_classes": ("classes", _fmt), "difficulty_mean": ("mean b", _d(2)),
          "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
          "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),
          "guessing_mean": ("mean g", _d(2)), "classifier_accuracy": ("accuracy", _pct),
          "valid_true_score": ("anchors in place", _fmt), "engine": ("engine", str)},
         index_label="dataset",
-        row_class=lambda k, row: "bad" if row["share_negative_discrimination"] >= 0.1 else ("hard" if hard_rank[k] == 1 else ""),
+        row_class=lambda k, row: "bad" if row["share_negative_discrimination"] >= 0.1 else ("hard" if k == hardest else ""),
         csv=tables.get("diagnostics", ""),
     )
     inst = ev.instances.head(15).set_index(["dataset", "instance"])
@@ -661,7 +664,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
   <h2>3. Datasets: which are hard, which discriminate badly</h2>
   <p class="lead">A dataset is <b>hard</b> when its instances have high difficulty b (only able classifiers get them right), and it <b>discriminates badly</b> when many instances have negative discrimination a &lt; 0: on those, better classifiers fail more often than weaker ones, so they blur the ranking. Highlighted: the hardest dataset (amber) and datasets with at least 10% negatively discriminating instances (red).</p>
   {{ render(diagnostics) }}
-  {{ figure("datasets", "Datasets by mean difficulty and median discrimination; colour: mean accuracy of the real classifiers; size: share of negatively discriminating instances.") }}
+  {{ figure("datasets", "Datasets by median difficulty and median discrimination; colour: mean accuracy of the real classifiers; size: share of negatively discriminating instances.") }}
   <p>&ldquo;Anchors in place&rdquo;: on this dataset alone, the optimal baseline has the highest True-Score and the pessimal one the lowest. Where they are not, the instances with negative discrimination reward wrong answers (seed 002's &ldquo;ilpd&rdquo;, Fig. 9).</p>
   {%- if subsets %}
   <h3>Which benchmark subsets give a valid ranking</h3>
@@ -759,7 +762,7 @@ def summary_dict(evaluation: Any, *, out: str | os.PathLike | None = None) -> di
         "ranking": ranking,
         "validity": dict(ev.validity),
         "diagnostics": [{"dataset": k, **row} for k, row in d.to_dict(orient="index").items()],
-        "hardest_datasets": list(d.sort_values("difficulty_mean", ascending=False).index[:3]),
+        "hardest_datasets": list(d.sort_values("difficulty_median", ascending=False).index[:3]),
         "worst_discriminating": list(d.sort_values("share_negative_discrimination", ascending=False).index[:3]),
         "hard_instances": ev.instances.head(10)[[c for c in ("dataset", "instance", "label", "a", "b", "g", "p_typical", "share_correct", "hardness_rd") if c in ev.instances.columns]],
         "friedman": None if ev.friedman is None else {

@@ -109,8 +109,8 @@ def _summary_text(ev, files, elapsed: float) -> str:
     valid = ev.validity.get("optimal_first") and ev.validity.get("pessimal_last")
     lines.append(f"  ranking sanity check {'passed' if valid else 'FAILED'} (optimal first, pessimal last)")
     if len(d):
-        hardest = d["difficulty_mean"].idxmax()
-        lines.append(f"  hardest dataset      {hardest}  (mean difficulty {d.loc[hardest, 'difficulty_mean']:.2f})")
+        hardest = d["difficulty_median"].idxmax()
+        lines.append(f"  hardest dataset      {hardest}  (median difficulty {d.loc[hardest, 'difficulty_median']:.2f})")
         worst = d["share_negative_discrimination"].idxmax()
         lines.append(f"  worst discriminating {worst}  ({100 * d.loc[worst, 'share_negative_discrimination']:.0f}% "
                      "of instances with negative discrimination)")
