@@ -1,7 +1,7 @@
 """Benchmark: instance hardness of a pool of models, irtbridge vs a per-instance reference.
 
 irtbridge computes the positive rates of every model with one sort per model (O(n log n)). The peer is
-the straightforward implementation of seed 004's formulas: a loop over models and instances that counts,
+the straightforward implementation of Prudêncio's formulas: a loop over models and instances that counts,
 for each instance, how many scores are <= and == its own (O(n^2) per model), then evaluates the
 printed closed forms (Eqs. 13-14, 16/18, 22/26, 28/30, 32/34 with the tie term). Both run on the same
 data; the script checks they agree and prints times, irtbridge's scaling from 10^5 to 10^6 instances
@@ -42,7 +42,7 @@ def make_pool(n: int, n_models: int, seed: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def reference(y: np.ndarray, scores: np.ndarray, method: str, threshold: float = 0.5) -> np.ndarray:
-    """Seed 004's formulas evaluated instance by instance; obviously correct and O(n^2) per model."""
+    """Prudêncio's formulas evaluated instance by instance; obviously correct and O(n^2) per model."""
     m, n = scores.shape
     total = np.zeros(n)
     for k in range(m):

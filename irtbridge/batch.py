@@ -293,7 +293,7 @@ def _kind_hardness(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _kind_ei(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.metrics import efficiency_frame
+    from irtbridge.efficiency import efficiency_frame
 
     opts = dict(unit.options)
     frame = read_csv(unit.data, "2 x 2 tables")

@@ -6,14 +6,14 @@ immutable :class:`Evaluation`:
 1. **per dataset** (:func:`run_dataset`, one unit of work; units run in parallel in spawned processes
    that each embed their own R):
 
-   * decodIRT's pipeline (:func:`irtbridge.benchmark.evaluate_dataset`, seed 002): stratified 70/30
+   * decodIRT's pipeline (:func:`irtbridge.benchmark.evaluate_dataset`, Cardoso et al. (decodIRT)): stratified 70/30
      split with the test set capped, a pool of scikit-learn classifiers plus the artificial respondents,
      the response matrix, a 3PL calibrated in R (ltm, mirt as fallback), abilities and True-Scores;
    * for binary datasets, on the same split: the Efficiency Index family of every classifier
-     (:func:`irtbridge.metrics.efficiency_frame`, seed 003) and the cost-curve instance hardness of
-     seed 004's pool of five scoring models (:class:`irtbridge.hardness.PoolHardness`);
+     (:func:`irtbridge.efficiency.efficiency_frame`, Larner (2023)) and the cost-curve instance hardness of
+     Prudêncio's pool of five scoring models (:class:`irtbridge.hardness.PoolHardness`);
 
-2. **MLC** (:func:`run_mlc`, seed 000) of one binary dataset, as one more unit;
+2. **MLC** (:func:`run_mlc`, the MLC paper) of one binary dataset, as one more unit;
 3. **across datasets** (:func:`assemble`, native, in the calling process): dataset diagnostics, the
    Glicko-2 tournament with 95% intervals and Friedman/Nemenyi beside it
    (:func:`irtbridge.benchmark.tournament`), the validity of the paper's six benchmark subsets, the
@@ -69,7 +69,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Settings:
-    """Options of one evaluation (seed 002's settings unless stated).
+    """Options of one evaluation (Cardoso et al.'s (decodIRT) settings unless stated).
 
     Attributes
     ----------
@@ -220,7 +220,7 @@ class DatasetResult:
         Respondents x items, 1 = correct.
     respondents : DataFrame
         Per respondent: ``kind`` ("classifier"/"artificial"), ``accuracy``, ``theta``, ``se``,
-        ``at_bound``, ``true_score``, ``true_score_positive`` (seed 002's Fig. 9 contrast), ...
+        ``at_bound``, ``true_score``, ``true_score_positive`` (Cardoso et al.'s (decodIRT) Fig. 9 contrast), ...
     ei : DataFrame or None
         Binary datasets: the EI family of each real classifier on the test set.
     engine : str
@@ -277,7 +277,7 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
     """The per-dataset unit of :func:`evaluate` (run it in spawned workers: one R per process).
 
     Never raises for a bad dataset: the reason is kept in ``error`` so the other datasets go on
-    (seed 002 lost "pc4" to a calibration that did not converge).
+    (decodIRT, Cardoso et al., lost "pc4" to a calibration that did not converge).
     """
     from irtbridge.benchmark import evaluate_dataset, load_benchmark_dataset
 
@@ -314,7 +314,7 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
     items["share_correct"] = responses.loc[real, items.index].mean(axis=0).to_numpy()
     typical = float(np.nanmedian(respondents.loc[real, "theta"].to_numpy(dtype=float)))
     a, b, g, u = (items[c].to_numpy(dtype=float) for c in ("a", "b", "g", "u"))
-    # 3PL (4PL with u) response function at the median classifier's ability, seed 002 Eq. 1
+    # 3PL (4PL with u) response function at the median classifier's ability, Cardoso et al. (decodIRT), Eq. 1
     items["p_typical"] = g + (u - g) * expit(a * (typical - b))
     result = DatasetResult(
         **base, items=items, respondents=respondents, converged=bool(bres.calibration.converged),
@@ -363,8 +363,8 @@ def binary_extras(result: DatasetResult, ds: Any, settings: Settings) -> Dataset
     -----
     A classifier's predictions are read back from its responses: on a binary task a wrong answer is
     the other class. With the minority class as positive (1), ``TP = #(pred = 1, y = 1)`` etc., and
-    :func:`irtbridge.metrics.efficiency_frame` gives EI = (TP + TN) / (FP + FN) and its variants with
-    95% intervals (seed 003). Hardness: seed 004's five models
+    :func:`irtbridge.efficiency.efficiency_frame` gives EI = (TP + TN) / (FP + FN) and its variants with
+    95% intervals (Larner 2023). Hardness: Prudêncio's five models
     (:func:`irtbridge.hardness.default_estimators`) are trained on the training part and score the test
     instances, ``s = P(y = 1)``; :meth:`irtbridge.hardness.PoolHardness.table` gives every threshold
     choice method.
@@ -373,7 +373,7 @@ def binary_extras(result: DatasetResult, ds: Any, settings: Settings) -> Dataset
 
     from irtbridge.benchmark import prepare_features
     from irtbridge.hardness import METHODS, PoolHardness, default_estimators
-    from irtbridge.metrics import efficiency_frame
+    from irtbridge.efficiency import efficiency_frame
 
     train, test, labels = _split(ds, settings)
     if labels != [str(c) for c in result.responses.columns]:
@@ -405,7 +405,7 @@ def binary_extras(result: DatasetResult, ds: Any, settings: Settings) -> Dataset
 
 
 # --------------------------------------------------------------------------------------------------
-# MLC (seed 000)
+# MLC (the MLC paper)
 # --------------------------------------------------------------------------------------------------
 
 def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
@@ -477,7 +477,7 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
     """Glicko-2 tournaments on the paper's six dataset orders/subsets: is each a valid benchmark?
 
     Returns one row per order: the datasets played, whether optimal ranks first and pessimal last,
-    and the best real classifier with its rating (seed 002, Tables 5-9).
+    and the best real classifier with its rating (Cardoso et al., decodIRT, Tables 5-9).
     """
     from irtbridge.benchmark import PAPER_ORDERS, order_datasets, tournament
 
@@ -523,7 +523,7 @@ def hard_instances(results: Sequence[DatasetResult]) -> pd.DataFrame:
 
 def pooled_efficiency(results: Sequence[DatasetResult]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """EI family per classifier: per binary dataset, and pooled over them (2 x 2 counts summed)."""
-    from irtbridge.metrics import efficiency_frame
+    from irtbridge.efficiency import efficiency_frame
 
     frames = []
     for r in results:

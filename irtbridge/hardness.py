@@ -1,4 +1,4 @@
-"""Cost-sensitive instance hardness from instance cost curves (Prudêncio, seed 004).
+"""Cost-sensitive instance hardness from instance cost curves (Prudêncio, "Cost Sensitive Evaluation of Instance Hardness in Machine Learning").
 
 An *instance cost curve* plots the loss a scoring model incurs on one instance along the cost
 proportion ``c in [0, 1]``; the *instance hardness* is the area under that curve, averaged over a pool
@@ -541,7 +541,7 @@ def instance_cost_curves(
 
 
 def class_cost_curves(y: Any, scores: Any, method: str = "rd", c: Any = None, threshold: float = 0.5) -> pd.DataFrame:
-    """Class cost curves: the mean instance cost curve of each class (Fig. 7 of seed 004).
+    """Class cost curves: the mean instance cost curve of each class (Fig. 7 of Prudêncio's cost-sensitive hardness paper).
 
     Parameters
     ----------
@@ -791,7 +791,7 @@ def default_estimators(random_state: int | None = None) -> dict[str, Any]:
 
     Notes
     -----
-    Seed 004 used Weka's J48, IBk (k = 5), Logistic, NaiveBayes and RandomForest with default options.
+    Prudêncio's paper used Weka's J48, IBk (k = 5), Logistic, NaiveBayes and RandomForest with default options.
     The closest scikit-learn equivalents, chosen to keep Weka's defaults where they matter:
 
     * ``tree``: ``DecisionTreeClassifier(min_samples_leaf=2)`` (J48's ``-M 2``; J48 also prunes, CART
@@ -900,7 +900,7 @@ def hardness_from_estimators(
     Notes
     -----
     Equivalent to ``cross_val_predict(est, X, y, cv=cv, method="predict_proba")[:, 1]`` for each
-    estimator, stacked into a pool, as in seed 004 (scores by 10-fold cross-validation).
+    estimator, stacked into a pool, as in Prudêncio's cost-sensitive hardness paper (scores by 10-fold cross-validation).
 
     Examples
     --------

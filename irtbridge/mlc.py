@@ -1,4 +1,4 @@
-"""Machine Learning Capability (MLC): a classifier's reach measured by a CAT over cases (seed 000).
+"""Machine Learning Capability (MLC): a classifier's reach measured by a CAT over cases (the MLC paper).
 
 The procedure of Kline et al.:
 
@@ -164,7 +164,7 @@ def _features(X: Any) -> pd.DataFrame:
 
 
 def balance_classes(X: Any, y: Any, random_state: Any = None) -> tuple[pd.DataFrame, pd.Series]:
-    """Undersample the larger class to the size of the smaller one, as seed 000 did.
+    """Undersample the larger class to the size of the smaller one, as the MLC paper did.
 
     Returns ``(X, y)`` restricted to the kept rows, labels and order preserved.
 
@@ -208,7 +208,7 @@ def encode_features(X: Any, features: str = "binary", cutpoints: Mapping[str, An
     features : {"binary", "quartiles"}
         ``"binary"``: every feature must already be 0/1 (the paper coded its MIMIC features as
         disease-promoting 1 / protective 0) and is used as is. ``"quartiles"``: each feature is cut at its
-        quartiles into categories 0-3 (``x <= Q1`` is 0, ``Q1 < x <= Q2`` is 1, ..., as seed 000, Table 2).
+        quartiles into categories 0-3 (``x <= Q1`` is 0, ``Q1 < x <= Q2`` is 1, ..., as the MLC paper, Table 2).
     cutpoints : dict, optional
         Cut points from an earlier call (to encode new cases the same way); default: the quartiles of
         ``X`` (``numpy.nanquantile``, R's type 7). Tied quartiles, and cut points that would leave a category
@@ -383,7 +383,7 @@ def difficulty_bins(cdi: Any, width: float = 0.25) -> pd.Series:
 
 
 def binned_split(cdi: Any, test_size: float = 0.3, width: float = 0.25, random_state: Any = None) -> pd.Series:
-    """Stratified train/test split within CDI bins (seed 000, "Machine Learning Analysis Evaluated Via CAT").
+    """Stratified train/test split within CDI bins (the MLC paper, "Machine Learning Analysis Evaluated Via CAT").
 
     Each bin of :func:`difficulty_bins` is split at random: ``round(test_size * n)`` cases (at least one,
     at most ``n - 1``) go to the test part. A bin of two cases puts one in each part; a bin of one case
@@ -449,7 +449,7 @@ def _corrected(R: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mlc_estimate(H: Any, L: Any, R: Any, W: Any):
-    """The MLC after ``L`` cases: ``H / L + ln(R / W)`` (seed 000, Eq. 9).
+    """The MLC after ``L`` cases: ``H / L + ln(R / W)`` (the MLC paper, Eq. 9).
 
     Parameters
     ----------
@@ -503,7 +503,7 @@ def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (),
 
     Notes
     -----
-    Why ``"running_sd"`` over 6 estimates is the default. Seed 000 stops at SE < 0.1414 after 17-19
+    Why ``"running_sd"`` over 6 estimates is the default. The MLC paper stops at SE < 0.1414 after 17-19
     cases for every class of both datasets. The Wright-Linacre error is at least ``2 / sqrt(L)`` (at
     ``R = W``), so it cannot reach 0.1414 before ``L = 200``. In simulations of the procedure (pools of 490
     and 1200 cases with difficulties N(mu, 1), mu in {-1.2, -0.9, -0.3}; classifiers right with
@@ -810,7 +810,7 @@ def run_mlc_cat(
 
 
 def mlc_decision(cdi: Any, predicted: Any, mlc: Mapping[int, float]):
-    """The decision rule of seed 000 ("Practical Application") for new cases.
+    """The decision rule of the MLC paper ("Practical Application") for new cases.
 
     A case predicted as class 1 has its CDI negated; its difficulty is then compared with the MLC of the
     predicted class: at or below it, ``"model can decide"``; above it, ``"refer to an expert"``.
@@ -908,7 +908,7 @@ class MLCResult:
         return {c.label: c.mlc for c in self.classes}
 
     def table(self) -> pd.DataFrame:
-        """The evaluation in the layout of seed 000's Tables 4-5.
+        """The evaluation in the layout of the MLC paper's Tables 4-5.
 
         Rows: the traditional metrics, then ``MLC (class 1)`` and ``MLC (class 0)``. Columns: ``value``,
         ``n_cases`` and ``share`` (data required), ``seconds`` (computation time), ``difficulty_adjusted``.
@@ -922,7 +922,7 @@ class MLCResult:
         return frame.set_index("metric")
 
     def accuracy_by_mlc(self, by: str = "predicted") -> pd.DataFrame:
-        """Accuracy of the test cases at or below vs above the MLC (seed 000, "Practical Application").
+        """Accuracy of the test cases at or below vs above the MLC (the MLC paper, "Practical Application").
 
         Parameters
         ----------
@@ -1100,7 +1100,7 @@ def evaluate_mlc(
     max_cases: int = 100,
     random_state: Any = None,
 ) -> MLCResult:
-    """Evaluate a classifier with the Machine Learning Capability procedure of seed 000.
+    """Evaluate a classifier with the Machine Learning Capability procedure of the MLC paper.
 
     Parameters
     ----------

@@ -158,7 +158,7 @@ def plot_true_scores(true_scores: pd.DataFrame, n_items: Mapping[str, int], orde
 
 
 def plot_dataset_map(diagnostics: pd.DataFrame):
-    """Each dataset by median difficulty and median discrimination (seed 002, Fig. 7 in one panel).
+    """Each dataset by median difficulty and median discrimination (Cardoso et al., decodIRT, Fig. 7 in one panel).
 
     Medians, because ltm's 3PL on small respondent samples gives a few items near-zero discrimination and
     huge |b|, which would dominate a mean."""
@@ -242,7 +242,7 @@ def plot_ei(pooled: pd.DataFrame):
 
 
 def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None):
-    """Running MLC of each class's adaptive test against the cases presented (seed 000, Fig. 8)."""
+    """Running MLC of each class's adaptive test against the cases presented (the MLC paper, Fig. 8)."""
     if "mlc" not in trajectories.columns or "class" not in trajectories.columns:
         return None
     fig = _figure(7.0, 3.4)
@@ -381,7 +381,7 @@ def _findings(ev: Any) -> list[str]:
             "<span class='warn'>Sanity check failed</span>: "
             + ("the optimal baseline is not first; " if not v.get("optimal_first") else "")
             + ("the pessimal baseline is not last; " if not v.get("pessimal_last") else "")
-            + "the benchmark (sub)set may be unsuitable (seed 002 saw this on high-variation subsets)."
+            + "the benchmark (sub)set may be unsuitable (Cardoso et al. (decodIRT) saw this on high-variation subsets)."
         )
     d = ev.diagnostics
     if len(d):
@@ -642,7 +642,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
   {{ render(overview) }}
   <h3>Respondents</h3>
   <p>{% for c in classifiers %}<span class="pill">{{ c }}</span>{% endfor %}</p>
-  <p>Artificial baselines (seed 002), whose order is known in advance: {% for c in artificial %}<span class="pill art">{{ c }}</span>{% endfor %}</p>
+  <p>Artificial baselines (Cardoso et al., decodIRT), whose order is known in advance: {% for c in artificial %}<span class="pill art">{{ c }}</span>{% endfor %}</p>
 </section>
 
 <section id="ranking">
@@ -665,7 +665,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
   <p class="lead">A dataset is <b>hard</b> when its instances have high difficulty b (only able classifiers get them right), and it <b>discriminates badly</b> when many instances have negative discrimination a &lt; 0: on those, better classifiers fail more often than weaker ones, so they blur the ranking. Highlighted: the hardest dataset (amber) and datasets with at least 10% negatively discriminating instances (red).</p>
   {{ render(diagnostics) }}
   {{ figure("datasets", "Datasets by median difficulty and median discrimination; colour: mean accuracy of the real classifiers; size: share of negatively discriminating instances.") }}
-  <p>&ldquo;Anchors in place&rdquo;: on this dataset alone, the optimal baseline has the highest True-Score and the pessimal one the lowest. Where they are not, the instances with negative discrimination reward wrong answers (seed 002's &ldquo;ilpd&rdquo;, Fig. 9).</p>
+  <p>&ldquo;Anchors in place&rdquo;: on this dataset alone, the optimal baseline has the highest True-Score and the pessimal one the lowest. Where they are not, the instances with negative discrimination reward wrong answers (Cardoso et al.'s (decodIRT) &ldquo;ilpd&rdquo;, Fig. 9).</p>
   {%- if subsets %}
   <h3>Which benchmark subsets give a valid ranking</h3>
   <p>The paper's six tournaments: all datasets by increasing difficulty or discrimination, and the half with the lowest or highest spread of each. A subset whose ranking does not put optimal first and pessimal last is not a good benchmark.</p>
@@ -675,7 +675,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
 
 <section id="instances">
   <h2>4. Hard instances</h2>
-  <p class="lead">The 15 hardest of {{ n_instances_total }} test instances, by the probability that a classifier of typical ability (the median of the real classifiers) gets them right under the fitted 3PL. For binary datasets the cost-curve instance hardness (seed 004; rd: rate-driven, sd: score-driven threshold choice) of the pool of classifiers is shown beside it.</p>
+  <p class="lead">The 15 hardest of {{ n_instances_total }} test instances, by the probability that a classifier of typical ability (the median of the real classifiers) gets them right under the fitted 3PL. For binary datasets the cost-curve instance hardness (Prudêncio, cost-sensitive instance hardness; rd: rate-driven, sd: score-driven threshold choice) of the pool of classifiers is shown beside it.</p>
   {{ render(instances) }}
   {{ figure("instances", "Every test instance: IRT chance of a correct answer at typical ability against the pool's cost-curve hardness.") }}
 </section>
@@ -683,11 +683,11 @@ _TEMPLATE = r"""<!DOCTYPE html>
 <section id="mlc">
   <h2>5. Per-class Machine Learning Capability</h2>
   {%- if mlc_table %}
-  <p class="lead">On {{ mlc.dataset }}, classifier: {{ mlc_classifier }} (seed 000). Each case gets a difficulty index (CDI) from an IRT model of its features; for each class, an adaptive test presents a handful of test cases, moving up in difficulty after a correct answer and down after an error, until the running estimate settles. The MLC is the case difficulty up to which the classifier can be trusted on that class: cases at or below it are classified more accurately than those above.</p>
+  <p class="lead">On {{ mlc.dataset }}, classifier: {{ mlc_classifier }} (the MLC paper). Each case gets a difficulty index (CDI) from an IRT model of its features; for each class, an adaptive test presents a handful of test cases, moving up in difficulty after a correct answer and down after an error, until the running estimate settles. The MLC is the case difficulty up to which the classifier can be trusted on that class: cases at or below it are classified more accurately than those above.</p>
   {{ render(mlc_table) }}
   {{ figure("mlc", "Running MLC of each class's adaptive test against the cases presented; dotted: the final MLC.") }}
   {%- if mlc_metrics %}
-  <h3>Beside the traditional metrics (the layout of seed 000's Tables 4&ndash;5)</h3>
+  <h3>Beside the traditional metrics (the layout of the MLC paper's Tables 4&ndash;5)</h3>
   {{ render(mlc_metrics) }}
   {%- endif %}
   {%- else %}
@@ -698,7 +698,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
 <section id="ei">
   <h2>6. Efficiency Index per classifier</h2>
   {%- if ei %}
-  <p class="lead">On the {{ ei_datasets|length }} binary dataset(s) ({% for n in ei_datasets %}{{ n }}: positive class &ldquo;{{ ei_positive[n] }}&rdquo;{{ ", " if not loop.last }}{% endfor %}), test-set counts pooled over datasets. EI = (TP + TN) / (FP + FN) is the odds of a correct classification; BEI, BLEI, QEI and UEI correct it for prevalence, level, quality and chance (seed 003). Intervals are 95% (logit).</p>
+  <p class="lead">On the {{ ei_datasets|length }} binary dataset(s) ({% for n in ei_datasets %}{{ n }}: positive class &ldquo;{{ ei_positive[n] }}&rdquo;{{ ", " if not loop.last }}{% endfor %}), test-set counts pooled over datasets. EI = (TP + TN) / (FP + FN) is the odds of a correct classification; BEI, BLEI, QEI and UEI correct it for prevalence, level, quality and chance (Larner 2023). Intervals are 95% (logit).</p>
   {{ figure("ei", "EI with its 95% interval per classifier (log scale); EI = 1 means as many errors as correct answers.") }}
   {{ render(ei) }}
   <div class="csv">Per dataset: <a href="{{ files.get('ei_per_dataset', '') }}">{{ files.get("ei_per_dataset", "") }}</a></div>

@@ -13,7 +13,7 @@ from irtbridge.benchmark import DatasetResult as BenchmarkResult
 from irtbridge.evaluate import DatasetResult, Settings, assemble
 from irtbridge.hardness import METHODS, PoolHardness
 from irtbridge.irt import estimate_abilities, true_score
-from irtbridge.metrics import efficiency_frame
+from irtbridge.efficiency import efficiency_frame
 
 CLASSIFIERS = ["exact", "strong", "medium", "weak", "noisy"]
 

@@ -146,13 +146,13 @@ def test_native_units_numbers(tmp_path):
     units = res.out / "units"
 
     ei = pd.read_csv(units / "ei" / "ei.csv", index_col=0)
-    # closed form: EI = (TP + TN) / (FP + FN); 557/198 for the MACE table of seed 003
+    # closed form: EI = (TP + TN) / (FP + FN); 557/198 for the MACE table of Larner (2023)
     assert ei.loc["mace", "ei"] == pytest.approx(557 / 198, rel=1e-12)  # exact ratio: float rounding only
     assert ei.loc["other", "ei"] == pytest.approx(90 / 10, rel=1e-12)
 
     scores = pd.read_csv(tmp_path / "scores.csv")
     hard = pd.read_csv(units / "hard" / "instances.csv", index_col=0)
-    # score-driven hardness (seed 004, T(c) = c): squared error (1 - s)^2 for class 1, s^2 for class 0,
+    # score-driven hardness (Prudêncio, cost-sensitive instance hardness, T(c) = c): squared error (1 - s)^2 for class 1, s^2 for class 0,
     # averaged over the pool
     s = scores[["m1", "m2"]].to_numpy()
     expected = np.where(scores["y"].to_numpy()[:, None] == 1, (1 - s) ** 2, s**2).mean(axis=1)

@@ -5,7 +5,7 @@ References: closed forms (split sizes ceil(0.3 n) capped at 500 and the proporti
 class; z-scores with the training mean and population sd; the artificial respondents' definitions,
 rebuilt here with numpy), published dataset facts (iris 150 x 4 with 50 per class; UCI breast-cancer
 Wisconsin 699 rows, 458 benign / 241 malignant, 16 missing Bare.nuclei), and the paper's list of 12
-models (seed 002, section 4.2.1).
+models (Cardoso et al., decodIRT, section 4.2.1).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ References:
   CSV; the IRT parameters are rebuilt in the script from the engines' raw coefficients (ltm:
   a = beta.2, b = -beta.1 / beta.2, g = plogis(c) * max.guessing; mirt: a = a1, b = -d / a1, g = g).
   Tolerance 1e-6: the same deterministic optimizer on the same data, so only float transfer differs.
-* True-Scores: seed 002's Eqs. 1-2 computed here with numpy (1e-9, float rounding only).
+* True-Scores: Cardoso et al.'s Eqs. 1-2 computed here with numpy (1e-9, float rounding only).
 * ML abilities: the 3PL log-likelihood evaluated here on a fine grid; the estimate must reach its
   maximum (to 1e-6 in log-likelihood).
 * Diagnostics: pandas/numpy statistics of hand-made item tables.

@@ -1,7 +1,7 @@
 """Tests of the benchmark tournaments: dataset orders and subsets, the match table, Glicko-2 over the
 datasets, Friedman/Nemenyi beside it, and the validity check.
 
-References: hand-computed orders (the paper's six, seed 002 section 5.2) and match tables; R's
+References: hand-computed orders (the paper's six, Cardoso et al. (decodIRT) section 5.2) and match tables; R's
 PlayerRatings::glicko2 run live on the written match table (Glickman's settings; 1e-3 rating points,
 the documented difference of its optimize() volatility search); scipy.stats.friedmanchisquare (peer,
 1e-10); hand-built rankings for the validity logic.

@@ -9,7 +9,7 @@ References:
   MAP/ML (catR's semTheta). catR integrates the EAP grid with the trapezoidal rule and irtbridge with
   equal weights; the two differ only by half the end-point terms, whose prior density at +-6 is 6e-9,
   so the difference is far below the 1e-4 tolerance.
-* closed forms: 2PL information a^2 P (1 - P); the staircase of seed 000, Eqs. 6-7; Eq. 8 (0.1414).
+* closed forms: 2PL information a^2 P (1 - P); the staircase of the MLC paper, Eqs. 6-7; Eq. 8 (0.1414).
 Tolerances are stated where used.
 """
 

@@ -1,6 +1,6 @@
 """Tests of `irtbridge ei` (irtbridge/cli/ei.py) through the real dispatcher.
 
-Expected numbers come from seed 003 (the MACE table TP=104, FP=188, FN=10, TN=453) and from closed
+Expected numbers come from Larner (2023) (the MACE table TP=104, FP=188, FN=10, TN=453) and from closed
 forms; the dispatcher is `irtbridge.cli.main`, so exit codes and the one-line error are the real ones.
 """
 

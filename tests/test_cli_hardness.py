@@ -1,6 +1,6 @@
 """Tests of `irtbridge hardness` (the CLI contract of issue 5).
 
-Expected numbers are Table 1 of seed 004 counted by hand or the closed forms of the paper, never
+Expected numbers are Table 1 of Prudêncio's cost-sensitive hardness paper counted by hand or the closed forms of the paper, never
 irtbridge's own output.
 """
 

@@ -1,6 +1,6 @@
 """Tests of `irtbridge mlc` (the CLI contract of issue 7).
 
-The expected numbers are recomputed from the files the command writes with closed forms (seed 000,
+The expected numbers are recomputed from the files the command writes with closed forms (the MLC paper,
 Eqs. 9-11) and scikit-learn's metrics, never taken from irtbridge's own printout.
 """
 

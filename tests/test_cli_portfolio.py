@@ -16,7 +16,7 @@ from irtbridge.portfolio import portfolio_dataset
 
 ALGORITHM_KEYS = ["algorithm", "discrimination", "anomalous", "stability", "goodness_auc",
                   "effectiveness_auc_actual", "effectiveness_auc_predicted"]
-# seed 001: latent_trait_analysis(classification_cts, epsilon = 0)$strengths$proportions
+# Kandanaarachchi & Smith-Miles (2020): latent_trait_analysis(classification_cts, epsilon = 0)$strengths$proportions
 SEED_OCCUPANCY = {"J48": 0.472, "RBF_SVM": 0.340, "L_SVM": 0.119, "KNN": 0.0553, "poly_SVM": 0.0128}
 
 
@@ -70,7 +70,7 @@ def test_polytomous_with_bins_text_output(cts_csv, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "gpcm model (mirt)" in text and "convention 'airt'" in text and "QDA" in text
     table = pd.read_csv(out / "algorithms.csv", index_col="algorithm")
-    # seed 001's goodness table for QDA and NB (bins of classification_cts = classification_poly); airt's
+    # Kandanaarachchi & Smith-Miles's goodness table for QDA and NB (bins of classification_cts = classification_poly); airt's
     # convention reproduces these two exactly (printed to 7 decimals)
     assert table.loc["QDA", "goodness_auc"] == pytest.approx(0.7962766, abs=1e-6)
     assert table.loc["NB", "goodness_auc"] == pytest.approx(0.9590426, abs=1e-6)

@@ -195,7 +195,7 @@ def test_true_scores_diagnostics_and_ei_closed_forms(run):
     for name in ("iris", "Sonar"):
         it = items[items["dataset"] == name]
         theta = resp.loc[name, "theta"].to_numpy()
-        # seed 002, Eqs. 1-2: TS(theta) = sum_i g_i + (u_i - g_i) / (1 + exp(-a_i (theta - b_i)))
+        # Cardoso et al. (decodIRT), Eqs. 1-2: TS(theta) = sum_i g_i + (u_i - g_i) / (1 + exp(-a_i (theta - b_i)))
         z = it["a"].to_numpy()[None, :] * (theta[:, None] - it["b"].to_numpy()[None, :])
         p = it["g"].to_numpy() + (it["u"].to_numpy() - it["g"].to_numpy()) * expit(z)
         np.testing.assert_allclose(resp.loc[name, "true_score"].to_numpy(), p.sum(axis=1), rtol=1e-9)

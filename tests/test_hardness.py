@@ -1,7 +1,7 @@
-"""Tests of irtbridge.hardness (seed 004: cost-sensitive instance hardness).
+"""Tests of irtbridge.hardness (Prudêncio, "Cost Sensitive Evaluation of Instance Hardness in Machine Learning").
 
 References, in order of strength:
-* seed 004 Table 1 and the facts the paper states about it (Sect. 3.3 and 4);
+* Prudêncio's cost-sensitive hardness paper Table 1 and the facts the paper states about it (Sect. 3.3 and 4);
 * the definition itself: each instance cost curve is rebuilt here from first principles (a threshold
   chosen per cost proportion, ties resolved by a randomised threshold that achieves the desired rate in
   expectation) and integrated numerically with scipy's quad; the closed forms must match it;
@@ -43,7 +43,7 @@ from irtbridge.hardness import (
 )
 
 # ------------------------------------------------------------------------------------------------
-# seed 004, Table 1: 10 instances, 4 models; x1..x4 are class 1 ("negative"), x5..x10 class 0
+# Prudêncio's cost-sensitive hardness paper, Table 1: 10 instances, 4 models; x1..x4 are class 1 ("negative"), x5..x10 class 0
 # ------------------------------------------------------------------------------------------------
 NAMES = [f"x{i}" for i in range(1, 11)]
 Y1 = pd.Series([1, 1, 1, 1, 0, 0, 0, 0, 0, 0], index=NAMES)
@@ -131,7 +131,7 @@ def test_table1_sd_and_su_are_squared_and_absolute_error():
 
 
 class _RefModel:
-    """One model's scores with the instance cost curves of seed 004 written out from the definitions.
+    """One model's scores with the instance cost curves of Prudêncio's cost-sensitive hardness paper written out from the definitions.
 
     The rate-driven threshold for a desired positive rate ``r`` is built from the achievable rates by
     plain loops: between two achievable rates r_lo < r < r_hi the threshold is the lower score u_lo

@@ -6,7 +6,7 @@ References:
   expected.item and expected.test. The R script also checks that mirt's own coef(IRTpars = TRUE) gives
   back the parameters, which pins the IRT <-> slope-intercept mapping for every model (gpcm included).
 * closed forms (2PL/3PL information, Rasch logistic, two-category graded/gpcm = 2PL);
-* seed 002 (decodIRT paper), section 2.3.1, Tables 1-3.
+* Cardoso et al., the decodIRT paper, section 2.3.1, Tables 1-3.
 Each tolerance is stated where it is used.
 """
 
@@ -298,7 +298,7 @@ def test_2pl_map_and_ml_standard_errors_closed_form():
 
 
 # --------------------------------------------------------------------------------------------------
-# Seed 002, section 2.3.1
+# Cardoso et al. (decodIRT), section 2.3.1
 # --------------------------------------------------------------------------------------------------
 
 SEED002_ITEMS = pd.DataFrame(

@@ -1,7 +1,7 @@
-"""Tests of the Machine Learning Capability procedure (irtbridge.mlc), seed 000.
+"""Tests of the Machine Learning Capability procedure (irtbridge.mlc), the MLC paper.
 
 References:
-* seed 000's formulas worked by hand: Eqs. 9-11 (MLC), Eq. 8 (0.1414), the staircase of Eqs. 6-7 on a
+* the MLC paper's formulas worked by hand: Eqs. 9-11 (MLC), Eq. 8 (0.1414), the staircase of Eqs. 6-7 on a
   small pool traced case by case below, the Wright-Linacre standard error sqrt(L / (R W));
 * the paper's published case counts (Tables 4-5: 17-19 cases per class) for the default stopping rule;
 * the paper's worked decision examples ("Practical Application");
@@ -168,7 +168,7 @@ def test_mlc_cat_trajectory_agrees_with_running_mlc():
 
 
 def test_default_rule_matches_the_papers_case_counts():
-    """Seed 000, Tables 4-5: every class converged after 17-19 cases. With the default rule the median
+    """The MLC paper, Tables 4-5: every class converged after 17-19 cases. With the default rule the median
     over 60 simulated CATs (a Rasch-like classifier, pools like the paper's test classes) is in 15-20;
     the spread of a median of 60 runs is about +-1 case."""
     rng = np.random.default_rng(2024)

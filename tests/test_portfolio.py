@@ -2,7 +2,7 @@
 
 References: airt 0.2.2 run in a fresh R on its own example data (classification_cts and
 classification_poly, the data irtbridge loads through the bridge), mirt's scores and trace lines for the
-definitional ("irtbridge") polytomous predictions, and the tables printed in seed 001 (the airt vignette).
+definitional ("irtbridge") polytomous predictions, and the tables printed in Kandanaarachchi & Smith-Miles (2020) (the airt vignette).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from irtbridge.portfolio import (
 
 ALGOS = ["NB", "LDA", "QDA", "CART", "J48", "KNN", "L_SVM", "poly_SVM", "RBF_SVM", "RandF"]
 
-# --- seed 001, printed tables (classification_poly, gpcm via airt::pirtmodel) -------------------------
+# --- Kandanaarachchi & Smith-Miles (2020), printed tables (classification_poly, gpcm via airt::pirtmodel) -------------------------
 SEED_GOODNESS = dict(zip(ALGOS, [0.9590426, 0.9239362, 0.7962766, 0.9882979, 0.9920213, 0.9898936, 0.9829787,
                                  0.9659574, 0.9936170, 0.9255319]))
 SEED_EFF_ACTUAL = dict(zip(ALGOS, [0.9244681, 0.8973404, 0.7202128, 0.9521277, 0.9579787, 0.9563830, 0.9430851,

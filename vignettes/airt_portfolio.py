@@ -1,4 +1,4 @@
-"""Algorithm-portfolio evaluation with IRT, after the airt vignette (seed 001).
+"""Algorithm-portfolio evaluation with IRT, after the airt vignette (Kandanaarachchi & Smith-Miles 2020).
 
 Run:  python vignettes/airt_portfolio.py --out DIR [--quick]
 
@@ -31,7 +31,7 @@ from irtbridge.exceptions import DataWarning
 from irtbridge.portfolio import bin_performance, evaluate_portfolio, portfolio_dataset
 from irtbridge.portfolio import plots
 
-# seed 001's printed tables (airt vignette; gpcm on classification_poly)
+# Kandanaarachchi & Smith-Miles's printed tables (airt vignette; gpcm on classification_poly)
 SEED = pd.DataFrame(
     {
         "goodness_auc": [0.9590426, 0.9239362, 0.7962766, 0.9882979, 0.9920213, 0.9898936, 0.9829787, 0.9659574,

@@ -1,4 +1,4 @@
-"""Cost-sensitive instance hardness (seed 004, Prudêncio) with irtbridge.
+"""Cost-sensitive instance hardness (Prudêncio, cost-sensitive instance hardness) with irtbridge.
 
     python vignettes/cost_sensitive_hardness.py --out DIR [--quick]
 
@@ -37,7 +37,7 @@ from irtbridge.hardness import (  # noqa: E402
 
 pd.set_option("display.width", 120)
 
-# Seed 004, Table 1 (x1-x4 are class 1, the paper's "negative" class; x5-x10 class 0, "positive")
+# Prudêncio's paper, Table 1 (x1-x4 are class 1, the paper's "negative" class; x5-x10 class 0, "positive")
 TABLE1_Y = pd.Series([1, 1, 1, 1, 0, 0, 0, 0, 0, 0], index=[f"x{i}" for i in range(1, 11)], name="label")
 TABLE1 = pd.DataFrame(
     [
@@ -66,7 +66,7 @@ def save(fig, out: str, name: str) -> None:
 
 def part1_table1(out: str) -> None:
     print("=" * 100)
-    print("Part 1. Seed 004, Table 1: ten instances scored by four models")
+    print("Part 1. Prudêncio's paper, Table 1: ten instances scored by four models")
     print("=" * 100)
     rates = positive_rate(TABLE1.loc["m1"])
     print("Positive rates under m1 (R(s) = share of scores <= s; previous_rate = share < s):")
@@ -202,7 +202,7 @@ Why the numbers differ from the paper
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="Cost-sensitive instance hardness vignette (seed 004)")
+    ap = argparse.ArgumentParser(description="Cost-sensitive instance hardness vignette (Prudêncio, cost-sensitive instance hardness)")
     ap.add_argument("--out", required=True, help="directory for the figures")
     ap.add_argument("--quick", action="store_true", help="one cross-validation seed instead of five")
     args = ap.parse_args()

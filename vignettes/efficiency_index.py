@@ -1,4 +1,4 @@
-"""The Efficiency Index family on the MACE dementia-screening study (Larner 2023, seed 003).
+"""The Efficiency Index family on the MACE dementia-screening study (Larner 2023).
 
 Run:  python vignettes/efficiency_index.py --out DIR [--quick]
 

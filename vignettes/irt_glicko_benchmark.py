@@ -1,4 +1,4 @@
-"""Classifier benchmarking with IRT and Glicko-2 across real datasets (decodIRT, seed 002).
+"""Classifier benchmarking with IRT and Glicko-2 across real datasets (decodIRT, Cardoso et al.).
 
 Run:  python vignettes/irt_glicko_benchmark.py --out DIR [--quick] [--jobs N]
 

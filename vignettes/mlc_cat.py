@@ -1,4 +1,4 @@
-"""Machine Learning Capability (seed 000, Kline et al.) with irtbridge: a CAT over cases.
+"""Machine Learning Capability (the MLC paper, Kline et al.) with irtbridge: a CAT over cases.
 
     python vignettes/mlc_cat.py --out DIR [--quick]
 
@@ -52,7 +52,7 @@ from irtbridge.mlc import (  # noqa: E402
 
 pd.set_option("display.width", 120)
 
-# Seed 000, Tables 4-5 (MLC value, cases used, share of the data)
+# The MLC paper, Tables 4-5 (MLC value, cases used, share of the data)
 PAPER = pd.DataFrame(
     {
         "MLC": [0.43, 0.78, 0.12, 0.32],
@@ -122,7 +122,7 @@ def main() -> None:
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", message=".*Stochastic Optimizer.*")
 
-    print("Seed 000 (Tables 4-5), for reference:")
+    print("The MLC paper (Tables 4-5), for reference:")
     print(PAPER.to_string())
 
     datasets = {

@@ -1,4 +1,4 @@
-"""Classifier benchmarking with IRT and Glicko-2 across datasets (decodIRT, seed 002).
+"""Classifier benchmarking with IRT and Glicko-2 across datasets (decodIRT, Cardoso et al.).
 
 For each dataset: a stratified 70/30 split (test set capped at 500), a pool of scikit-learn classifiers
 plus artificial respondents, the response matrix (test instances = items, classifiers = respondents,

@@ -1,5 +1,5 @@
 """One dataset through the IRT lens: responses, 3PL calibration with engine fallback, abilities,
-True-Scores, and the dataset diagnostics built from the item parameters (seed 002, sections 4.2, 5.1).
+True-Scores, and the dataset diagnostics built from the item parameters (Cardoso et al., decodIRT, sections 4.2, 5.1).
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str 
     Notes
     -----
     TS_j = sum_i P_i(theta_j) with P_i(theta) = g_i + (1 - g_i) / (1 + exp(-a_i (theta - b_i)))
-    (seed 002, Eqs. 1-2). ``true_score`` sums over all calibrated items at theta_j estimated from all
+    (Cardoso et al., decodIRT, Eqs. 1-2). ``true_score`` sums over all calibrated items at theta_j estimated from all
     of them. ``true_score_positive`` leaves the negatively discriminating items out altogether, as the
     paper's Figure 9b: theta_j is re-estimated from the items with a_i > 0 and the sum runs over them.
     (With the ability from all items, a negative item rewards a wrong answer, so a classifier that
@@ -290,7 +290,7 @@ def evaluate_dataset(
     random_state: int = 0,
     target: str | None = None,
 ) -> DatasetResult:
-    """Run one dataset through decodIRT's three steps (seed 002, Figs. 3-5).
+    """Run one dataset through decodIRT's three steps (Cardoso et al., decodIRT, Figs. 3-5).
 
     Parameters
     ----------
@@ -433,7 +433,7 @@ def _validity(scores: pd.Series) -> bool | None:
 
 
 def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetResult]) -> pd.DataFrame:
-    """Per-dataset summary of the item parameters (seed 002, Table 4 and Figs. 7, 10).
+    """Per-dataset summary of the item parameters (Cardoso et al., decodIRT, Table 4 and Figs. 7, 10).
 
     Parameters
     ----------

@@ -292,7 +292,7 @@ def run_benchmark(
     progress: bool = True,
     random_state: int = 0,
 ) -> BenchmarkResult:
-    """Benchmark a pool of classifiers over datasets with IRT and Glicko-2 (decodIRT, seed 002).
+    """Benchmark a pool of classifiers over datasets with IRT and Glicko-2 (decodIRT, Cardoso et al.).
 
     Parameters
     ----------

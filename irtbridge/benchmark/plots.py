@@ -1,4 +1,4 @@
-"""Figures of the benchmark, after seed 002: item characteristic curves (Fig. 1), dataset difficulty vs
+"""Figures of the benchmark, after Cardoso et al. (decodIRT): item characteristic curves (Fig. 1), dataset difficulty vs
 discrimination (Figs. 7-8), True-Scores per respondent (Fig. 9), ranking across rating periods as a
 bump chart (Figs. 12-13) and final ratings with their 95% intervals (Tables 5-9).
 
@@ -74,7 +74,7 @@ def plot_item_curves(
 
     Notes
     -----
-    P(theta) = g + (u - g) / (1 + exp(-a (theta - b))) (seed 002, Eq. 1).
+    P(theta) = g + (u - g) / (1 + exp(-a (theta - b))) (Cardoso et al., decodIRT, Eq. 1).
     """
     table = _items_table(items)
     n = check_int(n, "n", low=1)

@@ -1,4 +1,4 @@
-"""Tournaments between respondents across datasets: Glicko-2 beside Friedman/Nemenyi (seed 002, 4.3, 5.2).
+"""Tournaments between respondents across datasets: Glicko-2 beside Friedman/Nemenyi (Cardoso et al., decodIRT, 4.3, 5.2).
 
 Each dataset is a rating period in which all respondents meet round-robin; the one with the higher
 score (True-Score by default) wins, scores within ``tolerance`` draw. The order and the subset of the

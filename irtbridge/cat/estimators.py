@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from irtbridge import irt
+from irtbridge.irt import fast
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank, estimate_abilities
@@ -137,7 +138,7 @@ class AbilityEstimator:
         return theta, self._expected_se(bank, theta, ~np.isnan(x))
 
     def _expected_se(self, bank: ItemBank, theta: np.ndarray, administered: np.ndarray) -> np.ndarray:
-        info = np.where(administered, irt._information(bank, theta), 0.0).sum(axis=1)
+        info = np.where(administered, fast.information(bank, theta), 0.0).sum(axis=1)
         if self.method == "MAP":
             info = info + 1.0 / self.prior[1] ** 2
         with np.errstate(divide="ignore"):
@@ -153,7 +154,7 @@ class AbilityEstimator:
             return _GridState(
                 grid=grid,
                 log_prior=-0.5 * ((grid - mu) / sd) ** 2,
-                table=irt._log_category_probs(bank, grid),
+                table=fast.log_category_probs(bank, grid),
                 loglik=np.zeros((n, grid.size)),
             )
         return _ResponseState(bank=bank, responses=np.full((n, bank.n_items), np.nan))
@@ -186,7 +187,7 @@ def step_size(rule: str | Callable[[np.ndarray], np.ndarray], n_presented: np.nd
     Parameters
     ----------
     rule : {"halving", "harmonic"} or callable
-        ``"halving"``: ``2 / 2**L`` (seed 000, Eqs. 6-7); ``"harmonic"``: ``2 / L`` (the step of
+        ``"halving"``: ``2 / 2**L`` (the MLC paper, Eqs. 6-7); ``"harmonic"``: ``2 / L`` (the step of
         Linacre's simple CAT algorithm); a callable maps the array of ``L`` to step sizes.
     n_presented : array of int
         ``L``, the number of items (cases) presented so far, counting the one just answered.
@@ -220,7 +221,7 @@ class StepEstimator:
     """A fixed-step staircase: up after a correct response, down after an error, plus Gaussian noise.
 
     ``theta_{t+1} = theta_t + s * step(L) + N(0, noise)`` with ``s = +1`` after a correct (1) response
-    and ``-1`` after an incorrect (0) one, ``L`` the number of items presented so far (seed 000,
+    and ``-1`` after an incorrect (0) one, ``L`` the number of items presented so far (the MLC paper,
     Eqs. 6-7, where ``theta`` is the target case difficulty ``CDI_t``). It reports no standard error
     (NaN): pair it with a stopper fed by another precision measure, as the MLC procedure does.
 

@@ -97,7 +97,7 @@ class RandomInitializer:
 
 @dataclass(frozen=True)
 class PercentileInitializer:
-    """Start at a percentile of the item locations (seed 000, Table 3: the 25th-percentile item).
+    """Start at a percentile of the item locations (the MLC paper, Table 3: the 25th-percentile item).
 
     Parameters
     ----------

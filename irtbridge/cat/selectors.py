@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irtbridge import irt
+from irtbridge.irt import fast
 from irtbridge._validation import check_int
 from irtbridge.cat.initializers import item_locations
 from irtbridge.exceptions import ValidationError
@@ -54,7 +54,7 @@ def information_matrix(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
 def _blocked_information(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
     out = np.empty((theta.size, bank.n_items))
     for start in range(0, theta.size, _BLOCK):
-        out[start : start + _BLOCK] = irt._information(bank, theta[start : start + _BLOCK])
+        out[start : start + _BLOCK] = fast.information(bank, theta[start : start + _BLOCK])
     return out
 
 
@@ -103,7 +103,7 @@ class MaxInfoSelector:
         pos = np.empty(theta.size, dtype=np.int64)
         for start in range(0, theta.size, _BLOCK):
             rows = slice(start, start + _BLOCK)
-            pos[rows] = _best(irt._information(bank, theta[rows]), unavailable[rows])
+            pos[rows] = _best(fast.information(bank, theta[rows]), unavailable[rows])
         return pos
 
 

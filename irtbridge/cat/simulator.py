@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import irt
+from irtbridge.irt import fast
 from irtbridge._validation import check_random_state
 from irtbridge.cat.estimators import AbilityEstimator
 from irtbridge.cat.initializers import FixedPointInitializer
@@ -62,9 +63,9 @@ def draw_responses(theta: Any, items: Any, model: str | None = None, random_stat
         raise ValidationError("theta must be finite")
     u = rng.random((theta.size, bank.n_items))
     if bank.dichotomous:
-        out = (u < irt._prob_correct(bank, theta)).astype(float)
+        out = (u < fast.prob_correct(bank, theta)).astype(float)
     else:
-        cum = np.cumsum(np.exp(irt._log_category_probs(bank, theta)), axis=-1)
+        cum = np.cumsum(np.exp(fast.log_category_probs(bank, theta)), axis=-1)
         out = (u[..., None] > cum[..., :-1]).sum(axis=-1).astype(float)
     return out if index is None else pd.DataFrame(out, index=index, columns=list(bank.names))
 

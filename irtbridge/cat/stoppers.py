@@ -51,8 +51,8 @@ class StandardErrorStopper:
     Parameters
     ----------
     max_se : float
-        The test ends when ``se < max_se`` (strictly below, as seed 000 states its rule; catR's
-        ``rule = "precision"`` stops at ``se <= thr``). Seed 000 derives it from a reliability:
+        The test ends when ``se < max_se`` (strictly below, as the MLC paper states its rule; catR's
+        ``rule = "precision"`` stops at ``se <= thr``). The MLC paper derives it from a reliability:
         ``max_se = sigma * sqrt(1 - r)`` (Eq. 8), see :meth:`from_reliability`.
     min_items : int
         Never stop before this many items.
@@ -85,7 +85,7 @@ class StandardErrorStopper:
 
     @classmethod
     def from_reliability(cls, reliability: float = 0.98, sigma: float = 1.0, **kwargs) -> "StandardErrorStopper":
-        """The stopper for a target reliability: ``max_se = sigma * sqrt(1 - reliability)`` (seed 000, Eq. 8).
+        """The stopper for a target reliability: ``max_se = sigma * sqrt(1 - reliability)`` (the MLC paper, Eq. 8).
 
         Examples
         --------

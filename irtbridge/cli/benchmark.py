@@ -1,5 +1,5 @@
 """`irtbridge benchmark [--datasets ...] [--order ...] [--engine ltm|mirt] [--jobs N] [--quick] --out DIR [--json]`:
-classifiers benchmarked across datasets with IRT and Glicko-2 (decodIRT, seed 002)."""
+classifiers benchmarked across datasets with IRT and Glicko-2 (decodIRT, Cardoso et al.)."""
 
 from __future__ import annotations
 

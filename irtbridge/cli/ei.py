@@ -80,7 +80,7 @@ def _options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge.metrics import efficiency_by_cutoff, efficiency_indices
+    from irtbridge.efficiency import efficiency_by_cutoff, efficiency_indices
 
     given = [f"--{n}" for n in _COUNT_FLAGS if getattr(args, n) is not None]
     if args.file is not None:

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     p.add_argument("--engine", default="ltm", choices=("ltm", "mirt"),
-                   help="calibration engine (default ltm, as seed 002; the other one is the fallback)")
+                   help="calibration engine (default ltm, as Cardoso et al. (decodIRT); the other one is the fallback)")
     p.add_argument("--max-items", type=int, default=None, metavar="N",
                    help="cap on the test instances per dataset (default 500; 60 with --quick)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")

@@ -1,6 +1,6 @@
 """`irtbridge hardness FILE.csv --label COL --score COL [--score COL ...] --method rd [--json]`.
 
-Cost-sensitive instance hardness (seed 004) of the instances in a CSV file: one 0/1 label column and
+Cost-sensitive instance hardness (Prudêncio, cost-sensitive instance hardness) of the instances in a CSV file: one 0/1 label column and
 one score column ``P(label = 1)`` per model of the pool.
 
 ``--json`` prints one object::

@@ -1,6 +1,6 @@
 """`irtbridge mlc FILE.csv --target COL [--classifier NAME] [--features binary|quartiles] [--seed N] --out DIR [--json]`.
 
-The Machine Learning Capability of a classifier (seed 000) on the cases of a CSV file: every column but
+The Machine Learning Capability of a classifier (the MLC paper) on the cases of a CSV file: every column but
 the target is a feature; the target holds two classes (class 1 is the larger value: 1, "pos", "yes").
 Features become IRT items (0/1 features with a 2PL, or quartile categories with a graded model)
 calibrated by mirt in R; the classifier is trained on 70 % of the cases (split within CDI bins) and a CAT
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "mlc",
-        help="Machine Learning Capability of a classifier via a CAT over cases (seed 000)",
+        help="Machine Learning Capability of a classifier via a CAT over cases (the MLC paper)",
         description=(
             "Evaluate a classifier with the Machine Learning Capability procedure (Kline et al.): case "
             "difficulty from an IRT calibration of the features (mirt, in R), a split within difficulty bins, "

@@ -1,6 +1,6 @@
 """`irtbridge portfolio FILE.csv --model continuous|polytomous [--min …] [--max …] --out DIR [--json]`.
 
-Algorithm-portfolio evaluation with IRT (airt, seed 001) of a performance CSV: one row per dataset, one
+Algorithm-portfolio evaluation with IRT (airt, Kandanaarachchi & Smith-Miles 2020) of a performance CSV: one row per dataset, one
 numeric column per algorithm (e.g. accuracy). ``--id COL``, a first column that is not numeric, or a
 first column with an empty header (pandas' index) names the datasets.
 

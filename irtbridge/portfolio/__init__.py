@@ -1,4 +1,4 @@
-"""Algorithm-portfolio evaluation with continuous and polytomous IRT, as in airt (seed 001).
+"""Algorithm-portfolio evaluation with continuous and polytomous IRT, as in airt (Kandanaarachchi & Smith-Miles 2020).
 
 Performance matrices have datasets as rows and algorithms as columns; algorithms are the items and
 datasets the respondents, so a dataset's latent trait is its easiness. Calibration runs in R (EstCRM for

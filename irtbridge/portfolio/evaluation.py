@@ -1,4 +1,4 @@
-"""Algorithm-portfolio evaluation with IRT, as airt does it (Kandanaarachchi and Smith-Miles; seed 001).
+"""Algorithm-portfolio evaluation with IRT, as airt does it (Kandanaarachchi & Smith-Miles 2020).
 
 A performance matrix has datasets as rows and algorithms as columns. Algorithms are the items and datasets
 the respondents, so a dataset's latent trait is its *easiness*. From a fitted model (continuous: the CRM of
@@ -507,7 +507,7 @@ def evaluate_portfolio(
     estimator: str = "airt",
     n_grid: int = 80,
 ) -> PortfolioEvaluation:
-    """Evaluate an algorithm portfolio with IRT (airt's workflow, seed 001).
+    """Evaluate an algorithm portfolio with IRT (airt's workflow, Kandanaarachchi & Smith-Miles (2020)).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Figures of a portfolio evaluation, in the spirit of airt's vignette (seed 001).
+"""Figures of a portfolio evaluation, in the spirit of airt's vignette (Kandanaarachchi & Smith-Miles 2020).
 
 Every function takes a :class:`~irtbridge.portfolio.PortfolioEvaluation`, returns a matplotlib Figure and
 never shows it; :func:`save_figures` writes them all. Each algorithm keeps one colour in every figure.

@@ -1,4 +1,4 @@
-"""Tests of irtbridge.metrics, the Efficiency Index family (seed 003, Larner 2023).
+"""Tests of irtbridge.efficiency, the Efficiency Index family (Larner 2023).
 
 Where the expected numbers come from:
 * the paper's text and Tables 1-2 (MACE study, cut-off <=20/30: TP=104, FP=188, FN=10, TN=453);
@@ -28,7 +28,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, cohen_kappa
 
 import irtbridge
 from irtbridge.exceptions import ValidationError
-from irtbridge.metrics import (
+from irtbridge.efficiency import (
     INDICES,
     EfficiencyIndices,
     Interval,
@@ -40,11 +40,11 @@ from irtbridge.metrics import (
     plot_efficiency_by_cutoff,
 )
 
-MACE = (104, 188, 10, 453)  # TP, FP, FN, TN at MACE <= 20/30 (seed 003, Results)
+MACE = (104, 188, 10, 453)  # TP, FP, FN, TN at MACE <= 20/30 (Larner 2023, Results)
 Z95 = stats.norm.ppf(0.975)
 
 # --------------------------------------------------------------------------------------------------
-# seed 003: the MACE result and Table 2
+# Larner (2023): the MACE result and Table 2
 
 
 def test_mace_headline_numbers_under_larner2023():

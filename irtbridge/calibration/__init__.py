@@ -1,0 +1,13 @@
+"""Item calibration delegated to R's ``mirt`` and ``ltm``: fitting, and the results it returns.
+
+The public names are re-exported here and at the top level (``irtbridge.calibrate``); the modules hold
+the parts: :mod:`~irtbridge.calibration.fitting` (the R-backed fit) and :mod:`~irtbridge.calibration.result`
+(:class:`Calibration`).
+"""
+
+from __future__ import annotations
+
+from irtbridge.calibration.fitting import calibrate
+from irtbridge.calibration.result import ENGINES, MODELS, Calibration
+
+__all__ = ["calibrate", "Calibration", "MODELS", "ENGINES"]
