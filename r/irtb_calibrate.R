@@ -14,8 +14,31 @@ irtb_mirt_fit <- function(data, item_names, model, se, options) {
     values <- do.call(mirt::mirt, c(args, list(pars = "values")))
     args$constrain <- list(values$parnum[values$name == "a1"])
   }
-  fit <- do.call(mirt::mirt, args)
-  irtb_mirt_result(fit, se)
+  se_problem <- NULL
+  fit <- tryCatch(
+    withCallingHandlers(do.call(mirt::mirt, args), warning = function(w) {
+      # mirt warns (and leaves the SEs empty) when the information matrix cannot be inverted: the
+      # estimates stand, so the condition becomes the reason the SEs are missing, reported once
+      if (se && grepl("information matrix", conditionMessage(w), fixed = TRUE)) {
+        se_problem <<- conditionMessage(w)
+        invokeRestart("muffleWarning")
+      }
+    }),
+    error = function(e) {
+      if (!se) stop(e)
+      # the SE step failed outright: refit without it so the estimates are not lost
+      se_problem <<- conditionMessage(e)
+      args$SE <- FALSE
+      do.call(mirt::mirt, args)
+    }
+  )
+  out <- irtb_mirt_result(fit, se && is.null(se_problem))
+  if (se && is.null(se_problem) && isFALSE(fit@OptimInfo$secondordertest)) {
+    se_problem <- "the information matrix is not positive definite (second-order test failed)"
+    out$se <- NULL
+  }
+  out$se_problem <- se_problem
+  out
 }
 
 irtb_mirt_result <- function(fit, se) {
@@ -72,6 +95,7 @@ irtb_ltm_fit <- function(data, item_names, model, se, options) {
 
 irtb_ltm_result <- function(fit, model, se, item_names) {
   J <- length(item_names)
+  se_problem <- NULL
   if (model %in% c("graded", "gpcm")) {
     # grm/gpcm keep one vector per item: thresholds then the discrimination (IRT parameterization)
     pars <- if (model == "graded") ltm:::IRT.parm(fit)$parms else fit$coefficients
@@ -84,7 +108,12 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
     }
     ses <- NULL
   } else {
-    irt <- ltm:::IRT.parm(fit, standard.errors = se)
+    irt <- tryCatch(ltm:::IRT.parm(fit, standard.errors = se), error = function(e) {
+      if (!se) stop(e)
+      # the Hessian could not be inverted: keep the estimates, report why the SEs are missing
+      se_problem <<- conditionMessage(e)
+      ltm:::IRT.parm(fit, standard.errors = FALSE)
+    })
     p <- irt$parms
     if (model == "3PL") {
       g <- stats::plogis(p[, 1]) * fit$max.guessing
@@ -124,6 +153,7 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
     converged = identical(as.integer(conv), 0L),
     iterations = as.integer(if (!is.null(fit$counts)) fit$counts[1] else NA),
     latent_mean = 0, latent_var = 1,
+    se_problem = se_problem,
     model = fit
   )
 }

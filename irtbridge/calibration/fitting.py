@@ -19,7 +19,7 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
-from irtbridge.exceptions import ConvergenceWarning, DataWarning, ValidationError
+from irtbridge.exceptions import ConvergenceWarning, DataWarning, RWarning, ValidationError
 
 __all__ = ["calibrate"]
 
@@ -112,6 +112,13 @@ def calibrate(
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     items = _item_table(out["items"], names, model)
     se_table = _item_table(out["se"], names, model) if out.get("se") is not None else items * np.nan
+    se_problem = out.get("se_problem")
+    if se and se_problem is not None:
+        # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
+        se_problem = str(se_problem).strip()
+        message = f"{engine}: standard errors unavailable ({se_problem}); estimates kept, standard errors set to NaN"
+        warnings.warn(message, RWarning, stacklevel=2)
+        r_warnings = (*r_warnings, message)
     versions = session.r_versions([engine])
     converged = bool(out["converged"])
     if not converged:
@@ -135,7 +142,7 @@ def calibrate(
         n_respondents=int(values.shape[0]),
         latent_mean=float(out["latent_mean"]),
         latent_var=float(out["latent_var"]),
-        options=dict(options, se=bool(se)),
+        options=dict(options, se=bool(se), **({"se_unavailable": se_problem} if se and se_problem else {})),
         warnings=r_warnings,
         provenance={
             "irtbridge_version": __version__,

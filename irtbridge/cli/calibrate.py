@@ -15,6 +15,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     p.add_argument("--drop-constant", action="store_true",
                    help="drop items everyone answers the same way (with a warning) instead of failing")
+    p.add_argument("--no-se", action="store_true",
+                   help="skip standard errors (by default they are computed; where the information matrix is "
+                        "singular the estimates are kept, the SEs are NaN and a warning says why)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +46,8 @@ def _fit(args: argparse.Namespace):
     if args.id_column:
         require_columns(data, [args.id_column], f"responses file {args.file!r}")
         data = data.set_index(args.id_column)
-    return data, calibrate(data, model=args.model, engine=args.engine, drop_constant=args.drop_constant)
+    return data, calibrate(data, model=args.model, engine=args.engine, se=not args.no_se,
+                           drop_constant=args.drop_constant)
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
