@@ -76,8 +76,11 @@ class Settings:
     seed : int
         Seeds every random choice (split, classifiers, random respondents, MLC); the same seed gives
         the same report whatever ``jobs`` is.
-    engine : {"ltm", "mirt"}
-        3PL calibration engine tried first (ltm's ``tpm``, as the paper).
+    calibration : {"stable", "paper"}
+        ``"stable"`` (default): mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as
+        Cardoso et al. (decodIRT) (:mod:`irtbridge.benchmark.modes`, ``docs/calibration-modes.md``).
+    engine : {"ltm", "mirt"} or None
+        3PL calibration engine tried first; None: the mode's (mirt for stable, ltm's ``tpm`` for paper).
     fallback : bool
         Retry a dataset with the other engine when the first errs or does not converge.
     pool : str
@@ -105,7 +108,8 @@ class Settings:
     """
 
     seed: int = 0
-    engine: str = "ltm"
+    calibration: str = "stable"
+    engine: str | None = None
     fallback: bool = True
     pool: str = "default"
     test_fraction: float = 0.3
@@ -127,7 +131,9 @@ class Settings:
         from irtbridge.benchmark import ORDERS
 
         check_int(self.seed, "seed", low=0)
-        check_choice(self.engine, "engine", ("ltm", "mirt"))
+        check_choice(self.calibration, "calibration", ("stable", "paper"))
+        if self.engine is not None:
+            check_choice(self.engine, "engine", ("ltm", "mirt"))
         check_choice(self.pool, "pool", ("default", "paper", "quick"))
         check_number(self.test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
         check_int(self.max_items, "max_items", low=10)
@@ -141,7 +147,7 @@ class Settings:
 
     def benchmark_options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`irtbridge.benchmark.evaluate_dataset` for these settings."""
-        return dict(pool=self.pool, engine=self.engine, fallback=self.fallback, test_size=self.test_fraction,
+        return dict(pool=self.pool, calibration=self.calibration, engine=self.engine, fallback=self.fallback, test_size=self.test_fraction,
                     max_test=self.max_items, ability_method=self.ability_method, random_state=self.seed)
 
 

@@ -5,14 +5,15 @@
 irtb_mirt_itemtype <- c(rasch = "Rasch", "1PL" = "2PL", "2PL" = "2PL", "3PL" = "3PL", "4PL" = "4PL",
                         graded = "graded", gpcm = "gpcm")
 
-irtb_mirt_fit <- function(data, item_names, model, se, options) {
+irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list()) {
   data <- irtb_matrix(data, item_names)
   args <- c(list(data = data, model = 1, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
                  verbose = FALSE), options)
-  if (model == "1PL") {
-    # one discrimination shared by all items: constrain every slope to a single parameter
+  if (model == "1PL" || length(priors)) {
     values <- do.call(mirt::mirt, c(args, list(pars = "values")))
-    args$constrain <- list(values$parnum[values$name == "a1"])
+    # one discrimination shared by all items: constrain every slope to a single parameter
+    if (model == "1PL") args$constrain <- list(values$parnum[values$name == "a1"])
+    if (length(priors)) args$pars <- irtb_apply_priors(values, priors)
   }
   se_problem <- NULL
   fit <- tryCatch(
@@ -39,6 +40,20 @@ irtb_mirt_fit <- function(data, item_names, model, se, options) {
   }
   out$se_problem <- se_problem
   out
+}
+
+# Priors arrive as data (a list of lists: param, type, p1, p2, items or NULL for every item) and are
+# written into mirt's parameter table, the same table `mirt(..., pars = "values")` returns.
+irtb_apply_priors <- function(values, priors) {
+  for (p in priors) {
+    rows <- values$name == p$param & values$est
+    if (!is.null(p$items)) rows <- rows & values$item %in% p$items
+    if (!any(rows)) stop(sprintf("no estimated parameter '%s' to put a prior on", p$param))
+    values$prior.type[rows] <- p$type
+    values$prior_1[rows] <- p$p1
+    values$prior_2[rows] <- p$p2
+  }
+  values
 }
 
 irtb_mirt_result <- function(fit, se) {

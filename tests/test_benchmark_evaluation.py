@@ -97,7 +97,7 @@ def sim() -> pd.DataFrame:
 def iris_result() -> DatasetResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate_dataset("iris", pool="quick", max_test=20, random_state=4)
+        return evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, calibration="paper")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_dataset_fallback_is_recorded(iris_result, tmp_path):
     # ask for mirt but starve it of EM cycles: ltm's parameters are used and the provenance says so
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, engine="mirt",
+        r = evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, calibration="paper", engine="mirt",
                              engine_options={"mirt": {"technical": {"NCYCLES": 2}}})
     assert r.engine == "ltm" and r.engine_requested == "mirt"
     assert [(a.engine, a.status) for a in r.attempts] == [("mirt", "not converged"), ("ltm", "converged")]
@@ -210,7 +210,7 @@ def test_failed_dataset_is_kept_out(iris_result):
     bad = {"ltm": {"no_such_argument": 1}, "mirt": {"technical": {"NCYCLES": 2}}}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, engine_options=bad)
+        r = evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, engine_options=bad, calibration="paper")
     assert r.status == "failed" and r.engine is None and r.items.empty
     assert r.respondents["true_score"].isna().all()
     # accuracy does not need IRT
@@ -235,7 +235,7 @@ def test_constant_items_recorded_and_excluded(tmp_path):
     # without the artificial respondents, instances every classifier gets right are constant
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = evaluate_dataset("iris", pool="quick", max_test=30, random_state=0, artificial=False)
+        r = evaluate_dataset("iris", pool="quick", max_test=30, random_state=0, artificial=False, calibration="paper")
     constant = [c for c in r.responses.columns if r.responses[c].nunique() == 1]
     assert constant, "the test needs constant items"
     assert list(r.dropped_items) == constant
@@ -310,6 +310,7 @@ def test_true_score_positive_without_positive_items():
 
 def _fake_result(name: str, items: pd.DataFrame, true_scores: dict[str, float]) -> DatasetResult:
     resp = pd.DataFrame({"true_score": true_scores, "true_score_positive": true_scores})
+    resp["theta"] = (resp["true_score"] - 5.0) / 3.0
     return DatasetResult(
         name=name, status="ok", responses=pd.DataFrame(index=resp.index), items=items, respondents=resp,
         calibration=None, engine="ltm", engine_requested="ltm", attempts=(), dropped_items=("x",),
@@ -342,6 +343,10 @@ def test_diagnostics_match_numpy(fake_results):
         assert row["share_negative_discrimination"] == pytest.approx(np.mean(r.items["a"].to_numpy() < 0))
         assert row["share_positive_difficulty"] == pytest.approx(np.mean(r.items["b"].to_numpy() > 0))
         assert row["n_items"] == len(r.items) and row["n_dropped"] == 1
+        # the share of instances a classifier of median ability fails, written out from the 3PL
+        t = np.median(r.respondents["theta"])
+        a, b, g = (r.items[c].to_numpy() for c in ("a", "b", "g"))
+        assert row["failure_at_median"] == pytest.approx(np.mean(1 - (g + (1 - g) / (1 + np.exp(-a * (t - b))))), abs=1e-12)
     # d1: optimal top, pessimal bottom; d2: pessimal 8 beats svm 7; d3: svm 10 beats optimal 9
     assert diag["valid_true_score"].tolist() == [True, False, False]
 

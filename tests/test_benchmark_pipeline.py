@@ -51,7 +51,7 @@ def wine_csv(tmp_path_factory):
 def result(wine_csv) -> BenchmarkResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run_benchmark(["iris", f"{wine_csv}:label"], pool="quick", max_test=20, orders=ORDERS,
+        return run_benchmark(["iris", f"{wine_csv}:label"], pool="quick", calibration="paper", max_test=20, orders=ORDERS,
                              progress=False, random_state=1)
 
 

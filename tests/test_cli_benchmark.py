@@ -20,7 +20,7 @@ from irtbridge.cli import main
 
 pytestmark = pytest.mark.r
 
-ARGS = ["--datasets", "iris", "wine", "--pool", "quick", "--max-test", "20", "--order", "difficulty", "given",
+ARGS = ["--calibration", "paper", "--datasets", "iris", "wine", "--pool", "quick", "--max-test", "20", "--order", "difficulty", "given",
         "--seed", "2"]
 
 
@@ -39,7 +39,7 @@ def cli_run(tmp_path_factory):
 def library_run():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run_benchmark(["iris", "wine"], pool="quick", max_test=20, orders=["difficulty", "given"],
+        return run_benchmark(["iris", "wine"], pool="quick", calibration="paper", max_test=20, orders=["difficulty", "given"],
                              random_state=2, progress=False, jobs=1)
 
 

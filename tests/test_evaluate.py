@@ -138,27 +138,35 @@ def test_cli_outputs(run):
 
 @pytest.mark.r
 @pytest.mark.slow
-def test_items_equal_ltm_called_directly(run, tmp_path):
+def test_items_equal_mirt_with_priors_called_directly(run, tmp_path):
+    # the default calibration mode ("stable"): mirt's 3PL with the priors of irtbridge.benchmark.modes,
+    # written here as plain mirt calls on the parameter table
     out, _ = run
     responses = _read(out / "tables" / "responses_Sonar.csv", index_col=0)
     items = _read(out / "tables" / "instances.csv")
     ours = items[items["dataset"] == "Sonar"].set_index("instance")
     ours.index = ours.index.astype(str)
+    assert (ours["calibration"] == "stable").all() if "calibration" in ours else True
     data = tmp_path / "responses.csv"
-    responses.to_csv(data, index=False)
+    responses[[c for c in responses.columns if c in ours.index]].to_csv(data, index=False)
     _rscript(tmp_path, (
         "args <- commandArgs(TRUE)\n"
-        "suppressMessages(library(ltm))\n"
+        "suppressMessages(library(mirt))\n"
         "d <- read.csv(args[1], check.names = FALSE)\n"
-        "fit <- tpm(d)\n"
-        "cf <- coef(fit)\n"  # columns Gussng, Dffclt, Dscrmn; coef.tpm does not round
-        "write.csv(data.frame(item = colnames(d), g = cf[, 1], b = cf[, 2], a = cf[, 3]), args[2], row.names = FALSE)\n"
-    ), str(data), str(tmp_path / "ltm.csv"))
-    ref = _read(tmp_path / "ltm.csv").astype({"item": str}).set_index("item")
+        "sv <- mirt(d, 1, itemtype = '3PL', pars = 'values', verbose = FALSE)\n"
+        "a <- sv$name == 'a1'; sv$prior.type[a] <- 'norm'; sv$prior_1[a] <- 1; sv$prior_2[a] <- 1\n"
+        "i <- sv$name == 'd'; sv$prior.type[i] <- 'norm'; sv$prior_1[i] <- 0; sv$prior_2[i] <- 3\n"
+        "g <- sv$name == 'g'; sv$prior.type[g] <- 'expbeta'; sv$prior_1[g] <- 2; sv$prior_2[g] <- 17\n"
+        "fit <- mirt(d, 1, itemtype = '3PL', pars = sv, verbose = FALSE)\n"
+        "cf <- coef(fit, IRTpars = TRUE, simplify = TRUE)$items\n"
+        "write.csv(data.frame(item = colnames(d), a = cf[, 'a'], b = cf[, 'b'], g = cf[, 'g']), args[2], row.names = FALSE)\n"
+    ), str(data), str(tmp_path / "mirt.csv"))
+    ref = _read(tmp_path / "mirt.csv").astype({"item": str}).set_index("item")
     ref = ref.loc[ours.index]
-    # the same engine, data and defaults, one BLAS thread in both processes: equal up to CSV round trips
+    # the same engine, data, priors and defaults: equal up to CSV round trips
     for col in ("a", "b", "g"):
         np.testing.assert_allclose(ours[col].to_numpy(), ref[col].to_numpy(), rtol=1e-7, atol=1e-9, err_msg=col)
+    assert ours[["a"]].abs().max().iloc[0] < 10 or ours.loc[ours["a"].abs() >= 10, "flag"].fillna("").ne("").all()
 
 
 @pytest.mark.r

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         # ltm's start values and the Hessian of these nearly separable matrices warn on every dataset;
         # the warnings are kept in each DatasetResult
         warnings.simplefilter("ignore")
-        res = run_benchmark(datasets, pool=pool, max_test=max_test, engine="ltm", jobs=args.jobs,
+        res = run_benchmark(datasets, pool=pool, max_test=max_test, calibration="paper", engine="ltm", jobs=args.jobs,
                             orders=["difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
                                     "discrimination_sd_low", "discrimination_sd_high"])
     d = res.diagnostics

@@ -35,6 +35,14 @@ from irtbridge.benchmark.evaluation import (
     evaluate_dataset,
     score_respondents,
 )
+from irtbridge.benchmark.modes import (
+    CALIBRATION_MODES,
+    STABLE_PRIORS,
+    calibrate_classifier_responses,
+    dataset_difficulty,
+    flag_items,
+    simulate_classifier_responses,
+)
 from irtbridge.benchmark.pipeline import BenchmarkResult, run_benchmark
 from irtbridge.benchmark.plots import (
     plot_bump,
@@ -70,6 +78,8 @@ __all__ = [
     "DIAGNOSTICS", "SCORES", "CalibrationAttempt", "DatasetResult", "calibrate_with_fallback",
     "dataset_diagnostics", "diagnostic_rankings", "evaluate_dataset", "score_respondents",
     "BenchmarkResult", "run_benchmark",
+    "CALIBRATION_MODES", "STABLE_PRIORS", "calibrate_classifier_responses", "dataset_difficulty", "flag_items",
+    "simulate_classifier_responses",
     "plot_bump", "plot_dataset_parameters", "plot_item_curves", "plot_parameter_bins", "plot_ratings",
     "plot_true_scores",
     "ARTIFICIAL", "PAPER_MODELS", "POOLS", "artificial_responses", "classifier_pool", "fit_predict_pool",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
+from irtbridge.benchmark.modes import CALIBRATION_MODES, dataset_difficulty, flag_items, mode_settings
 from irtbridge.benchmark.data import load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.respondents import (
     artificial_responses,
@@ -51,7 +52,7 @@ DIAGNOSTICS = (
     "difficulty_mean", "difficulty_median", "difficulty_sd",
     "discrimination_mean", "discrimination_median", "discrimination_sd",
     "guessing_mean", "guessing_median", "guessing_sd",
-    "share_negative_discrimination", "share_positive_difficulty",
+    "share_negative_discrimination", "share_positive_difficulty", "failure_at_median",
 )
 
 # warning category name -> class, to re-raise warnings recorded in another process
@@ -224,13 +225,16 @@ class DatasetResult:
     responses : pandas.DataFrame
         Respondents x test instances (columns named by the instances' row labels), 1 = correct.
     items : pandas.DataFrame
-        Calibrated 3PL parameters ``a, b, g, u`` per item (empty when failed).
+        Calibrated 3PL parameters ``a, b, g, u`` per item (empty when failed) and ``flag``: why the item's
+        estimate is not identified, "" when it is (:func:`~irtbridge.benchmark.modes.flag_items`).
     respondents : pandas.DataFrame
         Per respondent: ``kind`` ("classifier" / "artificial"), ``accuracy``, ``theta``, ``se``,
         ``at_bound``, ``true_score``, ``theta_positive``, ``true_score_positive``, ``n_items``,
         ``n_positive`` (see :func:`score_respondents`).
     calibration : Calibration or None
         The fit that produced ``items`` (no R handle), with its provenance.
+    calibration_mode : {"stable", "paper"}
+        How the 3PL was calibrated (see :mod:`irtbridge.benchmark.modes`).
     engine : str or None
         The engine whose parameters are used.
     engine_requested : str
@@ -267,6 +271,14 @@ class DatasetResult:
     source: str = "memory"
     warnings: tuple = field(default=(), repr=False)
     seconds: Mapping[str, float] = field(default_factory=dict, repr=False)
+    calibration_mode: str = "stable"
+
+    @property
+    def n_flagged(self) -> int:
+        """Items whose estimates are not identified (non-empty ``flag`` in :attr:`items`)."""
+        if "flag" not in self.items:
+            return 0
+        return int((self.items["flag"].astype(str) != "").sum())
 
     @property
     def ok(self) -> bool:
@@ -277,7 +289,8 @@ def evaluate_dataset(
     dataset: Any,
     *,
     pool: Any = "default",
-    engine: str = "ltm",
+    calibration: str = "stable",
+    engine: str | None = None,
     fallback: bool = True,
     engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
@@ -298,8 +311,12 @@ def evaluate_dataset(
         See :func:`~irtbridge.benchmark.load_benchmark_dataset`.
     pool : str, list or dict, default "default"
         Classifiers (see :func:`~irtbridge.benchmark.classifier_pool`).
+    calibration : {"stable", "paper"}, default "stable"
+        ``"stable"``: mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as the decodIRT
+        paper (see :mod:`irtbridge.benchmark.modes`).
     engine, fallback, engine_options, accept_unconverged
-        Calibration (see :func:`calibrate_with_fallback`).
+        Calibration (see :func:`calibrate_with_fallback`); ``engine`` defaults to the mode's (mirt for
+        stable, ltm for paper) and stable mode does not fall back to the unregularized other engine.
     test_size, max_test, max_train
         Split (see :func:`~irtbridge.benchmark.stratified_split`).
     n_random : int, default 3
@@ -327,7 +344,7 @@ def evaluate_dataset(
     """
     random_state = check_int(random_state, "random_state", low=0)
     ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
-    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    mode, engine, fallback, engine_options = resolve_mode(calibration, engine, fallback, engine_options)
     models = classifier_pool(pool)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -337,12 +354,29 @@ def evaluate_dataset(
                 ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
                 n_random if artificial else None, ability_method, random_state,
             )
+            result = _replace(result, calibration_mode=mode)
         except ValidationError as exc:
             raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
     kept = tuple(dict.fromkeys((w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, IrtBridgeWarning)))
     for category, message in kept:
         warnings.warn(message, _WARNING_CLASSES.get(category, IrtBridgeWarning), stacklevel=2)
     return _replace(result, warnings=kept)
+
+
+def resolve_mode(calibration: str, engine: str | None, fallback: bool,
+                 engine_options: Mapping[str, Mapping[str, Any]] | None):
+    """(mode, engine, fallback, engine_options) of a calibration mode and the caller's overrides."""
+    mode = check_choice(calibration, "calibration", CALIBRATION_MODES, ignore_case=True)
+    settings = mode_settings(mode)
+    if engine is None:
+        engine = settings["engine"]
+    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    if mode == "stable" and engine != "mirt":
+        raise ValidationError("calibration='stable' fits mirt's 3PL with priors; use calibration='paper' for ltm")
+    merged = {e: dict(o) for e, o in (engine_options or {}).items()}
+    for eng, opts in settings["engine_options"].items():
+        merged[eng] = {**opts, **merged.get(eng, {})}
+    return mode, engine, bool(fallback) and settings["fallback"], merged
 
 
 def _replace(result: DatasetResult, **changes: Any) -> DatasetResult:
@@ -417,6 +451,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     scores.insert(0, "kind", kind)
     seconds["scoring"] = time.perf_counter() - started
     items = fit.items.copy()
+    items["flag"] = flag_items(items, fit.standard_errors if fit.options.get("se") else None)
     items.index.name = "item"
     return DatasetResult(
         status="ok", items=items, respondents=scores, calibration=fit, engine=fit.engine, attempts=attempts,
@@ -446,7 +481,11 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
         ``engine_requested``, ``fallback`` (whether the other engine produced the parameters), sizes
         (``n_instances, n_features, n_classes, n_train, n_test, n_items, n_dropped, n_respondents``),
         the mean / median / sd of difficulty b, discrimination a and guessing g, the share of items with
-        a < 0 and with b > 0, and ``valid_true_score`` / ``valid_true_score_positive``: whether optimal
+        a < 0 and with b > 0, ``calibration`` (the mode), ``n_flagged`` (items not identified),
+        ``mean_accuracy`` of the real classifiers, ``failure_at_median`` (the share of test instances a
+        classifier of the classifiers' median ability is expected to fail:
+        :func:`~irtbridge.benchmark.modes.dataset_difficulty`, the dataset difficulty the report ranks by),
+        and ``valid_true_score`` / ``valid_true_score_positive``: whether optimal
         has the highest and pessimal the lowest True-Score on the dataset (the check behind Fig. 9).
 
     Notes
@@ -470,6 +509,14 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
             row[f"{stat}_mean"] = v.mean() if len(v) else np.nan
             row[f"{stat}_median"] = v.median() if len(v) else np.nan
             row[f"{stat}_sd"] = v.std() if len(v) > 1 else np.nan
+        row["calibration"] = r.calibration_mode
+        row["n_flagged"] = r.n_flagged if r.ok else 0
+        real = r.respondents[r.respondents["kind"] == "classifier"] if "kind" in r.respondents else r.respondents
+        row["mean_accuracy"] = float(real["accuracy"].mean()) if "accuracy" in real and len(real) else np.nan
+        median_theta = float(real["theta"].median()) if r.ok and "theta" in real and len(real) else np.nan
+        row["failure_at_median"] = (
+            dataset_difficulty(items[["a", "b", "g", "u"]], median_theta) if len(items) else np.nan
+        )
         row["share_negative_discrimination"] = float((items["a"] < 0).mean()) if len(items) else np.nan
         row["share_positive_difficulty"] = float((items["b"] > 0).mean()) if len(items) else np.nan
         row["valid_true_score"] = _validity(r.respondents["true_score"]) if r.ok else None

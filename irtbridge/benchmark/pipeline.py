@@ -25,6 +25,7 @@ from irtbridge.benchmark.data import (
 )
 from irtbridge.benchmark.evaluation import (
     ENGINES,
+    resolve_mode,
     SCORES,
     _WARNING_CLASSES,
     DatasetResult,
@@ -271,7 +272,8 @@ def run_benchmark(
     datasets: Sequence[Any] = DEFAULT_DATASETS,
     *,
     pool: Any = "default",
-    engine: str = "ltm",
+    calibration: str = "stable",
+    engine: str | None = None,
     fallback: bool = True,
     engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
@@ -301,8 +303,12 @@ def run_benchmark(
         (``"x.csv"`` / ``"x.csv:target"``) or loaded datasets.
     pool : str, list or dict, default "default"
         Classifiers (:func:`~irtbridge.benchmark.classifier_pool`): the paper's 12 and variants.
-    engine : {"ltm", "mirt"}, default "ltm"
-        3PL calibration engine tried first (ltm's ``tpm`` as in the paper).
+    calibration : {"stable", "paper"}, default "stable"
+        ``"stable"``: mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as the decodIRT
+        paper (see :mod:`irtbridge.benchmark.modes`).
+    engine : {"ltm", "mirt"}, optional
+        3PL calibration engine tried first: the mode's own by default (mirt for stable, ltm's ``tpm`` as
+        in the paper for paper).
     fallback : bool, default True
         Retry with the other engine on an R error or non-convergence.
     engine_options : mapping, optional
@@ -365,7 +371,7 @@ def run_benchmark(
     names = [_dataset_name(ref) for ref in refs]
     if len(set(names)) != len(names):
         raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
-    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    mode, engine, fallback, _ = resolve_mode(calibration, engine, fallback, engine_options)
     orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
     score = check_choice(score, "score", SCORES)
     jobs = check_int(jobs, "jobs", low=1)
@@ -382,7 +388,7 @@ def run_benchmark(
     ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
     classifier_pool(pool)  # fail here, not in every worker
     options = dict(
-        pool=pool, engine=engine, fallback=bool(fallback), engine_options=engine_options,
+        pool=pool, calibration=mode, engine=engine, fallback=bool(fallback), engine_options=engine_options,
         accept_unconverged=bool(accept_unconverged), test_size=test_size, max_test=max_test, max_train=max_train,
         n_random=n_random, artificial=bool(artificial), ability_method=ability_method, random_state=random_state, target=target,
     )

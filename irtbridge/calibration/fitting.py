@@ -18,6 +18,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
+from irtbridge.calibration.priors import parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RWarning, ValidationError
 
@@ -30,6 +31,7 @@ def calibrate(
     *,
     se: bool = True,
     drop_constant: bool = False,
+    priors: Any = None,
     **options: Any,
 ) -> Calibration:
     """Calibrate an IRT model in R (mirt or ltm) and return a :class:`Calibration`.
@@ -50,6 +52,9 @@ def calibrate(
         Items answered identically by everyone carry no information and break estimation. By default they
         are an error naming them; with ``drop_constant=True`` they are dropped with a
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
+    priors : mapping or list of Prior, optional
+        mirt only: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g": ("expbeta", 5, 17)}``
+        (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP estimate.
     **options
         Passed to the engine unchanged, with the engine's own argument names (e.g. ``TOL=1e-5``,
         ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for ltm).
@@ -99,12 +104,17 @@ def calibrate(
             raise ValidationError(
                 f"responses: {int(all_missing.sum())} respondent(s) have no responses left after dropping constant items"
             )
+    prior_list = parse_priors(priors, model, names)
+    if prior_list and engine != "mirt":
+        raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
+    extra = {"priors": [p.to_r() for p in prior_list]} if prior_list else {}
     session.ensure_packages(engine)
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
-            f"irtb_{engine}_fit", data=values, item_names=names, model=model, se=bool(se), options=dict(options)
+            f"irtb_{engine}_fit", data=values, item_names=names, model=model, se=bool(se), options=dict(options),
+            **extra,
         )
     elapsed = time.perf_counter() - started
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
@@ -142,7 +152,8 @@ def calibrate(
         n_respondents=int(values.shape[0]),
         latent_mean=float(out["latent_mean"]),
         latent_var=float(out["latent_var"]),
-        options=dict(options, se=bool(se), **({"se_unavailable": se_problem} if se and se_problem else {})),
+        options=dict(options, se=bool(se), **({"se_unavailable": se_problem} if se and se_problem else {}),
+                     **({"priors": [p.to_r() for p in prior_list]} if prior_list else {})),
         warnings=r_warnings,
         provenance={
             "irtbridge_version": __version__,

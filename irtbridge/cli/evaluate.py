@@ -40,8 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker processes, each with its own R (default: one per CPU)")
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    p.add_argument("--engine", default="ltm", choices=("ltm", "mirt"),
-                   help="calibration engine (default ltm, as Cardoso et al. (decodIRT); the other one is the fallback)")
+    p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
+                   help="stable (default): mirt's 3PL with weakly informative priors; paper: ltm's 3PL exactly as "
+                        "Cardoso et al. (decodIRT), mirt as fallback (see docs/calibration-modes.md)")
+    p.add_argument("--engine", default=None, choices=("ltm", "mirt"),
+                   help="paper mode only: the engine tried first (default ltm; the other one is the fallback)")
     p.add_argument("--max-items", type=int, default=None, metavar="N",
                    help="cap on the test instances per dataset (default 500; 60 with --quick)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     names = None
     if args.datasets:
         names = [n for item in args.datasets for n in item.split(",") if n.strip()]
-    overrides = {"seed": args.seed, "engine": args.engine}
+    overrides = {"seed": args.seed, "calibration": args.calibration, "engine": args.engine}
     if args.max_items is not None:
         overrides["max_items"] = args.max_items
     settings = Settings.quick_run(**overrides) if args.quick else Settings(**overrides)
@@ -87,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary_text(ev, files, elapsed: float) -> str:
+    from irtbridge.benchmark.modes import difficulty_agreement
+
     ratings = ev.ratings
     real = ratings[ratings["kind"] == "classifier"]
     d = ev.diagnostics
@@ -108,9 +113,14 @@ def _summary_text(ev, files, elapsed: float) -> str:
                          f"(95% interval {row['lower']:.0f} to {row['upper']:.0f})")
     valid = ev.validity.get("optimal_first") and ev.validity.get("pessimal_last")
     lines.append(f"  ranking sanity check {'passed' if valid else 'FAILED'} (optimal first, pessimal last)")
+    lines.append(f"  calibration          {ev.settings.calibration} mode"
+                 + (f"; {int(d['n_flagged'].sum())} item estimate(s) flagged as not identified" if "n_flagged" in d else ""))
     if len(d):
-        hardest = d["difficulty_median"].idxmax()
-        lines.append(f"  hardest dataset      {hardest}  (median difficulty {d.loc[hardest, 'difficulty_median']:.2f})")
+        hardest = d["failure_at_median"].idxmax()
+        rho = difficulty_agreement(d["failure_at_median"], d["mean_accuracy"])
+        lines.append(f"  hardest dataset      {hardest}  (a classifier of median ability fails "
+                     f"{100 * d.loc[hardest, 'failure_at_median']:.0f}% of its instances; rank correlation of this "
+                     f"difficulty with 1 - mean accuracy across datasets: {rho:.2f})")
         worst = d["share_negative_discrimination"].idxmax()
         lines.append(f"  worst discriminating {worst}  ({100 * d.loc[worst, 'share_negative_discrimination']:.0f}% "
                      "of instances with negative discrimination)")
