@@ -465,8 +465,8 @@ def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
 
 def dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
     """Item-parameter summary per dataset (:func:`irtbridge.benchmark.dataset_diagnostics`), with the
-    mean accuracy of the real classifiers and two ranks: ``rank_difficulty`` (1 = highest mean
-    difficulty) and ``rank_bad_discrimination`` (1 = largest share of negative discrimination)."""
+    mean accuracy of the real classifiers and two ranks: ``rank_difficulty`` (1 = the largest share of
+    instances a classifier of median ability fails, ``failure_at_median``) and ``rank_bad_discrimination`` (1 = largest share of negative discrimination)."""
     from irtbridge.benchmark import dataset_diagnostics as bench_diagnostics
 
     ok = [r for r in results if r.ok]
@@ -474,7 +474,7 @@ def dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
     frame = frame[frame["status"] == "ok"].copy()
     accuracy = {r.name: float(r.respondents.loc[r.respondents["kind"] == "classifier", "accuracy"].mean()) for r in ok}
     frame["classifier_accuracy"] = [accuracy[name] for name in frame.index]
-    frame["rank_difficulty"] = frame["difficulty_mean"].rank(ascending=False, method="min").astype(int)
+    frame["rank_difficulty"] = frame["failure_at_median"].rank(ascending=False, method="min").astype("Int64")
     frame["rank_bad_discrimination"] = frame["share_negative_discrimination"].rank(ascending=False, method="min").astype(int)
     return frame
 

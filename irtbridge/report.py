@@ -30,6 +30,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge.benchmark.modes import difficulty_agreement
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["ReportFiles", "write_report", "render_html", "summary_dict", "figures"]
@@ -360,6 +361,35 @@ _CLASSIFIER_NAMES = {
 }
 
 
+def _references(ev: Any) -> list[str]:
+    """The papers whose methods this report used (docs/references.md has them in full)."""
+    refs = ["Cardoso et al., Enhancing Classifier Evaluation: A Fairer Benchmarking Strategy Based on Ability "
+            "and Robustness (decodIRT: IRT, True-Scores, Glicko-2 tournaments)"]
+    if len(getattr(ev, "ei_pooled", ())):
+        refs.append("Larner (2023), Efficiency Index for Binary Classifiers: Concept, Extension, and Application")
+    instances = getattr(ev, "instances", None)
+    if instances is not None and "hardness_rd" in getattr(instances, "columns", ()):
+        refs.append("Prudêncio, Cost Sensitive Evaluation of Instance Hardness in Machine Learning")
+    if getattr(ev, "mlc", None):
+        refs.append("Machine Learning Capability via case difficulty and computer-adaptive testing (the MLC paper)")
+    return refs
+
+
+def _calibration_finding(ev: Any) -> str:
+    """Which calibration mode ran, and how many item estimates are flagged as not identified."""
+    d = ev.diagnostics
+    mode = getattr(ev.settings, "calibration", "stable")
+    what = ("mirt's 3PL with weakly informative priors (stable mode)" if mode == "stable"
+            else "ltm's 3PL exactly as Cardoso et al. (decodIRT) did (paper mode)")
+    flagged = d["n_flagged"].fillna(0).astype(int) if "n_flagged" in d else pd.Series(dtype=int)
+    if flagged.sum() == 0:
+        return f"Calibration: {what}; no item estimate is flagged."
+    worst = ", ".join(f"{html.escape(str(k))} {v}" for k, v in flagged[flagged > 0].sort_values(ascending=False).items())
+    return (f"Calibration: {what}. <span class='warn'>{int(flagged.sum())} item estimate(s) are flagged as not identified"
+            f"</span> (|a| &gt; 10, |b| &gt; 6, guessing at its bound or no finite SE; per dataset: {worst}): the ratings "
+            "and dataset summaries on those datasets rest partly on them; see the <code>flag</code> column of instances.csv.")
+
+
 def _findings(ev: Any) -> list[str]:
     """Plain-language headlines, each backed by a table below."""
     out = []
@@ -385,17 +415,20 @@ def _findings(ev: Any) -> list[str]:
         )
     d = ev.diagnostics
     if len(d):
-        hardest = d["difficulty_median"].idxmax()
+        out.append(_calibration_finding(ev))
+        hardest = d["failure_at_median"].idxmax()
         lowest = d["classifier_accuracy"].idxmin()
-        text = (f"Hardest dataset by IRT: <b>{html.escape(str(hardest))}</b> (median difficulty {d.loc[hardest, 'difficulty_median']:.2f} "
-                "on its own ability scale)")
+        rho = difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"])
+        text = (f"Hardest dataset: <b>{html.escape(str(hardest))}</b>, where a classifier of the pool's median ability "
+                f"is expected to fail {100 * d.loc[hardest, 'failure_at_median']:.0f}% of the test instances")
         if lowest != hardest:
             text += (f"; lowest accuracy of the classifiers: <b>{html.escape(str(lowest))}</b> "
-                     f"({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%). The two differ because difficulty "
-                     "weighs who fails an instance, not only how many.")
+                     f"({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)")
         else:
-            text += f", also the one where the classifiers are least accurate ({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)."
-        out.append(text)
+            text += f", also the one where the classifiers are least accurate ({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)"
+        if np.isfinite(rho):
+            text += f". Across datasets this difficulty has rank correlation {rho:.2f} with 1 &minus; mean accuracy."
+        out.append(text + ("" if np.isfinite(rho) else "."))
         worst = d["share_negative_discrimination"].idxmax()
         share = d.loc[worst, "share_negative_discrimination"]
         if share > 0:
@@ -448,16 +481,19 @@ def _context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) -> dic
     ctx["order"] = s.order
     ctx["periods"] = [str(p) for p in ev.true_scores.index]
     ctx["validity"] = ev.validity
+    ctx["references"] = _references(ev)
     if ev.friedman is not None:
         f = ev.friedman
         ctx["friedman"] = {"statistic": _fmt(f.statistic), "df": f.df, "pvalue": _fmt(f.pvalue, 4),
                            "id": _fmt(f.iman_davenport), "id_p": _fmt(f.iman_davenport_pvalue, 4),
                            "cd": _fmt(ev.nemenyi.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
     d = ev.diagnostics
-    hardest = d["difficulty_median"].idxmax()
+    hardest = d["failure_at_median"].idxmax()
     ctx["diagnostics"] = _table(
-        d.sort_values("difficulty_median", ascending=False),
-        {"n_items": ("items", _fmt), "n_classes": ("classes", _fmt), "difficulty_mean": ("mean b", _d(2)),
+        d.sort_values("failure_at_median", ascending=False),
+        {"n_items": ("items", _fmt), "n_classes": ("classes", _fmt),
+         "failure_at_median": ("median classifier fails", _pct), "n_flagged": ("flagged", _fmt),
+         "difficulty_mean": ("mean b", _d(2)),
          "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
          "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),
          "guessing_mean": ("mean g", _d(2)), "classifier_accuracy": ("accuracy", _pct),
@@ -662,7 +698,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
 
 <section id="datasets">
   <h2>3. Datasets: which are hard, which discriminate badly</h2>
-  <p class="lead">A dataset is <b>hard</b> when its instances have high difficulty b (only able classifiers get them right), and it <b>discriminates badly</b> when many instances have negative discrimination a &lt; 0: on those, better classifiers fail more often than weaker ones, so they blur the ranking. Highlighted: the hardest dataset (amber) and datasets with at least 10% negatively discriminating instances (red).</p>
+  <p class="lead">A dataset is <b>hard</b> when a classifier of the pool's median ability is expected to fail many of its instances (&ldquo;median classifier fails&rdquo;: the mean of 1 &minus; P(correct) over the instances at the median ability of the real classifiers). This stays on the probability scale, so an unidentified instance with b = &minus;40 counts as one easy instance instead of swamping a mean or median of b. It <b>discriminates badly</b> when many instances have negative discrimination a &lt; 0: on those, better classifiers fail more often than weaker ones, so they blur the ranking. Highlighted: the hardest dataset (amber) and datasets with at least 10% negatively discriminating instances (red).</p>
   {{ render(diagnostics) }}
   {{ figure("datasets", "Datasets by median difficulty and median discrimination; colour: mean accuracy of the real classifiers; size: share of negatively discriminating instances.") }}
   <p>&ldquo;Anchors in place&rdquo;: on this dataset alone, the optimal baseline has the highest True-Score and the pessimal one the lowest. Where they are not, the instances with negative discrimination reward wrong answers (Cardoso et al.'s (decodIRT) &ldquo;ilpd&rdquo;, Fig. 9).</p>
@@ -724,7 +760,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
   <p class="csv">{% for name, path in files.items() %}<a href="{{ path }}">{{ path }}</a>{{ " \u00b7 " if not loop.last }}{% endfor %} &middot; <a href="summary.json">summary.json</a></p>
 </section>
 </main>
-<footer><div class="wrap">Generated by irtbridge {{ version }}. Item calibration by R's ltm/mirt; see the README for the methods and the papers they follow.</div></footer>
+<footer><div class="wrap">Generated by irtbridge {{ version }}. Item calibration by R's mirt/ltm ({{ settings.calibration }} mode). Methods from: {% for ref in references %}{{ ref }}{{ "; " if not loop.last else "." }}{% endfor %} Full references: docs/references.md.</div></footer>
 </body>
 </html>
 """
@@ -762,7 +798,10 @@ def summary_dict(evaluation: Any, *, out: str | os.PathLike | None = None) -> di
         "ranking": ranking,
         "validity": dict(ev.validity),
         "diagnostics": [{"dataset": k, **row} for k, row in d.to_dict(orient="index").items()],
-        "hardest_datasets": list(d.sort_values("difficulty_median", ascending=False).index[:3]),
+        "calibration": getattr(ev.settings, "calibration", "stable"),
+        "flagged_items": {str(k): int(v) for k, v in (d["n_flagged"] if "n_flagged" in d else pd.Series(dtype=int)).items()},
+        "hardest_datasets": list(d.sort_values("failure_at_median", ascending=False).index[:3]),
+        "difficulty_agreement": difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"]) if len(d) else None,
         "worst_discriminating": list(d.sort_values("share_negative_discrimination", ascending=False).index[:3]),
         "hard_instances": ev.instances.head(10)[[c for c in ("dataset", "instance", "label", "a", "b", "g", "p_typical", "share_correct", "hardness_rd") if c in ev.instances.columns]],
         "friedman": None if ev.friedman is None else {

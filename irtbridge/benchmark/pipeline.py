@@ -24,7 +24,6 @@ from irtbridge.benchmark.data import (
     available_datasets,
 )
 from irtbridge.benchmark.evaluation import (
-    ENGINES,
     resolve_mode,
     SCORES,
     _WARNING_CLASSES,
