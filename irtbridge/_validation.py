@@ -6,6 +6,7 @@ parameter (or file and column), shows the bad value, and says what would be acce
 
 from __future__ import annotations
 
+import csv
 import numbers
 import os
 from typing import Any, Iterable, Sequence
@@ -250,15 +251,53 @@ def constant_items(values: np.ndarray, names: Sequence[str]) -> list[str]:
     return [names[j] for j in np.flatnonzero(lo == hi)]
 
 
+def _header(path: str, what: str) -> tuple[list[str], str]:
+    """The header fields and the delimiter: ',' unless the header only makes sense split by ';' or a tab."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            first = fh.readline()
+    except UnicodeDecodeError:
+        raise ValidationError(f"{what} file {path!r} is not UTF-8 text") from None
+    first = first.rstrip("\r\n")
+    delimiter = ","
+    if "," not in first:
+        if ";" in first:
+            delimiter = ";"
+        elif "\t" in first:
+            delimiter = "\t"
+    fields = next(csv.reader([first], delimiter=delimiter), [])
+    return [f.strip() for f in fields], delimiter
+
+
 def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
-    """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it."""
+    """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it.
+
+    The header is read first: repeated column names are an error naming them (pandas would rename them
+    silently to ``a``, ``a.1``), and a header that only splits on ``;`` (or a tab) is read as a
+    semicolon-separated (tab-separated) file, with ``,`` as the decimal mark for semicolons.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ValidationError(f"{what} file {path!r} does not exist")
     if os.path.isdir(path):
         raise ValidationError(f"{what} file {path!r} is a directory, not a CSV file")
+    if os.path.getsize(path) == 0:
+        raise ValidationError(f"{what} file {path!r} is empty")
+    fields, delimiter = _header(path, what)
+    seen: dict[str, int] = {}
+    for f in fields:
+        seen[f] = seen.get(f, 0) + 1
+    repeated = [f for f, n in seen.items() if n > 1 and f]
+    if repeated:
+        raise ValidationError(
+            f"{what} file {path!r} repeats column name(s) {', '.join(map(repr, repeated[:10]))} in its header; "
+            "every column needs its own name"
+        )
+    options = {"sep": delimiter}
+    if delimiter == ";":
+        options["decimal"] = ","
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise ValidationError(f"{what} file {path!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
