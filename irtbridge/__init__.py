@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "calibrate": "irtbridge.calibration",
     "Calibration": "irtbridge.calibration",
+    "compare": "irtbridge.calibration",
+    "Prior": "irtbridge.calibration",
+    "calibrate_classifier_responses": "irtbridge.benchmark",
     "doctor": "irtbridge._r.doctor",
     "write_report": "irtbridge.report",
     "run_batch": "irtbridge.batch",

@@ -156,17 +156,95 @@ class Calibration:
         return frame
 
     # -- presentation ---------------------------------------------------------------------------
-    def summary(self, digits: int = 3) -> str:
-        """A text summary: fit statistics, the item table, and Notes (convergence, R warnings)."""
+    # -- diagnostics (irtbridge.calibration.diagnostics; mirt fits in this process) ----------------
+    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+        """Item fit, one row per item (mirt's ``itemfit``); see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+        from irtbridge.calibration import diagnostics
+
+        return diagnostics.item_fit(self, stats, p_adjust=p_adjust)
+
+    def person_fit(self) -> pd.DataFrame:
+        """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
+        from irtbridge.calibration import diagnostics
+
+        return diagnostics.person_fit(self)
+
+    def global_fit(self) -> pd.Series:
+        """M2, df, p, RMSEA with its interval, SRMSR, TLI, CFI (mirt's ``M2``)."""
+        from irtbridge.calibration import diagnostics
+
+        return diagnostics.global_fit(self)
+
+    def residuals(self, kind: str = "LD") -> pd.DataFrame:
+        """Item x item local-dependence residuals, ``"LD"`` or ``"Q3"`` (mirt's ``residuals``)."""
+        from irtbridge.calibration import diagnostics
+
+        return diagnostics.residuals(self, kind)
+
+    def reliability(self, theta: Any = None) -> dict[str, Any]:
+        """Marginal, empirical and conditional reliability (mirt's ``marginal_rxx``/``empirical_rxx``)."""
+        from irtbridge.calibration import diagnostics
+
+        return diagnostics.reliability(self, theta)
+
+    def plot(self, kind: str = "trace", **kwargs: Any):
+        """mirt's ``plot(mod, type = kind)``: ``trace``, ``info``, ``infoSE``, ``score``, ``itemscore``; returns Axes."""
+        from irtbridge.calibration.plots import plot_calibration
+
+        return plot_calibration(self, kind, **kwargs)
+
+    def item_plot(self, item: str, kind: str = "trace", **kwargs: Any):
+        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes."""
+        from irtbridge.calibration.plots import plot_item
+
+        return plot_item(self, item, kind, **kwargs)
+
+    def _fit_lines(self, digits: int) -> list[str]:
+        """The fit section of :meth:`summary` (mirt fits in this process; otherwise why not)."""
+        if self.engine != "mirt" or self.r_model is None:
+            return ["fit statistics: need a mirt fit in this process (diagnostics call mirt)"]
+        if len(self.items) > 200:
+            return [f"fit statistics: skipped for {len(self.items)} items (call .global_fit() and .reliability())"]
+        from irtbridge.exceptions import IrtBridgeError
+
+        lines = []
+        try:
+            g = self.global_fit()
+            lines.append(f"M2 {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f} "
+                         f"[{g['RMSEA_5']:.{digits}f}, {g['RMSEA_95']:.{digits}f}]   SRMSR {g['SRMSR']:.{digits}f}   "
+                         f"TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
+        except (IrtBridgeError, ValueError) as exc:
+            lines.append(f"M2: not available ({str(exc).splitlines()[0]})")
+        try:
+            r = self.reliability()
+            lines.append(f"reliability: marginal {r['marginal']:.{digits}f}   empirical {r['empirical']:.{digits}f}")
+        except (IrtBridgeError, ValueError) as exc:
+            lines.append(f"reliability: not available ({str(exc).splitlines()[0]})")
+        return lines
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the header, the item table and the notes as HTML."""
+        import html
+
+        head = (f"<p><b>irtbridge calibration</b>: {html.escape(self.model)} by {html.escape(self.engine)}, "
+                f"{self.n_respondents} respondents, {len(self.items)} items; log-likelihood {self.loglik:.3f}, "
+                f"AIC {self.aic:.3f}, BIC {self.bic:.3f}; converged: {'yes' if self.converged else 'NO'}</p>")
+        notes = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        return head + self.items.to_html(float_format=lambda v: f"{v:.3f}") + (f"<ul>{notes}</ul>" if notes else "")
+
+    def summary(self, digits: int = 3, fit: bool = True) -> str:
+        """A text summary: fit statistics, the item table, a fit section (M2 and reliability, for mirt
+        fits in this process; ``fit=False`` skips it) and Notes (convergence, R warnings)."""
         lines = [
             f"irtbridge calibration: {self.model} by {self.engine} "
             f"({self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})",
             f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}",
             f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   BIC {self.bic:.{digits}f}",
             f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations",
-            "",
-            self.items.to_string(float_format=lambda v: f"{v:.{digits}f}"),
         ]
+        if fit:
+            lines += self._fit_lines(digits)
+        lines += ["", self.items.to_string(float_format=lambda v: f"{v:.{digits}f}")]
         notes = []
         if not self.converged:
             notes.append("the engine did not report convergence; treat the estimates with caution")

@@ -19,6 +19,7 @@ from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, ValidationErr
 COMMANDS = [
     "irtbridge.cli.evaluate",
     "irtbridge.cli.calibrate",
+    "irtbridge.cli.fit",
     "irtbridge.cli.doctor",
     "irtbridge.cli.rate",
     "irtbridge.cli.hardness",

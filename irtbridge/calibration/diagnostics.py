@@ -1,0 +1,236 @@
+"""Fit diagnostics of a mirt calibration: item and person fit, global fit, local dependence,
+reliability and model comparison, each computed by mirt's own function on the live model.
+
+R equivalents: ``itemfit(mod, fit_stats = ...)``, ``personfit(mod)``, ``M2(mod)``,
+``residuals(mod, type = "LD" | "Q3")``, ``marginal_rxx(mod)``, ``empirical_rxx(fscores(mod,
+full.scores.SE = TRUE))`` and ``anova(mod1, mod2)``. They need the live R model of a mirt fit in this
+process: an ltm fit, or a calibration restored from pickle/JSON, is a clear error (refit with
+``engine="mirt"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._validation import check_choice
+from irtbridge.exceptions import ValidationError
+from irtbridge.irt import test_information
+
+__all__ = [
+    "ITEM_FIT_STATS",
+    "item_fit",
+    "person_fit",
+    "global_fit",
+    "residuals",
+    "reliability",
+    "compare",
+    "adjust_pvalues",
+]
+
+# mirt's fit_stats; infit/outfit are defined for Rasch-family models only
+ITEM_FIT_STATS = ("S_X2", "Zh", "X2", "G2", "infit")
+_RASCH_ONLY = ("infit",)
+RASCH_FAMILY = ("rasch", "1PL")
+GLOBAL_FIT = ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR", "TLI", "CFI")
+
+
+def _live_model(fit: Any, what: str) -> Any:
+    """The live mirt model behind ``fit``, or a one-line error saying why there is none."""
+    if getattr(fit, "engine", None) != "mirt":
+        raise ValidationError(
+            f"{what} needs a mirt fit (mirt computes it); this calibration is from engine "
+            f"{getattr(fit, 'engine', None)!r}: refit with engine='mirt'"
+        )
+    if getattr(fit, "r_model", None) is None:
+        raise ValidationError(
+            f"{what} needs the live R model, which does not travel through pickle or JSON: refit in this process"
+        )
+    return fit.r_model
+
+
+def adjust_pvalues(p: Iterable[float], method: str = "BH") -> np.ndarray:
+    """Benjamini-Hochberg (``"BH"``), Holm or Bonferroni adjusted p-values, as R's ``p.adjust``.
+
+    NaN p-values are kept as NaN and not counted.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.2]).round(4).tolist()
+    [0.04, 0.0533, 0.0533, 0.2]
+    """
+    method = check_choice(method, "p_adjust", ("BH", "holm", "bonferroni", "none"))
+    p = np.asarray(list(p), dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = len(ok)
+    if m == 0 or method == "none":
+        out[ok] = p[ok]
+        return out
+    q = p[ok]
+    if method == "bonferroni":
+        out[ok] = np.minimum(1.0, q * m)
+    elif method == "holm":
+        order = np.argsort(q, kind="stable")
+        adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
+        res = np.empty(m)
+        res[order] = np.minimum(1.0, adj)
+        out[ok] = res
+    else:
+        order = np.argsort(q, kind="stable")[::-1]
+        adj = np.minimum.accumulate(q[order] * m / np.arange(m, 0, -1))
+        res = np.empty(m)
+        res[order] = np.minimum(1.0, adj)
+        out[ok] = res
+    return out
+
+
+def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+    """Item fit statistics, one row per item, as mirt's ``itemfit`` reports them.
+
+    Parameters
+    ----------
+    fit : Calibration
+        A mirt fit in this process.
+    stats : iterable of {"S_X2", "Zh", "X2", "G2", "infit"}, default ("S_X2",)
+        ``S_X2`` (Orlando and Thissen's S-X2, with ``df.S_X2``, ``RMSEA.S_X2``, ``p.S_X2``), ``Zh``,
+        ``X2``/``G2`` (Bock's and McKinley-Mills' grouped statistics with df, RMSEA and p), and ``infit``
+        (``outfit, z.outfit, infit, z.infit``; Rasch-family models only).
+    p_adjust : {"BH", "holm", "bonferroni", "none"}, default "BH"
+        Adds ``p.<stat>.adjusted`` for every p-value column, adjusted over the items.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by item, mirt's column names.
+
+    Examples
+    --------
+    >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL")          # doctest: +SKIP
+    >>> fit.item_fit(["S_X2", "Zh"])                                          # doctest: +SKIP
+    """
+    from irtbridge._r import session
+
+    if isinstance(stats, str):
+        stats = [stats]
+    stats = [check_choice(s, "stats", ITEM_FIT_STATS) for s in stats]
+    if not stats:
+        raise ValidationError("stats is empty; name at least one of " + ", ".join(ITEM_FIT_STATS))
+    for s in stats:
+        if s in _RASCH_ONLY and fit.model not in RASCH_FAMILY:
+            raise ValidationError(f"stats: {s!r} is defined for Rasch-family models (rasch, 1PL), not {fit.model!r}")
+    model = _live_model(fit, "item_fit")
+    out = session.call("irtb_itemfit", fit=model, stats=list(stats))
+    out = out.set_index("item")
+    out.index = pd.Index(fit.item_names, name="item") if len(out) == len(fit.item_names) else out.index
+    for col in [c for c in out.columns if c.startswith("p.")]:
+        out[f"{col}.adjusted"] = adjust_pvalues(out[col], p_adjust)
+    return out
+
+
+def person_fit(fit: Any) -> pd.DataFrame:
+    """Person fit per respondent (mirt's ``personfit``): ``outfit, z.outfit, infit, z.infit, Zh``.
+
+    Large negative ``Zh`` marks an aberrant response pattern (a classifier that fails easy instances and
+    gets hard ones right). Rows are in the order of the fitted responses.
+    """
+    from irtbridge._r import session
+
+    out = session.call("irtb_personfit", fit=_live_model(fit, "person_fit"))
+    out.index = pd.RangeIndex(len(out), name="respondent")
+    return out
+
+
+def global_fit(fit: Any) -> pd.Series:
+    """Limited-information goodness of fit (mirt's ``M2``): M2, df, p, RMSEA with its 90% interval
+    (``RMSEA_5``, ``RMSEA_95``), SRMSR, TLI and CFI.
+
+    M2 needs more univariate and bivariate margins than parameters: with too few degrees of freedom
+    (e.g. a 3PL on three items) it is not defined and this is an error saying so.
+    """
+    from irtbridge._r import session
+    from irtbridge.exceptions import RError
+
+    model = _live_model(fit, "global_fit")
+    try:
+        out = session.call("irtb_m2", fit=model)
+    except RError as exc:
+        if "degrees of freedom" in str(exc).lower() or "df" in str(exc):
+            raise ValidationError(
+                f"M2 is not defined for this model: too few degrees of freedom ({len(fit.item_names)} items, "
+                f"{fit.n_parameters} parameters); R said: {exc}"
+            ) from None
+        raise
+    row = out.iloc[0]
+    return pd.Series({k: float(row[k]) for k in GLOBAL_FIT if k in row.index}, name="global_fit")
+
+
+def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
+    """Item x item residuals (mirt's ``residuals``): ``"LD"`` (Chen and Thissen's local dependence X2
+    below the diagonal, signed Cramer's V above) or ``"Q3"`` (Yen's Q3 correlations)."""
+    from irtbridge._r import session
+
+    kind = check_choice(kind, "kind", ("LD", "Q3"))
+    out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
+    out.index = pd.Index(fit.item_names, name="item")
+    out.columns = pd.Index(fit.item_names, name="item")
+    return out
+
+
+def reliability(fit: Any, theta: Any = None) -> dict[str, Any]:
+    """Marginal and empirical reliability (mirt's ``marginal_rxx``, ``empirical_rxx``) and the
+    conditional reliability over ``theta``: ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test
+    information and ``var`` the latent variance.
+
+    Returns
+    -------
+    dict
+        ``marginal`` and ``empirical`` (floats) and ``conditional`` (DataFrame: theta, information,
+        reliability).
+    """
+    from irtbridge._r import session
+
+    out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
+    grid = np.linspace(-4, 4, 81) if theta is None else np.asarray(theta, dtype=float).ravel()
+    info = np.asarray(test_information(grid, fit), dtype=float)
+    var = float(getattr(fit, "latent_var", 1.0) or 1.0)
+    conditional = pd.DataFrame({"theta": grid, "information": info, "reliability": info / (info + 1.0 / var)})
+    return {"marginal": float(out["marginal"]), "empirical": float(out["empirical"]), "conditional": conditional}
+
+
+def compare(*fits: Any) -> pd.DataFrame:
+    """Compare nested mirt fits of the same responses (mirt's ``anova``), each against the one before.
+
+    Returns
+    -------
+    DataFrame
+        One row per fit (labelled ``model``, ``engine``-independent: ``"1: 2PL"``, ...): AIC, SABIC, HQ,
+        BIC, logLik and, from the second row on, the likelihood-ratio X2, df and p against the row above.
+
+    Examples
+    --------
+    >>> irtbridge.compare(fit_rasch, fit_2pl, fit_3pl)                       # doctest: +SKIP
+    """
+    from irtbridge._r import session
+
+    if len(fits) == 1 and isinstance(fits[0], (list, tuple)):
+        fits = tuple(fits[0])
+    if len(fits) < 2:
+        raise ValidationError(f"compare needs at least two fits, got {len(fits)}")
+    models = [_live_model(f, f"compare (fit {i + 1})") for i, f in enumerate(fits)]
+    for i, f in enumerate(fits[1:], 2):
+        if list(f.item_names) != list(fits[0].item_names) or f.n_respondents != fits[0].n_respondents:
+            raise ValidationError(
+                f"compare: fit {i} was calibrated on different data than fit 1 (items or respondents differ); "
+                "models can only be compared on the same responses"
+            )
+    out = session.call("irtb_anova", fits=models)
+    out.index = pd.Index([f"{i + 1}: {f.model}" for i, f in enumerate(fits)], name="model")
+    for col in ("X2", "df", "p"):
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce")
+    return out
+
+

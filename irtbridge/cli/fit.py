@@ -1,0 +1,107 @@
+"""`irtbridge fit FILE.csv --model 2PL [--engine mirt] [--json] [--plots DIR]`: does the model fit?
+
+Calibrates with mirt, then prints mirt's global fit (M2, RMSEA, SRMSR, TLI, CFI), the marginal and
+empirical reliability, item fit (S-X2 with df, p and RMSEA) and the misfitting items: S-X2 p-value below
+0.05 after Benjamini-Hochberg adjustment over the items.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import warnings
+
+from irtbridge.cli._common import print_json
+
+MISFIT_RULE = "S_X2 p-value adjusted over items (Benjamini-Hochberg) below 0.05"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fit", help="model fit: M2, reliability, item fit (S-X2) and misfitting items (mirt)",
+                       description="Calibrate with mirt, then report global fit (M2), reliability and item fit.")
+    p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
+    p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
+    p.add_argument("--engine", default="mirt", help="mirt (the diagnostics are mirt's; ltm is refused)")
+    p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"global": {M2, df, p, RMSEA, SRMSR, TLI, CFI}, "reliability": {...}, '
+                        '"items": [{item, S_X2, df, p, RMSEA}], "misfitting": [item, ...]}')
+    p.add_argument("--plots", metavar="DIR", help="also write trace lines, information and expected-score plots (PNG)")
+    p.set_defaults(func=run)
+
+
+def _report(fit) -> dict:
+    from irtbridge.exceptions import IrtBridgeError
+
+    items = fit.item_fit(["S_X2"])
+    rows = [{"item": str(k), "S_X2": r["S_X2"], "df": r["df.S_X2"], "p": r["p.S_X2"], "RMSEA": r["RMSEA.S_X2"],
+             "p_adjusted": r["p.S_X2.adjusted"]} for k, r in items.iterrows()]
+    try:
+        g = fit.global_fit()
+        glob = {k: float(g[k]) for k in ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR", "TLI", "CFI")}
+    except (IrtBridgeError, ValueError) as exc:
+        glob = {"error": str(exc).splitlines()[0]}
+    rel = fit.reliability()
+    return {
+        "model": fit.model, "engine": fit.engine,
+        "global": glob,
+        "reliability": {"marginal": rel["marginal"], "empirical": rel["empirical"]},
+        "items": rows,
+        "misfitting": [r["item"] for r in rows if r["p_adjusted"] == r["p_adjusted"] and r["p_adjusted"] < 0.05],
+        "misfit_rule": MISFIT_RULE,
+    }
+
+
+def _plots(fit, folder: str) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for kind in ("trace", "info", "infoSE", "score"):
+        ax = fit.plot(kind, legend=len(fit.items) <= 12)
+        path = os.path.join(folder, f"{kind}.png")
+        tmp = path + ".tmp.png"
+        ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
+        os.replace(tmp, path)
+        plt.close(ax.figure)
+        written.append(path)
+    return written
+
+
+def run(args: argparse.Namespace) -> int:
+    from irtbridge._validation import read_csv, require_columns
+    from irtbridge.calibration import calibrate
+    from irtbridge.exceptions import ValidationError
+
+    if args.engine.lower() != "mirt":
+        raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
+    data = read_csv(args.file, "responses")
+    if args.id_column:
+        require_columns(data, [args.id_column], f"responses file {args.file!r}")
+        data = data.set_index(args.id_column)
+    fit = calibrate(data, model=args.model, engine="mirt", se=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        report = _report(fit)
+    if args.plots:
+        report["plots"] = _plots(fit, args.plots)
+    if args.json:
+        print_json(report)
+        return 0
+    g = report["global"]
+    print(f"irtbridge fit: {fit.model} by mirt, {fit.n_respondents} respondents, {len(fit.items)} items")
+    if "error" in g:
+        print(f"  M2: not available ({g['error']})")
+    else:
+        print(f"  M2 {g['M2']:.3f} (df {g['df']:.0f}, p {g['p']:.4f})  RMSEA {g['RMSEA']:.3f} "
+              f"[{g['RMSEA_5']:.3f}, {g['RMSEA_95']:.3f}]  SRMSR {g['SRMSR']:.3f}  TLI {g['TLI']:.3f}  CFI {g['CFI']:.3f}")
+    rel = report["reliability"]
+    print(f"  reliability: marginal {rel['marginal']:.3f}, empirical {rel['empirical']:.3f}")
+    print(f"  misfitting items ({MISFIT_RULE}): {', '.join(report['misfitting']) or 'none'}")
+    for r in report["items"]:
+        print(f"    {r['item']:<20} S-X2 {r['S_X2']:8.3f}  df {r['df']:3.0f}  p {r['p']:.4f}  adj. p {r['p_adjusted']:.4f}  "
+              f"RMSEA {r['RMSEA']:.3f}")
+    return 0
