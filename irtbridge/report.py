@@ -375,6 +375,24 @@ def _references(ev: Any) -> list[str]:
     return refs
 
 
+def _fit_finding(d: pd.DataFrame) -> str:
+    """Item misfit and aberrant classifiers (mirt's S-X2 and Zh), per dataset."""
+    if "share_misfitting" not in d or not d["share_misfitting"].notna().any():
+        return ("Item and person fit: not available (mirt's S-X2 and Zh need a mirt fit; with few classifiers "
+                "S-X2 may be undefined).")
+    misfit = d["share_misfitting"].dropna()
+    worst = misfit.idxmax()
+    aberrant = {k: v for k, v in d.get("aberrant_classifiers", pd.Series(dtype=object)).items() if isinstance(v, str) and v}
+    text = (f"Model fit: on {html.escape(str(worst))}, {100 * misfit[worst]:.0f}% of the instances misfit the 3PL "
+            "(S-X2 p &lt; 0.05 after Benjamini&ndash;Hochberg adjustment): candidates for label noise")
+    if aberrant:
+        text += "; classifiers with aberrant response patterns (person fit Zh &lt; &minus;1.96): " + "; ".join(
+            f"{html.escape(str(k))}: {html.escape(v)}" for k, v in aberrant.items())
+    else:
+        text += "; no classifier responds aberrantly (person fit Zh &ge; &minus;1.96 everywhere)"
+    return text + "."
+
+
 def _calibration_finding(ev: Any) -> str:
     """Which calibration mode ran, and how many item estimates are flagged as not identified."""
     d = ev.diagnostics
@@ -429,6 +447,7 @@ def _findings(ev: Any) -> list[str]:
         if np.isfinite(rho):
             text += f". Across datasets this difficulty has rank correlation {rho:.2f} with 1 &minus; mean accuracy."
         out.append(text + ("" if np.isfinite(rho) else "."))
+        out.append(_fit_finding(d))
         worst = d["share_negative_discrimination"].idxmax()
         share = d.loc[worst, "share_negative_discrimination"]
         if share > 0:
@@ -493,6 +512,7 @@ def _context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) -> dic
         d.sort_values("failure_at_median", ascending=False),
         {"n_items": ("items", _fmt), "n_classes": ("classes", _fmt),
          "failure_at_median": ("median classifier fails", _pct), "n_flagged": ("flagged", _fmt),
+         "share_misfitting": ("misfitting (S-X2)", _pct), "aberrant_classifiers": ("aberrant classifiers (Zh)", str),
          "difficulty_mean": ("mean b", _d(2)),
          "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
          "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),

@@ -80,6 +80,7 @@ def calibrate_with_fallback(
     fallback: bool = True,
     engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
+    keep_r_model: bool = False,
 ) -> tuple[Any, tuple[CalibrationAttempt, ...]]:
     """Calibrate with ``engine``; when it errors or does not converge, try the other engine.
 
@@ -96,6 +97,8 @@ def calibrate_with_fallback(
     engine_options : mapping, optional
         ``{"ltm": {...}, "mirt": {...}}``: options passed to :func:`irtbridge.calibrate` for each engine,
         with the engine's own argument names (e.g. ``{"mirt": {"technical": {"NCYCLES": 2000}}}``).
+    keep_r_model : bool, default False
+        Keep the live R model on the returned fit (for mirt's diagnostics in this process).
     accept_unconverged : bool, default False
         When no engine converges, use the first fit that finished (flagged ``converged=False``) instead of
         giving up on the dataset.
@@ -141,7 +144,7 @@ def calibrate_with_fallback(
         seconds = time.perf_counter() - started
         if fit.converged:
             attempts.append(CalibrationAttempt(eng, "converged", "", seconds))
-            return fit.without_r_model(), tuple(attempts)
+            return (fit if keep_r_model else fit.without_r_model()), tuple(attempts)
         attempts.append(CalibrationAttempt(eng, "not converged", f"{eng} stopped after {fit.iterations} iterations", seconds))
         if unconverged is None:
             unconverged = fit.without_r_model()
@@ -363,6 +366,31 @@ def evaluate_dataset(
     return _replace(result, warnings=kept)
 
 
+# Zh below this marks an aberrant response pattern (the lower 2.5% of the standard normal)
+ABERRANT_ZH = -1.96
+MISFIT_ALPHA = 0.05
+
+
+def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Series | None]:
+    """Item misfit (S-X2 p-values, Benjamini-Hochberg adjusted) and person fit (Zh) of a mirt fit.
+
+    ``(None, None)`` for an ltm fit (mirt computes these) or when mirt cannot compute them on this data
+    (a :class:`DataWarning` says why): the estimates never depend on this by-product.
+    """
+    if fit.engine != "mirt" or fit.r_model is None:
+        return None, None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", exceptions.RWarning)
+            p = fit.item_fit(["S_X2"])["p.S_X2.adjusted"]
+            zh = fit.person_fit()["Zh"]
+    except (IrtBridgeError, ValueError, KeyError) as exc:
+        warnings.warn(f"dataset {name!r}: item and person fit not available ({str(exc).splitlines()[0]})",
+                      DataWarning, stacklevel=3)
+        return None, None
+    return p, zh
+
+
 def resolve_mode(calibration: str, engine: str | None, fallback: bool,
                  engine_options: Mapping[str, Mapping[str, Any]] | None):
     """(mode, engine, fallback, engine_options) of a calibration mode and the caller's overrides."""
@@ -420,7 +448,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     try:
         fit, attempts = calibrate_with_fallback(
             responses, engine=engine, fallback=fallback, engine_options=engine_options,
-            accept_unconverged=accept_unconverged,
+            accept_unconverged=accept_unconverged, keep_r_model=True,
         )
     except ValidationError as exc:
         fit, attempts = None, (CalibrationAttempt(engine, "error", str(exc)),)
@@ -453,6 +481,12 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     items = fit.items.copy()
     items["flag"] = flag_items(items, fit.standard_errors if fit.options.get("se") else None)
     items.index.name = "item"
+    started = time.perf_counter()
+    misfit_p, zh = fit_diagnostics(fit, ds.name)
+    items["misfit_p"] = misfit_p.reindex(items.index).to_numpy() if misfit_p is not None else np.nan
+    scores["Zh"] = zh.to_numpy() if zh is not None and len(zh) == len(scores) else np.nan
+    seconds["fit_diagnostics"] = time.perf_counter() - started
+    fit = fit.without_r_model()
     return DatasetResult(
         status="ok", items=items, respondents=scores, calibration=fit, engine=fit.engine, attempts=attempts,
         dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
@@ -485,6 +519,8 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
         ``mean_accuracy`` of the real classifiers, ``failure_at_median`` (the share of test instances a
         classifier of the classifiers' median ability is expected to fail:
         :func:`~irtbridge.benchmark.modes.dataset_difficulty`, the dataset difficulty the report ranks by),
+        ``share_misfitting`` (items whose S-X2 p-value, adjusted over items by Benjamini-Hochberg, is below
+        0.05; mirt fits only), ``aberrant_classifiers`` (real classifiers with person fit Zh < -1.96),
         and ``valid_true_score`` / ``valid_true_score_positive``: whether optimal
         has the highest and pessimal the lowest True-Score on the dataset (the check behind Fig. 9).
 
@@ -517,6 +553,10 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
         row["failure_at_median"] = (
             dataset_difficulty(items[["a", "b", "g", "u"]], median_theta) if len(items) else np.nan
         )
+        misfit = items["misfit_p"].astype(float) if "misfit_p" in items and len(items) else pd.Series(dtype=float)
+        row["share_misfitting"] = float((misfit < MISFIT_ALPHA).mean()) if misfit.notna().any() else np.nan
+        zh = real["Zh"].astype(float) if "Zh" in real else pd.Series(dtype=float)
+        row["aberrant_classifiers"] = ", ".join(map(str, zh.index[zh < ABERRANT_ZH])) if zh.notna().any() else ""
         row["share_negative_discrimination"] = float((items["a"] < 0).mean()) if len(items) else np.nan
         row["share_positive_difficulty"] = float((items["b"] > 0).mean()) if len(items) else np.nan
         row["valid_true_score"] = _validity(r.respondents["true_score"]) if r.ok else None
