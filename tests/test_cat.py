@@ -429,6 +429,37 @@ def test_components_must_have_their_method():
         simulate_cat(BANK, "2PL", theta=[0.0], selector=object())
 
 
+class _NoBegin:
+    def update(self, state, rows, items, values):
+        return np.zeros(len(rows)), np.ones(len(rows))
+
+
+class _NoCap:
+    def stop(self, n_administered, se):
+        return np.asarray(n_administered) >= 1
+
+    def reason(self, n_administered, se):
+        return np.full(np.shape(n_administered), "one", dtype=object)
+
+
+def test_every_method_the_simulator_calls_is_declared_and_checked():
+    # the simulator calls begin() and the stopper's reason()/max_items; the protocols name them, the
+    # built-in components satisfy them, and a component missing one is refused before any work
+    from irtbridge.cat import Estimator, Initializer, Selector, Stopper
+
+    for comp, proto in [(FixedPointInitializer(), Initializer), (RandomInitializer(), Initializer),
+                        (PercentileInitializer(), Initializer), (MaxInfoSelector(), Selector),
+                        (UrrySelector(), Selector), (RandomSelector(), Selector), (RandomesqueSelector(), Selector),
+                        (AbilityEstimator(), Estimator), (StepEstimator(), Estimator),
+                        (FixedLengthStopper(), Stopper), (StandardErrorStopper(0.3), Stopper)]:
+        assert isinstance(comp, proto), (comp, proto)
+    assert not isinstance(_NoBegin(), Estimator) and not isinstance(_NoCap(), Stopper)
+    with pytest.raises(ValidationError, match="estimator must have a begin"):
+        simulate_cat(BANK, "2PL", theta=[0.0], estimator=_NoBegin())
+    with pytest.raises(ValidationError, match="stopper must have a max_items"):
+        simulate_cat(BANK, "2PL", theta=[0.0], stopper=_NoCap())
+
+
 @pytest.mark.parametrize(
     "make, match",
     [

@@ -12,7 +12,8 @@ A CAT is four small interchangeable parts and a loop:
 * :func:`simulate_cat` runs them for many examinees at once and returns a :class:`CATResult` with the
   trajectories and the item exposure.
 
-Each component can also be called on its own (the counterparts of catR's ``nextItem``, ``thetaEst``
+The four roles are :mod:`typing.Protocol` classes (:mod:`irtbridge.cat.protocols`) that name every
+method the simulator calls, so a user-written component needs no base class. Each component can also be called on its own (the counterparts of catR's ``nextItem``, ``thetaEst``
 and ``semTheta``).
 
 Examples
@@ -36,6 +37,7 @@ from irtbridge.cat.selectors import (
     UrrySelector,
     information_matrix,
 )
+from irtbridge.cat.protocols import Estimator, Initializer, Selector, Stopper
 from irtbridge.cat.simulator import CATResult, draw_responses, simulate_cat
 from irtbridge.cat.stoppers import FixedLengthStopper, StandardErrorStopper
 
@@ -57,4 +59,8 @@ __all__ = [
     "simulate_cat",
     "draw_responses",
     "CATResult",
+    "Initializer",
+    "Selector",
+    "Estimator",
+    "Stopper",
 ]

@@ -19,6 +19,7 @@ from irtbridge.irt import fast
 from irtbridge._validation import check_random_state
 from irtbridge.cat.estimators import AbilityEstimator
 from irtbridge.cat.initializers import FixedPointInitializer
+from irtbridge.cat.protocols import ROLES
 from irtbridge.cat.selectors import MaxInfoSelector
 from irtbridge.cat.stoppers import FixedLengthStopper
 from irtbridge.exceptions import ValidationError
@@ -194,6 +195,20 @@ def _response_matrix(responses: Any, bank: ItemBank) -> tuple[np.ndarray, pd.Ind
     return values, index
 
 
+def _check_components(**components: Any) -> None:
+    # the protocols in cat/protocols.py name every method used below; a missing one fails here, before
+    # any work, with the role and the method named
+    for name, comp in components.items():
+        _, methods = ROLES[name]
+        for method in methods:
+            if method == "max_items":
+                if not hasattr(comp, method):
+                    raise ValidationError(f"{name} must have a max_items attribute (None for no cap), "
+                                          f"got {type(comp).__name__}")
+            elif not callable(getattr(comp, method, None)):
+                raise ValidationError(f"{name} must have a {method}() method, got {type(comp).__name__}")
+
+
 def simulate_cat(
     items: Any,
     model: str | None = None,
@@ -221,7 +236,9 @@ def simulate_cat(
         A post-hoc simulation on known responses (examinees x items, bank order or item-named columns);
         NaN marks an item the examinee cannot get. Give exactly one of ``theta`` and ``responses``.
     initializer, selector, estimator, stopper
-        The four components. Defaults: :class:`FixedPointInitializer` (0),
+        The four components: any objects with the methods of :class:`~irtbridge.cat.protocols.Initializer`,
+        :class:`~irtbridge.cat.protocols.Selector`, :class:`~irtbridge.cat.protocols.Estimator` and
+        :class:`~irtbridge.cat.protocols.Stopper`. Defaults: :class:`FixedPointInitializer` (0),
         :class:`MaxInfoSelector`, :class:`AbilityEstimator` (EAP), :class:`FixedLengthStopper` (20).
     random_state : None, int or numpy.random.Generator
         Seeds the response draws and any random component; the same seed gives the same result.
@@ -254,14 +271,7 @@ def simulate_cat(
     selector = MaxInfoSelector() if selector is None else selector
     estimator = AbilityEstimator() if estimator is None else estimator
     stopper = FixedLengthStopper() if stopper is None else stopper
-    for name, comp, method in (
-        ("initializer", initializer, "initialize"),
-        ("selector", selector, "select"),
-        ("estimator", estimator, "update"),
-        ("stopper", stopper, "stop"),
-    ):
-        if not callable(getattr(comp, method, None)):
-            raise ValidationError(f"{name} must have a {method}() method, got {type(comp).__name__}")
+    _check_components(initializer=initializer, selector=selector, estimator=estimator, stopper=stopper)
     if (theta is None) == (responses is None):
         raise ValidationError("give exactly one of theta (true abilities) and responses (a post-hoc simulation)")
 
@@ -277,7 +287,7 @@ def simulate_cat(
         full, index = _response_matrix(responses, bank)
     n, n_items = full.shape
 
-    length = n_items if getattr(stopper, "max_items", None) is None else min(n_items, int(stopper.max_items))
+    length = n_items if stopper.max_items is None else min(n_items, int(stopper.max_items))
     est = np.asarray(initializer.initialize(bank, n, rng), dtype=float)
     if est.shape != (n,):
         raise ValidationError(f"the initializer returned shape {est.shape}, expected ({n},)")
