@@ -495,3 +495,27 @@ def test_draw_responses_keeps_labels():
     theta = pd.Series([0.0, 1.0], index=["ann", "bob"])
     out = draw_responses(theta, BANK.set_axis(["q1", "q2"]), "2PL", random_state=0)
     assert list(out.index) == ["ann", "bob"] and list(out.columns) == ["q1", "q2"]
+
+
+def test_live_respond_gives_the_post_hoc_test_and_is_asked_only_for_given_items():
+    # a live test answered from a fixed response matrix must reproduce the post-hoc simulation on that
+    # matrix exactly, and respond must be asked only for the items each examinee actually got
+    rng = np.random.default_rng(3)
+    bank = pd.DataFrame({"a": rng.uniform(0.8, 2, 40), "b": rng.normal(size=40)})
+    full = draw_responses(rng.normal(size=25), bank, "2PL", random_state=4)
+    asked = []
+
+    def respond(rows, items):
+        asked.append(len(rows))
+        return full[rows, items]
+
+    opts = dict(stopper=StandardErrorStopper(0.5, max_items=15), random_state=0)
+    post = simulate_cat(bank, "2PL", responses=full, **opts)
+    live = simulate_cat(bank, "2PL", respond=respond, n_examinees=25, **opts)
+    pd.testing.assert_frame_equal(post.estimates, live.estimates)
+    np.testing.assert_array_equal(post.items, live.items)
+    assert sum(asked) == post.n_administered
+    with pytest.raises(ValidationError, match="category from 0 to 1"):
+        simulate_cat(bank, "2PL", respond=lambda rows, items: np.full(len(rows), 2.0))
+    with pytest.raises(ValidationError, match="exactly one of theta"):
+        simulate_cat(bank, "2PL", respond=respond, responses=full)

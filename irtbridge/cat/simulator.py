@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from irtbridge import irt
 from irtbridge.irt import fast
-from irtbridge._validation import check_random_state
+from irtbridge._validation import check_int, check_random_state
 from irtbridge.cat.estimators import AbilityEstimator
 from irtbridge.cat.initializers import FixedPointInitializer
 from irtbridge.cat.protocols import ROLES
@@ -195,6 +195,23 @@ def _response_matrix(responses: Any, bank: ItemBank) -> tuple[np.ndarray, pd.Ind
     return values, index
 
 
+def _live_answers(respond: Callable, rows: np.ndarray, pos: np.ndarray, bank: ItemBank) -> np.ndarray:
+    try:
+        values = np.asarray(respond(rows, pos), dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValidationError("respond(rows, items) must return numeric categories") from None
+    if values.shape != rows.shape:
+        raise ValidationError(f"respond(rows, items) returned {values.size} answer(s) for {rows.size} item(s) given")
+    top = bank.n_categories[pos] - 1
+    bad = ~np.isfinite(values) | (values != np.round(values)) | (values < 0) | (values > top)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValidationError(
+            f"respond answered {values[j]:g} for item {bank.names[pos[j]]!r}; it must be a category from 0 to {int(top[j])}"
+        )
+    return values
+
+
 def _check_components(**components: Any) -> None:
     # the protocols in cat/protocols.py name every method used below; a missing one fails here, before
     # any work, with the role and the method named
@@ -215,6 +232,8 @@ def simulate_cat(
     *,
     theta: Any = None,
     responses: Any = None,
+    respond: Callable[[np.ndarray, np.ndarray], Any] | None = None,
+    n_examinees: int = 1,
     initializer: Any = None,
     selector: Any = None,
     estimator: Any = None,
@@ -234,7 +253,14 @@ def simulate_cat(
         per (examinee, item), so an item's answer does not depend on when it is given.
     responses : pandas.DataFrame or array-like, optional
         A post-hoc simulation on known responses (examinees x items, bank order or item-named columns);
-        NaN marks an item the examinee cannot get. Give exactly one of ``theta`` and ``responses``.
+        NaN marks an item the examinee cannot get.
+    respond : callable, optional
+        A live test: ``respond(rows, items) -> values`` is asked, at each step, only for the items just
+        given (examinee rows and bank positions, equal-length integer arrays) and returns one category
+        each -- a classifier shown one case, a person at a terminal. Give exactly one of ``theta``,
+        ``responses`` and ``respond``.
+    n_examinees : int
+        How many examinees a ``respond`` test has (default 1).
     initializer, selector, estimator, stopper
         The four components: any objects with the methods of :class:`~irtbridge.cat.protocols.Initializer`,
         :class:`~irtbridge.cat.protocols.Selector`, :class:`~irtbridge.cat.protocols.Estimator` and
@@ -272,8 +298,10 @@ def simulate_cat(
     estimator = AbilityEstimator() if estimator is None else estimator
     stopper = FixedLengthStopper() if stopper is None else stopper
     _check_components(initializer=initializer, selector=selector, estimator=estimator, stopper=stopper)
-    if (theta is None) == (responses is None):
-        raise ValidationError("give exactly one of theta (true abilities) and responses (a post-hoc simulation)")
+    if (theta is not None) + (responses is not None) + (respond is not None) != 1:
+        raise ValidationError(
+            "give exactly one of theta (true abilities), responses (a post-hoc simulation) and respond (a live test)"
+        )
 
     true_theta = None
     if theta is not None:
@@ -283,8 +311,13 @@ def simulate_cat(
             raise ValidationError("theta is empty; give one true ability per examinee")
         full = draw_responses(true_theta, bank, random_state=rng)
         index = pd.RangeIndex(true_theta.size) if index is None else index
-    else:
+    elif responses is not None:
         full, index = _response_matrix(responses, bank)
+    else:
+        if not callable(respond):
+            raise ValidationError(f"respond must be a function of (rows, items), got {type(respond).__name__}")
+        n = check_int(n_examinees, "n_examinees", low=1)
+        full, index = np.zeros((n, bank.n_items)), pd.RangeIndex(n)
     n, n_items = full.shape
 
     length = n_items if stopper.max_items is None else min(n_items, int(stopper.max_items))
@@ -314,7 +347,7 @@ def simulate_cat(
         rows, pos = rows[~none_left], pos[~none_left]
         if rows.size == 0:
             break
-        values = full[rows, pos]
+        values = full[rows, pos] if respond is None else _live_answers(respond, rows, pos, bank)
         unavailable[rows, pos] = True
         given[rows, t], answers[rows, t] = pos, values
         n_items_given[rows] += 1
