@@ -44,7 +44,9 @@ def calibrate(
     model : {"rasch", "1PL", "2PL", "3PL", "4PL", "graded", "gpcm"}
         ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one discrimination shared by all
         items. ``4PL`` is mirt only.
-    engine : {"mirt", "ltm"}
+    engine : {"mirt", "ltm", "native"}
+        ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL), checked against mirt;
+        it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
     se : bool
         Compute standard errors (mirt ``SE = TRUE``; ltm from its Hessian, delta method to the IRT
         parameterization).
@@ -75,8 +77,6 @@ def calibrate(
     >>> fit = irtbridge.calibrate(data, model="2PL")            # doctest: +SKIP
     >>> fit.items[["a", "b"]]                                  # doctest: +SKIP
     """
-    from irtbridge._r import session
-
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
     model = check_choice(model, "model", MODELS, ignore_case=True)
     if model not in ENGINES[engine]:
@@ -108,6 +108,12 @@ def calibrate(
     if prior_list and engine != "mirt":
         raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
     extra = {"priors": [p.to_r() for p in prior_list]} if prior_list else {}
+    if engine == "native":
+        from irtbridge.calibration.native import calibrate_native
+
+        return calibrate_native(values, names, model, bool(se), options, dropped)
+    from irtbridge._r import session
+
     session.ensure_packages(engine)
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:

@@ -22,8 +22,9 @@ ENGINES: dict[str, dict[str, str]] = {
              "graded": "graded", "gpcm": "gpcm"},
     "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
             "gpcm": "gpcm"},
+    "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)"},
 }
-SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP")}
+SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"), "native": ("EAP", "MAP", "ML")}
 
 @dataclass(frozen=True, eq=False)
 class Calibration:
@@ -126,6 +127,10 @@ class Calibration:
         from irtbridge._r import session
 
         method = check_choice(method, "method", SCORING_METHODS[self.engine], ignore_case=True)
+        if self.engine == "native":
+            from irtbridge.calibration.native import native_abilities
+
+            return native_abilities(self, method, responses)
         if self.r_model is None:
             raise ValidationError(
                 "this Calibration has no live R model (it was unpickled or loaded from JSON); score it "

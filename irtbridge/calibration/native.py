@@ -1,0 +1,80 @@
+"""``calibrate(..., engine="native")``: the R-free EM of :mod:`irtbridge.irt.em`, as a :class:`Calibration`.
+
+It takes mirt's names and defaults for the options the engines share (``quadpts=61``, ``TOL=1e-4``,
+``technical={"NCYCLES": 500}``), so ``calibrate(data, "2PL", engine=e, TOL=1e-6, quadpts=61)`` means the same
+fit for ``e = "mirt"`` and ``e = "native"``. ``client=`` (a ``distributed.Client``) computes the E-step on a
+Dask cluster.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge.calibration.result import Calibration
+from irtbridge.exceptions import ConvergenceWarning, ValidationError
+from irtbridge.irt.em import fit_em, irt_table, prepare_responses
+
+__all__ = ["calibrate_native", "NATIVE_OPTIONS"]
+
+NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks")
+
+
+def _options(options: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = [k for k in options if k not in NATIVE_OPTIONS]
+    if unknown:
+        raise ValidationError(f"engine='native' does not take option(s) {unknown}; it takes {', '.join(NATIVE_OPTIONS)}")
+    technical = dict(options.get("technical") or {})
+    extra = [k for k in technical if k != "NCYCLES"]
+    if extra:
+        raise ValidationError(f"engine='native': technical takes only NCYCLES, got {extra}")
+    return {"quadpts": int(options.get("quadpts", 61)), "TOL": float(options.get("TOL", 1e-4)),
+            "NCYCLES": int(technical.get("NCYCLES", 500))}
+
+
+def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool, options: Mapping[str, Any],
+                     dropped: tuple[str, ...] = ()) -> Calibration:
+    """Fit ``model`` (rasch, 1PL or 2PL) natively on a validated 0/1/NaN matrix."""
+    settings = _options(options)
+    data = prepare_responses(values, names)
+    started = time.perf_counter()
+    client = options.get("client")
+    if client is not None:
+        from irtbridge.irt.em_dask import fit_em_dask
+
+        result = fit_em_dask(data, model, client, chunks=options.get("chunks"), **settings)
+    else:
+        result = fit_em(data, model, **settings)
+    elapsed = time.perf_counter() - started
+    notes = []
+    if se:
+        notes.append("native engine: standard errors are not computed (NaN); use engine='mirt' for them")
+    if not result.converged:
+        warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
+                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=3)
+    items = irt_table(result, names)
+    n = values.shape[0]
+    return Calibration(
+        items=items, standard_errors=items * np.nan, loglik=result.loglik,
+        aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
+        n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model=model,
+        engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=float(result.variance),
+        options={**settings, "se": bool(se), "dask": client is not None}, warnings=tuple(notes),
+        provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
+                    "fit_seconds": elapsed},
+        dropped_items=dropped, r_model=None,
+    )
+
+
+def native_abilities(fit: Calibration, method: str, responses: Any) -> pd.DataFrame:
+    """Scores of a native fit: the native kernel's EAP/MAP/ML on ``responses`` (required)."""
+    from irtbridge.irt import estimate_abilities
+
+    if responses is None:
+        raise ValidationError("a native calibration keeps no copy of the data: pass responses= to abilities()")
+    return estimate_abilities(responses, fit, method=method)[["theta", "se"]]
