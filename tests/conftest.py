@@ -6,8 +6,6 @@ a failure, never a skip. Elsewhere, ``pytest -m "not r"`` runs the pure-Python t
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 

@@ -6,9 +6,14 @@ plus artificial respondents, the response matrix (test instances = items, classi
 True-Scores. Across datasets: diagnostics of the item parameters, Glicko-2 tournaments in the paper's
 dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pessimal last).
 
->>> from irtbridge.benchmark import run_benchmark                     # doctest: +SKIP
->>> res = run_benchmark(["iris", "wine", "Sonar"], pool="quick", max_test=40, jobs=2)
->>> res.save("out/")                                                   # tables, summary, figures
+One small dataset (a few seconds; the saved tables, summary and figures go to a temporary folder):
+
+>>> import tempfile
+>>> from irtbridge.benchmark import run_benchmark
+>>> res = run_benchmark(["iris"], pool="quick", max_test=30, jobs=1)   # doctest: +R
+>>> paths = res.save(tempfile.mkdtemp())
+>>> sorted(p.name for p in paths if p.suffix == ".json")
+['summary.json']
 """
 
 from __future__ import annotations

@@ -96,8 +96,13 @@ def case_difficulty(
 
     Examples
     --------
-    >>> cd = case_difficulty(X, "quartiles")       # doctest: +SKIP
-    >>> cd.cdi.describe()                          # doctest: +SKIP
+    Five features of scikit-learn's breast-cancer data, cut at their quartiles (a graded model in mirt):
+
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X = load_breast_cancer(as_frame=True).data.iloc[:, :5]
+    >>> cd = case_difficulty(X, "quartiles")                             # doctest: +R
+    >>> cd.model, cd.cdi.shape, cd.calibration.items.shape[0]
+    ('graded', (569,), 5)
     """
     method = check_choice(method, "method", ("EAP", "MAP", "WLE"), ignore_case=True)
     items, cuts = encode_features(X, features)

@@ -116,8 +116,14 @@ def evaluate_mlc(
 
     Examples
     --------
-    >>> res = evaluate_mlc(X, y, "logistic", features="quartiles", random_state=1)   # doctest: +SKIP
-    >>> print(res.summary())                                                          # doctest: +SKIP
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> data = load_breast_cancer(as_frame=True)
+    >>> X, y = data.data.iloc[:, :5], data.target
+    >>> res = evaluate_mlc(X, y, "logistic", features="quartiles", random_state=1)   # doctest: +R
+    >>> list(res.table().index)
+    ['accuracy', 'precision', 'recall', 'f1', 'auc', 'MLC (class 1)', 'MLC (class 0)']
+    >>> sorted(res.mlc)
+    [0, 1]
     """
     frame = _features(X)
     if frame.index.has_duplicates:
