@@ -36,7 +36,7 @@ suppressPackageStartupMessages({ library(mirt); library(ltm); library(jsonlite) 
 d <- read.csv(args[1], check.names = FALSE)
 sv <- mirt(d, 1, itemtype = "3PL", pars = "values", verbose = FALSE)
 set <- function(sv, name, type, p1, p2) { r <- sv$name == name; sv$prior.type[r] <- type; sv$prior_1[r] <- p1; sv$prior_2[r] <- p2; sv }
-sv <- set(sv, "a1", "norm", 1, 1); sv <- set(sv, "d", "norm", 0, 3); sv <- set(sv, "g", "expbeta", 2, 17)
+sv <- set(sv, "a1", "norm", 1, 0.5); sv <- set(sv, "d", "norm", 0, 3); sv <- set(sv, "g", "expbeta", 2, 17)
 fit <- mirt(d, 1, itemtype = "3PL", pars = sv, verbose = FALSE)
 st <- coef(fit, IRTpars = TRUE, simplify = TRUE)$items
 tp <- tpm(d)

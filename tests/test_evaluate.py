@@ -154,7 +154,7 @@ def test_items_equal_mirt_with_priors_called_directly(run, tmp_path):
         "suppressMessages(library(mirt))\n"
         "d <- read.csv(args[1], check.names = FALSE)\n"
         "sv <- mirt(d, 1, itemtype = '3PL', pars = 'values', verbose = FALSE)\n"
-        "a <- sv$name == 'a1'; sv$prior.type[a] <- 'norm'; sv$prior_1[a] <- 1; sv$prior_2[a] <- 1\n"
+        "a <- sv$name == 'a1'; sv$prior.type[a] <- 'norm'; sv$prior_1[a] <- 1; sv$prior_2[a] <- 0.5\n"
         "i <- sv$name == 'd'; sv$prior.type[i] <- 'norm'; sv$prior_1[i] <- 0; sv$prior_2[i] <- 3\n"
         "g <- sv$name == 'g'; sv$prior.type[g] <- 'expbeta'; sv$prior_1[g] <- 2; sv$prior_2[g] <- 17\n"
         "fit <- mirt(d, 1, itemtype = '3PL', pars = sv, verbose = FALSE)\n"

@@ -7,7 +7,7 @@ slopes run off to hundreds and difficulties to +-50, and two fits of the same fi
 * ``"paper"``: ltm's 3PL (``tpm``), exactly as the decodIRT paper (Cardoso et al.) did, for reproducing it;
 * ``"stable"`` (the default): mirt's 3PL with weakly informative priors, a MAP estimate that stays near
   the maximum likelihood where the data speak and finite where they do not:
-  ``a1 ~ N(1, 1)`` (a normal prior, so negatively discriminating instances keep a negative slope),
+  ``a1 ~ N(1, 0.5)`` (a normal prior, so negatively discriminating instances can keep a negative slope),
   ``d ~ N(0, 3)`` on the intercept, and ``g ~ Beta(2, 17)`` on the guessing parameter (mean 0.105).
 
 Why these, with the numbers: ``docs/calibration-modes.md`` and ``benchmarks/recovery.py``.
@@ -37,7 +37,7 @@ __all__ = [
 
 CALIBRATION_MODES = ("stable", "paper")
 STABLE_PRIORS: dict[str, tuple[str, float, float]] = {
-    "a1": ("norm", 1.0, 1.0),
+    "a1": ("norm", 1.0, 0.5),
     "d": ("norm", 0.0, 3.0),
     "g": ("expbeta", 2.0, 17.0),
 }
@@ -80,7 +80,7 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     Notes
     -----
     R equivalents: ``ltm::tpm(data)`` (paper); ``sv <- mirt(data, 1, "3PL", pars = "values")`` with
-    ``prior.type``/``prior_1``/``prior_2`` set to ``norm(1, 1)`` on ``a1``, ``norm(0, 3)`` on ``d`` and
+    ``prior.type``/``prior_1``/``prior_2`` set to ``norm(1, 0.5)`` on ``a1``, ``norm(0, 3)`` on ``d`` and
     ``expbeta(2, 17)`` on ``g``, then ``mirt(data, 1, "3PL", pars = sv)`` (stable).
 
     Examples
