@@ -601,12 +601,12 @@ def test_cutoff_table_with_intervals():
 def test_plot_like_figure2():
     y, s = _mace_cases()
     t = efficiency_by_cutoff(y, s, cutoffs=CUTOFFS, higher_is_positive=False, intervals=True)
-    fig = plot_efficiency_by_cutoff(t)
-    ax = fig.axes[0]
+    ax = plot_efficiency_by_cutoff(t)
     assert [l.get_label() for l in ax.get_lines()][:5] == ["EI", "BEI", "BLEI", "QEI", "UEI"]
     np.testing.assert_array_equal(np.sort(ax.get_lines()[0].get_xdata()), sorted(CUTOFFS))
-    fig2 = plot_efficiency_by_cutoff(t, indices=["ei"], bands=True, logy=True)
-    assert fig2.axes[0].get_yscale() == "log"
+    ax2 = plot_efficiency_by_cutoff(t, indices=["ei"], bands=True, logy=True)
+    assert ax2.get_yscale() == "log"
+    assert plot_efficiency_by_cutoff(t, ax=ax2) is ax2
     with pytest.raises(ValidationError, match="intervals=True"):
         plot_efficiency_by_cutoff(t[["ei"]], indices=["ei"], bands=True)
     import matplotlib.pyplot as plt

@@ -546,34 +546,42 @@ def test_from_estimators_too_many_folds():
 # ------------------------------------------------------------------------------------------------
 
 
-def test_plot_cost_curves_returns_figure():
+def test_plot_cost_curves_returns_its_axes():
     import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
+    from matplotlib.axes import Axes
 
-    fig = plot_cost_curves(Y1, T1, methods=("sf", "sd", "rd"), instances=["x1", "x4"])
-    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    axes = plot_cost_curves(Y1, T1, methods=("sf", "sd", "rd"), instances=["x1", "x4"])
+    fig = axes[0].figure
+    assert len(axes) == 3 and all(isinstance(ax, Axes) for ax in axes) and len(fig.axes) == 3
     # the two instance curves plus the two class curves in each panel
     assert all(len(ax.lines) == 4 for ax in fig.axes)
+    plt.close(fig)
+    # ax= draws into given Axes and returns them
+    fig, given = plt.subplots(1, 2)
+    assert list(plot_cost_curves(Y1, T1, methods=("sd", "rd"), ax=given)) == list(given)
+    with pytest.raises(ValidationError, match="ax must be 3 matplotlib Axes"):
+        plot_cost_curves(Y1, T1, methods=("sf", "sd", "rd"), ax=given)
     plt.close(fig)
     with pytest.raises(ValidationError, match="not labels of y's index"):
         plot_cost_curves(Y1, T1, instances=["x99"])
 
 
-def test_plot_hardness_map_returns_figure():
+def test_plot_hardness_map_returns_its_axes():
     import matplotlib.pyplot as plt
 
     X = np.random.default_rng(0).normal(size=(10, 4))
-    fig = plot_hardness_map(X, hardness_table(Y1, T1).drop(columns="label"), Y1)
-    assert len(fig.axes) == 6  # five panels and the colour bar
+    axes = plot_hardness_map(X, hardness_table(Y1, T1).drop(columns="label"), Y1)
+    fig = axes[0].figure
+    assert len(axes) == 5 and len(fig.axes) == 6  # five panels and the colour bar
     plt.close(fig)
     with pytest.raises(ValidationError, match="hardness has 10 instances but X has 9 rows"):
         plot_hardness_map(X[:9], instance_hardness(Y1, T1))
     # NaN hides an instance from the colour map (one class at a time on a shared PCA) ...
     one_class = instance_hardness(Y1, T1).where(Y1 == 1)
-    fig = plot_hardness_map(X, one_class, Y1)
+    axes = plot_hardness_map(X, one_class, Y1)
     # ... drawn as grey context points plus one coloured collection (class 0 has no value to show)
-    assert len(fig.axes[0].collections) == 2
-    plt.close(fig)
+    assert len(axes[0].collections) == 2
+    plt.close(axes[0].figure)
     with pytest.raises(ValidationError, match="hold no value to map"):
         plot_hardness_map(X, one_class * np.nan)
 

@@ -57,7 +57,8 @@ PAPER_GERMAN = pd.DataFrame(
 )
 
 
-def save(fig, out: str, name: str) -> None:
+def save(drawn, out: str, name: str) -> None:
+    fig = np.atleast_1d(drawn)[0].figure  # the plot functions return the Axes they drew on
     path = os.path.join(out, name)
     fig.savefig(path, dpi=90, bbox_inches="tight")
     plt.close(fig)

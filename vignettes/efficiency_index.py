@@ -109,13 +109,13 @@ def main(argv: list[str] | None = None) -> int:
           " looks like a slip (without it the largest UEI difference is {:.4f})".format(
               table.loc[14, "uei"], diff["uei"].drop(14).max()))
     table.to_csv(out / "efficiency_by_cutoff.csv")
-    fig = ib.plot_efficiency_by_cutoff(table)
-    fig.axes[0].set_xlabel("MACE cut-off (test positive when score <= cut-off)")
-    fig.axes[0].invert_xaxis()  # the paper runs from <=29 down to <=11
-    fig.savefig(out / "efficiency_by_cutoff.png", dpi=120, bbox_inches="tight")
-    fig_ci = ib.plot_efficiency_by_cutoff(table, indices=("ei", "uei"), bands=True)
-    fig_ci.axes[0].invert_xaxis()
-    fig_ci.savefig(out / "efficiency_by_cutoff_ci.png", dpi=120, bbox_inches="tight")
+    ax = ib.plot_efficiency_by_cutoff(table)
+    ax.set_xlabel("MACE cut-off (test positive when score <= cut-off)")
+    ax.invert_xaxis()  # the paper runs from <=29 down to <=11
+    ax.figure.savefig(out / "efficiency_by_cutoff.png", dpi=120, bbox_inches="tight")
+    ax_ci = ib.plot_efficiency_by_cutoff(table, indices=("ei", "uei"), bands=True)
+    ax_ci.invert_xaxis()
+    ax_ci.figure.savefig(out / "efficiency_by_cutoff_ci.png", dpi=120, bbox_inches="tight")
 
     print("\n== 3. Coverage of nominal 95% EI intervals (tables drawn like the MACE study)\n")
     print(coverage(500 if args.quick else 2000, seed=2023).round(3).to_string())
