@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from irtbridge._plotting import single_axes
 from irtbridge._validation import check_int, check_number
 from irtbridge.exceptions import ValidationError
 
@@ -317,14 +318,14 @@ def plot_cd_diagram(result: NemenyiResult, *, ax: Any = None, title: str | None 
     result : NemenyiResult
         From :func:`nemenyi`.
     ax : matplotlib Axes, optional
-        Draw into this axes (its figure is returned); a new figure otherwise.
+        Draw into this Axes; a new figure otherwise.
     title : str, optional
     width : float, default 7.0
         Figure width in inches when a new figure is made.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes
 
     Notes
     -----
@@ -336,21 +337,18 @@ def plot_cd_diagram(result: NemenyiResult, *, ax: Any = None, title: str | None 
     --------
     >>> import pandas as pd
     >>> acc = pd.DataFrame({"rf": [.9, .8, .85, .9], "nb": [.7, .75, .8, .6], "dt": [.8, .7, .9, .7]})
-    >>> fig = plot_cd_diagram(nemenyi(acc))
+    >>> ax = plot_cd_diagram(nemenyi(acc))
+    >>> [t.get_text() for t in ax.texts if "(" in t.get_text()]    # average ranks, best first
+    ['rf (1.25)', 'dt (2.00)', 'nb (2.75)']
     """
     if not isinstance(result, NemenyiResult):
         raise ValidationError(f"result must be a NemenyiResult from nemenyi(), got {type(result).__name__}")
-    import matplotlib.pyplot as plt
-
     ordered = result.average_ranks.sort_values(kind="mergesort")
     k = len(ordered)
     n_left = (k + 1) // 2
     step = 0.35
     height = 1.2 + step * (max(n_left, k - n_left) + 1) + 0.15 * len(result.groups)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(width, height))
-    else:
-        fig = ax.figure
+    ax = single_axes(ax, (width, height))
     lo, hi = 1.0, float(k)
     margin = 0.25 * (hi - lo) + 0.5
     ax.set_xlim(lo - margin, hi + margin)
@@ -386,4 +384,4 @@ def plot_cd_diagram(result: NemenyiResult, *, ax: Any = None, title: str | None 
         ax.text(x_end + (-0.05 if align == "right" else 0.05), y, f"{name} ({rank:.2f})", ha=align, va="center", fontsize=9)
     if title:
         ax.set_title(title)
-    return fig
+    return ax

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._plotting import figure_of
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge.benchmark.modes import difficulty_agreement
 from irtbridge.exceptions import ValidationError
@@ -78,6 +79,7 @@ def _figure(width: float, height: float):
 
 def _png(fig: Any) -> str:
     """A figure as a base64 PNG ``data:`` URI (the figure is released)."""
+    fig = figure_of(fig)  # the package's plot functions return the Axes they drew on
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", facecolor="white")
     try:  # figures from pyplot-based helpers must leave pyplot's registry

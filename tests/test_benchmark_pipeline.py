@@ -188,54 +188,54 @@ def test_summary_text(result):
 
 def test_item_curves_show_the_3pl(result):
     r = result.datasets["iris"]
-    fig = plot_item_curves(r, names=list(r.items.index[:3]))
-    lines = fig.axes[0].get_lines()
+    ax = plot_item_curves(r, names=list(r.items.index[:3]))
+    lines = ax.get_lines()
     assert len(lines) == 3
     for line, (name, row) in zip(lines, r.items.iloc[:3].iterrows()):
         x, y = line.get_data()
         expected = _p3(x, r.items.loc[[name]])[:, 0]
         np.testing.assert_allclose(y, expected, atol=1e-12)
     default = plot_item_curves(r, n=4)
-    assert 4 <= len(default.axes[0].get_lines()) <= 5
+    assert 4 <= len(default.get_lines()) <= 5
 
 
 def test_dataset_parameter_figures(result):
     d = result.diagnostics
-    fig = plot_dataset_parameters(d)
-    heights = [p.get_height() for p in fig.axes[0].patches]
+    ax = plot_dataset_parameters(d)
+    heights = [p.get_height() for p in ax.patches]
     np.testing.assert_allclose(heights, d["difficulty_mean"].sort_values(ascending=False).to_numpy())
-    fig = plot_parameter_bins(d, n_bins=6)  # 2 datasets: 2 bins of one
-    heights = [p.get_height() for p in fig.axes[0].patches]
+    ax = plot_parameter_bins(d, n_bins=6)  # 2 datasets: 2 bins of one
+    heights = [p.get_height() for p in ax.patches]
     np.testing.assert_allclose(heights, d["difficulty_mean"].sort_values(ascending=False).to_numpy())
 
 
 def test_bins_by_hand():
     d = pd.DataFrame({"difficulty_mean": [1.0, 2.0, 3.0, 4.0, 5.0], "discrimination_mean": [5.0, 4, 3, 2, 1]},
                      index=list("abcde"))
-    fig = plot_parameter_bins(d, n_bins=2)
+    ax = plot_parameter_bins(d, n_bins=2)
     # hardest first: (5, 4, 3) and (2, 1)
-    np.testing.assert_allclose([p.get_height() for p in fig.axes[0].patches], [4.0, 1.5])
+    np.testing.assert_allclose([p.get_height() for p in ax.patches], [4.0, 1.5])
 
 
 def test_true_score_figure(result):
     r = result.datasets["wine_local"]
-    fig = plot_true_scores(r)
-    assert len(fig.axes) == 2
-    widths = [p.get_width() for p in fig.axes[0].patches]
+    axes = plot_true_scores(r)
+    assert len(axes) == 2
+    widths = [p.get_width() for p in axes[0].patches]
     np.testing.assert_allclose(widths, np.sort(r.respondents["true_score"].to_numpy()))
 
 
 def test_bump_and_ratings_figures(result):
     t = result.tournaments["difficulty"]
-    fig = plot_bump(t)
-    lines = fig.axes[0].get_lines()
+    ax = plot_bump(t)
+    lines = ax.get_lines()
     assert len(lines) == 19
     ranks = t.history.pivot(index="period", columns="player", values="rating").rank(axis=1, ascending=False, method="min")
     seen = sorted(tuple(line.get_ydata()) for line in lines)
     expected = sorted(tuple(ranks[p].to_numpy()) for p in ranks.columns)
     assert seen == expected
-    fig = plot_ratings(t)
-    offsets = fig.axes[0].collections[-1].get_offsets()
+    ax = plot_ratings(t)
+    offsets = ax.collections[-1].get_offsets()
     np.testing.assert_allclose(np.sort(offsets[:, 0]), np.sort(t.ratings["rating"].to_numpy()))
 
 

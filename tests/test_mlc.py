@@ -395,16 +395,21 @@ def test_string_labels_and_a_custom_estimator():
     assert res.class_labels == {"neg": 1, "pos": 0} and res.cdi_sign == -1
 
 
-def test_plots_return_figures():
+def test_plots_return_their_axes():
     import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
 
     X, y, cd = _synthetic(6)
     res = evaluate_mlc(X, y, "logistic", difficulty=cd, random_state=0)
-    figs = [plot_cdi_distributions(res), plot_difficulty_kde(res), plot_accuracy_by_cdi(res), plot_cat_trajectories(res),
-            plot_mlc_plane({"logistic": res, "again": res})]
-    for fig in figs:
-        assert isinstance(fig, matplotlib.figure.Figure) and fig.axes
-        plt.close(fig)
+    drawn = [plot_cdi_distributions(res), plot_difficulty_kde(res), plot_accuracy_by_cdi(res), plot_cat_trajectories(res),
+             plot_mlc_plane({"logistic": res, "again": res})]
+    for out, n in zip(drawn, (2, 1, 1, 2, 1)):
+        axes = np.atleast_1d(out)
+        assert len(axes) == n and all(isinstance(a, Axes) and a.has_data() for a in axes)
+        plt.close(axes[0].figure)
+    fig, given = plt.subplots(1, 2)
+    assert list(plot_cat_trajectories(res, ax=given)) == list(given)
+    plt.close(fig)
 
 
 # --------------------------------------------------------------------------------------------------

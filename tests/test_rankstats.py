@@ -207,13 +207,12 @@ def test_cd_diagram_draws_every_algorithm_and_group():
     import matplotlib
 
     matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    from matplotlib.axes import Axes
 
     scores = pd.DataFrame(np.tile([4.0, 3.0, 2.0, 1.0, 0.0], (14, 1)), columns=["rf", "svm", "knn", "nb", "dt"])
     res = nemenyi(scores)
-    fig = plot_cd_diagram(res, title="CD")
-    assert isinstance(fig, Figure)
-    ax = fig.axes[0]
+    ax = plot_cd_diagram(res, title="CD")
+    assert isinstance(ax, Axes)
     texts = [t.get_text() for t in ax.texts]
     for name, rank in res.average_ranks.items():
         assert f"{name} ({rank:.2f})" in texts
@@ -224,7 +223,7 @@ def test_cd_diagram_draws_every_algorithm_and_group():
     import matplotlib.pyplot as plt
 
     fig2, ax2 = plt.subplots()
-    assert res.plot(ax=ax2) is fig2
+    assert res.plot(ax=ax2) is ax2
     plt.close("all")
 
 

@@ -64,7 +64,8 @@ PAPER = pd.DataFrame(
 )
 
 
-def save(fig, out: str, name: str) -> None:
+def save(drawn, out: str, name: str) -> None:
+    fig = np.atleast_1d(drawn)[0].figure  # the plot functions return the Axes they drew on
     fig.savefig(os.path.join(out, name), dpi=110)
     plt.close(fig)
 

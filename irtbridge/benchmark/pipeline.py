@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._plotting import figure_of
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.benchmark.data import (
     DEFAULT_DATASETS,
@@ -233,7 +234,8 @@ class BenchmarkResult:
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
 
-        def keep(fig: Any, stem: str) -> None:
+        def keep(drawn: Any, stem: str) -> None:
+            fig = figure_of(drawn)  # the plot functions return the Axes they drew on
             path = out / f"{stem}.png"
             fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".png")
             os.close(fd)

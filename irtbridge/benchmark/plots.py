@@ -2,16 +2,19 @@
 discrimination (Figs. 7-8), True-Scores per respondent (Fig. 9), ranking across rating periods as a
 bump chart (Figs. 12-13) and final ratings with their 95% intervals (Tables 5-9).
 
-Every function returns a matplotlib Figure (pyplot is imported only when a function runs).
+Every function follows the package convention (:mod:`irtbridge._plotting`): ``ax=`` to draw into given
+Axes, the Axes drawn on returned (pyplot is imported only when a new figure is made).
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
+import matplotlib
 import numpy as np
 import pandas as pd
 
+from irtbridge._plotting import panel_axes, single_axes
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
 
@@ -25,15 +28,6 @@ __all__ = [
 ]
 
 _ANCHOR_COLORS = {"optimal": "tab:green", "pessimal": "tab:red"}
-
-
-def _axes(ax: Any, figsize: tuple[float, float]):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=figsize)
-        return fig, ax
-    return ax.figure, ax
 
 
 def _items_table(items: Any) -> pd.DataFrame:
@@ -70,7 +64,7 @@ def plot_item_curves(
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes
 
     Notes
     -----
@@ -92,7 +86,7 @@ def plot_item_curves(
         if unknown:
             raise ValidationError(f"names {unknown[:5]} are not items of the table")
     grid = np.linspace(theta[0], theta[1], 201)
-    fig, ax = _axes(ax, (7, 4.5))
+    ax = single_axes(ax, (7, 4.5))
     for name in chosen:
         row = table.loc[name]
         g = float(row.get("g", 0.0))
@@ -106,7 +100,7 @@ def plot_item_curves(
     ax.set_ylim(-0.02, 1.02)
     ax.legend(fontsize=7, loc="best")
     ax.set_title(title or "Item characteristic curves")
-    return fig
+    return ax
 
 
 def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statistic: str = "mean", title: str | None = None):
@@ -122,7 +116,7 @@ def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statis
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes
     """
     if statistic not in ("mean", "median"):
         raise ValidationError(f"statistic={statistic!r} is not supported; use 'mean' or 'median'")
@@ -130,7 +124,8 @@ def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statis
     if d.empty:
         raise ValidationError("diagnostics has no calibrated dataset")
     d = d.sort_values(f"difficulty_{statistic}", ascending=False, kind="mergesort")
-    fig, ax = _axes(ax, (max(6.0, 0.45 * len(d) + 2), 4.5))
+    new = ax is None
+    ax = single_axes(ax, (max(6.0, 0.45 * len(d) + 2), 4.5))
     x = np.arange(len(d))
     ax.bar(x, d[f"difficulty_{statistic}"], color="tab:blue", label=f"{statistic} difficulty")
     ax.axhline(0, color="black", lw=0.6)
@@ -141,8 +136,9 @@ def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statis
     ax2.plot(x, d[f"discrimination_{statistic}"], color="tab:orange", marker="o", label=f"{statistic} discrimination")
     ax2.set_ylabel(f"{statistic} discrimination a", color="tab:orange")
     ax.set_title(title or "Difficulty and discrimination per dataset (hardest first)")
-    fig.tight_layout()
-    return fig
+    if new:
+        ax.figure.tight_layout()
+    return ax
 
 
 def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any = None, title: str | None = None):
@@ -158,7 +154,7 @@ def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any =
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes
     """
     n_bins = check_int(n_bins, "n_bins", low=1)
     d = diagnostics.dropna(subset=["difficulty_mean"]).sort_values("difficulty_mean", ascending=False, kind="mergesort")
@@ -167,7 +163,8 @@ def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any =
     bins = [b for b in np.array_split(np.arange(len(d)), min(n_bins, len(d))) if b.size]
     diff = [d["difficulty_mean"].iloc[b].mean() for b in bins]
     disc = [d["discrimination_mean"].iloc[b].mean() for b in bins]
-    fig, ax = _axes(ax, (6.5, 4.2))
+    new = ax is None
+    ax = single_axes(ax, (6.5, 4.2))
     x = np.arange(1, len(bins) + 1)
     ax.bar(x, diff, color="tab:blue")
     ax.axhline(0, color="black", lw=0.6)
@@ -183,11 +180,12 @@ def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any =
             slope, icept = np.polyfit(x, y, 1)
             axis.plot(x, icept + slope * x, ls=":", color=color)
     ax.set_title(title or "Datasets binned by difficulty (Bin 1 hardest)")
-    fig.tight_layout()
-    return fig
+    if new:
+        ax.figure.tight_layout()
+    return ax
 
 
-def plot_true_scores(result: Any, *, title: str | None = None):
+def plot_true_scores(result: Any, *, ax: Any = None, title: str | None = None):
     """True-Score of every respondent on one dataset: all items vs positively discriminating items (Fig. 9).
 
     Parameters
@@ -195,13 +193,15 @@ def plot_true_scores(result: Any, *, title: str | None = None):
     result : DatasetResult or pandas.DataFrame
         A dataset's result, or its ``respondents`` table (columns ``true_score``,
         ``true_score_positive``).
+    ax : matplotlib Axes or sequence of them, optional
+        One Axes per panel (all items; positively discriminating items when that score exists).
+    title : str, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
+    numpy.ndarray of matplotlib Axes
+        One per panel.
     """
-    import matplotlib.pyplot as plt
-
     table = getattr(result, "respondents", result)
     name = getattr(result, "name", "")
     if not isinstance(table, pd.DataFrame) or "true_score" not in table.columns:
@@ -209,9 +209,10 @@ def plot_true_scores(result: Any, *, title: str | None = None):
     if table["true_score"].isna().all():
         raise ValidationError(f"dataset {name!r} has no True-Scores (its calibration failed)")
     cols = [c for c in ("true_score", "true_score_positive") if c in table.columns and table[c].notna().any()]
-    fig, axes = plt.subplots(1, len(cols), figsize=(5.5 * len(cols), max(3.5, 0.22 * len(table) + 1)), squeeze=False)
+    new = ax is None
+    axes = panel_axes(ax, len(cols), (5.5 * len(cols), max(3.5, 0.22 * len(table) + 1)))
     labels = {"true_score": "all items", "true_score_positive": "items with a > 0"}
-    for ax, col in zip(axes[0], cols):
+    for ax, col in zip(axes, cols):
         s = table[col].sort_values(kind="mergesort")
         colors = [_ANCHOR_COLORS.get(str(i), "tab:gray" if str(i).startswith(("majority", "minority", "rand")) else "tab:blue")
                   for i in s.index]
@@ -220,9 +221,10 @@ def plot_true_scores(result: Any, *, title: str | None = None):
         ax.set_yticklabels(s.index, fontsize=7)
         ax.set_xlabel("True-Score")
         ax.set_title(labels[col])
-    fig.suptitle(title or f"True-Scores{' on ' + name if name else ''}")
-    fig.tight_layout()
-    return fig
+    axes[0].figure.suptitle(title or f"True-Scores{' on ' + name if name else ''}")
+    if new:
+        axes[0].figure.tight_layout()
+    return axes
 
 
 def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None, title: str | None = None):
@@ -238,7 +240,7 @@ def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes
         One line per respondent (x = period, y = rank, 1 at the top); optimal green, pessimal red.
     """
     history = getattr(tournament, "history", None)
@@ -247,8 +249,9 @@ def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None
     ranks = history.pivot(index="period", columns="player", values="rank").sort_index()
     datasets = history.drop_duplicates("period").set_index("period")["dataset"].reindex(ranks.index)
     n_players = ranks.shape[1]
-    fig, ax = _axes(ax, (max(7.0, 0.5 * len(ranks) + 3), max(4.5, 0.28 * n_players + 1)))
-    cmap = __import__("matplotlib").colormaps["tab20"]
+    new = ax is None
+    ax = single_axes(ax, (max(7.0, 0.5 * len(ranks) + 3), max(4.5, 0.28 * n_players + 1)))
+    cmap = matplotlib.colormaps["tab20"]
     final = ranks.iloc[-1].sort_values(kind="mergesort")
     for k, player in enumerate(final.index):
         color = _ANCHOR_COLORS.get(str(player), cmap(k % 20))
@@ -263,8 +266,9 @@ def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None
     ax.set_xlim(ranks.index[0] - 0.3, ranks.index[-1] + 2.0)
     ax.set_ylabel("rank")
     ax.set_title(title or f"Ranking across rating periods ({getattr(tournament, 'name', '')})")
-    fig.tight_layout()
-    return fig
+    if new:
+        ax.figure.tight_layout()
+    return ax
 
 
 def plot_ratings(tournament: Any, *, ax: Any = None, title: str | None = None):
@@ -272,13 +276,14 @@ def plot_ratings(tournament: Any, *, ax: Any = None, title: str | None = None):
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes
     """
     ratings = getattr(tournament, "ratings", None)
     if not isinstance(ratings, pd.DataFrame):
         raise ValidationError("tournament must be a TournamentResult")
     r = ratings.iloc[::-1]
-    fig, ax = _axes(ax, (6.5, max(3.5, 0.25 * len(r) + 1)))
+    new = ax is None
+    ax = single_axes(ax, (6.5, max(3.5, 0.25 * len(r) + 1)))
     y = np.arange(len(r))
     colors = [_ANCHOR_COLORS.get(str(p), "tab:blue") for p in r["player"]]
     ax.errorbar(r["rating"], y, xerr=2 * r["rd"], fmt="none", ecolor="lightgray", elinewidth=3)
@@ -288,5 +293,6 @@ def plot_ratings(tournament: Any, *, ax: Any = None, title: str | None = None):
     ax.axvline(1500, color="black", lw=0.5, ls=":")
     ax.set_xlabel("Glicko-2 rating (± 2 RD)")
     ax.set_title(title or f"Final ratings ({getattr(tournament, 'name', '')})")
-    fig.tight_layout()
-    return fig
+    if new:
+        ax.figure.tight_layout()
+    return ax
