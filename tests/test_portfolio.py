@@ -1,4 +1,4 @@
-"""irtbridge.portfolio.evaluation: airt's portfolio evaluation, against airt itself and the seed's tables.
+"""irtbridge.portfolio (analysis, latent): airt's portfolio evaluation, against airt itself and the seed's tables.
 
 References: airt 0.2.2 run in a fresh R on its own example data (classification_cts and
 classification_poly, the data irtbridge loads through the bridge), mirt's scores and trace lines for the

@@ -4,7 +4,10 @@ Performance matrices have datasets as rows and algorithms as columns; algorithms
 datasets the respondents, so a dataset's latent trait is its easiness. Calibration runs in R (EstCRM for
 the continuous response model, mirt for the polytomous one); everything downstream is native.
 
-Start with :func:`evaluate_portfolio`; :mod:`irtbridge.portfolio.plots` draws the figures.
+Start with :func:`evaluate_portfolio` (:mod:`~irtbridge.portfolio.analysis`); the latent trait analysis
+and the algorithm characteristics are in :mod:`~irtbridge.portfolio.latent`, the continuous response
+model in :mod:`~irtbridge.portfolio.crm`, the smoother in :mod:`~irtbridge.portfolio.spline`, and
+:mod:`irtbridge.portfolio.plots` draws the figures.
 """
 
 from __future__ import annotations
@@ -18,15 +21,8 @@ from irtbridge.portfolio.crm import (
     fit_crm,
     rescale_performance,
 )
-from irtbridge.portfolio.evaluation import (
-    LatentTraitAnalysis,
-    PortfolioEvaluation,
-    algorithm_characteristics,
-    bin_performance,
-    evaluate_portfolio,
-    latent_trait_analysis,
-    portfolio_dataset,
-)
+from irtbridge.portfolio.analysis import PortfolioEvaluation, bin_performance, evaluate_portfolio, portfolio_dataset
+from irtbridge.portfolio.latent import LatentTraitAnalysis, algorithm_characteristics, latent_trait_analysis
 from irtbridge.portfolio.spline import PenalizedSpline, penalized_spline
 
 __all__ = [

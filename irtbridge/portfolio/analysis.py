@@ -25,7 +25,6 @@ counts the *actual* level as 0.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -33,7 +32,10 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_choice, check_int, check_number
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge import irt
+from irtbridge.calibration import calibrate
+from irtbridge.datasets import r_dataset
+from irtbridge.exceptions import ValidationError
 from irtbridge.portfolio._data import performance_matrix
 from irtbridge.portfolio.crm import (
     CRMCalibration,
@@ -42,20 +44,10 @@ from irtbridge.portfolio.crm import (
     crm_predict,
     fit_crm,
 )
-from irtbridge.portfolio.spline import PenalizedSpline, penalized_spline
+from irtbridge.portfolio.latent import LatentTraitAnalysis, algorithm_characteristics, latent_trait_analysis
 
-__all__ = [
-    "MODELS",
-    "CONVENTIONS",
-    "IRT_MODELS",
-    "PortfolioEvaluation",
-    "LatentTraitAnalysis",
-    "evaluate_portfolio",
-    "latent_trait_analysis",
-    "bin_performance",
-    "portfolio_dataset",
-    "algorithm_characteristics",
-]
+__all__ = ["MODELS", "CONVENTIONS", "IRT_MODELS", "PortfolioEvaluation", "evaluate_portfolio", "bin_performance",
+           "portfolio_dataset"]
 
 MODELS = ("continuous", "polytomous")
 CONVENTIONS = ("irtbridge", "airt")
@@ -90,8 +82,6 @@ def portfolio_dataset(name: str = "classification_cts") -> pd.DataFrame:
     >>> perf.shape
     (235, 10)
     """
-    from irtbridge.datasets import r_dataset
-
     name = check_choice(name, "name", EXAMPLES)
     frame = r_dataset("airt", name)
     return frame.astype(float)
@@ -197,203 +187,38 @@ def _frame(y: np.ndarray, x: np.ndarray, names: list[str], label: str) -> pd.Dat
     return pd.DataFrame(y, index=pd.Index(x, name=label), columns=names)
 
 
-# --------------------------------------------------------------------------------------------------
-# Latent trait analysis
-# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Curves:
+    """Goodness and effectiveness of every algorithm, on grids indexed by the curve's x."""
+
+    goodness: pd.DataFrame
+    effectiveness_actual: pd.DataFrame
+    effectiveness_predicted: pd.DataFrame
+    mse: np.ndarray
 
 
-@dataclass(frozen=True, eq=False)
-class LatentTraitAnalysis:
-    """Performance against dataset easiness: smoothed curves, strengths, weaknesses and occupancy.
-
-    Attributes
-    ----------
-    easiness : Series
-        Each dataset's latent trait (higher = easier).
-    curves : DataFrame
-        Each algorithm's smoothed performance (columns) on an evenly spaced easiness grid (index).
-    splines : dict
-        The fitted :class:`~irtbridge.portfolio.spline.PenalizedSpline` of each algorithm.
-    strengths, weaknesses : DataFrame of bool
-        On the grid, whether each algorithm is within ``epsilon`` of the best (lowest) curve.
-    occupancy : DataFrame
-        Columns ``algorithm`` and ``proportion``: the share of datasets whose nearest grid point has the
-        algorithm among the best, for the algorithms with a share > 0, largest first. Shares can add up to
-        more than 1 when ``epsilon`` lets several algorithms tie.
-    weakness_occupancy : DataFrame
-        The same for the weaknesses.
-    epsilon : float
-    """
-
-    easiness: pd.Series
-    curves: pd.DataFrame
-    splines: Mapping[str, PenalizedSpline] = field(repr=False)
-    strengths: pd.DataFrame = field(repr=False)
-    weaknesses: pd.DataFrame = field(repr=False)
-    occupancy: pd.DataFrame = field(repr=False)
-    weakness_occupancy: pd.DataFrame = field(repr=False)
-    epsilon: float = 0.0
-
-    @property
-    def grid(self) -> np.ndarray:
-        return self.curves.index.to_numpy()
-
-
-def _occupancy(marks: pd.DataFrame, nearest: np.ndarray) -> pd.DataFrame:
-    share = marks.to_numpy()[nearest].mean(axis=0)
-    table = pd.DataFrame({"algorithm": list(marks.columns), "proportion": share})
-    table = table[table["proportion"] > 0]
-    return table.sort_values("proportion", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def latent_trait_analysis(
-    performance: Any,
-    easiness: Any,
-    *,
-    epsilon: float = 0.0,
-    n_grid: int = 80,
-    k: int = 10,
-    smoothing: str = "REML",
-    shrink: float | None = 0.1,
-) -> LatentTraitAnalysis:
-    """Smooth each algorithm's performance against dataset easiness; find strengths, weaknesses, occupancy.
-
-    Parameters
-    ----------
-    performance : DataFrame or 2-D array
-        Datasets x algorithms (higher is better).
-    easiness : array-like or Series
-        One latent trait per dataset (e.g. ``evaluation.datasets["easiness"]``).
-    epsilon : float
-        An algorithm is strong where its curve is within ``epsilon`` of the best curve, weak where within
-        ``epsilon`` of the worst (airt's ``epsilon``; the seed uses 0).
-    n_grid : int
-        Grid points along easiness (ggplot2's ``geom_smooth`` evaluates at 80).
-    k, smoothing, shrink
-        The spline (see :func:`~irtbridge.portfolio.spline.penalized_spline`); the defaults are airt's
-        ``geom_smooth(method = "gam", formula = y ~ s(x, bs = "cs"))`` with REML. With fewer than ``k``
-        distinct easiness values, ``k`` drops to their number (with a :class:`DataWarning`).
-
-    Returns
-    -------
-    LatentTraitAnalysis
-
-    Notes
-    -----
-    On the grid ``g_1 < ... < g_G`` (evenly spaced over the range of easiness) the strengths are
-    ``S_j(g) = [f_j(g) >= max_l f_l(g) - epsilon]`` and the weaknesses ``W_j(g) = [f_j(g) <= min_l f_l(g) +
-    epsilon]``. Each dataset belongs to its nearest grid point (R's ``hist`` with breaks at the midpoints);
-    the occupancy of algorithm ``j`` is the share of datasets whose grid point has ``S_j``. This is airt's
-    ``latent_trait_analysis(df, paras, min_item, max_item, epsilon)$strengths$proportions``, with the axis
-    being easiness (airt 0.2.2 plots ``-theta``, the mirror image; shares are unchanged).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x = np.linspace(-2, 2, 40)
-    >>> perf = np.column_stack([0.5 + 0.1 * x, 0.5 - 0.1 * x])
-    >>> lta = latent_trait_analysis(perf, x)
-    >>> lta.occupancy["proportion"].tolist()
-    [0.5, 0.5]
-    """
-    values, names, index = performance_matrix(performance)
-    if isinstance(easiness, pd.Series):
-        theta = easiness.to_numpy(dtype=float)
-        index = easiness.index if index is None else index
-    else:
-        try:
-            theta = np.asarray(easiness, dtype=float).ravel()
-        except (TypeError, ValueError):
-            raise ValidationError("easiness must be numeric") from None
-    if theta.size != values.shape[0]:
-        raise ValidationError(f"easiness has {theta.size} value(s) for {values.shape[0]} datasets")
-    if not np.isfinite(theta).all():
-        raise ValidationError("easiness must be finite")
-    epsilon = check_number(epsilon, "epsilon", low=0.0)
-    n_grid = check_int(n_grid, "n_grid", low=2)
-    k = check_int(k, "k", low=3)
-    distinct = np.unique(theta).size
-    if distinct < k:
-        if distinct < 3:
-            raise ValidationError(f"easiness takes only {distinct} distinct value(s); a smoothing spline needs 3")
-        # few distinct response patterns (e.g. a polytomous model with few algorithms): a smaller basis
-        warnings.warn(f"easiness takes only {distinct} distinct values; the splines use k={distinct} knots "
-                      f"instead of {k}", DataWarning, stacklevel=2)
-        k = distinct
-    grid = np.linspace(theta.min(), theta.max(), n_grid)
-    splines = {name: penalized_spline(theta, values[:, j], k, method=smoothing, shrink=shrink)
-               for j, name in enumerate(names)}
-    curves = np.column_stack([splines[name](grid) for name in names])
-    best = curves >= curves.max(axis=1, keepdims=True) - epsilon
-    worst = curves <= curves.min(axis=1, keepdims=True) + epsilon
-    # R's hist(): breaks halfway between grid points, half a step beyond both ends, intervals (a, b]
-    step = grid[1] - grid[0]
-    ext = np.concatenate([[grid[0] - step], grid, [grid[-1] + step]])
-    breaks = ext[:-1] + np.diff(ext) / 2.0
-    nearest = np.clip(np.searchsorted(breaks, theta, side="left") - 1, 0, n_grid - 1)
-    grid_index = pd.Index(grid, name="easiness")
-    strengths = pd.DataFrame(best, index=grid_index, columns=names)
-    weaknesses = pd.DataFrame(worst, index=grid_index, columns=names)
-    return LatentTraitAnalysis(
-        easiness=pd.Series(theta, index=index if index is not None else pd.RangeIndex(theta.size), name="easiness"),
-        curves=pd.DataFrame(curves, index=grid_index, columns=names),
-        splines=splines,
-        strengths=strengths,
-        weaknesses=weaknesses,
-        occupancy=_occupancy(strengths, nearest),
-        weakness_occupancy=_occupancy(weaknesses, nearest),
-        epsilon=epsilon,
+def _curves(actual: np.ndarray, predicted: np.ndarray, tolerances: np.ndarray, thresholds: np.ndarray,
+            x: np.ndarray, names: list[str]) -> _Curves:
+    """The goodness curve (share within each tolerance), both effectiveness curves and the MSE, at once."""
+    diff = np.abs(actual - predicted)
+    return _Curves(
+        goodness=_frame(_within(diff, tolerances), x, names, "tolerance"),
+        effectiveness_actual=_frame(_at_least(actual, thresholds), x, names, "x"),
+        effectiveness_predicted=_frame(_at_least(predicted, thresholds), x, names, "x"),
+        mse=(diff**2).mean(axis=0),
     )
 
 
-# --------------------------------------------------------------------------------------------------
-# Algorithm characteristics
-# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Fitted:
+    """What the continuous or the polytomous branch hands to :func:`evaluate_portfolio`."""
 
-
-def algorithm_characteristics(discrimination: Any, difficulty: Any = None) -> pd.DataFrame:
-    """Anomalousness, stability and difficulty limit of each algorithm from its IRT parameters.
-
-    Parameters
-    ----------
-    discrimination : Series or array-like
-        ``a_j`` per algorithm.
-    difficulty : Series or array-like, optional
-        ``b_j`` per algorithm (CRM difficulty, or the last threshold of a polytomous item).
-
-    Returns
-    -------
-    DataFrame with columns ``discrimination``, ``anomalous`` (``a_j < 0``: the algorithm does well on the
-    datasets the others find hard), ``stability`` (``1 / |a_j|``: large for smooth trace lines),
-    ``stability_gap`` (``K - |a_j|``, ``K = max_l |a_l|``) and ``difficulty_limit`` (``-b_j``).
-
-    Notes
-    -----
-    The seed's text defines stability as ``K - |a_j|`` but prints ``1 / |a_j|`` (QDA 2.85, RBF_SVM 0.070),
-    which is also what airt computes (``cirtmodel()$consistency``); ``stability`` is the printed one and
-    ``stability_gap`` the text's.
-
-    Examples
-    --------
-    >>> algorithm_characteristics([2.0, -0.5])[["anomalous", "stability", "stability_gap"]].values.tolist()
-    [[False, 0.5, 0.0], [True, 2.0, 1.5]]
-    """
-    names = list(discrimination.index) if isinstance(discrimination, pd.Series) else None
-    a = np.asarray(discrimination, dtype=float).ravel()
-    with np.errstate(divide="ignore"):
-        stability = 1.0 / np.abs(a)
-    table = pd.DataFrame(
-        {
-            "discrimination": a,
-            "anomalous": a < 0,
-            "stability": stability,
-            "stability_gap": np.abs(a).max() - np.abs(a),
-            "difficulty_limit": -np.asarray(difficulty, dtype=float).ravel() if difficulty is not None else np.nan,
-        },
-        index=names,
-    )
-    table.index.name = "algorithm"
-    return table
+    calibration: Any
+    performance: pd.DataFrame
+    datasets: pd.DataFrame
+    predicted: pd.DataFrame
+    curves: _Curves
+    difficulty: np.ndarray
 
 
 # --------------------------------------------------------------------------------------------------
@@ -573,7 +398,7 @@ def evaluate_portfolio(
     n_grid = check_int(n_grid, "n_grid", low=2)
     options: dict[str, Any] = {"epsilon": epsilon, "n_grid": n_grid}
     if model == "continuous":
-        parts = _evaluate_continuous(performance, min_item, max_item, scale, convention, estimator)
+        fitted = _evaluate_continuous(performance, min_item, max_item, scale, convention, estimator)
         options.update(scale=scale, estimator=estimator)
     else:
         if min_item is not None or max_item is not None or scale is not None:
@@ -582,28 +407,27 @@ def evaluate_portfolio(
                 "performance first with bin_performance(performance, levels, min_value=..., max_value=...)"
             )
         irt_model = check_choice(irt_model, "irt_model", IRT_MODELS, ignore_case=True)
-        parts = _evaluate_polytomous(performance, irt_model, convention)
+        fitted = _evaluate_polytomous(performance, irt_model, convention)
         options.update(irt_model=irt_model)
-    cal, frame, datasets, predicted, good, eff_act, eff_pred, mse, difficulty = parts
-    names = list(frame.columns)
-    algorithms = algorithm_characteristics(cal.items["a"].rename(None), difficulty)
-    algorithms.index = pd.Index(names, name="algorithm")
-    algorithms["goodness_auc"] = _auc(good).to_numpy()
-    algorithms["goodness_mse"] = mse
-    algorithms["effectiveness_auc_actual"] = _auc(eff_act).to_numpy()
-    algorithms["effectiveness_auc_predicted"] = _auc(eff_pred).to_numpy()
-    latent = latent_trait_analysis(frame, datasets["easiness"], epsilon=epsilon, n_grid=n_grid)
+    frame, curves = fitted.performance, fitted.curves
+    algorithms = algorithm_characteristics(fitted.calibration.items["a"].rename(None), fitted.difficulty)
+    algorithms.index = pd.Index(list(frame.columns), name="algorithm")
+    algorithms["goodness_auc"] = _auc(curves.goodness).to_numpy()
+    algorithms["goodness_mse"] = curves.mse
+    algorithms["effectiveness_auc_actual"] = _auc(curves.effectiveness_actual).to_numpy()
+    algorithms["effectiveness_auc_predicted"] = _auc(curves.effectiveness_predicted).to_numpy()
+    latent = latent_trait_analysis(frame, fitted.datasets["easiness"], epsilon=epsilon, n_grid=n_grid)
     return PortfolioEvaluation(
         model=model,
         convention=convention,
-        calibration=cal,
+        calibration=fitted.calibration,
         performance=frame,
         algorithms=algorithms,
-        datasets=datasets,
-        predicted=predicted,
-        goodness_curves=good,
-        effectiveness_actual=eff_act,
-        effectiveness_predicted=eff_pred,
+        datasets=fitted.datasets,
+        predicted=fitted.predicted,
+        goodness_curves=curves.goodness,
+        effectiveness_actual=curves.effectiveness_actual,
+        effectiveness_predicted=curves.effectiveness_predicted,
         latent=latent,
         options=options,
     )
@@ -613,7 +437,7 @@ def _as_frame(values: np.ndarray, names: list[str], index: pd.Index | None) -> p
     return pd.DataFrame(values, index=index if index is not None else pd.RangeIndex(values.shape[0]), columns=names)
 
 
-def _evaluate_continuous(performance, min_item, max_item, scale, convention, estimator):
+def _evaluate_continuous(performance, min_item, max_item, scale, convention, estimator) -> _Fitted:
     values, names, index = performance_matrix(performance)
     frame = _as_frame(values, names, index)
     cal = fit_crm(frame, min_item, max_item, scale=scale, estimator=estimator)
@@ -623,19 +447,14 @@ def _evaluate_continuous(performance, min_item, max_item, scale, convention, est
         u = (values - lo[None, :]) / (hi - lo)[None, :]
         u_hat = crm_predict(abil["theta"].to_numpy(), cal, normalized=True)
         x = np.linspace(0.0, 1.0, _CTS_POINTS)
-        diff = np.abs(u - u_hat)
-        good = _frame(_within(diff, x), x, names, "tolerance")
         thresholds = (_CTS_POINTS - 1 - np.arange(_CTS_POINTS)) / (_CTS_POINTS - 1)
-        eff_act = _frame(_at_least(u, thresholds), x, names, "x")
-        eff_pred = _frame(_at_least(u_hat, thresholds), x, names, "x")
-        mse = (diff**2).mean(axis=0)
+        curves = _curves(u, u_hat, x, thresholds, x, names)
         predicted = lo[None, :] + (hi - lo)[None, :] * u_hat
         datasets = abil
     else:
-        good, eff_act, eff_pred, mse, predicted, theta = _airt_crm(values, cal)
+        curves, predicted, theta = _airt_crm(values, cal)
         datasets = abil.assign(theta=theta)
-    return (cal, frame, datasets, _as_frame(predicted, names, frame.index), good, eff_act, eff_pred, mse,
-            cal.items["b"].to_numpy())
+    return _Fitted(cal, frame, datasets, _as_frame(predicted, names, frame.index), curves, cal.items["b"].to_numpy())
 
 
 def _airt_crm(values: np.ndarray, cal: CRMCalibration):
@@ -660,24 +479,16 @@ def _airt_crm(values: np.ndarray, cal: CRMCalibration):
     theta = (raw - raw.mean()) / raw.std(ddof=1)
     arg = np.minimum((theta[:, None] - b[None, :]) / alpha[None, :], 10.0)
     pred = top[None, :] * np.exp(arg) / (1.0 + np.exp(arg))
-    diff = np.abs(data - pred)
-    x = np.linspace(0.0, 1.0, 100)
-    good = _frame(_within(diff, np.arange(100) / 100.0), x, names, "tolerance")
-    thresholds = np.arange(100, 0, -1) / 100.0
-    eff_act = _frame(_at_least(data, thresholds), x, names, "x")
-    eff_pred = _frame(_at_least(pred, thresholds), x, names, "x")
-    mse = (diff**2).mean(axis=0)
+    curves = _curves(data, pred, np.arange(100) / 100.0, np.arange(100, 0, -1) / 100.0, np.linspace(0.0, 1.0, 100),
+                     names)
     # airt's predictions live on the shifted model scale: put them back in the data's units
     predicted = pred + mlo[None, :]
     if cal.scale is not None:
         predicted = lo[None, :] + (hi - lo)[None, :] * predicted
-    return good, eff_act, eff_pred, mse, predicted, theta
+    return curves, predicted, theta
 
 
-def _evaluate_polytomous(performance, irt_model, convention):
-    from irtbridge import irt
-    from irtbridge.calibration import calibrate
-
+def _evaluate_polytomous(performance, irt_model, convention) -> _Fitted:
     values, names, index = _level_matrix(performance)
     frame = _as_frame(values, names, index)
     cal = calibrate(frame, model=irt_model, engine="mirt", se=False)
@@ -696,35 +507,22 @@ def _evaluate_polytomous(performance, irt_model, convention):
         pred = np.column_stack([item_levels[j][mode[:, j]] for j in range(values.shape[1])])
         levels = np.unique(values)
         K = levels.size
-        r_act = np.searchsorted(levels, values)
-        r_pred = np.searchsorted(levels, pred)
-        diff = np.abs(r_act - r_pred).astype(float)
-        x = np.linspace(0.0, 1.0, K)
-        good = _frame(_within(diff, np.arange(K, dtype=float)), x, names, "tolerance")
-        thresholds = np.arange(K - 1, -1, -1, dtype=float)
-        eff_act = _frame(_at_least(r_act.astype(float), thresholds), x, names, "x")
-        eff_pred = _frame(_at_least(r_pred.astype(float), thresholds), x, names, "x")
-        mse = (diff**2).mean(axis=0)
+        r_act = np.searchsorted(levels, values).astype(float)
+        r_pred = np.searchsorted(levels, pred).astype(float)
+        curves = _curves(r_act, r_pred, np.arange(K, dtype=float), np.arange(K - 1, -1, -1, dtype=float),
+                         np.linspace(0.0, 1.0, K), names)
     else:
         act, pred = _airt_poly_predictions(values, item_levels, theta, cal)
-        diff = np.abs(act - pred)
-        x = np.linspace(0.0, 1.0, k_items)
-        good = _frame(_within(diff, np.arange(k_items, dtype=float)), x, names, "tolerance")
-        thresholds = np.arange(k_items, 0, -1, dtype=float)
-        eff_act = _frame(_at_least(act, thresholds), x, names, "x")
-        eff_pred = _frame(_at_least(pred, thresholds), x, names, "x")
-        mse = (diff**2).mean(axis=0)
+        curves = _curves(act, pred, np.arange(k_items, dtype=float), np.arange(k_items, 0, -1, dtype=float),
+                         np.linspace(0.0, 1.0, k_items), names)
     items = cal.items
     last = np.array([items.iloc[j, 1:].dropna().iloc[-1] for j in range(len(items))])
     datasets = pd.DataFrame({"easiness": theta, "theta": theta, "se": scores["se"].to_numpy()}, index=frame.index)
-    return (cal, frame, datasets, _as_frame(pred.astype(float), names, frame.index), good, eff_act, eff_pred, mse,
-            last)
+    return _Fitted(cal, frame, datasets, _as_frame(pred.astype(float), names, frame.index), curves, last)
 
 
 def _airt_poly_predictions(values, item_levels, theta, cal):
     """airt 0.2.2's actual_vs_predicted_poly: levels from ranges of a 6N-point grid of theta."""
-    from irtbridge import irt
-
     n, m = values.shape
     grid = np.linspace(-6.0, 6.0, 6 * n)
     probs = irt.category_probabilities(grid, cal)
