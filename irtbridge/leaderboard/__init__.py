@@ -1,0 +1,16 @@
+"""Evaluation at leaderboard scale: long-format responses, anchor items and performance estimation.
+
+Leaderboards have hundreds to thousands of models (respondents) answering 10^4-10^5 items, each model only
+a subset. :mod:`~irtbridge.leaderboard.long` turns their long tables into response matrices and back;
+:mod:`~irtbridge.leaderboard.anchors` picks a small set of anchor items from a calibration; and
+:mod:`~irtbridge.leaderboard.performance` predicts a new model's accuracy on the full item set from its
+answers to the anchors alone, with an interval (p-IRT, as in tinyBenchmarks, Polo et al. 2024).
+"""
+
+from __future__ import annotations
+
+from irtbridge.leaderboard.anchors import ANCHOR_METHODS, select_anchors
+from irtbridge.leaderboard.long import responses_from_long, responses_to_long
+from irtbridge.leaderboard.performance import estimate_performance
+
+__all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance"]

@@ -1,0 +1,115 @@
+"""Anchor items: a small subset of a calibrated item set that a new model answers instead of all of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._validation import check_choice, check_int
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["ANCHOR_METHODS", "select_anchors"]
+
+ANCHOR_METHODS = ("random", "stratified", "cluster")
+
+
+def _items_of(calibration: Any) -> pd.DataFrame:
+    items = getattr(calibration, "items", None)
+    if not isinstance(items, pd.DataFrame) or not {"a", "b"} <= set(items.columns):
+        raise ValidationError("calibration must have an item table with columns a and b (a Calibration or ItemBank)")
+    return items
+
+
+def _sq_dist(points: np.ndarray, centres: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """Squared distances, points x centres, without a points x centres x dims temporary."""
+    return np.maximum(norms[:, None] - 2.0 * points @ centres.T + (centres**2).sum(axis=1)[None, :], 0.0)
+
+
+def _kmeans_medoids(points: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 50) -> np.ndarray:
+    """Indices of the points nearest to the centres of ``k`` k-means clusters (k-means++ start)."""
+    n = len(points)
+    norms = (points**2).sum(axis=1)
+    first = int(rng.integers(n))
+    centres = [points[first]]
+    nearest = _sq_dist(points, points[[first]], norms)[:, 0]
+    for _ in range(1, k):
+        total = nearest.sum()
+        pick = int(rng.choice(n, p=nearest / total)) if total > 0 else int(rng.integers(n))
+        centres.append(points[pick])
+        nearest = np.minimum(nearest, _sq_dist(points, points[[pick]], norms)[:, 0])
+    centres = np.asarray(centres)
+    for _ in range(iterations):
+        labels = _sq_dist(points, centres, norms).argmin(axis=1)
+        counts = np.bincount(labels, minlength=k)
+        sums = np.zeros_like(centres)
+        np.add.at(sums, labels, points)
+        moved = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], centres)
+        if np.allclose(moved, centres):
+            break
+        centres = moved
+    dist = _sq_dist(points, centres, norms)
+    chosen: list[int] = []
+    taken = np.zeros(n, dtype=bool)
+    for c in range(k):
+        order = np.argsort(np.where(taken, np.inf, dist[:, c]), kind="stable")
+        chosen.append(int(order[0]))
+        taken[order[0]] = True
+    return np.asarray(chosen)
+
+
+def select_anchors(calibration: Any, k: int, method: str = "stratified", *, responses: pd.DataFrame | None = None,
+                   seed: int = 0) -> list[str]:
+    """Choose ``k`` anchor items of a calibration; returns their names (a list).
+
+    Parameters
+    ----------
+    calibration : Calibration or ItemBank
+        Anything with an item table ``.items`` (columns ``a``, ``b``).
+    k : int
+        How many anchors (at most the number of items).
+    method : {"random", "stratified", "cluster"}, default "stratified"
+        ``random``: a uniform sample. ``stratified``: the items sorted by difficulty ``b`` are cut into ``k``
+        strata of (nearly) equal size and the most discriminating item of each stratum is taken, so the
+        anchors span the difficulty range and carry the most information. ``cluster``: k-means on the items'
+        response profiles (``responses``, respondents x items, the calibration data; missing cells filled
+        with the item's mean) or, without ``responses``, on their standardized ``(a, b)``; the item nearest
+        each cluster centre is taken (the anchor points of tinyBenchmarks, Polo et al. 2024).
+    responses : DataFrame, optional
+        For ``method="cluster"``.
+    seed : int
+        Seeds ``random`` and the k-means start.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"a": [1.0, 2.0, 0.5, 1.5], "b": [-2.0, -1.0, 0.5, 2.0]}, index=list("wxyz"))
+    >>> from irtbridge.irt import as_item_bank
+    >>> select_anchors(as_item_bank(items, "2PL"), 2, "stratified")
+    ['x', 'z']
+    """
+    items = _items_of(calibration)
+    method = check_choice(method, "method", ANCHOR_METHODS)
+    k = check_int(k, "k", low=1)
+    if k > len(items):
+        raise ValidationError(f"k = {k} anchors asked of a calibration with {len(items)} items")
+    names = np.asarray([str(n) for n in items.index])
+    rng = np.random.default_rng(seed)
+    if method == "random":
+        return [str(n) for n in names[np.sort(rng.choice(len(names), k, replace=False))]]
+    if method == "stratified":
+        order = np.argsort(items["b"].to_numpy(dtype=float), kind="stable")
+        a = items["a"].to_numpy(dtype=float)
+        chosen = [int(stratum[np.argmax(a[stratum])]) for stratum in np.array_split(order, k)]
+        return [str(names[i]) for i in sorted(chosen, key=lambda i: items["b"].iloc[i])]
+    if responses is not None:
+        missing = [n for n in names if n not in set(map(str, responses.columns))]
+        if missing:
+            raise ValidationError(f"responses lack {len(missing)} calibrated item(s), e.g. {missing[:3]}")
+        profile = responses.rename(columns=str)[list(names)].to_numpy(dtype=float)
+        profile = np.where(np.isnan(profile), np.nanmean(profile, axis=0, keepdims=True), profile).T
+    else:
+        ab = items[["a", "b"]].to_numpy(dtype=float)
+        profile = (ab - ab.mean(axis=0)) / np.where(ab.std(axis=0) > 0, ab.std(axis=0), 1.0)
+    chosen = _kmeans_medoids(np.nan_to_num(profile), k, rng)
+    return [str(n) for n in names[np.sort(chosen)]]
