@@ -38,14 +38,17 @@ def polytomous(small):
     return evaluate_portfolio(bin_performance(small, 5, min_value=0, max_value=1), "polytomous")
 
 
-def _visible_axes(fig):
+def _visible_axes(drawn):
+    fig = np.atleast_1d(drawn)[0].figure
     return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
 
 
 @pytest.mark.r
 def test_heatmaps_show_the_crm_density(continuous):
-    fig = plots.plot_crm_heatmaps(continuous, step=0.5)
-    panels = [ax for ax in _visible_axes(fig) if ax.images]
+    axes = plots.plot_crm_heatmaps(continuous, step=0.5)
+    fig = axes[0].figure
+    panels = [ax for ax in _visible_axes(axes) if ax.images]
+    assert list(axes) == panels
     assert [ax.get_title() for ax in panels] == NAMES
     shown = panels[0].images[0].get_array()
     grid = np.arange(-6, 6.25, 0.5)
@@ -55,8 +58,9 @@ def test_heatmaps_show_the_crm_density(continuous):
 
 @pytest.mark.r
 def test_tracelines_sum_to_one(polytomous):
-    fig = plots.plot_tracelines(polytomous)
-    ax = _visible_axes(fig)[0]
+    axes = plots.plot_tracelines(polytomous)
+    fig = axes[0].figure
+    ax = _visible_axes(axes)[0]
     total = sum(line.get_ydata() for line in ax.lines)
     np.testing.assert_allclose(total, 1.0, atol=1e-12)
     plt.close(fig)
@@ -64,20 +68,20 @@ def test_tracelines_sum_to_one(polytomous):
 
 @pytest.mark.r
 def test_performance_plot_has_points_and_splines(continuous):
-    fig = plots.plot_performance(continuous)
-    ax = fig.axes[0]
+    ax = plots.plot_performance(continuous)
+    fig = ax.figure
     assert len(ax.collections) == len(NAMES) and len(ax.lines) == len(NAMES)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), continuous.latent.curves["NB"])
     plt.close(fig)
-    fig = plots.plot_performance(continuous, facet=True, curves=False)
-    assert len(_visible_axes(fig)) == len(NAMES)
-    plt.close(fig)
+    axes = plots.plot_performance(continuous, facet=True, curves=False)
+    assert len(axes) == len(_visible_axes(axes)) == len(NAMES)
+    plt.close(axes[0].figure)
 
 
 @pytest.mark.r
 def test_strength_strips_cover_the_strengths(continuous):
-    fig = plots.plot_strengths(continuous)
-    top, bottom = fig.axes
+    top, bottom = plots.plot_strengths(continuous)
+    fig = top.figure
     shown = [t.get_text() for t in top.get_yticklabels()]
     strong = [n for n in NAMES if continuous.latent.strengths[n].any()]
     assert shown == strong
@@ -92,9 +96,9 @@ def test_strength_strips_cover_the_strengths(continuous):
 @pytest.mark.r
 @pytest.mark.parametrize("maker", [plots.plot_goodness, plots.plot_effectiveness, plots.plot_effectiveness_scatter])
 def test_curve_figures(continuous, maker):
-    fig = maker(continuous)
-    assert isinstance(fig, matplotlib.figure.Figure) and fig.axes
-    plt.close(fig)
+    axes = np.atleast_1d(maker(continuous))
+    assert all(isinstance(ax, matplotlib.axes.Axes) and ax.has_data() for ax in axes)
+    plt.close(axes[0].figure)
 
 
 @pytest.mark.r

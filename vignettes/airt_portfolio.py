@@ -48,9 +48,10 @@ SEED = pd.DataFrame(
 SEED_OCCUPANCY = pd.Series({"J48": 0.472, "RBF_SVM": 0.340, "L_SVM": 0.119, "KNN": 0.0553, "poly_SVM": 0.0128})
 
 
-def save(fig, out: Path, name: str, dpi: int) -> None:
+def save(drawn, out: Path, name: str, dpi: int) -> None:
     import matplotlib.pyplot as plt
 
+    fig = np.atleast_1d(drawn)[0].figure  # the plot functions return the Axes they drew on
     fig.savefig(out / f"{name}.png", dpi=dpi, bbox_inches="tight")
     plt.close(fig)
 

@@ -1,7 +1,9 @@
 """Figures of a portfolio evaluation, in the spirit of airt's vignette (Kandanaarachchi & Smith-Miles 2020).
 
-Every function takes a :class:`~irtbridge.portfolio.PortfolioEvaluation`, returns a matplotlib Figure and
-never shows it; :func:`save_figures` writes them all. Each algorithm keeps one colour in every figure.
+Every function takes a :class:`~irtbridge.portfolio.PortfolioEvaluation` and follows the package
+convention (:mod:`irtbridge._plotting`): ``ax=`` to draw into given Axes (one per panel), the Axes drawn
+on returned (an array for a figure of several panels); nothing is shown. :func:`save_figures` writes them
+all. Each algorithm keeps one colour in every figure.
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib import colormaps
+from matplotlib.lines import Line2D
 
+from irtbridge import irt
+from irtbridge._plotting import close, edge_of_grid, figure_of, grid_axes, panel_axes, single_axes
 from irtbridge.exceptions import ValidationError
 from irtbridge.portfolio.crm import CRMCalibration, crm_density
 
@@ -30,8 +36,6 @@ __all__ = [
 
 def algorithm_colors(names: list[str]) -> dict[str, Any]:
     """One colour per algorithm (tab10 up to 10 algorithms, tab20 up to 20, then a hue circle)."""
-    from matplotlib import colormaps
-
     n = len(names)
     if n <= 10:
         cmap = colormaps["tab10"]
@@ -43,16 +47,13 @@ def algorithm_colors(names: list[str]) -> dict[str, Any]:
     return {name: cmap(i / n) for i, name in enumerate(names)}
 
 
-def _facets(n: int, ncols: int, width: float = 2.6, height: float = 2.4):
-    import matplotlib.pyplot as plt
-
-    ncols = max(1, min(ncols, n))
-    nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False,
-                             sharex=True, sharey=True)
-    for ax in axes.ravel()[n:]:
-        ax.set_visible(False)
-    return fig, axes.ravel()
+def _label_edges(axes, xlabel: str, ylabel: str) -> None:
+    for ax in axes:
+        last_row, first_col = edge_of_grid(ax)
+        if last_row:
+            ax.set_xlabel(xlabel)
+        if first_col:
+            ax.set_ylabel(ylabel)
 
 
 def _names(evaluation) -> list[str]:
@@ -60,7 +61,7 @@ def _names(evaluation) -> list[str]:
 
 
 def plot_crm_heatmaps(evaluation, *, theta_range=(-6.0, 6.0), z_range=(-6.0, 6.0), step: float = 0.1,
-                      ncols: int = 5):
+                      ncols: int = 5, ax: Any = None):
     """CRM density ``f_j(z | theta)`` of every algorithm over (theta, z), one panel each (airt's
     ``heatmaps_crm``; the vignette's first figure).
 
@@ -72,10 +73,13 @@ def plot_crm_heatmaps(evaluation, *, theta_range=(-6.0, 6.0), z_range=(-6.0, 6.0
     step : float
         Grid spacing of both axes (airt: 0.1).
     ncols : int
+    ax : sequence of matplotlib Axes, optional
+        One per algorithm; default: a new grid of ``ncols`` columns.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    numpy.ndarray of matplotlib Axes
+        One per algorithm.
     """
     cal = evaluation if isinstance(evaluation, CRMCalibration) else evaluation.calibration
     if not isinstance(cal, CRMCalibration):
@@ -84,44 +88,41 @@ def plot_crm_heatmaps(evaluation, *, theta_range=(-6.0, 6.0), z_range=(-6.0, 6.0
     z = np.arange(z_range[0], z_range[1] + step / 2, step)
     dens = crm_density(theta, z, cal)
     names = cal.item_names
-    fig, axes = _facets(len(names), ncols)
+    axes = grid_axes(ax, len(names), ncols, sharex=True, sharey=True)
+    fig = axes[0].figure
     vmax = float(np.quantile(dens, 0.999))
     image = None
     for ax, name, d in zip(axes, names, dens):
         image = ax.imshow(d, origin="lower", aspect="auto", cmap="plasma", vmin=0.0, vmax=vmax,
                           extent=(theta[0] - step / 2, theta[-1] + step / 2, z[0] - step / 2, z[-1] + step / 2))
         ax.set_title(name, fontsize=9)
-    for ax in axes[: len(names)]:
-        if ax.get_subplotspec().is_last_row():
-            ax.set_xlabel("theta (easiness)")
-        if ax.get_subplotspec().is_first_col():
-            ax.set_ylabel("z (logit performance)")
-    fig.colorbar(image, ax=list(axes[: len(names)]), shrink=0.8, label="density")
+    _label_edges(axes, "theta (easiness)", "z (logit performance)")
+    fig.colorbar(image, ax=list(axes), shrink=0.8, label="density")
     fig.suptitle("Continuous response model: density of z given theta")
-    return fig
+    return axes
 
 
-def plot_tracelines(evaluation, *, theta_range=(-6.0, 6.0), step: float = 0.1, ncols: int = 5):
+def plot_tracelines(evaluation, *, theta_range=(-6.0, 6.0), step: float = 0.1, ncols: int = 5, ax: Any = None):
     """Polytomous trace lines: probability of each performance level against easiness, per algorithm.
 
     Parameters
     ----------
     evaluation : PortfolioEvaluation
         A polytomous-model evaluation.
+    theta_range, step, ncols
+        The easiness grid and the facet columns.
+    ax : sequence of matplotlib Axes, optional
+        One per algorithm; default: a new grid of ``ncols`` columns.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    numpy.ndarray of matplotlib Axes
+        One per algorithm.
 
     Notes
     -----
     R equivalent: ``airt::tracelines_poly(pirtmodel(df))`` (mirt's ``probtrace`` on ``seq(-6, 6, 0.1)``).
     """
-    from matplotlib import colormaps
-    from matplotlib.lines import Line2D
-
-    from irtbridge import irt
-
     if evaluation.model != "polytomous":
         raise ValidationError("trace lines need a polytomous evaluation (model='polytomous')")
     cal = evaluation.calibration
@@ -132,26 +133,23 @@ def plot_tracelines(evaluation, *, theta_range=(-6.0, 6.0), step: float = 0.1, n
     cmap = colormaps["viridis"]
     colour = {lv: cmap(i / max(1, levels.size - 1)) for i, lv in enumerate(levels)}
     names = _names(evaluation)
-    fig, axes = _facets(len(names), ncols)
+    axes = grid_axes(ax, len(names), ncols, sharex=True, sharey=True)
+    fig = axes[0].figure
     for j, (ax, name) in enumerate(zip(axes, names)):
         observed = np.unique(values[:, j])
         for c, lv in enumerate(observed):
             ax.plot(theta, probs[:, j, c], color=colour[lv], label=f"P{lv:g}")
         ax.set_title(name, fontsize=9)
         ax.set_ylim(0, 1.02)
-    for ax in axes[: len(names)]:
-        if ax.get_subplotspec().is_last_row():
-            ax.set_xlabel("theta (easiness)")
-        if ax.get_subplotspec().is_first_col():
-            ax.set_ylabel("probability")
+    _label_edges(axes, "theta (easiness)", "probability")
     handles = [Line2D([], [], color=colour[lv], label=f"P{lv:g}") for lv in levels]
     fig.legend(handles=handles, loc="lower right", title="level", fontsize=8)
     fig.suptitle("Algorithm trace lines")
-    return fig
+    return axes
 
 
 def plot_performance(evaluation, *, points: bool = True, curves: bool = True, facet: bool = False,
-                     ncols: int = 5):
+                     ncols: int = 5, ax: Any = None):
     """Performance against dataset easiness, with each algorithm's smoothing spline.
 
     Parameters
@@ -161,23 +159,23 @@ def plot_performance(evaluation, *, points: bool = True, curves: bool = True, fa
         Draw the datasets, the splines, or both (the vignette's g1 and g2).
     facet : bool
         One panel per algorithm (the vignette's g3).
+    ncols : int
+        Facet columns.
+    ax : matplotlib Axes, or one per algorithm with ``facet=True``, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.axes.Axes, or a numpy.ndarray of them (one per algorithm) with ``facet=True``
     """
-    import matplotlib.pyplot as plt
-
     names = _names(evaluation)
     colours = algorithm_colors(names)
     x = evaluation.datasets["easiness"].to_numpy()
     perf = evaluation.performance
     curves_frame = evaluation.latent.curves
     if facet:
-        fig, axes = _facets(len(names), ncols)
+        axes = grid_axes(ax, len(names), ncols, sharex=True, sharey=True)
     else:
-        fig, ax = plt.subplots(figsize=(8, 5))
-        axes = [ax] * len(names)
+        axes = np.array([single_axes(ax, (8, 5))] * len(names), dtype=object)
     for ax, name in zip(axes, names):
         if points:
             ax.scatter(x, perf[name], s=8, alpha=0.5 if curves else 0.8, color=colours[name],
@@ -186,15 +184,11 @@ def plot_performance(evaluation, *, points: bool = True, curves: bool = True, fa
             ax.plot(curves_frame.index, curves_frame[name], color=colours[name], lw=2, label=name)
         if facet:
             ax.set_title(name, fontsize=9)
-    for ax in (axes[: len(names)] if facet else axes[:1]):
-        if not facet or ax.get_subplotspec().is_last_row():
-            ax.set_xlabel("latent trait (dataset easiness)")
-        if not facet or ax.get_subplotspec().is_first_col():
-            ax.set_ylabel("performance")
+    _label_edges(axes if facet else axes[:1], "latent trait (dataset easiness)", "performance")
     if not facet:
         axes[0].legend(fontsize=8, ncol=2)
-    fig.suptitle("Performance against dataset easiness")
-    return fig
+    axes[0].figure.suptitle("Performance against dataset easiness")
+    return axes if facet else axes[0]
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -204,22 +198,21 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(s), int(e - s)) for s, e in zip(edges[::2], edges[1::2])]
 
 
-def plot_strengths(evaluation):
+def plot_strengths(evaluation, *, ax: Any = None):
     """Where along the easiness axis each algorithm is the best (strengths) and the worst (weaknesses).
 
     Returns
     -------
-    matplotlib.figure.Figure with two panels (the vignette's "Algorithm Strengths" and "Algorithm
-    Weaknesses" strips).
+    numpy.ndarray of two matplotlib Axes
+        The vignette's "Algorithm Strengths" and "Algorithm Weaknesses" strips (``ax=``: two Axes).
     """
-    import matplotlib.pyplot as plt
-
     lt = evaluation.latent
     names = _names(evaluation)
     colours = algorithm_colors(names)
     grid = lt.grid
     step = grid[1] - grid[0]
-    fig, axes = plt.subplots(2, 1, figsize=(9, 4.5), sharex=True)
+    new = ax is None
+    axes = panel_axes(ax, 2, (9, 4.5), column=True, sharex=True)
     for ax, marks, title in ((axes[0], lt.strengths, "Algorithm strengths"),
                              (axes[1], lt.weaknesses, "Algorithm weaknesses")):
         shown = [n for n in names if marks[n].any()]
@@ -231,18 +224,20 @@ def plot_strengths(evaluation):
         ax.set_ylim(-0.6, max(len(shown), 1) - 0.4)
         ax.set_title(f"{title} (epsilon = {lt.epsilon:g})", fontsize=10)
     axes[1].set_xlabel("latent trait (dataset easiness)")
-    fig.tight_layout()
-    return fig
+    if new:
+        axes[0].figure.tight_layout()
+    return axes
 
 
-def plot_goodness(evaluation):
-    """Model goodness curves (share of datasets predicted within a tolerance), one line per algorithm."""
-    import matplotlib.pyplot as plt
+def plot_goodness(evaluation, *, ax: Any = None):
+    """Model goodness curves (share of datasets predicted within a tolerance), one line per algorithm.
 
+    Returns the Axes.
+    """
     names = _names(evaluation)
     colours = algorithm_colors(names)
     curves = evaluation.goodness_curves
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax = single_axes(ax, (7, 4.5))
     marker = "o" if len(curves) <= 12 else None
     for name in names:
         auc = evaluation.algorithms.loc[name, "goodness_auc"]
@@ -251,16 +246,15 @@ def plot_goodness(evaluation):
     ax.set_ylabel("model goodness curve")
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=8, title="algorithm (AUC)")
-    return fig
+    return ax
 
 
-def plot_effectiveness(evaluation):
-    """Actual and predicted effectiveness curves side by side."""
-    import matplotlib.pyplot as plt
-
+def plot_effectiveness(evaluation, *, ax: Any = None):
+    """Actual and predicted effectiveness curves side by side; returns the two Axes (``ax=``: two Axes)."""
     names = _names(evaluation)
     colours = algorithm_colors(names)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    new = ax is None
+    axes = panel_axes(ax, 2, (11, 4.5), sharey=True)
     marker = "o" if len(evaluation.effectiveness_actual) <= 12 else None
     for ax, curves, title in ((axes[0], evaluation.effectiveness_actual, "Actual effectiveness"),
                               (axes[1], evaluation.effectiveness_predicted, "Predicted effectiveness")):
@@ -271,18 +265,20 @@ def plot_effectiveness(evaluation):
         ax.set_ylim(0, 1.02)
     axes[0].set_ylabel("share of datasets at or above the threshold")
     axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    if new:
+        axes[0].figure.tight_layout()
+    return axes
 
 
-def plot_effectiveness_scatter(evaluation):
-    """Area under the actual against the predicted effectiveness curve (AUAEC vs AUPEC), with y = x."""
-    import matplotlib.pyplot as plt
+def plot_effectiveness_scatter(evaluation, *, ax: Any = None):
+    """Area under the actual against the predicted effectiveness curve (AUAEC vs AUPEC), with y = x.
 
+    Returns the Axes.
+    """
     names = _names(evaluation)
     colours = algorithm_colors(names)
     table = evaluation.algorithms
-    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    ax = single_axes(ax, (5.5, 5.5))
     ax.plot([0, 1], [0, 1], ls=":", color="grey")
     for name in names:
         x, y = table.loc[name, "effectiveness_auc_actual"], table.loc[name, "effectiveness_auc_predicted"]
@@ -293,7 +289,7 @@ def plot_effectiveness_scatter(evaluation):
     ax.set_xlabel("area under actual effectiveness curve (AUAEC)")
     ax.set_ylabel("area under predicted effectiveness curve (AUPEC)")
     ax.set_aspect("equal")
-    return fig
+    return ax
 
 
 def save_figures(evaluation, out_dir: str | os.PathLike, *, dpi: int = 110) -> dict[str, Path]:
@@ -303,8 +299,6 @@ def save_figures(evaluation, out_dir: str | os.PathLike, *, dpi: int = 110) -> d
     -------
     dict mapping figure name to the written path.
     """
-    import matplotlib.pyplot as plt
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     makers = {
@@ -321,9 +315,9 @@ def save_figures(evaluation, out_dir: str | os.PathLike, *, dpi: int = 110) -> d
         makers = {"tracelines": plot_tracelines, **makers}
     written = {}
     for name, make in makers.items():
-        fig = make(evaluation)
+        fig = figure_of(make(evaluation))
         path = out / f"{name}.png"
         fig.savefig(path, dpi=dpi, bbox_inches="tight")
-        plt.close(fig)
+        close(fig)
         written[name] = path
     return written
