@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from irtbridge._plotting import close, figure_of
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json
 from irtbridge.exceptions import ValidationError
@@ -100,15 +101,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _save_figures(result, out: Path, name: str, plots) -> None:
-    import matplotlib
+    import matplotlib  # only when figures are written; the backend must be chosen before pyplot loads
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     for plot in plots:
-        fig = plot(result, title=name)
+        fig = figure_of(plot(result, title=name))
         target = out / f"{plot.__name__.removeprefix('plot_')}.png"
         tmp = target.with_name(f".{target.name}.tmp.png")
         fig.savefig(tmp, dpi=110)
         tmp.replace(target)
-        plt.close(fig)
+        close(fig)
