@@ -1,25 +1,45 @@
-# irtbridge with both runtimes pinned. A thin wrapper over scripts/setup.sh, the same script CI runs:
+# irtbridge with both runtimes pinned, built by the same scripts/setup.sh that CI runs.
 #   docker build -t irtbridge .
 #   docker run --rm -v "$PWD/out:/work/out" irtbridge evaluate --out /work/out
+# Where Docker Hub or snapshot.debian.org cannot be reached (scripts/container-test.sh does this with buildah):
+#   --build-arg BASE=<a local bookworm image> --build-arg APT_MIRROR=<a reachable bookworm mirror URL>
+#   --build-arg CRAN=<a CRAN mirror>
 # Base image by dated tag; Debian packages from the snapshot of the same day, so apt versions stay fixed.
-FROM debian:bookworm-20250520
+# R and rpy2 are pinned by version whatever the apt source.
+ARG BASE=debian:bookworm-20250520
 
+# -- build stage: compilers, the CRAN packages of r/packages.lock built from source ------------------------
+FROM ${BASE} AS build
 ARG SNAPSHOT=20250520T000000Z
-RUN printf 'deb http://snapshot.debian.org/archive/debian/%s bookworm main\ndeb http://snapshot.debian.org/archive/debian-security/%s bookworm-security main\n' \
-        "$SNAPSHOT" "$SNAPSHOT" > /etc/apt/sources.list \
- && rm -f /etc/apt/sources.list.d/debian.sources \
+ARG APT_MIRROR=
+ARG CRAN=https://cloud.r-project.org
+COPY scripts/apt-sources.sh /tmp/apt-sources.sh
+RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
  && apt-get -o Acquire::Check-Valid-Until=false update -q \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 make \
- && rm -rf /var/lib/apt/lists/*
-
+        r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 make
 WORKDIR /opt/irtbridge
 COPY . .
-# the rest of the apt packages, the CRAN packages pinned in r/packages.lock, .venv and the editable install
-RUN apt-get -o Acquire::Check-Valid-Until=false update -q \
- && bash scripts/setup.sh \
- && touch .venv/.irtbridge-setup \
+RUN IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh \
  && rm -rf /var/lib/apt/lists/*
+
+# -- final stage: the runtimes and the built R library, no compilers or -dev packages ---------------------
+FROM ${BASE}
+ARG SNAPSHOT=20250520T000000Z
+ARG APT_MIRROR=
+COPY scripts/apt-sources.sh /tmp/apt-sources.sh
+RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
+ && apt-get -o Acquire::Check-Valid-Until=false update -q \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /usr/local/lib/R/site-library /usr/local/lib/R/site-library
+WORKDIR /opt/irtbridge
+COPY . .
+RUN apt-get -o Acquire::Check-Valid-Until=false update -q \
+ && bash scripts/setup.sh --runtime \
+ && touch .venv/.irtbridge-setup \
+ && rm -rf /var/lib/apt/lists/* /root/.cache
 
 ENV PATH="/opt/irtbridge/.venv/bin:${PATH}" MPLBACKEND=Agg
 WORKDIR /work

@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.irtbridge-setup
 PY := $(VENV)/bin/python
 
-.PHONY: setup evaluate test test-fast bench lock clean
+.PHONY: setup evaluate test test-fast bench lock clean container-test
 
 $(STAMP): scripts/setup.sh r/packages.lock r/install.R pyproject.toml
 	bash scripts/setup.sh
@@ -28,6 +28,10 @@ bench: $(STAMP)
 
 lock:
 	Rscript r/lock.R
+
+# build the image (buildah, or docker where an engine runs) and run doctor, evaluate --quick and batch in it
+container-test:
+	bash scripts/container-test.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

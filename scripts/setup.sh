@@ -4,6 +4,8 @@
 #
 #   scripts/setup.sh            system packages (apt), locked R packages, .venv, editable install
 #   scripts/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
+#   scripts/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
+#                               (the CRAN packages were built in the build stage and copied in)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf 'irtbridge setup: %s\n' "$*"; }
@@ -16,12 +18,23 @@ APT_PACKAGES=(
   python3-dask python3-distributed
   chromium fonts-dejavu-core
 )
+# needed only to build the CRAN packages from source, or only by the test suite
+BUILD_ONLY=(r-base-dev gfortran g++ make curl)
+TEST_ONLY=(chromium python3-pytest python3-hypothesis)
 # Debian's r-cran-* binaries named in the lock file
 mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/packages.lock)
 
-if [[ "${1:-}" != "--no-apt" ]]; then
+MODE="${1:-}"
+WANTED=("${APT_PACKAGES[@]}")
+if [[ "$MODE" == "--runtime" ]]; then
+  WANTED=()
+  for p in "${APT_PACKAGES[@]}"; do
+    [[ " ${BUILD_ONLY[*]} ${TEST_ONLY[*]} " == *" $p "* ]] || WANTED+=("$p")
+  done
+fi
+if [[ "$MODE" != "--no-apt" ]]; then
   missing=()
-  for p in "${APT_PACKAGES[@]}" "${R_DEBIAN[@]}"; do
+  for p in "${WANTED[@]}" "${R_DEBIAN[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
@@ -35,7 +48,11 @@ if [[ "${1:-}" != "--no-apt" ]]; then
 fi
 
 say "R packages (r/packages.lock)"
-MAKEFLAGS="-j$(nproc)" Rscript r/install.R
+if [[ "$MODE" == "--runtime" ]]; then
+  Rscript r/install.R --check
+else
+  MAKEFLAGS="-j$(nproc)" Rscript r/install.R
+fi
 
 if [[ ! -x .venv/bin/python ]]; then
   say "creating .venv from /usr/bin/python3 (with the system's python3-* packages)"
@@ -43,9 +60,10 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 say "installing irtbridge into .venv (editable, no downloads)"
 .venv/bin/python -m pip install --quiet --no-deps --no-build-isolation --no-index -e .
-.venv/bin/python - <<'PY'
+.venv/bin/python - "$MODE" <<'PY'
 import importlib, sys
-for mod in ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "rpy2", "pytest", "hypothesis", "distributed", "irtbridge"):
+runtime = sys.argv[1:] == ["--runtime"]
+for mod in ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "rpy2", "distributed", "irtbridge") + (() if runtime else ("pytest", "hypothesis")):
     importlib.import_module(mod)
 print("irtbridge setup: Python", sys.version.split()[0], "and its packages import; irtbridge is at .venv/bin/irtbridge")
 PY

@@ -78,25 +78,35 @@ def _installed_version(package: str) -> str:
     return out.stdout.strip()
 
 
+def _build_args(dockerfile) -> dict[str, str]:
+    return {a.split("=", 1)[0]: a.split("=", 1)[1] for k, a in dockerfile if k == "ARG" and "=" in a}
+
+
 def test_base_image_is_pinned_by_date_or_digest(dockerfile):
-    froms = [args for keyword, args in dockerfile if keyword == "FROM"]
-    assert len(froms) == 1, froms
-    image = froms[0].split()[0]
+    # every stage starts FROM ${BASE}; the default of BASE is the pinned image (a local base can be given
+    # with --build-arg BASE=... where Docker Hub cannot be reached)
+    froms = [args.split()[0] for keyword, args in dockerfile if keyword == "FROM"]
+    assert froms and all(f == "${BASE}" for f in froms), froms
+    image = _build_args(dockerfile)["BASE"]
     dated = re.fullmatch(r"debian:bookworm-(\d{8})", image)
     digest = re.fullmatch(r"[\w./-]+(:[\w.-]+)?@sha256:[0-9a-f]{64}", image)
     assert dated or digest, f"base image {image!r} is neither a dated debian:bookworm-YYYYMMDD tag nor a digest"
 
 
 def test_apt_sources_are_the_snapshot_of_the_base_image_day(dockerfile):
-    froms = [args for keyword, args in dockerfile if keyword == "FROM"][0]
-    day = re.search(r"bookworm-(\d{8})", froms)
-    args = {a.split("=", 1)[0]: a.split("=", 1)[1] for k, a in dockerfile if k == "ARG" and "=" in a}
+    args = _build_args(dockerfile)
+    day = re.search(r"bookworm-(\d{8})", args["BASE"])
     assert "SNAPSHOT" in args, "the Dockerfile must pin apt to snapshot.debian.org with ARG SNAPSHOT=..."
     assert re.fullmatch(r"\d{8}T\d{6}Z", args["SNAPSHOT"])
     if day:  # a dated tag: the packages come from the same day's archive
         assert args["SNAPSHOT"].startswith(day.group(1))
-    runs = " ".join(a for k, a in dockerfile if k == "RUN")
-    assert "snapshot.debian.org/archive/debian/" in runs and "$SNAPSHOT" in runs
+    runs = [a for k, a in dockerfile if k == "RUN"]
+    sources = (ROOT / "scripts" / "apt-sources.sh").read_text()
+    assert "snapshot.debian.org/archive/debian/" in sources
+    # every stage writes its apt sources from SNAPSHOT, or from APT_MIRROR when one is given
+    assert sum('apt-sources.sh "$SNAPSHOT" "$APT_MIRROR"' in r for r in runs) == len(
+        [k for k, _ in dockerfile if k == "FROM"])
+    assert args.get("APT_MIRROR", None) == "" and "CRAN" in args
 
 
 @pytest.mark.parametrize("package", ["r-base-core", "python3-rpy2"])
@@ -110,6 +120,16 @@ def test_dockerfile_installs_nothing_outside_the_setup_list(dockerfile, setup_sc
     listed = set(_apt_packages(setup_script))
     extra = set(_docker_apt_installs(dockerfile)) - listed
     assert not extra, f"the Dockerfile installs {sorted(extra)} that scripts/setup.sh does not list"
+
+
+def test_final_stage_is_lean(dockerfile, setup_script):
+    # the compilers and -dev packages stay in the build stage; the final stage copies the built R library
+    stages = " ".join(f"{k} {a}" for k, a in dockerfile).split("FROM ")
+    assert len(stages) == 3, "a build stage and a final stage"
+    final = stages[-1]
+    assert "COPY --from=build /usr/local/lib/R/site-library" in final
+    assert "scripts/setup.sh --runtime" in final
+    assert "BUILD_ONLY=(" in setup_script and "r-base-dev" in setup_script.split("BUILD_ONLY=(")[1].split(")")[0]
 
 
 def test_dockerfile_runs_the_setup_script_like_ci(dockerfile):

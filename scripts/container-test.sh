@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Build the irtbridge image and run the main job inside it, with the output folder mounted from the host.
+#   scripts/container-test.sh            (make container-test)
+# Steps: a bookworm base image (mmdebstrap, when none is there yet), the image (docker where a Docker engine
+# answers, otherwise buildah with --isolation chroot --network host), then inside it `irtbridge doctor`,
+# `irtbridge evaluate --quick --out /out` and `irtbridge batch` on a two-unit manifest; it checks that the
+# report and the tables arrived on the host and prints the image size and each step's time.
+# The apt mirror and the CRAN repository default to this machine's own (its apt sources and R's repos
+# option); override with APT_MIRROR=... CRAN=... in the environment.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf 'container-test: %s\n' "$*"; }
+TAG="${IRTBRIDGE_IMAGE:-localhost/irtbridge:test}"
+BASE="${IRTBRIDGE_BASE:-localhost/irtbridge-base:bookworm}"
+WORK="$(mktemp -d /tmp/irtbridge-container.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+declare -A SECONDS_OF
+step() {  # step NAME COMMAND...: run, time, remember
+  local name="$1"; shift
+  local t0=$SECONDS
+  say "step: $name"
+  "$@"
+  SECONDS_OF[$name]=$((SECONDS - t0))
+}
+
+APT_MIRROR="${APT_MIRROR:-$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)}"
+APT_MIRROR="${APT_MIRROR:-$(awk '/^deb / {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)}"
+CRAN="${CRAN:-$(Rscript -e 'cat(getOption("repos")[["CRAN"]])' 2>/dev/null || true)}"
+[[ -n "$APT_MIRROR" ]] || { say "no apt mirror found; set APT_MIRROR"; exit 2; }
+
+if docker info >/dev/null 2>&1; then
+  ENGINE=docker
+else
+  ENGINE=buildah
+  for tool in buildah mmdebstrap podman; do
+    command -v "$tool" >/dev/null || { say "$tool is missing: apt-get install buildah mmdebstrap podman"; exit 2; }
+  done
+fi
+say "engine $ENGINE, apt mirror $APT_MIRROR, CRAN $CRAN"
+
+make_base() {
+  if [[ "$ENGINE" == buildah ]] && ! buildah images --quiet "$BASE" >/dev/null 2>&1; then
+    mmdebstrap --variant=minbase --include=ca-certificates bookworm "$WORK/base.tar" "$APT_MIRROR"
+    podman import "$WORK/base.tar" "$BASE" >/dev/null
+  elif [[ "$ENGINE" == docker ]]; then
+    BASE="debian:bookworm-20250520"
+  fi
+}
+build_image() {
+  local args=(--build-arg "BASE=$BASE" --build-arg "APT_MIRROR=$APT_MIRROR" --build-arg "CRAN=$CRAN" -t "$TAG" .)
+  if [[ "$ENGINE" == docker ]]; then
+    docker build "${args[@]}"
+  else
+    buildah bud --isolation chroot --network host --layers "${args[@]}"
+  fi
+}
+run_in() {  # run_in COMMAND...: inside the image, /out mounted from $WORK/out
+  if [[ "$ENGINE" == docker ]]; then
+    docker run --rm -v "$WORK/out:/out" -v "$WORK/in:/in" "$TAG" "$@"
+  else
+    local ctr
+    ctr=$(buildah from --quiet "$TAG")
+    buildah run --isolation chroot --network host -v "$WORK/out:/out" -v "$WORK/in:/in" \
+      --env MPLBACKEND=Agg "$ctr" -- /opt/irtbridge/.venv/bin/irtbridge "$@" || { buildah rm "$ctr" >/dev/null; return 1; }
+    buildah rm "$ctr" >/dev/null
+  fi
+}
+batch_inputs() {
+  mkdir -p "$WORK/in" "$WORK/out"
+  printf 'name,tp,fp,fn,tn\nMACE,104,188,10,453\nother,50,20,10,90\n' > "$WORK/in/tables.csv"
+  printf 'y,m1,m2\n1,0.9,0.8\n0,0.2,0.4\n1,0.7,0.3\n0,0.1,0.6\n1,0.6,0.9\n0,0.4,0.2\n' > "$WORK/in/scores.csv"
+  cat > "$WORK/in/manifest.json" <<'JSON'
+{"units": [
+  {"id": "ei", "kind": "ei", "data": "tables.csv", "options": {"name": "name"}},
+  {"id": "hard", "kind": "hardness", "data": "scores.csv", "options": {"label": "y", "scores": ["m1", "m2"]}}
+]}
+JSON
+}
+
+step base make_base
+step build build_image
+step inputs batch_inputs
+step doctor run_in doctor
+step evaluate run_in evaluate --quick --out /out/report
+step batch run_in batch /in/manifest.json --out /out/batch
+
+say "checking what arrived on the host"
+for f in report/index.html report/summary.json report/tables/ratings.csv batch/batch.json; do
+  [[ -s "$WORK/out/$f" ]] || { say "MISSING on the host: $f"; ls -R "$WORK/out" | head -50; exit 1; }
+  say "  found $f ($(stat -c %s "$WORK/out/$f") bytes)"
+done
+n_tables=$(ls "$WORK/out/report/tables" | wc -l)
+say "  $n_tables tables in report/tables/"
+if [[ "$ENGINE" == docker ]]; then
+  size=$(docker image inspect -f '{{.Size}}' "$TAG")
+else
+  size=$(buildah inspect --type image --format '{{.Size}}' "$TAG" 2>/dev/null || true)
+  [[ -n "$size" ]] || size=$(podman image inspect -f '{{.Size}}' "$TAG")
+fi
+say "image $TAG: $((size / 1000000)) MB"
+for name in base build inputs doctor evaluate batch; do say "  time $name: ${SECONDS_OF[$name]} s"; done
+say "passed"
