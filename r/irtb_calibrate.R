@@ -3,17 +3,28 @@
 # live model object, which Python keeps only as an optional handle.
 
 irtb_mirt_itemtype <- c(rasch = "Rasch", "1PL" = "2PL", "2PL" = "2PL", "3PL" = "3PL", "4PL" = "4PL",
-                        graded = "graded", gpcm = "gpcm")
+                        graded = "graded", gpcm = "gpcm", nominal = "nominal", grsm = "grsm", rsm = "rsm",
+                        pcm = "Rasch")
 
-irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list()) {
+# `model` is one irtbridge name or one per item (mirt's itemtype vector); `syntax` (mirt.model text,
+# a character string received as data) or `dims` sets the factor structure; `table` is a parameter
+# table (columns of mirt's pars = "values") whose value/est/bounds/priors replace mirt's defaults.
+irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(), dims = 1L, syntax = NULL,
+                          table = NULL) {
   data <- irtb_matrix(data, item_names)
-  args <- c(list(data = data, model = 1, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
+  structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
+  args <- c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
                  verbose = FALSE), options)
-  if (model == "1PL" || length(priors)) {
+  if (any(model == "1PL") || length(priors) || !is.null(table)) {
     values <- do.call(mirt::mirt, c(args, list(pars = "values")))
-    # one discrimination shared by all items: constrain every slope to a single parameter
-    if (model == "1PL") args$constrain <- list(values$parnum[values$name == "a1"])
-    if (length(priors)) args$pars <- irtb_apply_priors(values, priors)
+    # one discrimination shared by all 1PL items: constrain those slopes to a single parameter
+    if (any(model == "1PL")) {
+      one <- values$item %in% item_names[rep_len(model, length(item_names)) == "1PL"]
+      args$constrain <- c(args$constrain, list(values$parnum[values$name == "a1" & one]))
+    }
+    if (!is.null(table)) values <- irtb_apply_table(values, table)
+    if (length(priors)) values <- irtb_apply_priors(values, priors)
+    args$pars <- values
   }
   se_problem <- NULL
   fit <- tryCatch(
@@ -56,13 +67,66 @@ irtb_apply_priors <- function(values, priors) {
   values
 }
 
+# The parameter table from Python (a list of columns) onto mirt's own: same rows in the same order,
+# then the settable columns replace mirt's defaults (values fixed or started, est, bounds, priors).
+irtb_apply_table <- function(values, table) {
+  if (length(table$item) != nrow(values) || any(as.character(table$item) != values$item) ||
+      any(as.character(table$name) != values$name))
+    stop("parameters: the table's item/name rows do not match this model's parameter table ",
+         "(start from fit.parameters() or irtbridge.parameter_table() for the same data and model)")
+  for (col in intersect(c("value", "lbound", "ubound", "prior_1", "prior_2"), names(table)))
+    values[[col]] <- as.numeric(table[[col]])
+  if (!is.null(table$est)) values$est <- as.logical(table$est)
+  if (!is.null(table$prior.type)) values$prior.type <- as.character(table$prior.type)
+  values
+}
+
+# mirt's pars = "values" table for the model calibrate() would fit, without fitting it.
+irtb_mirt_values <- function(data, item_names, model, options, dims = 1L, syntax = NULL) {
+  data <- irtb_matrix(data, item_names)
+  structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
+  v <- do.call(mirt::mirt, c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]),
+                                  pars = "values", verbose = FALSE), options))
+  irtb_plain_table(v)
+}
+
+irtb_plain_table <- function(v) {
+  for (j in seq_along(v)) if (is.factor(v[[j]])) v[[j]] <- as.character(v[[j]])
+  v
+}
+
+irtb_mirt_parameters <- function(fit) irtb_plain_table(mirt::mod2values(fit))
+
+# Rotated standardized loadings with communalities, and the factor correlations (summary.mirt).
+irtb_mirt_loadings <- function(fit, rotate) {
+  args <- list(fit, verbose = FALSE)
+  if (!is.null(rotate)) args$rotate <- rotate
+  s <- do.call(mirt::summary, args)
+  loads <- cbind(unclass(s$rotF), h2 = as.numeric(s$h2))
+  list(loadings = loads, fcor = unclass(s$fcor))
+}
+
+irtb_mirt_plausible <- function(fit, n, seed) {
+  set.seed(seed)
+  draws <- mirt::fscores(fit, plausible.draws = n, verbose = FALSE)
+  if (!is.list(draws)) draws <- list(draws)
+  draws <- lapply(draws, function(d) { colnames(d) <- colnames(mirt::coef(fit, simplify = TRUE)$cov); d })
+  do.call(rbind, draws)
+}
+
 irtb_mirt_result <- function(fit, se) {
-  # one coef() call gives the items and the latent distribution (means, cov)
-  simple <- mirt::coef(fit, IRTpars = TRUE, simplify = TRUE)
+  if (mirt::extract.mirt(fit, "nfact") > 1L) return(irtb_mirt_result_multi(fit, se))
+  # one coef() call gives the items and the latent distribution (means, cov); item types without an
+  # IRT parameterization in mirt (e.g. grsm) stay in slope-intercept form
+  irt <- TRUE
+  simple <- tryCatch(mirt::coef(fit, IRTpars = TRUE, simplify = TRUE), error = function(e) {
+    irt <<- FALSE
+    mirt::coef(fit, simplify = TRUE)
+  })
   items <- simple$items
   ses <- NULL
   if (se) {
-    per_item <- mirt::coef(fit, IRTpars = TRUE, printSE = TRUE)
+    per_item <- mirt::coef(fit, IRTpars = irt, printSE = TRUE)
     per_item <- per_item[colnames(fit@Data$data)]
     ses <- items
     ses[] <- NA_real_
@@ -85,12 +149,46 @@ irtb_mirt_result <- function(fit, se) {
   )
 }
 
+# Several factors: slope-intercept items (mirt has no IRT parameterization beyond one factor) and the
+# whole latent mean vector and covariance matrix.
+irtb_mirt_result_multi <- function(fit, se) {
+  simple <- mirt::coef(fit, simplify = TRUE)
+  items <- simple$items
+  ses <- NULL
+  if (se) {
+    per_item <- mirt::coef(fit, printSE = TRUE)[colnames(fit@Data$data)]
+    ses <- items
+    ses[] <- NA_real_
+    for (i in seq_along(per_item)) {
+      m <- per_item[[i]]
+      cols <- intersect(colnames(m), colnames(ses))
+      if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
+    }
+  }
+  out <- irtb_mirt_result_common(fit)
+  c(list(items = items, se = ses, latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1]),
+         means = simple$means, cov = simple$cov), out)
+}
+
+irtb_mirt_result_common <- function(fit) {
+  list(
+    loglik = mirt::extract.mirt(fit, "logLik"),
+    aic = mirt::extract.mirt(fit, "AIC"),
+    bic = mirt::extract.mirt(fit, "BIC"),
+    n_parameters = as.integer(mirt::extract.mirt(fit, "nest")),
+    converged = isTRUE(mirt::extract.mirt(fit, "converged")),
+    iterations = as.integer(mirt::extract.mirt(fit, "iterations")),
+    model = fit
+  )
+}
+
 irtb_mirt_scores <- function(fit, method, responses, item_names) {
   if (!is.null(responses)) responses <- irtb_matrix(responses, item_names)
   args <- list(fit, method = method, full.scores = TRUE, full.scores.SE = TRUE, verbose = FALSE)
   if (!is.null(responses)) args$response.pattern <- responses
   s <- do.call(mirt::fscores, args)
-  cbind(theta = s[, "F1"], se = s[, "SE_F1"])
+  if (mirt::extract.mirt(fit, "nfact") == 1L) return(cbind(theta = s[, "F1"], se = s[, "SE_F1"]))
+  s
 }
 
 irtb_ltm_fit <- function(data, item_names, model, se, options) {

@@ -10,8 +10,11 @@ the parts: :mod:`~irtbridge.calibration.fitting` (the R-backed fit) and :mod:`~i
 from __future__ import annotations
 
 from irtbridge.calibration.diagnostics import compare
-from irtbridge.calibration.fitting import calibrate
+from irtbridge.calibration.fitting import calibrate, parameter_table
+from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.calibration.priors import Prior
 from irtbridge.calibration.result import ENGINES, MODELS, Calibration
+from irtbridge.calibration.spec import ModelSpec
 
-__all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior"]
+__all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
+           "calibrate_groups", "dif", "GroupCalibration"]

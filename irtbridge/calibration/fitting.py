@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import warnings
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ from irtbridge.calibration.priors import parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RWarning, ValidationError
 
-__all__ = ["calibrate"]
+__all__ = ["calibrate", "parameter_table"]
 
 def calibrate(
     responses: Any,
@@ -32,6 +32,9 @@ def calibrate(
     se: bool = True,
     drop_constant: bool = False,
     priors: Any = None,
+    dims: int = 1,
+    spec: Any = None,
+    parameters: Any = None,
     **options: Any,
 ) -> Calibration:
     """Calibrate an IRT model in R (mirt or ltm) and return a :class:`Calibration`.
@@ -41,9 +44,11 @@ def calibrate(
     responses : DataFrame or 2-D array
         Rows are respondents, columns are items; NaN is a missing response (kept missing). Dichotomous
         models need 0/1; graded/gpcm need integer categories.
-    model : {"rasch", "1PL", "2PL", "3PL", "4PL", "graded", "gpcm"}
-        ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one discrimination shared by all
-        items. ``4PL`` is mirt only.
+    model : str, or one per item (list, or mapping item → name)
+        ``rasch``, ``1PL``, ``2PL``, ``3PL``, ``4PL``, ``graded``, ``gpcm``; mirt also fits ``nominal``,
+        ``grsm`` (graded rating scale), ``rsm`` (Rasch rating scale) and ``pcm`` (partial credit, mirt's
+        polytomous ``Rasch``). ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one
+        discrimination shared by all (1PL) items. A list or mapping is mirt's ``itemtype`` vector.
     engine : {"mirt", "ltm", "native"}
         ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
@@ -57,7 +62,19 @@ def calibrate(
     priors : mapping or list of Prior, optional
         mirt only: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g": ("expbeta", 5, 17)}``
         (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP estimate.
+    dims : int
+        mirt only: an exploratory model with this many factors (``mirt(data, dims)``; rotate with
+        ``rotate="oblimin"`` etc., read with :meth:`Calibration.loadings`).
+    spec : ModelSpec or str, optional
+        mirt only: a confirmatory/bifactor structure (:class:`~irtbridge.calibration.spec.ModelSpec`, or
+        mirt.model syntax text), handed to ``mirt.model()`` as data.
+    parameters : DataFrame, optional
+        mirt only: a parameter table (:meth:`Calibration.parameters` or :func:`parameter_table` for this
+        data and model) whose ``value``, ``est``, bounds and prior columns fix, free or start parameters
+        (mirt's ``pars = table``); e.g. link a form by fixing its common items at another form's values.
     **options
+        Estimation options with mirt's names: ``method="EM"|"QMCEM"|"MCEM"|"MHRM"``, ``quadpts``,
+        ``TOL``, ``technical={"NCYCLES": ...}``, ``SE_type="Oakes"`` (mirt's ``SE.type``), ``rotate``.
         Passed to the engine unchanged, with the engine's own argument names (e.g. ``TOL=1e-5``,
         ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for ltm).
 
@@ -78,11 +95,17 @@ def calibrate(
     >>> fit.items[["a", "b"]]                                  # doctest: +SKIP
     """
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
-    model = check_choice(model, "model", MODELS, ignore_case=True)
-    if model not in ENGINES[engine]:
-        other = [e for e in ENGINES if model in ENGINES[e]]
-        raise ValidationError(f"engine {engine!r} does not fit model {model!r}; use engine={other[0]!r}")
-    values, names, index = as_response_matrix(responses, "responses", dichotomous=model in DICHOTOMOUS)
+    columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
+    model, per_item = _resolve_model(model, engine, columns)
+    structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
+    if structured and engine != "mirt":
+        raise ValidationError("dims, spec, parameters and per-item models need engine='mirt'")
+    if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
+        raise ValidationError(f"dims must be a positive integer, got {dims!r}")
+    if "SE_type" in options:
+        options["SE.type"] = options.pop("SE_type")
+    dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
+    values, names, index = as_response_matrix(responses, "responses", dichotomous=dichotomous)
     dropped: tuple[str, ...] = ()
     const = constant_items(values, names)
     if const:
@@ -104,10 +127,18 @@ def calibrate(
             raise ValidationError(
                 f"responses: {int(all_missing.sum())} respondent(s) have no responses left after dropping constant items"
             )
-    prior_list = parse_priors(priors, model, names)
+    if per_item is not None and len(per_item) != len(names):
+        raise ValidationError(f"model: {len(per_item)} item types for {len(names)} items")
+    if per_item is not None and dropped:
+        per_item = [m for m, n in zip(per_item, columns or names) if n not in set(dropped)]
+    prior_list = parse_priors(priors, model, names) if per_item is None else []
+    if priors is not None and per_item is not None:
+        raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
     if prior_list and engine != "mirt":
         raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
     extra = {"priors": [p.to_r() for p in prior_list]} if prior_list else {}
+    if structured:
+        extra.update(_structure_args(per_item, dims, spec, parameters, names))
     if engine == "native":
         from irtbridge.calibration.native import calibrate_native
 
@@ -119,15 +150,16 @@ def calibrate(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
-            f"irtb_{engine}_fit", data=values, item_names=names, model=model, se=bool(se), options=dict(options),
-            **extra,
+            f"irtb_{engine}_fit", data=values, item_names=names, model=per_item or model, se=bool(se),
+            options=dict(options), **extra,
         )
     elapsed = time.perf_counter() - started
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    items = _item_table(out["items"], names, model)
-    se_table = _item_table(out["se"], names, model) if out.get("se") is not None else items * np.nan
+    layout = model if per_item is None and out.get("cov") is None else "mixed"
+    items = _item_table(out["items"], names, layout)
+    se_table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
     se_problem = out.get("se_problem")
     if se and se_problem is not None:
         # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
@@ -159,7 +191,8 @@ def calibrate(
         latent_mean=float(out["latent_mean"]),
         latent_var=float(out["latent_var"]),
         options=dict(options, se=bool(se), **({"se_unavailable": se_problem} if se and se_problem else {}),
-                     **({"priors": [p.to_r() for p in prior_list]} if prior_list else {})),
+                     **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}),
+                     **({k: v for k, v in extra.items() if k in ("dims", "syntax")})),
         warnings=r_warnings,
         provenance={
             "irtbridge_version": __version__,
@@ -168,14 +201,90 @@ def calibrate(
             "fit_seconds": elapsed,
         },
         dropped_items=dropped,
+        factors=tuple(out["cov"].columns) if out.get("cov") is not None else ("F1",),
+        item_types=tuple(per_item) if per_item is not None else (),
         r_model=out["model"],
     )
+
+def _resolve_model(model: Any, engine: str, columns: list[str] | None) -> tuple[str, list[str] | None]:
+    """One model name, or mirt's itemtype vector (a list, or a mapping over the DataFrame's columns)."""
+    if isinstance(model, str):
+        model = check_choice(model, "model", MODELS, ignore_case=True)
+        if model not in ENGINES[engine]:
+            other = [e for e in ENGINES if model in ENGINES[e]]
+            raise ValidationError(f"engine {engine!r} does not fit model {model!r}; use engine={other[0]!r}")
+        return model, None
+    if isinstance(model, Mapping):
+        if columns is None:
+            raise ValidationError("model: a per-item mapping needs responses as a DataFrame (item names)")
+        unknown = [k for k in model if str(k) not in columns]
+        missing = [c for c in columns if c not in {str(k) for k in model}]
+        if unknown or missing:
+            raise ValidationError(f"model: mapping has unknown item(s) {unknown[:5]} / lacks item(s) {missing[:5]}")
+        model = [model[c] if c in model else model[next(k for k in model if str(k) == c)] for c in columns]
+    if not isinstance(model, (list, tuple)) or not model:
+        raise ValidationError(f"model must be a name, a list of names or a mapping item → name, got {model!r}")
+    per_item = [check_choice(str(m), "model", MODELS, ignore_case=True) for m in model]
+    if len(set(per_item)) == 1:
+        return _resolve_model(per_item[0], engine, columns)[0], None
+    return "mixed", per_item
+
+
+def _structure_args(per_item, dims, spec, parameters, names) -> dict[str, Any]:
+    """The R arguments for a structured mirt fit: dims or mirt.model text, and the parameter table."""
+    from irtbridge.calibration.spec import ModelSpec
+
+    out: dict[str, Any] = {"dims": int(dims)}
+    if spec is not None:
+        if dims != 1:
+            raise ValidationError("pass either dims (exploratory) or spec (confirmatory), not both")
+        if isinstance(spec, str):
+            spec = ModelSpec.from_syntax(spec)
+        if not isinstance(spec, ModelSpec):
+            raise ValidationError(f"spec must be a ModelSpec or mirt.model text, got {type(spec).__name__}")
+        out["syntax"] = spec.to_syntax(names)
+    if parameters is not None:
+        if not isinstance(parameters, pd.DataFrame) or not {"item", "name", "value"} <= set(parameters.columns):
+            raise ValidationError("parameters must be a DataFrame with mirt's columns (item, name, value, est, ...)")
+        cols = [c for c in ("item", "name", "value", "lbound", "ubound", "est", "prior.type", "prior_1", "prior_2")
+                if c in parameters.columns]
+        out["table"] = {c: (parameters[c].astype(str).tolist() if c in ("item", "name", "prior.type")
+                            else parameters[c].astype(bool).tolist() if c == "est"
+                            else parameters[c].astype(float).to_numpy()) for c in cols}
+    return out
+
 
 def _item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFrame:
     """Label the item table with the caller's names (numpy2ri drops them; R may mangle them)."""
     if table.shape[0] != len(names):
         raise RuntimeError(f"R returned {table.shape[0]} item rows for {len(names)} items")
     frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
-    if model in DICHOTOMOUS:
+    if model in DICHOTOMOUS and {"a", "b", "g", "u"} <= set(frame.columns):
         frame = frame[["a", "b", "g", "u"]]
     return frame
+
+
+def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: Any = None,
+                    **options: Any) -> pd.DataFrame:
+    """mirt's starting parameter table for ``calibrate(responses, model, ...)`` without fitting it.
+
+    R equivalent: ``mirt(data, model, itemtype, pars = "values")``. Edit ``value`` and ``est`` (e.g. fix
+    common items at another form's estimates) and pass it as ``calibrate(..., parameters=table)``.
+
+    Examples
+    --------
+    >>> table = parameter_table(form_b, "2PL")                       # doctest: +SKIP
+    >>> common = table["item"].isin(anchor_items) & table["name"].isin(["a1", "d"])  # doctest: +SKIP
+    """
+    from irtbridge._r import session
+
+    columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
+    model, per_item = _resolve_model(model, "mirt", columns)
+    dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
+    values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
+    extra = _structure_args(per_item, dims, spec, None, names)
+    if "SE_type" in options:
+        options["SE.type"] = options.pop("SE_type")
+    session.ensure_packages("mirt")
+    return session.call("irtb_mirt_values", data=values, item_names=names, model=per_item or model,
+                        options=dict(options), **extra)

@@ -6,20 +6,24 @@ import json
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
+import numpy as np
 import pandas as pd
 
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "SCORING_METHODS"]
+__all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 
 DICHOTOMOUS = ("rasch", "1PL", "2PL", "3PL", "4PL")
 POLYTOMOUS = ("graded", "gpcm")
-MODELS = DICHOTOMOUS + POLYTOMOUS
+# polytomous structures only mirt fits (no native counterpart in irtbridge.irt)
+MIRT_ONLY = ("nominal", "grsm", "rsm", "pcm")
+MODELS = DICHOTOMOUS + POLYTOMOUS + MIRT_ONLY
 # what each engine fits, and the engine's own name for it
 ENGINES: dict[str, dict[str, str]] = {
     "mirt": {"rasch": "Rasch", "1PL": "2PL (equal slopes)", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL",
-             "graded": "graded", "gpcm": "gpcm"},
+             "graded": "graded", "gpcm": "gpcm", "nominal": "nominal", "grsm": "grsm", "rsm": "rsm",
+             "pcm": "Rasch (partial credit)"},
     "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
             "gpcm": "gpcm"},
     "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)"},
@@ -54,6 +58,11 @@ class Calibration:
         irtbridge, engine and R versions, and the fit's wall time.
     dropped_items : tuple of str
         Items removed before fitting (constant columns with ``drop_constant=True``).
+    factors : tuple of str
+        The latent factors (``("F1",)`` for a unidimensional model). With several factors ``items`` is
+        mirt's slope-intercept table (``a1..ak, d, g, u``; ``coef(fit, simplify = TRUE)``).
+    item_types : tuple of str
+        One model name per item when ``model == "mixed"`` (mirt's ``itemtype`` vector); else empty.
     r_model : RObject or None
         The live R model (mirt ``SingleGroupClass`` or ltm object) in the process that fitted it; ``None``
         after pickling or :meth:`from_json`.
@@ -76,6 +85,8 @@ class Calibration:
     warnings: tuple[str, ...] = ()
     provenance: Mapping[str, Any] = field(default_factory=dict)
     dropped_items: tuple[str, ...] = ()
+    factors: tuple[str, ...] = ("F1",)
+    item_types: tuple[str, ...] = ()
     r_model: Any = field(default=None, repr=False, compare=False)
 
     # -- travel: the R handle stays behind --------------------------------------------------------
@@ -94,7 +105,12 @@ class Calibration:
 
     @property
     def dichotomous(self) -> bool:
-        return self.model in DICHOTOMOUS
+        return all(m in DICHOTOMOUS for m in (self.item_types or (self.model,)))
+
+    def _live_mirt(self, what: str) -> Any:
+        if self.engine != "mirt" or self.r_model is None:
+            raise ValidationError(f"{what} needs a mirt fit made in this process (it asks the live R model)")
+        return self.r_model
 
     def __repr__(self) -> str:
         return (
@@ -116,7 +132,8 @@ class Calibration:
         Returns
         -------
         DataFrame with columns ``theta`` and ``se``, one row per respondent (indexed like
-        ``responses`` when it is a DataFrame).
+        ``responses`` when it is a DataFrame); with several factors one column per factor (``F1``,
+        ``F2``, ...) followed by ``se_F1``, ``se_F2``, ...
 
         Notes
         -----
@@ -155,10 +172,60 @@ class Calibration:
             f"irtb_{self.engine}_scores", fit=self.r_model, method=method, responses=values,
             item_names=self.item_names,
         )
-        frame = pd.DataFrame({"theta": out["theta"].to_numpy(), "se": out["se"].to_numpy()})
+        if "theta" in out.columns:
+            frame = pd.DataFrame({"theta": out["theta"].to_numpy(), "se": out["se"].to_numpy()})
+        else:
+            # several factors: one column per factor, then se_<factor>
+            frame = pd.DataFrame({(f"se_{c[3:]}" if c.startswith("SE_") else c): out[c].to_numpy(copy=True)
+                                  for c in out.columns})
         if index is not None:
             frame.index = index
         return frame
+
+    def plausible_values(self, n: int = 5, seed: int = 0) -> pd.DataFrame:
+        """``n`` plausible-value draws per respondent (mirt ``fscores(fit, plausible.draws = n)`` after
+        ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row) and one per factor."""
+        fit = self._live_mirt("plausible_values")
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValidationError(f"n must be a positive integer, got {n!r}")
+        from irtbridge._r import session
+
+        out = session.call("irtb_mirt_plausible", fit=fit, n=int(n), seed=int(seed))
+        frame = pd.DataFrame(out.to_numpy(copy=True), columns=list(self.factors))
+        frame.insert(0, "respondent", np.tile(np.arange(self.n_respondents), int(n)))
+        frame.insert(0, "draw", np.repeat(np.arange(int(n)), self.n_respondents))
+        return frame
+
+    # -- structure: parameter table, loadings ------------------------------------------------------
+    def parameters(self) -> pd.DataFrame:
+        """mirt's parameter table of this fit (``mod2values(fit)``, the ``pars = "values"`` layout):
+        one row per parameter with ``group, item, class, name, parnum, value, lbound, ubound, est,
+        prior.type, prior_1, prior_2``. Edit ``value``/``est`` and pass it back as
+        ``calibrate(..., parameters=table)`` to fix, free or start parameters."""
+        from irtbridge._r import session
+
+        return session.call("irtb_mirt_parameters", fit=self._live_mirt("parameters"))
+
+    def loadings(self, rotate: str | None = None) -> pd.DataFrame:
+        """Standardized factor loadings (rotated when there are several factors; mirt's default
+        ``"oblimin"`` or ``rotate=``) and communalities ``h2``; mirt's ``summary(fit)$rotF`` and ``$h2``."""
+        from irtbridge._r import session
+
+        out = session.call("irtb_mirt_loadings", fit=self._live_mirt("loadings"), rotate=rotate)
+        frame = out["loadings"]
+        frame.index = self.item_names
+        return frame
+
+    def factor_correlations(self, rotate: str | None = None) -> pd.DataFrame:
+        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``)."""
+        from irtbridge._r import session
+
+        out = session.call("irtb_mirt_loadings", fit=self._live_mirt("factor_correlations"), rotate=rotate)
+        fcor = out["fcor"]
+        if not isinstance(fcor, pd.DataFrame):
+            fcor = pd.DataFrame([[float(fcor)]])
+        fcor.index = fcor.columns = list(self.factors)
+        return fcor
 
     # -- presentation ---------------------------------------------------------------------------
     # -- diagnostics (irtbridge.calibration.diagnostics; mirt fits in this process) ----------------
@@ -286,6 +353,8 @@ class Calibration:
             "warnings": list(self.warnings),
             "provenance": dict(self.provenance),
             "dropped_items": list(self.dropped_items),
+            "factors": list(self.factors),
+            "item_types": list(self.item_types),
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -307,6 +376,7 @@ class Calibration:
             iterations=d["iterations"], model=d["model"], engine=d["engine"], n_respondents=d["n_respondents"],
             latent_mean=d["latent_mean"], latent_var=d["latent_var"], options=d["options"],
             warnings=tuple(d["warnings"]), provenance=d["provenance"], dropped_items=tuple(d["dropped_items"]),
+            factors=tuple(d.get("factors", ("F1",))), item_types=tuple(d.get("item_types", ())),
         )
 
     def without_r_model(self) -> "Calibration":

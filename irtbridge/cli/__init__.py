@@ -20,6 +20,7 @@ COMMANDS = [
     "irtbridge.cli.evaluate",
     "irtbridge.cli.calibrate",
     "irtbridge.cli.fit",
+    "irtbridge.cli.dif",
     "irtbridge.cli.doctor",
     "irtbridge.cli.rate",
     "irtbridge.cli.hardness",

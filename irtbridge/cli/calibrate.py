@@ -6,6 +6,7 @@ import argparse
 
 from irtbridge._validation import read_csv
 from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.exceptions import ValidationError
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -24,6 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="calibrate an IRT model in R (mirt or ltm)",
                        description="Calibrate an IRT model on a response CSV through R's mirt or ltm.")
     _common(p)
+    p.add_argument("--dims", type=int, default=1, metavar="K", help="exploratory model with K factors (mirt)")
+    p.add_argument("--spec", metavar="FILE", help="a file of mirt model syntax (mirt.model), e.g. 'F1 = 1-5'")
+    p.add_argument("--method", help="mirt's estimation method: EM (default), QMCEM, MCEM or MHRM")
+    p.add_argument("--prior", action="append", default=[], metavar="PARAM=DIST,P1,P2",
+                   help="a prior on every item's PARAM, e.g. a1=lnorm,0,0.5 or g=expbeta,5,17 (repeatable; mirt)")
+    p.add_argument("--itemtype-file", metavar="FILE",
+                   help="one model per item: lines 'item,model' (or one model per line, in column order)")
     p.add_argument("--json", action="store_true",
                    help="print {model, engine, loglik, aic, bic, converged, items: [{item, a, b, ...}]}")
     p.add_argument("--out", metavar="items.csv", help="also write the item table to this CSV")
@@ -46,8 +54,48 @@ def _fit(args: argparse.Namespace):
     if args.id_column:
         require_columns(data, [args.id_column], f"responses file {args.file!r}")
         data = data.set_index(args.id_column)
-    return data, calibrate(data, model=args.model, engine=args.engine, se=not args.no_se,
-                           drop_constant=args.drop_constant)
+    extra = _structure_options(args, [str(c) for c in data.columns]) if args.command == "calibrate" else {}
+    model = extra.pop("model", args.model)
+    return data, calibrate(data, model=model, engine=args.engine, se=not args.no_se,
+                           drop_constant=args.drop_constant, **extra)
+
+
+def _read_text(path: str, what: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise ValidationError(f"{what} {path!r}: {exc.strerror or exc}") from None
+
+
+def _structure_options(args: argparse.Namespace, columns: list[str]) -> dict:
+    """--dims, --spec, --method, --prior and --itemtype-file as calibrate() keywords."""
+    extra: dict = {}
+    if args.dims != 1:
+        extra["dims"] = args.dims
+    if args.spec:
+        extra["spec"] = _read_text(args.spec, "--spec file")
+    if args.method:
+        extra["method"] = args.method.upper()
+    priors = {}
+    for text in args.prior:
+        param, sep, dist = text.partition("=")
+        if not sep or not param.strip():
+            raise ValidationError(f"--prior must be PARAM=DIST,P1,P2 (e.g. a1=lnorm,0,0.5), got {text!r}")
+        priors[param.strip()] = dist
+    if priors:
+        extra["priors"] = priors
+    if args.itemtype_file:
+        lines = [ln.strip() for ln in _read_text(args.itemtype_file, "--itemtype-file").splitlines() if ln.strip()]
+        if all("," in ln for ln in lines):
+            pairs = [ln.rsplit(",", 1) for ln in lines]
+            extra["model"] = {k.strip(): v.strip() for k, v in pairs if k.strip() != "item"}
+        elif len(lines) == len(columns):
+            extra["model"] = lines
+        else:
+            raise ValidationError(f"--itemtype-file {args.itemtype_file!r}: {len(lines)} model(s) for "
+                                  f"{len(columns)} item columns (or use 'item,model' lines)")
+    return extra
 
 
 def run_calibrate(args: argparse.Namespace) -> int:

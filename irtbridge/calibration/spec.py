@@ -1,0 +1,199 @@
+"""Confirmatory and bifactor structures for mirt: :class:`ModelSpec`.
+
+A :class:`ModelSpec` is built from Python structures (factors → items, covariances, equality
+constraints, priors, fixed values) or from mirt's own model syntax text. Either way it reaches R as a
+character string handed to ``mirt.model()`` as data: it is never pasted into R source. Specs built from
+Python refer to items by position (mirt's ``1-4`` ranges), so any item name is safe; syntax text is
+checked here for unknown item names before R sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from irtbridge._validation import _show
+from irtbridge.calibration.priors import DISTRIBUTIONS, Prior
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["ModelSpec", "KEYWORDS"]
+
+# mirt.model's keywords: every other left-hand side names a factor
+KEYWORDS = ("COV", "MEAN", "CONSTRAIN", "CONSTRAINB", "PRIOR", "FIXED", "FREE", "START", "LBOUND", "UBOUND",
+            "NEXPLORE")
+_PARAM = re.compile(r"(a\d+|d\d*|g|u|ak\d+)\Z")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A factor structure with constraints, priors and fixed values, for ``calibrate(..., spec=...)``.
+
+    Parameters
+    ----------
+    factors : mapping of str to items
+        Factor name → its items: a list of item names, a ``"FIRST:LAST"`` string (items FIRST to LAST in
+        column order) or a ``range`` of 0-based column positions. An item may load on several factors
+        (bifactor: a general factor over all items plus specific ones).
+    covariances : sequence of (str, str)
+        Pairs of factors whose covariance is estimated (mirt's ``COV = F1*F2``); others stay at 0.
+    means : sequence of str
+        Factors whose latent mean is estimated (``MEAN = F1``; needs fixed anchors to be identified).
+    equal : sequence of (param, items)
+        Equality constraints across items, e.g. ``("a1", ["i1", "i2", "i3"])`` (``CONSTRAIN``).
+    priors : sequence of Prior
+        Priors on item parameters (``PRIOR``); ``Prior.items=None`` means every item.
+    fixed : mapping of (item, param) to float
+        Parameters fixed at a value (``START`` then ``FIXED``).
+    syntax : str, optional
+        mirt.model text instead of the structures above (:meth:`from_syntax`).
+
+    Examples
+    --------
+    >>> spec = ModelSpec({"F1": ["i1", "i2", "i3"], "F2": "i4:i6"}, covariances=[("F1", "F2")],
+    ...                  equal=[("a1", ["i1", "i2"])])
+    >>> print(spec.to_syntax(["i1", "i2", "i3", "i4", "i5", "i6"]))
+    F1 = 1-3
+    F2 = 4-6
+    COV = F1*F2
+    CONSTRAIN = (1, 2, a1)
+    """
+
+    factors: Mapping[str, Any] = field(default_factory=dict)
+    covariances: Sequence[tuple[str, str]] = ()
+    means: Sequence[str] = ()
+    equal: Sequence[tuple[str, Sequence[str]]] = ()
+    priors: Sequence[Prior] = ()
+    fixed: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    syntax: str | None = None
+
+    @classmethod
+    def from_syntax(cls, text: str) -> "ModelSpec":
+        """A spec from mirt's model syntax (``mirt.model``), e.g. ``"F1 = 1-5\\nF2 = 6-10\\nCOV = F1*F2"``."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError(f"spec: model syntax must be non-empty text, got {_show(text)}")
+        return cls(syntax=text)
+
+    # -- the text mirt.model() receives -----------------------------------------------------------------
+    def factor_names(self, item_names: Sequence[str]) -> list[str]:
+        """The factors, in order (parsed from the syntax when the spec is text)."""
+        if self.syntax is None:
+            return [str(f) for f in self.factors]
+        return list(_syntax_factors(self.syntax, list(item_names)))
+
+    def to_syntax(self, item_names: Sequence[str]) -> str:
+        """mirt.model text for these items; one-line :class:`ValidationError` for anything unknown."""
+        names = [str(n) for n in item_names]
+        if self.syntax is not None:
+            _syntax_factors(self.syntax, names)  # validates the items it names
+            return self.syntax
+        if not self.factors:
+            raise ValidationError("spec: a ModelSpec needs at least one factor (or model syntax text)")
+        position = {n: i + 1 for i, n in enumerate(names)}
+        factors = [str(f) for f in self.factors]
+        for f in factors:
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", f) or f in KEYWORDS or f in position:
+                raise ValidationError(f"spec: {f!r} cannot name a factor (letters, digits, '_' or '.'; not a "
+                                      "mirt keyword or an item name)")
+        lines = [f"{f} = {_ranges(_items(self.factors[f], names, position, f'factor {f!r}'))}" for f in self.factors]
+        known = set(factors)
+        for pair in self.covariances:
+            bad = [f for f in pair if f not in known]
+            if len(pair) != 2 or bad:
+                raise ValidationError(f"spec: covariance {_show(pair)} names unknown factor(s) {bad}")
+        if self.covariances:
+            lines.append("COV = " + ", ".join(f"{a}*{b}" for a, b in self.covariances))
+        bad = [f for f in self.means if f not in known]
+        if bad:
+            raise ValidationError(f"spec: means name unknown factor(s) {bad}")
+        if self.means:
+            lines.append("MEAN = " + ", ".join(self.means))
+        if self.equal:
+            groups = []
+            for param, items in self.equal:
+                idx = _items(items, names, position, f"equality constraint on {param!r}")
+                groups.append(f"({', '.join(map(str, idx))}, {_param(param)})")
+            lines.append("CONSTRAIN = " + ", ".join(groups))
+        if self.priors:
+            parts = []
+            for p in self.priors:
+                if p.dist not in DISTRIBUTIONS:
+                    raise ValidationError(f"spec: unknown prior distribution {p.dist!r}; use one of {DISTRIBUTIONS}")
+                idx = list(range(1, len(names) + 1)) if p.items is None else _items(p.items, names, position, f"prior on {p.param!r}")
+                parts.append(f"({_ranges(idx)}, {_param(p.param)}, {p.dist}, {p.p1!r}, {p.p2!r})")
+            lines.append("PRIOR = " + ", ".join(parts))
+        if self.fixed:
+            starts, fixes = [], []
+            for (item, param), value in self.fixed.items():
+                i = _items([item], names, position, f"fixed value of {param!r}")[0]
+                starts.append(f"({i}, {_param(param)}, {float(value)!r})")
+                fixes.append(f"({i}, {_param(param)})")
+            lines += ["START = " + ", ".join(starts), "FIXED = " + ", ".join(fixes)]
+        return "\n".join(lines)
+
+
+def _param(param: str) -> str:
+    p = {"a": "a1"}.get(str(param), str(param))
+    if not _PARAM.fullmatch(p):
+        raise ValidationError(f"spec: {param!r} is not a mirt item parameter (a1.., d, d1.., g, u)")
+    return p
+
+
+def _items(spec: Any, names: list[str], position: dict[str, int], what: str) -> list[int]:
+    """1-based positions of the items a spec names (list of names, "FIRST:LAST" or a range)."""
+    if isinstance(spec, range):
+        out = [i + 1 for i in spec]
+        if not out or min(out) < 1 or max(out) > len(names):
+            raise ValidationError(f"spec: {what}: positions {spec} are outside 0..{len(names) - 1}")
+        return out
+    if isinstance(spec, str):
+        if ":" in spec and spec not in position:
+            first, last = (s.strip() for s in spec.split(":", 1))
+            unknown = [s for s in (first, last) if s not in position]
+            if unknown:
+                raise ValidationError(f"spec: {what}: unknown item(s) {unknown} in the range {spec!r}")
+            if position[first] > position[last]:
+                raise ValidationError(f"spec: {what}: the range {spec!r} runs backwards")
+            return list(range(position[first], position[last] + 1))
+        spec = [spec]
+    items = [str(s) for s in spec]
+    unknown = [s for s in items if s not in position]
+    if unknown or not items:
+        raise ValidationError(f"spec: {what}: unknown item(s) {unknown[:5] or '(none given)'}")
+    return [position[s] for s in items]
+
+
+def _ranges(idx: Sequence[int]) -> str:
+    """[1, 2, 3, 5] → "1-3, 5" (mirt.model's notation)."""
+    idx = sorted(set(idx))
+    out, start = [], idx[0]
+    for prev, cur in zip(idx, idx[1:] + [None]):
+        if cur != prev + 1:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = cur
+    return ", ".join(out)
+
+
+def _syntax_factors(text: str, names: list[str]) -> list[str]:
+    """The factor names in mirt.model text, checking that every item it names exists."""
+    known = set(names)
+    factors = []
+    for raw in re.split(r"[\n;]", text):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "=" not in line:
+            raise ValidationError(f"spec: cannot read the model syntax line {line!r} (expected NAME = ...)")
+        lhs, rhs = (s.strip() for s in line.split("=", 1))
+        if lhs in KEYWORDS:
+            continue
+        factors.append(lhs)
+        for token in (t.strip() for t in rhs.split(",")):
+            if re.fullmatch(r"\d+(\s*-\s*\d+)?", token):
+                if max(int(x) for x in re.findall(r"\d+", token)) > len(names):
+                    raise ValidationError(f"spec: factor {lhs!r} names item {token!r}; there are {len(names)} items")
+            elif token not in known:
+                raise ValidationError(f"spec: factor {lhs!r} names unknown item {token!r}")
+    if not factors:
+        raise ValidationError("spec: the model syntax defines no factor (a line like F1 = 1-5)")
+    return factors
