@@ -20,6 +20,8 @@ Every run writes into DIR: ``algorithms.csv``, ``datasets.csv`` (easiness per da
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -128,9 +130,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(evaluation, args: argparse.Namespace) -> None:
-    import json
-    from pathlib import Path
-
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise ValidationError(f"--out {args.out!r} exists and is not a directory")

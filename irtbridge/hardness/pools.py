@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
@@ -160,8 +161,6 @@ def hardness_from_estimators(
     >>> res.scores.shape
     (1, 60)
     """
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
-
     labels = check_binary_labels(y.iloc[:, 0] if isinstance(y, pd.DataFrame) and y.shape[1] == 1 else y, "y")
     n = labels.size
     if isinstance(X, pd.DataFrame):

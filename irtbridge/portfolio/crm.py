@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from irtbridge import __version__
 from irtbridge._validation import check_choice, check_int, check_number
@@ -495,8 +496,6 @@ def crm_predict(theta: Any, calibration: CRMCalibration, *, normalized: bool = F
     >>> crm_predict([0.0], cal).tolist()
     [[50.0]]
     """
-    from scipy.special import expit
-
     th = theta.to_numpy(dtype=float) if isinstance(theta, pd.Series) else np.asarray(theta, dtype=float).ravel()
     a, b, alpha = (calibration.items[c].to_numpy() for c in ("a", "b", "alpha"))
     del a
