@@ -325,6 +325,17 @@ class Glicko2Result:
         return "\n".join(lines)
 
 
+def _check_init(init: Sequence[float]) -> tuple[float, float, float]:
+    init = tuple(init)
+    if len(init) != 3:
+        raise ValidationError(f"init must be (rating, rd, volatility), got {init!r}")
+    return (
+        check_number(init[0], "init rating"),
+        check_number(init[1], "init rd", low=0.0, low_open=True),
+        check_number(init[2], "init volatility", low=0.0, low_open=True),
+    )
+
+
 def glicko2(
     matches: pd.DataFrame,
     *,
@@ -388,12 +399,7 @@ def glicko2(
     """
     tau = check_number(tau, "tau", low=0.0, low_open=True)
     tol = check_number(tol, "tol", low=0.0, low_open=True)
-    init = tuple(init)
-    if len(init) != 3:
-        raise ValidationError(f"init must be (rating, rd, volatility), got {init!r}")
-    r0 = check_number(init[0], "init rating")
-    rd0 = check_number(init[1], "init rd", low=0.0, low_open=True)
-    s0 = check_number(init[2], "init volatility", low=0.0, low_open=True)
+    r0, rd0, s0 = _check_init(init)
 
     frame = _as_matches(matches, source)
     score = _score_array(frame["score"], source)

@@ -212,6 +212,29 @@ def _live_answers(respond: Callable, rows: np.ndarray, pos: np.ndarray, bank: It
     return values
 
 
+def _answers(bank: ItemBank, theta: Any, responses: Any, respond: Any, n_examinees: Any, rng: np.random.Generator):
+    """The (examinees x items) answers known before the test, their index and the true abilities if any.
+
+    A live ``respond`` test knows none in advance: zeros, replaced by the answers as items are given.
+    """
+    true_theta = None
+    if theta is not None:
+        index = theta.index if isinstance(theta, pd.Series) else None
+        true_theta = np.asarray(theta, dtype=float).reshape(-1)
+        if true_theta.size == 0:
+            raise ValidationError("theta is empty; give one true ability per examinee")
+        full = draw_responses(true_theta, bank, random_state=rng)
+        index = pd.RangeIndex(true_theta.size) if index is None else index
+    elif responses is not None:
+        full, index = _response_matrix(responses, bank)
+    else:
+        if not callable(respond):
+            raise ValidationError(f"respond must be a function of (rows, items), got {type(respond).__name__}")
+        n = check_int(n_examinees, "n_examinees", low=1)
+        full, index = np.zeros((n, bank.n_items)), pd.RangeIndex(n)
+    return full, index, true_theta
+
+
 def _check_components(**components: Any) -> None:
     # the protocols in cat/protocols.py name every method used below; a missing one fails here, before
     # any work, with the role and the method named
@@ -303,21 +326,7 @@ def simulate_cat(
             "give exactly one of theta (true abilities), responses (a post-hoc simulation) and respond (a live test)"
         )
 
-    true_theta = None
-    if theta is not None:
-        index = theta.index if isinstance(theta, pd.Series) else None
-        true_theta = np.asarray(theta, dtype=float).reshape(-1)
-        if true_theta.size == 0:
-            raise ValidationError("theta is empty; give one true ability per examinee")
-        full = draw_responses(true_theta, bank, random_state=rng)
-        index = pd.RangeIndex(true_theta.size) if index is None else index
-    elif responses is not None:
-        full, index = _response_matrix(responses, bank)
-    else:
-        if not callable(respond):
-            raise ValidationError(f"respond must be a function of (rows, items), got {type(respond).__name__}")
-        n = check_int(n_examinees, "n_examinees", low=1)
-        full, index = np.zeros((n, bank.n_items)), pd.RangeIndex(n)
+    full, index, true_theta = _answers(bank, theta, responses, respond, n_examinees, rng)
     n, n_items = full.shape
 
     length = n_items if stopper.max_items is None else min(n_items, int(stopper.max_items))

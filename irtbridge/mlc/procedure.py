@@ -48,6 +48,29 @@ def _traditional(classifier, X_test: pd.DataFrame, y_test: np.ndarray, n_total: 
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+def _classifier(classifier: Any, rng: np.random.Generator) -> tuple[Any, str]:
+    """An unfitted estimator and its name, from a name of CLASSIFIERS or an estimator (cloned)."""
+    if isinstance(classifier, str):
+        return make_classifier(classifier, random_state=rng), classifier
+    if not (hasattr(classifier, "fit") and hasattr(classifier, "predict")):
+        raise ValidationError(f"classifier must be a name ({', '.join(CLASSIFIERS)}) or an estimator with fit/predict")
+    return clone(classifier), type(classifier).__name__
+
+
+def _direction(difficulty: CaseDifficulty, labels: pd.Series, train: pd.Series) -> tuple[int, pd.DataFrame]:
+    """The sign that makes a higher CDI read "more like class 1", and each feature's orientation, from
+    the training part only (see the Notes of :func:`evaluate_mlc`)."""
+    raw = difficulty.cdi
+    corr = np.corrcoef(raw[train].to_numpy(), labels[train].to_numpy())[0, 1]
+    sign = -1 if corr < 0 else 1
+    orient = feature_orientation(difficulty.items[train.to_numpy()], labels[train])
+    slopes = difficulty.calibration.items["a"].reindex(orient.index) * sign
+    orientation = pd.DataFrame(
+        {"orientation": orient, "slope": slopes, "concordant": np.sign(slopes.to_numpy()) == orient.to_numpy()}
+    )
+    return sign, orientation
+
+
 def evaluate_mlc(
     X: Any,
     y: Any,
@@ -136,14 +159,7 @@ def evaluate_mlc(
     if labels.value_counts().min() < 2:
         raise ValidationError("each class needs at least two cases")
     rng = check_random_state(random_state)
-    if isinstance(classifier, str):
-        model = make_classifier(classifier, random_state=rng)
-        classifier_name = classifier
-    else:
-        if not (hasattr(classifier, "fit") and hasattr(classifier, "predict")):
-            raise ValidationError(f"classifier must be a name ({', '.join(CLASSIFIERS)}) or an estimator with fit/predict")
-        model = clone(classifier)
-        classifier_name = type(classifier).__name__
+    model, classifier_name = _classifier(classifier, rng)
 
     if difficulty is None:
         difficulty = case_difficulty(frame, features, method=cdi_method)
@@ -158,16 +174,9 @@ def evaluate_mlc(
     if labels[test].nunique() < 2 or labels[train].nunique() < 2:
         raise ValidationError("the split left a class without test or training cases; more cases are needed")
 
-    # direction of the scale and orientation of the features: training part only
-    corr = np.corrcoef(raw[train].to_numpy(), labels[train].to_numpy())[0, 1]
-    sign = -1 if corr < 0 else 1
+    sign, orientation = _direction(difficulty, labels, train)
     cdi = (raw * sign).rename("cdi")
     bins = difficulty_bins(cdi, bin_width)
-    orient = feature_orientation(difficulty.items[train.to_numpy()], labels[train])
-    slopes = difficulty.calibration.items["a"].reindex(orient.index) * sign
-    orientation = pd.DataFrame(
-        {"orientation": orient, "slope": slopes, "concordant": np.sign(slopes.to_numpy()) == orient.to_numpy()}
-    )
 
     model.fit(frame[train.to_numpy()], labels[train].to_numpy())
     X_test, y_test = frame[test.to_numpy()], labels[test].to_numpy()

@@ -275,19 +275,7 @@ def fit_crm(
     elapsed = time.perf_counter() - started
     items = _table(out["param"], names)
     se = _table(out["se"], names)
-    kept: list[str] = []
-    for w in caught:
-        text = str(w.message)
-        # EstCRM takes square roots of the inverse Hessian's diagonal: "NaNs produced" only means some
-        # standard errors are undefined, which the table shows; say that instead of R's bare message.
-        if issubclass(w.category, RWarning) and "NaNs produced" in text and se.isna().any().any():
-            bad = list(se.index[se.isna().any(axis=1)])
-            text = (f"EstCRM could not compute standard errors for algorithm(s) {', '.join(bad)} (its Hessian is "
-                    "not positive definite there); the estimates are unaffected")
-            warnings.warn(text, DataWarning, stacklevel=2)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        kept.append(text.removeprefix("R: "))
+    kept = _relay_warnings(caught, se)
     iterations = int(out["iterations"])
     change = float(out["change"])
     converged = bool(change <= converge)
@@ -321,6 +309,24 @@ def fit_crm(
             "fit_seconds": elapsed,
         },
     )
+
+
+def _relay_warnings(caught: list, se: pd.DataFrame) -> list[str]:
+    """Re-issue the R warnings caught around the fit (to fit_crm's caller) and return their texts."""
+    kept: list[str] = []
+    for w in caught:
+        text = str(w.message)
+        # EstCRM takes square roots of the inverse Hessian's diagonal: "NaNs produced" only means some
+        # standard errors are undefined, which the table shows; say that instead of R's bare message.
+        if issubclass(w.category, RWarning) and "NaNs produced" in text and se.isna().any().any():
+            bad = list(se.index[se.isna().any(axis=1)])
+            text = (f"EstCRM could not compute standard errors for algorithm(s) {', '.join(bad)} (its Hessian is "
+                    "not positive definite there); the estimates are unaffected")
+            warnings.warn(text, DataWarning, stacklevel=3)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        kept.append(text.removeprefix("R: "))
+    return kept
 
 
 def _table(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
