@@ -21,6 +21,8 @@ _LAZY = {
     "responses_to_long": "irtbridge.leaderboard",
     "select_anchors": "irtbridge.leaderboard",
     "estimate_performance": "irtbridge.leaderboard",
+    "adaptive_evaluate": "irtbridge.leaderboard",
+    "AdaptiveResult": "irtbridge.leaderboard",
     "Prior": "irtbridge.calibration",
     "ModelSpec": "irtbridge.calibration",
     "parameter_table": "irtbridge.calibration",

@@ -29,6 +29,8 @@ COMMANDS = [
     "irtbridge.cli.portfolio",
     "irtbridge.cli.batch",
     "irtbridge.cli.benchmark",
+    "irtbridge.cli.anchors",
+    "irtbridge.cli.estimate",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the subcommands: JSON on stdout (the writers live in irtbridge._io)."""
+"""Helpers shared by the subcommands: JSON on stdout (the writers live in irtbridge._io), response reading."""
 
 from __future__ import annotations
 
@@ -6,11 +6,80 @@ import json
 import sys
 from typing import Any
 
-from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+import argparse
 
-__all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv"]
+import pandas as pd
+
+from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge._validation import read_csv, require_columns
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses"]
 
 
 def print_json(obj: Any) -> None:
     json.dump(to_jsonable(obj), sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
+
+
+def add_long_options(p: argparse.ArgumentParser) -> None:
+    """``--long`` (and its column names) for a subcommand that reads a response file."""
+    p.add_argument("--long", action="store_true",
+                   help="the file is long: one row per answered (respondent, item) pair, columns model,item,score")
+    p.add_argument("--long-columns", default="model,item,score", metavar="RESPONDENT,ITEM,SCORE",
+                   help="the long file's column names (default model,item,score)")
+
+
+def read_responses(args: argparse.Namespace, path: str | None = None) -> pd.DataFrame:
+    """The response matrix of ``path`` (default ``args.file``): wide, or long with ``--long``.
+
+    A wide file's ``--id-column`` (when the subcommand has it) becomes the index; a long file's respondent
+    column is the index, unanswered cells are NaN.
+    """
+    path = args.file if path is None else path
+    if getattr(args, "long", False):
+        names = [c.strip() for c in args.long_columns.split(",")]
+        if len(names) != 3 or not all(names):
+            raise ValidationError(f"--long-columns must be RESPONDENT,ITEM,SCORE, got {args.long_columns!r}")
+        if getattr(args, "id_column", None):
+            raise ValidationError("--id-column is for wide files; a --long file names respondents in --long-columns")
+        from irtbridge.leaderboard.long import responses_from_long  # kept off the CLI's start
+
+        wide = responses_from_long(path, *names).astype(float)
+        wide.index.name, wide.columns.name = None, None
+        return wide
+    data = read_csv(path, "responses")
+    if getattr(args, "id_column", None):
+        require_columns(data, [args.id_column], f"responses file {path!r}")
+        data = data.set_index(args.id_column)
+    return data
+
+
+def read_calibration(path: str):
+    """A calibration file: what ``Calibration.to_json`` writes, or the ``irtbridge calibrate --json`` object.
+
+    The full file gives a :class:`~irtbridge.calibration.Calibration`; the CLI's shorter object (``model``
+    and the ``items`` table) an :class:`~irtbridge.irt.ItemBank`.
+    """
+    from irtbridge.calibration.result import Calibration  # kept off the CLI's start
+    from irtbridge.irt import as_item_bank
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        d = json.loads(text)
+    except OSError as exc:
+        raise ValidationError(f"calibration file {path!r}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"calibration file {path!r} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(d, dict) or not isinstance(d.get("items"), list) or "model" not in d:
+        raise ValidationError(f"calibration file {path!r} has no 'model' and 'items' (write it with "
+                              "irtbridge calibrate --json or Calibration.to_json)")
+    if "standard_errors" in d:
+        return Calibration.from_json(text)
+    try:
+        items = pd.DataFrame(d["items"]).set_index("item").astype(float)
+    except (KeyError, TypeError, ValueError):
+        raise ValidationError(f"calibration file {path!r}: its items need an 'item' name and numeric parameters") from None
+    items.index = items.index.map(str)
+    return as_item_bank(items, d["model"])

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from irtbridge._validation import read_csv
-from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
 
@@ -14,6 +13,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
     p.add_argument("--engine", default="mirt", help="mirt or ltm (default mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
+    add_long_options(p)
     p.add_argument("--drop-constant", action="store_true",
                    help="drop items everyone answers the same way (with a warning) instead of failing")
     p.add_argument("--no-se", action="store_true",
@@ -47,13 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fit(args: argparse.Namespace):
-    from irtbridge._validation import require_columns
     from irtbridge.calibration import calibrate
 
-    data = read_csv(args.file, "responses")
-    if args.id_column:
-        require_columns(data, [args.id_column], f"responses file {args.file!r}")
-        data = data.set_index(args.id_column)
+    data = read_responses(args)
     extra = _structure_options(args, [str(c) for c in data.columns]) if args.command == "calibrate" else {}
     model = extra.pop("model", args.model)
     return data, calibrate(data, model=model, engine=args.engine, se=not args.no_se,

@@ -11,7 +11,7 @@ import argparse
 import os
 import warnings
 
-from irtbridge.cli._common import print_json
+from irtbridge.cli._common import add_long_options, print_json, read_responses
 
 MISFIT_RULE = "S_X2 p-value adjusted over items (Benjamini-Hochberg) below 0.05"
 
@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
     p.add_argument("--engine", default="mirt", help="mirt (the diagnostics are mirt's; ltm is refused)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
+    add_long_options(p)
     p.add_argument("--json", action="store_true",
                    help='print {"global": {M2, df, p, RMSEA, SRMSR, TLI, CFI}, "reliability": {...}, '
                         '"items": [{item, S_X2, df, p, RMSEA}], "misfitting": [item, ...]}')
@@ -72,16 +73,12 @@ def _plots(fit, folder: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge._validation import read_csv, require_columns
     from irtbridge.calibration import calibrate
     from irtbridge.exceptions import ValidationError
 
     if args.engine.lower() != "mirt":
         raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
-    data = read_csv(args.file, "responses")
-    if args.id_column:
-        require_columns(data, [args.id_column], f"responses file {args.file!r}")
-        data = data.set_index(args.id_column)
+    data = read_responses(args)
     fit = calibrate(data, model=args.model, engine="mirt", se=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

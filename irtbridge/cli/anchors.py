@@ -1,0 +1,41 @@
+"""`irtbridge anchors CAL.json --k 100 --method stratified --out anchors.csv`: choose anchor items."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("anchors", help="choose k anchor items of a calibration (random, stratified, cluster)",
+                       description="Choose k anchor items of a calibrated item set, for estimating a new model's "
+                                   "accuracy from its answers to them alone (irtbridge estimate).")
+    p.add_argument("calibration", metavar="CAL.json", help="irtbridge calibrate --json output or Calibration.to_json")
+    p.add_argument("--k", type=int, default=100, help="how many anchors (default 100)")
+    p.add_argument("--method", default="stratified", help="random, stratified (default) or cluster")
+    p.add_argument("--responses", metavar="FILE.csv",
+                   help="the calibration's response file: --method cluster clusters the items' response profiles")
+    p.add_argument("--id-column", metavar="COL", help="a column of --responses that identifies respondents")
+    add_long_options(p)
+    p.add_argument("--seed", type=int, default=0, help="seeds random and cluster (default 0)")
+    p.add_argument("--out", metavar="anchors.csv", help="write the anchors here (one column, item)")
+    p.add_argument("--json", action="store_true", help='print {"method", "k", "anchors": [item, ...]}')
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from irtbridge.leaderboard import select_anchors  # kept off the CLI's start
+
+    calibration = read_calibration(args.calibration)
+    responses = read_responses(args, args.responses) if args.responses else None
+    anchors = select_anchors(calibration, args.k, args.method, responses=responses, seed=args.seed)
+    if args.out:
+        atomic_write_csv(args.out, pd.DataFrame({"item": anchors}), index=False)
+    if args.json:
+        print_json({"method": args.method, "k": len(anchors), "anchors": anchors})
+    elif not args.out:
+        print("\n".join(anchors))
+    return 0

@@ -1,0 +1,62 @@
+"""`irtbridge estimate RESPONSES.csv --calibration CAL.json --anchors anchors.csv --json`: p-IRT accuracy.
+
+Each respondent (a new model) answered the anchor items only; its accuracy on the whole calibrated item set
+is predicted with a 95% interval (:func:`irtbridge.estimate_performance`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from irtbridge._validation import read_csv, require_columns
+from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
+from irtbridge.exceptions import ValidationError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("estimate", help="predict new models' accuracy on the full item set from anchor answers",
+                       description="Predict each respondent's share correct on the full calibrated item set from its "
+                                   "0/1 answers to the anchor items, with a 95%% interval (p-IRT).")
+    p.add_argument("file", metavar="RESPONSES.csv", help="0/1 answers: one row per respondent, one column per anchor")
+    p.add_argument("--calibration", required=True, metavar="CAL.json",
+                   help="irtbridge calibrate --json output or Calibration.to_json")
+    p.add_argument("--anchors", required=True, metavar="anchors.csv", help="the anchors (irtbridge anchors --out)")
+    p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
+    add_long_options(p)
+    p.add_argument("--respondent", action="append", default=[], metavar="NAME",
+                   help="only this respondent (repeatable); an unknown name is an error")
+    p.add_argument("--out", metavar="estimates.csv", help="also write the estimates to this CSV")
+    p.add_argument("--json", action="store_true",
+                   help='print {"respondents": [{respondent, theta, se, accuracy, lower, upper}]}')
+    p.set_defaults(func=run)
+
+
+def _anchors(path: str) -> list[str]:
+    frame = read_csv(path, "anchors")
+    column = "item" if "item" in frame.columns else frame.columns[0]
+    require_columns(frame, [column], f"anchors file {path!r}")
+    return [str(a) for a in frame[column].dropna()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from irtbridge.leaderboard import estimate_performance  # kept off the CLI's start
+
+    calibration = read_calibration(args.calibration)
+    anchors = _anchors(args.anchors)
+    data = read_responses(args)
+    data.index = data.index.map(str)
+    if args.respondent:
+        unknown = [r for r in args.respondent if r not in set(data.index)]
+        if unknown:
+            raise ValidationError(f"respondent(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
+        data = data.loc[args.respondent]
+    result = estimate_performance(data, calibration, anchors)
+    result.index.name = "respondent"
+    if args.out:
+        atomic_write_csv(args.out, result)
+    if args.json:
+        rows = [{"respondent": r, **{k: float(v) for k, v in row.items()}} for r, row in result.iterrows()]
+        print_json({"respondents": rows})
+    else:
+        print(result.to_string())
+    return 0
