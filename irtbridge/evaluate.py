@@ -25,13 +25,10 @@ the others; :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML p
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import platform
-import sys
 import time
 import warnings
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -40,9 +37,10 @@ import pandas as pd
 from scipy.special import expit
 
 from irtbridge import __version__
+from irtbridge._parallel import progress_bar, run_units
 from irtbridge._validation import _show, check_choice, check_int, check_number
 # the embedded benchmark's dataset lists (R-free): what `irtbridge evaluate` runs by default / with --quick
-from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS
+from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, dataset_info
 from irtbridge.exceptions import IrtBridgeError, ValidationError
 
 __all__ = [
@@ -269,16 +267,6 @@ class DatasetResult:
         return self.error is None
 
 
-def _classes(y: pd.Series) -> tuple[str, ...]:
-    """Class labels as strings; a binary pair as (negative, positive = minority)."""
-    counts = y.astype(str).value_counts()
-    if len(counts) == 2:
-        if counts.iloc[0] == counts.iloc[1]:
-            return tuple(sorted(counts.index))
-        return (str(counts.index[0]), str(counts.index[1]))
-    return tuple(sorted(counts.index))
-
-
 def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
     """The per-dataset unit of :func:`evaluate` (run it in spawned workers: one R per process).
 
@@ -302,7 +290,7 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
     )
     base = dict(
         name=bres.name, source=_source(bres.source, bres.name), n_instances=int(bres.n_instances),
-        n_features=int(bres.n_features), classes=_classes(ds.y), responses=bres.responses,
+        n_features=int(bres.n_features), classes=tuple(bres.classes), responses=bres.responses,
         engine=bres.engine or "", attempts=attempts, dropped_items=tuple(bres.dropped_items),
         warnings=tuple(f"{c}: {m}" for c, m in bres.warnings), benchmark=bres,
     )
@@ -315,8 +303,7 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
     respondents = bres.respondents.copy()
     real = list(respondents.index[respondents["kind"] == "classifier"])
     responses = bres.responses.rename(columns=str)
-    y_items = _item_labels(ds, bres, settings)
-    items["label"] = y_items.reindex(items.index).to_numpy() if y_items is not None else None
+    items["label"] = bres.y_test.reindex(items.index).to_numpy()
     items["share_correct"] = responses.loc[real, items.index].mean(axis=0).to_numpy()
     typical = float(np.nanmedian(respondents.loc[real, "theta"].to_numpy(dtype=float)))
     a, b, g, u = (items[c].to_numpy(dtype=float) for c in ("a", "b", "g", "u"))
@@ -329,80 +316,50 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = binary_extras(result, ds, settings)
+                result = binary_extras(result)
         except Exception as exc:  # the IRT part stands on its own; say why the extras are missing
             result = replace(result, warnings=result.warnings + (f"EI/hardness not computed: {type(exc).__name__}: {exc}",))
     return replace(result, seconds=time.perf_counter() - start)
 
 
 def _source(source: str, name: str) -> str:
-    if source == "sklearn":
-        return f"scikit-learn load_{name}()"
-    if source == "mlbench":
-        return f"R mlbench::{name}"
-    return os.path.basename(str(source))
+    # the registry's provenance of an embedded dataset; a CSV's file name
+    info = dataset_info(name)
+    return info.provenance if info is not None and info.source == source else os.path.basename(str(source))
 
 
-def _split(ds: Any, settings: Settings) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The benchmark's split, recomputed (it is deterministic given the seed) with its item names."""
-    from irtbridge.benchmark import stratified_split
+def binary_extras(result: DatasetResult) -> DatasetResult:
+    """EI family per classifier and cost-curve instance hardness of a binary dataset, from its result.
 
-    train, test = stratified_split(ds.y.to_numpy(), test_size=settings.test_fraction, max_test=settings.max_items,
-                                   random_state=settings.seed)
-    labels = [str(v) for v in ds.X.index[test]]
-    if len(set(labels)) != len(labels):
-        labels = [str(int(v)) for v in test]
-    return train, test, labels
-
-
-def _item_labels(ds: Any, bres: Any, settings: Settings) -> pd.Series | None:
-    train, test, labels = _split(ds, settings)
-    if labels != [str(c) for c in bres.responses.columns]:
-        return None
-    return pd.Series(ds.y.astype(str).to_numpy()[test], index=labels)
-
-
-def binary_extras(result: DatasetResult, ds: Any, settings: Settings) -> DatasetResult:
-    """EI family per classifier and cost-curve instance hardness for a binary dataset (same split).
+    Nothing is refitted or re-split: both stages read what the benchmark's pipeline kept in
+    ``result.benchmark`` (:class:`irtbridge.benchmark.DatasetResult`): the test labels ``y_test``, each
+    real classifier's ``predictions`` and its scores ``P(y = positive)`` (``scores``).
 
     Notes
     -----
-    A classifier's predictions are read back from its responses: on a binary task a wrong answer is
-    the other class. With the minority class as positive (1), ``TP = #(pred = 1, y = 1)`` etc., and
+    With the minority class as positive (1), ``TP = #(pred = 1, y = 1)`` etc., and
     :func:`irtbridge.efficiency.efficiency_frame` gives EI = (TP + TN) / (FP + FN) and its variants with
-    95% intervals (Larner 2023). Hardness: Prudêncio's five models
-    (:func:`irtbridge.hardness.default_estimators`) are trained on the training part and score the test
-    instances, ``s = P(y = 1)``; :meth:`irtbridge.hardness.PoolHardness.table` gives every threshold
-    choice method.
+    95% intervals (Larner 2023). Hardness: the scores of the benchmark's classifier pool on the test
+    instances, ``s = P(y = 1)``, are Prudêncio's pool of scoring models;
+    :meth:`irtbridge.hardness.PoolHardness.table` gives every threshold choice method.
     """
-    from sklearn.base import clone
-
-    from irtbridge.benchmark import prepare_features
-    from irtbridge.hardness import METHODS, PoolHardness, default_estimators
     from irtbridge.efficiency import efficiency_frame
+    from irtbridge.hardness import METHODS, PoolHardness
 
-    train, test, labels = _split(ds, settings)
-    if labels != [str(c) for c in result.responses.columns]:
-        raise IrtBridgeError("the recomputed split does not match the benchmark's items")
+    bres = result.benchmark
     positive = result.classes[1]
-    y = (ds.y.astype(str).to_numpy() == positive).astype(int)
-    y_test = y[test]
+    labels = [str(c) for c in result.responses.columns]
+    y_test = (bres.y_test.reindex(labels).to_numpy() == positive).astype(int)
     kinds = result.respondents["kind"]
-    real = result.responses.loc[kinds.index[kinds == "classifier"]].to_numpy(dtype=float)
-    pred = np.where(real == 1, y_test[None, :], 1 - y_test[None, :])
+    real = [r for r in bres.predictions.index if kinds.get(r) == "classifier"]
+    pred = (bres.predictions.loc[real, labels].to_numpy() == positive).astype(int)
     counts = {
         "tp": ((pred == 1) & (y_test == 1)).sum(axis=1), "fp": ((pred == 1) & (y_test == 0)).sum(axis=1),
         "fn": ((pred == 0) & (y_test == 1)).sum(axis=1), "tn": ((pred == 0) & (y_test == 0)).sum(axis=1),
     }
-    names = pd.Index(kinds.index[kinds == "classifier"], name="classifier")
+    names = pd.Index(real, name="classifier")
     ei = efficiency_frame(*(pd.Series(counts[k], index=names) for k in ("tp", "fp", "fn", "tn")))
-
-    X_train, X_test = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
-    scores = {}
-    for name, est in default_estimators(settings.seed).items():
-        model = clone(est).fit(X_train, y[train])
-        scores[name] = model.predict_proba(X_test)[:, 1]
-    pool = PoolHardness(y=pd.Series(y_test, index=labels), scores=pd.DataFrame(scores, index=labels).T)
+    pool = PoolHardness(y=pd.Series(y_test, index=labels), scores=bres.scores.loc[real, labels])
     table = pool.table(METHODS)
     items = result.items.copy()
     for m in METHODS:
@@ -422,7 +379,7 @@ def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
     share of the data, convergence, accuracy of the test cases at or below / above the MLC),
     "metrics" (the Tables 4-5 layout), "trajectories", "error", "seconds"}``.
     """
-    from irtbridge.benchmark import load_benchmark_dataset, prepare_features
+    from irtbridge.benchmark import class_labels, load_benchmark_dataset, prepare_features
     from irtbridge.mlc import evaluate_mlc
 
     settings = settings or Settings()
@@ -433,7 +390,7 @@ def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ds = load_benchmark_dataset(ref)
-            classes = _classes(ds.y)
+            classes = class_labels(ds.y)
             if len(classes) != 2:
                 raise ValidationError(f"the MLC needs two classes; {out['dataset']} has {len(classes)}")
             X, _ = prepare_features(ds.X, ds.X)  # numbers and one-hot categories; scaling is harmless
@@ -684,19 +641,10 @@ def assemble(
     )
 
 
-# BLAS/OpenMP pools inside a worker would fight the other workers for the same cores
-_WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-# rough relative cost (test items x respondents and the pool's training time): largest start first
-_COST = {"digits": 10, "Vowel": 9, "Vehicle": 9, "PimaIndiansDiabetes": 8, "BreastCancer": 7, "breast_cancer": 6,
-         "Satellite": 10, "DNA": 10, "LetterRecognition": 10, "Ionosphere": 5, "Glass": 3, "Sonar": 3, "wine": 2,
-         "iris": 1}
-
-
 def _mlc_ref(refs: Sequence[str], settings: Settings) -> str | None:
     if settings.mlc_dataset is not None:
         return resolve_datasets([settings.mlc_dataset])[0]
-    binary = {"breast_cancer", "Sonar", "Ionosphere", "PimaIndiansDiabetes", "BreastCancer", "HouseVotes84"}
-    return next((r for r in refs if r in binary), None)
+    return next((r for r in refs if (info := dataset_info(r)) is not None and info.binary), None)
 
 
 def evaluate(
@@ -737,54 +685,26 @@ def evaluate(
     units: list[tuple[str, str]] = [("dataset", r) for r in refs] + ([("mlc", mlc_ref)] if mlc_ref else [])
     n = len(units)
     jobs = max(1, min(os.cpu_count() or 1, n)) if jobs is None else min(check_int(jobs, "jobs", low=1), n)
-    results: dict[str, DatasetResult] = {}
-    mlc: dict[str, Any] | None = None
     started = time.perf_counter()
-    bar = _progress(progress, n)
+    bar = progress_bar(progress, n, desc="irtbridge evaluate")
     try:
-        if jobs == 1:
-            for kind, ref in units:
-                bar.set_postfix_str("running: " + _unit_name(kind, ref))
-                if kind == "dataset":
-                    results[ref] = run_dataset(ref, settings)
-                else:
-                    mlc = run_mlc(ref, settings)
-                bar.update(1)
-        else:
-            saved = {k: os.environ.get(k) for k in _WORKER_ENV}
-            os.environ.update(_WORKER_ENV)
-            try:
-                # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R
-                with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                    ordered = sorted(units, key=lambda u: -(_COST.get(_label(u[1]), 5) + (4 if u[0] == "mlc" else 0)))
-                    futures = {pool.submit(run_dataset if kind == "dataset" else run_mlc, ref, settings): (kind, ref)
-                               for kind, ref in ordered}
-                    pending = set(futures)
-                    while pending:
-                        # wake up now and then to show which units are running (units take minutes)
-                        done, pending = wait(pending, timeout=2.0, return_when=FIRST_COMPLETED)
-                        for fut in done:
-                            kind, ref = futures[fut]
-                            if kind == "dataset":
-                                results[ref] = fut.result()
-                            else:
-                                mlc = fut.result()
-                            bar.update(1)
-                        running = [_unit_name(*futures[f]) for f in futures if f in pending and f.running()]
-                        bar.set_postfix_str("running: " + ", ".join(running[:jobs]) if running else "")
-            finally:
-                for k, val in saved.items():
-                    if val is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = val
+        done = run_units({u: (run_dataset if u[0] == "dataset" else run_mlc, (u[1], settings)) for u in units},
+                         jobs=jobs, bar=bar, label=lambda u: _unit_name(*u), cost=_unit_cost)
     finally:
         bar.close()
+    results = {ref: done[(kind, ref)] for kind, ref in units if kind == "dataset"}
+    mlc = done.get(("mlc", mlc_ref)) if mlc_ref else None
     timings = {"datasets and MLC (wall)": time.perf_counter() - started}
     if mlc is None:
         mlc = {"dataset": None, "classes": None, "error": "no binary dataset in this run"}
     provenance = _provenance(jobs, [results[r] for r in refs])
     return assemble([results[r] for r in refs], settings, mlc=mlc, timings=timings, provenance=provenance)
+
+
+def _unit_cost(unit: tuple[str, str]) -> float:
+    # the registry's rough cost of a dataset (5 for a CSV); an MLC run costs a little more
+    info = dataset_info(_label(unit[1]))
+    return (info.cost if info is not None else 5) + (4 if unit[0] == "mlc" else 0)
 
 
 def _unit_name(kind: str, ref: str) -> str:
@@ -807,22 +727,3 @@ def _provenance(jobs: int, results: Sequence[DatasetResult]) -> dict[str, Any]:
         "pandas": pd.__version__, "scikit-learn": sklearn.__version__, "R": ", ".join(r_versions),
         "engines": ", ".join(engines), "jobs": jobs, "created": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
-
-
-class _NoBar:
-    def set_postfix_str(self, *a: Any, **k: Any) -> None:
-        pass
-
-    def update(self, *a: Any) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(progress: bool, total: int):
-    if not progress:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="irtbridge evaluate", unit="unit", file=sys.stderr, dynamic_ncols=True)

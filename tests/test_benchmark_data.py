@@ -304,3 +304,32 @@ def test_response_matrix_by_hand():
     assert list(got.index) == ["m1", "m2"] and list(got.columns) == [10, 11, 12]
     with pytest.raises(ValidationError, match="labels"):
         response_matrix(pred, ["a"])
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer", "digits"])
+def test_registry_facts_match_the_data(name):
+    import sklearn.datasets
+
+    from irtbridge.benchmark import DATASETS, dataset_info
+
+    info = dataset_info(name.upper())
+    y = getattr(sklearn.datasets, f"load_{name}")().target
+    assert info is DATASETS[name] and info.n_classes == len(np.unique(y)) and info.source == "sklearn"
+    assert info.provenance == f"scikit-learn load_{name}()" and 1 <= info.cost <= 10
+
+
+@pytest.mark.r
+def test_registry_facts_match_mlbench():
+    from irtbridge.benchmark import DATASETS, load_benchmark_dataset
+
+    for name, info in DATASETS.items():
+        if info.source == "mlbench":
+            assert load_benchmark_dataset(name).n_classes == info.n_classes, name
+
+
+def test_class_labels_put_the_minority_second():
+    from irtbridge.benchmark import class_labels
+
+    assert class_labels(["M"] * 5 + ["R"] * 3) == ("M", "R")
+    assert class_labels(["R"] * 3 + ["M"] * 5) == ("M", "R")
+    assert class_labels([1, 0, 1, 0]) == ("0", "1")

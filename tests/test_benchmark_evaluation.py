@@ -364,3 +364,53 @@ def test_diagnostic_rankings_by_hand(fake_results):
 def test_diagnostics_need_results():
     with pytest.raises(ValidationError, match="empty"):
         dataset_diagnostics([])
+
+
+# --------------------------------------------------------------------------------------------------
+# what the per-dataset result carries for later stages (split, labels, predictions, scores)
+
+
+@pytest.mark.r
+def test_result_carries_its_split_and_predictions(iris_result):
+    from sklearn.naive_bayes import GaussianNB
+
+    from irtbridge.benchmark import load_benchmark_dataset, prepare_features, stratified_split
+
+    ds = load_benchmark_dataset("iris")
+    train, test = stratified_split(ds.y.to_numpy(), max_test=20, random_state=4)
+    np.testing.assert_array_equal(iris_result.train_index, train)
+    np.testing.assert_array_equal(iris_result.test_index, test)
+    assert list(iris_result.y_test.index) == list(iris_result.responses.columns)
+    assert iris_result.y_test.tolist() == [str(v) for v in ds.y.to_numpy()[test]]
+    # a prediction is right exactly where the response is 1
+    real = iris_result.predictions.index
+    right = (iris_result.predictions.to_numpy() == iris_result.y_test.to_numpy()[None, :]).astype(int)
+    np.testing.assert_array_equal(right, iris_result.responses.loc[real].to_numpy())
+    # GaussianNB is deterministic: refit it directly with scikit-learn
+    Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
+    direct = GaussianNB().fit(Xtr, ds.y.to_numpy()[train]).predict(Xte).astype(str)
+    assert iris_result.predictions.loc["GaussianNB"].tolist() == direct.tolist()
+    assert iris_result.classes == ("setosa", "versicolor", "virginica") and not iris_result.binary
+    assert iris_result.scores is None  # three classes: no P(y = positive)
+
+
+def test_scores_are_predict_proba_of_the_positive_class():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.svm import SVC
+
+    from irtbridge.benchmark import fit_predict_score_pool
+
+    X, y = load_breast_cancer(return_X_y=True)
+    labels = np.where(y == 1, "benign", "malignant")
+    tr, te = np.arange(0, 569, 2), np.arange(1, 569, 2)
+    pred, scores, failed = fit_predict_score_pool(
+        {"nb": GaussianNB(), "svm": SVC()}, X[tr], labels[tr], X[te], positive="malignant")
+    assert not failed and list(scores.index) == ["nb", "svm"]
+    direct = GaussianNB().fit(X[tr], labels[tr])
+    column = list(direct.classes_).index("malignant")
+    np.testing.assert_allclose(scores.loc["nb"].to_numpy(), direct.predict_proba(X[te])[:, column], rtol=0, atol=0)
+    # an SVM without probabilities scores its decision: 1 where it predicts the positive class
+    svm_pred = SVC().fit(X[tr], labels[tr]).predict(X[te])
+    np.testing.assert_array_equal(scores.loc["svm"].to_numpy(), (svm_pred == "malignant").astype(float))
+    np.testing.assert_array_equal(pred.loc["svm"].to_numpy(), svm_pred)

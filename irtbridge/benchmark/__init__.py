@@ -19,12 +19,16 @@ One small dataset (a few seconds; the saved tables, summary and figures go to a 
 from __future__ import annotations
 
 from irtbridge.benchmark.data import (
+    DATASETS,
     DEFAULT_DATASETS,
     MLBENCH_DATASETS,
     QUICK_DATASETS,
     SKLEARN_DATASETS,
     BenchmarkDataset,
+    DatasetInfo,
     available_datasets,
+    class_labels,
+    dataset_info,
     load_benchmark_dataset,
     prepare_features,
     stratified_split,
@@ -64,6 +68,7 @@ from irtbridge.benchmark.respondents import (
     artificial_responses,
     classifier_pool,
     fit_predict_pool,
+    fit_predict_score_pool,
     response_matrix,
 )
 from irtbridge.benchmark.tournament import (
@@ -79,6 +84,7 @@ from irtbridge.benchmark.tournament import (
 
 __all__ = [
     "DEFAULT_DATASETS", "MLBENCH_DATASETS", "QUICK_DATASETS", "SKLEARN_DATASETS", "BenchmarkDataset",
+    "DATASETS", "DatasetInfo", "dataset_info", "class_labels",
     "available_datasets", "load_benchmark_dataset", "prepare_features", "stratified_split",
     "DIAGNOSTICS", "SCORES", "CalibrationAttempt", "DatasetResult", "calibrate_with_fallback",
     "dataset_diagnostics", "diagnostic_rankings", "evaluate_dataset", "score_respondents",
@@ -88,6 +94,7 @@ __all__ = [
     "plot_bump", "plot_dataset_parameters", "plot_item_curves", "plot_parameter_bins", "plot_ratings",
     "plot_true_scores",
     "ARTIFICIAL", "PAPER_MODELS", "POOLS", "artificial_responses", "classifier_pool", "fit_predict_pool",
+    "fit_predict_score_pool",
     "response_matrix",
     "ORDERS", "PAPER_ORDERS", "TournamentResult", "Validity", "order_datasets", "score_table", "tournament",
     "validity_check",

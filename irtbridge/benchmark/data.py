@@ -28,6 +28,10 @@ __all__ = [
     "QUICK_DATASETS",
     "available_datasets",
     "load_benchmark_dataset",
+    "DatasetInfo",
+    "DATASETS",
+    "dataset_info",
+    "class_labels",
     "stratified_split",
     "prepare_features",
 ]
@@ -66,6 +70,90 @@ DEFAULT_DATASETS = (
 
 #: three small sets for smoke runs (``--quick``)
 QUICK_DATASETS = ("iris", "wine", "Sonar")
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What is known about an embedded dataset before loading it.
+
+    Attributes
+    ----------
+    name : str
+    source : {"sklearn", "mlbench"}
+    n_classes : int
+        Number of classes of its target (2: a binary task, where the Efficiency Index, the cost-curve
+        hardness and the MLC apply).
+    cost : int
+        Rough relative cost of one evaluation (test items x respondents and the pool's training time,
+        1 to 10): parallel runs start the most expensive units first.
+    provenance : str
+        Where the data comes from.
+    """
+
+    name: str
+    source: str
+    n_classes: int
+    cost: int
+    provenance: str
+
+    @property
+    def binary(self) -> bool:
+        return self.n_classes == 2
+
+
+def _registry() -> dict[str, DatasetInfo]:
+    # name: (n_classes, cost); the sklearn loaders and mlbench's data() calls are the provenance
+    facts = {
+        "iris": (3, 1), "wine": (3, 2), "breast_cancer": (2, 6), "digits": (10, 10),
+        "BreastCancer": (2, 7), "PimaIndiansDiabetes": (2, 8), "Vehicle": (4, 9), "Vowel": (11, 9), "DNA": (3, 10),
+        "Satellite": (6, 10), "LetterRecognition": (26, 10), "Ionosphere": (2, 5), "Sonar": (2, 3), "Glass": (6, 3),
+        "HouseVotes84": (2, 5), "Soybean": (19, 5),
+    }
+    out = {}
+    for name, (k, cost) in facts.items():
+        if name in SKLEARN_DATASETS:
+            out[name] = DatasetInfo(name, "sklearn", k, cost, f"scikit-learn {SKLEARN_DATASETS[name]}()")
+        else:
+            out[name] = DatasetInfo(name, "mlbench", k, cost, f"R mlbench::{name}")
+    return out
+
+
+#: the dataset registry: every embedded dataset with its number of classes, cost and provenance
+DATASETS: dict[str, DatasetInfo] = _registry()
+
+
+def dataset_info(name: str) -> DatasetInfo | None:
+    """The registry entry of an embedded dataset (any case), None for anything else (e.g. a CSV path).
+
+    Examples
+    --------
+    >>> dataset_info("sonar").n_classes, dataset_info("Sonar").provenance
+    (2, 'R mlbench::Sonar')
+    >>> dataset_info("my.csv") is None
+    True
+    """
+    if not isinstance(name, str):
+        return None
+    lowered = {k.lower(): v for k, v in DATASETS.items()}
+    return lowered.get(name.lower())
+
+
+def class_labels(y: Any) -> tuple[str, ...]:
+    """Class labels as strings; a binary pair as ``(negative, positive)``, the positive one the minority.
+
+    Two equally frequent classes are sorted (the second is positive); more classes are sorted.
+
+    Examples
+    --------
+    >>> class_labels(["b", "a", "a", "b", "b"])
+    ('b', 'a')
+    >>> class_labels([3, 1, 2])
+    ('1', '2', '3')
+    """
+    counts = pd.Series(np.asarray(y)).astype(str).value_counts()
+    if len(counts) == 2 and counts.iloc[0] != counts.iloc[1]:
+        return (str(counts.index[0]), str(counts.index[1]))
+    return tuple(sorted(counts.index))
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,8 +200,8 @@ class BenchmarkDataset:
 
 
 def available_datasets() -> dict[str, str]:
-    """Named datasets and where they come from (``"sklearn"`` or ``"mlbench"``)."""
-    return {**{k: "sklearn" for k in SKLEARN_DATASETS}, **{k: "mlbench" for k in MLBENCH_DATASETS}}
+    """Named datasets and where they come from (``"sklearn"`` or ``"mlbench"``); see :data:`DATASETS`."""
+    return {k: info.source for k, info in DATASETS.items()}
 
 
 def _split_csv_ref(ref: str) -> tuple[str, str | None]:

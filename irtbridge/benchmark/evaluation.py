@@ -15,11 +15,11 @@ import pandas as pd
 from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
 from irtbridge.benchmark.modes import CALIBRATION_MODES, dataset_difficulty, flag_items, mode_settings
-from irtbridge.benchmark.data import load_benchmark_dataset, prepare_features, stratified_split
+from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.respondents import (
     artificial_responses,
     classifier_pool,
-    fit_predict_pool,
+    fit_predict_score_pool,
     response_matrix,
 )
 from irtbridge.exceptions import (
@@ -253,6 +253,19 @@ class DatasetResult:
         classifiers), kept so that results computed in worker processes can re-raise them.
     seconds : dict
         Wall time of the stages (``models``, ``calibration``, ``scoring``).
+    classes : tuple of str
+        Class labels as strings; a binary pair as ``(negative, positive)``, positive the minority class
+        (:func:`~irtbridge.benchmark.class_labels`).
+    train_index, test_index : numpy.ndarray of int or None
+        The split: positions into the dataset's rows (the test positions are the items, in order).
+    y_test : pandas.Series or None
+        The test instances' labels (as strings), indexed by item name.
+    predictions : pandas.DataFrame or None
+        Real classifiers x items: each classifier's predicted label (as a string).
+    scores : pandas.DataFrame or None
+        Binary datasets: real classifiers x items, each classifier's score ``P(y = positive)``
+        (1/0 for a classifier without probabilities). Later stages (Efficiency Index, instance
+        hardness) read these instead of refitting anything.
     """
 
     name: str
@@ -275,6 +288,17 @@ class DatasetResult:
     warnings: tuple = field(default=(), repr=False)
     seconds: Mapping[str, float] = field(default_factory=dict, repr=False)
     calibration_mode: str = "stable"
+    classes: tuple = ()
+    train_index: Any = field(default=None, repr=False)
+    test_index: Any = field(default=None, repr=False)
+    y_test: Any = field(default=None, repr=False)
+    predictions: Any = field(default=None, repr=False)
+    scores: Any = field(default=None, repr=False)
+
+    @property
+    def binary(self) -> bool:
+        """Two classes: the Efficiency Index and instance hardness apply."""
+        return len(self.classes) == 2
 
     @property
     def n_flagged(self) -> int:
@@ -422,7 +446,11 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
         y, test_size=test_size, max_test=max_test, max_train=max_train, random_state=random_state
     )
     Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
-    predictions, failures = fit_predict_pool(models, Xtr, y[train], Xte, random_state=random_state)
+    classes = class_labels(y)
+    # the raw label of the positive (minority) class of a binary task, for the classifiers' scores
+    positive = next(v for v in y if str(v) == classes[1]) if len(classes) == 2 else None
+    predictions, scores, failures = fit_predict_score_pool(
+        models, Xtr, y[train], Xte, positive=positive, random_state=random_state)
     real = response_matrix(predictions, y[test])
     if n_random is None:
         fake = real.iloc[0:0]
@@ -434,6 +462,10 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
         labels = [str(int(v)) for v in test]  # duplicated row labels: name items by position instead
     responses.columns = pd.Index(labels, name="item")
     responses.index.name = "respondent"
+    item_index = pd.Index(labels, name="item")
+    predictions = pd.DataFrame(predictions.to_numpy().astype(str), index=predictions.index, columns=item_index)
+    if scores is not None:
+        scores = pd.DataFrame(scores.to_numpy(dtype=float), index=scores.index, columns=item_index)
     kind = pd.Series(["classifier"] * len(real) + ["artificial"] * len(fake), index=responses.index)
     for name, err in failures.items():
         warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning, stacklevel=3)
@@ -443,7 +475,8 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     common = dict(
         name=ds.name, responses=responses, engine_requested=engine, failed_models=dict(failures),
         n_instances=len(ds.y), n_features=ds.X.shape[1], n_classes=ds.n_classes, n_train=len(train),
-        n_test=len(test), source=ds.source,
+        n_test=len(test), source=ds.source, classes=classes, train_index=train, test_index=test,
+        y_test=pd.Series(y[test].astype(str), index=item_index, name="label"), predictions=predictions, scores=scores,
     )
     try:
         fit, attempts = calibrate_with_fallback(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import tempfile
 import time
 import warnings
@@ -432,35 +431,10 @@ def run_benchmark(
 
 
 def _run_all(refs: list[Any], names: list[str], options: dict[str, Any], jobs: int, progress: bool) -> dict[str, DatasetResult]:
-    from tqdm import tqdm
+    from irtbridge._parallel import progress_bar, run_units
 
-    done: dict[str, DatasetResult] = {}
-    bar = tqdm(total=len(refs), desc="datasets", unit="dataset", file=sys.stderr, disable=not progress)
+    bar = progress_bar(progress, len(refs), desc="datasets", unit="dataset")
     try:
-        if jobs == 1 or len(refs) == 1:
-            for ref, name in zip(refs, names):
-                bar.set_postfix_str(name)
-                done[name] = _quiet_evaluate(ref, options)
-                bar.update()
-        else:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            # R cannot survive a fork: every worker is a fresh interpreter that starts its own R
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=min(jobs, len(refs)), mp_context=ctx) as pool:
-                futures = {pool.submit(_quiet_evaluate, ref, options): name for ref, name in zip(refs, names)}
-                try:
-                    for fut in as_completed(futures):
-                        name = futures[fut]
-                        done[name] = fut.result()
-                        bar.set_postfix_str(name)
-                        bar.update()
-                except BaseException:
-                    # a bad dataset (or Ctrl-C) stops the run: do not start the datasets still queued
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+        return run_units({name: (_quiet_evaluate, (ref, options)) for ref, name in zip(refs, names)}, jobs=jobs, bar=bar)
     finally:
         bar.close()
-    return {name: done[name] for name in names}

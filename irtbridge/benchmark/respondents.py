@@ -25,6 +25,7 @@ __all__ = [
     "ARTIFICIAL",
     "classifier_pool",
     "fit_predict_pool",
+    "fit_predict_score_pool",
     "artificial_responses",
     "response_matrix",
 ]
@@ -176,11 +177,51 @@ def fit_predict_pool(
     failures : dict of str -> str
         Classifiers that raised while fitting or predicting, with the error; they are left out.
     """
+    predictions, _, failures = fit_predict_score_pool(pool, X_train, y_train, X_test, random_state=random_state)
+    return predictions, failures
+
+
+def fit_predict_score_pool(
+    pool: Mapping[str, Any],
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_test: np.ndarray,
+    *,
+    positive: Any = None,
+    random_state: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame | None, dict[str, str]]:
+    """:func:`fit_predict_pool` that also keeps each classifier's score ``P(y = positive)``.
+
+    Parameters
+    ----------
+    positive : label, optional
+        The positive class of a binary task (a value of ``y_train``); None: no scores.
+
+    Returns
+    -------
+    predictions : pandas.DataFrame
+        Respondents x test positions, predicted labels.
+    scores : pandas.DataFrame or None
+        Same shape: ``predict_proba``'s column of ``positive``, or 1/0 (predicted positive or not) for
+        a classifier without probabilities (e.g. an SVM without ``probability=True``). None when
+        ``positive`` is None.
+    failures : dict of str -> str
+        Classifiers that raised while fitting or predicting, with the error; they are left out.
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> X = np.array([[0.0], [0.1], [1.0], [1.1]]); y = np.array([0, 0, 1, 1])
+    >>> pred, scores, failed = fit_predict_score_pool({"nb": GaussianNB()}, X, y, X, positive=1)
+    >>> pred.loc["nb"].tolist(), bool((scores.loc["nb"] > 0.5).tolist() == [False, False, True, True])
+    ([0, 0, 1, 1], True)
+    """
     from sklearn.base import clone
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
-    rows = {}
-    failures = {}
+    rows: dict[str, np.ndarray] = {}
+    scored: dict[str, np.ndarray] = {}
+    failures: dict[str, str] = {}
     for name, estimator in pool.items():
         try:
             model = clone(estimator)
@@ -197,9 +238,27 @@ def fit_predict_pool(
                 rows[name] = np.asarray(model.predict(X_test))
         except Exception as exc:  # noqa: BLE001 - one broken model must not sink the dataset
             failures[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        if positive is not None:
+            scored[name] = _positive_score(model, X_test, rows[name], positive)
     if not rows:
         raise ValidationError(f"every classifier of the pool failed; first error: {next(iter(failures.values()))}")
-    return pd.DataFrame.from_dict(rows, orient="index"), failures
+    scores = pd.DataFrame.from_dict(scored, orient="index") if positive is not None else None
+    return pd.DataFrame.from_dict(rows, orient="index"), scores, failures
+
+
+def _positive_score(model: Any, X_test: np.ndarray, predicted: np.ndarray, positive: Any) -> np.ndarray:
+    # P(y = positive) from predict_proba when the model has it; its hard decision (1/0) otherwise
+    classes = list(getattr(model, "classes_", ()))
+    if hasattr(model, "predict_proba") and positive in classes:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                proba = np.asarray(model.predict_proba(X_test), dtype=float)
+            return np.clip(proba[:, classes.index(positive)], 0.0, 1.0)
+        except Exception:  # noqa: BLE001 - e.g. SVC(probability=False) exposes the method but raises
+            pass
+    return (predicted == positive).astype(float)
 
 
 def artificial_responses(

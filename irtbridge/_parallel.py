@@ -1,0 +1,144 @@
+"""Parallel units of work: spawned worker processes (one R each), their environment and progress bars.
+
+``evaluate``, ``run_benchmark`` and ``batch`` all run independent units (a dataset, an MLC, a manifest
+entry) in worker processes. The rules they share live here:
+
+* **spawn, never fork**: R cannot survive a fork, so every worker is a fresh interpreter that starts
+  its own R on first use (:func:`run_units`; :func:`irtbridge.batch.local_cluster` gives Dask workers
+  the same environment);
+* **one thread per worker** (:data:`WORKER_ENV`): BLAS/OpenMP pools inside a worker would fight the
+  other workers for the same cores, and figures are drawn off-screen;
+* **progress** on stderr with tqdm, or a no-op bar with the same methods (:func:`progress_bar`).
+
+Results never depend on the number of workers: units are seeded by their callers and collected by
+key, so the order in which they finish does not matter.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence
+
+__all__ = ["WORKER_ENV", "worker_env", "NoBar", "progress_bar", "run_units"]
+
+#: environment of every worker process: single-threaded numerics, off-screen figures
+WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+
+
+@contextmanager
+def worker_env() -> Iterator[None]:
+    """Set :data:`WORKER_ENV` in this process while workers are spawned (they inherit it); restore after."""
+    saved = {k: os.environ.get(k) for k in WORKER_ENV}
+    os.environ.update(WORKER_ENV)
+    try:
+        yield
+    finally:
+        for k, val in saved.items():
+            if val is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = val
+
+
+class NoBar:
+    """A progress bar that shows nothing (the methods of tqdm that the runners call)."""
+
+    def set_postfix_str(self, *a: Any, **k: Any) -> None:
+        pass
+
+    def update(self, *a: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(enabled: bool, total: int, *, desc: str, unit: str = "unit", initial: int = 0) -> Any:
+    """A tqdm bar on stderr, or a :class:`NoBar` when ``enabled`` is false.
+
+    Examples
+    --------
+    >>> bar = progress_bar(False, 3, desc="units")
+    >>> bar.update(1); bar.close()
+    """
+    if not enabled:
+        return NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
+
+
+def run_units(
+    units: Mapping[Hashable, tuple[Callable[..., Any], tuple]],
+    *,
+    jobs: int,
+    bar: Any = None,
+    label: Callable[[Hashable], str] = str,
+    cost: Callable[[Hashable], float] | None = None,
+) -> dict[Hashable, Any]:
+    """Run ``fn(*args)`` for every ``key: (fn, args)`` and return ``{key: result}`` in the input order.
+
+    Parameters
+    ----------
+    units : mapping of key -> (function, args)
+        Functions must be importable module-level functions (spawned workers import them).
+    jobs : int
+        Worker processes; 1 (or a single unit) runs everything in this process.
+    bar : progress bar, optional
+        Advanced once per finished unit; its postfix names the units still running.
+    label : callable, optional
+        Display name of a key.
+    cost : callable, optional
+        Relative cost of a key: the most expensive units start first, so the run ends sooner.
+
+    Notes
+    -----
+    An exception in a unit cancels the units not yet started and propagates; callers that must go on
+    catch failures inside the unit function and return them as data.
+
+    Examples
+    --------
+    >>> run_units({"a": (abs, (-2,)), "b": (abs, (3,))}, jobs=1)
+    {'a': 2, 'b': 3}
+    """
+    bar = bar if bar is not None else NoBar()
+    keys = list(units)
+    done: dict[Hashable, Any] = {}
+    if jobs <= 1 or len(keys) <= 1:
+        for key in keys:
+            fn, args = units[key]
+            bar.set_postfix_str("running: " + label(key))
+            done[key] = fn(*args)
+            bar.update(1)
+        return {k: done[k] for k in keys}
+    ordered = sorted(keys, key=lambda k: -cost(k)) if cost is not None else keys
+    _run_spawned(units, ordered, min(jobs, len(keys)), bar, label, done)
+    return {k: done[k] for k in keys}
+
+
+def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ordered: Sequence[Hashable], jobs: int,
+                 bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any]) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    with worker_env():
+        # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(units[k][0], *units[k][1]): k for k in ordered}
+            pending = set(futures)
+            try:
+                while pending:
+                    # wake up now and then to show which units are running (units take minutes)
+                    finished, pending = wait(pending, timeout=2.0, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        done[futures[fut]] = fut.result()
+                        bar.update(1)
+                    running = [label(futures[f]) for f in futures if f in pending and f.running()]
+                    bar.set_postfix_str("running: " + ", ".join(running[:jobs]) if running else "")
+            except BaseException:
+                # a failing unit (or Ctrl-C) stops the run: do not start the units still queued
+                for fut in futures:
+                    fut.cancel()
+                raise
