@@ -9,7 +9,7 @@ kind              input (``data``) and options                writes (into ``OUT
                   ``model`` (2PL), ``engine`` (mirt),          ``abilities.csv`` (native EAP),
                   ``id_column``, ``drop_constant``            ``calibration.json``            [R]
 ``dataset``       a classification CSV and its ``target``;    ``items.csv``, ``respondents.csv``,
-                  any :class:`irtbridge.evaluate.Settings`     ``responses.csv``, ``ei.csv`` (binary)
+                  any :class:`irtbridge.pipeline.Settings`     ``responses.csv``, ``ei.csv`` (binary)
                   field (``max_items``, ``pool``, ...)        — the per-dataset unit of
                                                               ``irtbridge evaluate``          [R]
 ``hardness``      labels and model scores; ``label``,         ``instances.csv`` (every method),
@@ -249,7 +249,7 @@ def _kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _kind_dataset(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.evaluate import Settings, run_dataset
+    from irtbridge.pipeline import Settings, run_dataset
 
     settings = Settings(**dict(unit.options))
     ref = unit.data + (f":{unit.target}" if unit.target else "")

@@ -1,4 +1,4 @@
-"""The self-contained HTML report of an :class:`~irtbridge.evaluate.Evaluation`, with its CSVs and JSON.
+"""The self-contained HTML report of an :class:`~irtbridge.pipeline.Evaluation`, with its CSVs and JSON.
 
 :func:`write_report` writes into one folder:
 
@@ -858,7 +858,7 @@ def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report") -
 
     Examples
     --------
-    >>> from irtbridge.evaluate import evaluate, Settings                 # doctest: +SKIP
+    >>> from irtbridge.pipeline import evaluate, Settings                 # doctest: +SKIP
     >>> files = write_report(evaluate(settings=Settings.quick_run()), "report")   # doctest: +SKIP
     >>> files.index                                                       # doctest: +SKIP
     PosixPath('report/index.html')

@@ -1,4 +1,4 @@
-"""A synthetic :class:`irtbridge.evaluate.Evaluation` (no R): three datasets, a failed one and an MLC.
+"""A synthetic :class:`irtbridge.pipeline.Evaluation` (no R): three datasets, a failed one and an MLC.
 
 Item parameters are drawn at random and the responses built so that one classifier, "exact", has a
 known 2 x 2 table on the binary dataset (TP 26, FP 3, FN 2, TN 29: EI = 55 / 5 = 11).
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge.benchmark import DatasetResult as BenchmarkResult
-from irtbridge.evaluate import DatasetResult, Settings, assemble
+from irtbridge.pipeline import DatasetResult, Settings, assemble
 from irtbridge.hardness import METHODS, PoolHardness
 from irtbridge.irt import estimate_abilities, true_score
 from irtbridge.efficiency import efficiency_frame

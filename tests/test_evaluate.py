@@ -25,7 +25,7 @@ from _chromium import body_attribute, render
 from _synthetic import synthetic_evaluation
 
 from irtbridge.cli import main
-from irtbridge.evaluate import Settings, evaluate, resolve_datasets
+from irtbridge.pipeline import Settings, evaluate, resolve_datasets
 from irtbridge.exceptions import ValidationError
 
 R_ENV = {**os.environ, "TZ": "UTC", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
@@ -90,9 +90,9 @@ def test_resolve_names_and_csv(tmp_path):
 
 def test_cli_summary_text_and_json(tmp_path, monkeypatch, capsys):
     """The CLI's two closing outputs, on a synthetic evaluation (no R): text summary and --json."""
-    import irtbridge.evaluate
+    import irtbridge.pipeline
 
-    monkeypatch.setattr(irtbridge.evaluate, "evaluate", lambda *a, **k: synthetic_evaluation())
+    monkeypatch.setattr(irtbridge.pipeline, "evaluate", lambda *a, **k: synthetic_evaluation())
     assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "a")]) == 0
     text = capsys.readouterr().out
     assert "3 of 4 dataset(s) evaluated" in text and "NOT evaluated" in text and "broken" in text
@@ -252,7 +252,7 @@ def test_results_do_not_depend_on_the_number_of_workers():
 
 
 def test_modules_import_without_r():
-    code = ("import sys, irtbridge.evaluate, irtbridge.report, irtbridge.batch, irtbridge.cli\n"
+    code = ("import sys, irtbridge.pipeline, irtbridge.report, irtbridge.batch, irtbridge.cli\n"
             "irtbridge.cli.build_parser()\n"
             "print('rpy2' in sys.modules, any(m.startswith('irtbridge._r') for m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

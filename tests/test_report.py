@@ -21,7 +21,7 @@ import pytest
 from _chromium import body_attribute, render
 from _synthetic import synthetic_evaluation
 
-from irtbridge.evaluate import assemble
+from irtbridge.pipeline import assemble
 from irtbridge.exceptions import ValidationError
 from irtbridge.report import render_html, summary_dict, write_report
 

@@ -33,7 +33,7 @@ from irtbridge.benchmark.data import (
     prepare_features,
     stratified_split,
 )
-from irtbridge.benchmark.evaluation import (
+from irtbridge.benchmark.per_dataset import (
     DIAGNOSTICS,
     SCORES,
     CalibrationAttempt,
@@ -52,7 +52,7 @@ from irtbridge.benchmark.modes import (
     flag_items,
     simulate_classifier_responses,
 )
-from irtbridge.benchmark.pipeline import BenchmarkResult, run_benchmark
+from irtbridge.benchmark.runner import BenchmarkResult, run_benchmark
 from irtbridge.benchmark.plots import (
     plot_bump,
     plot_dataset_parameters,
@@ -71,7 +71,7 @@ from irtbridge.benchmark.respondents import (
     fit_predict_score_pool,
     response_matrix,
 )
-from irtbridge.benchmark.tournament import (
+from irtbridge.benchmark.tournaments import (
     ORDERS,
     PAPER_ORDERS,
     TournamentResult,

@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge.evaluate import Settings, evaluate, resolve_datasets
+    from irtbridge.pipeline import Settings, evaluate, resolve_datasets
     from irtbridge.exceptions import ValidationError
     from irtbridge.report import write_report
 

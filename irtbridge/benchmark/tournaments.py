@@ -111,7 +111,7 @@ def score_table(results: Any, score: str = "true_score") -> pd.DataFrame:
         One row per successfully calibrated dataset (input order), one column per respondent (order of
         first appearance); NaN where a respondent did not take part.
     """
-    from irtbridge.benchmark.evaluation import SCORES
+    from irtbridge.benchmark.per_dataset import SCORES
 
     score = check_choice(score, "score", SCORES)
     values = list(results.values()) if isinstance(results, Mapping) else list(results)

@@ -23,7 +23,7 @@ from irtbridge.benchmark.data import (
     _split_csv_ref,
     available_datasets,
 )
-from irtbridge.benchmark.evaluation import (
+from irtbridge.benchmark.per_dataset import (
     resolve_mode,
     SCORES,
     _WARNING_CLASSES,
@@ -33,7 +33,7 @@ from irtbridge.benchmark.evaluation import (
     evaluate_dataset,
 )
 from irtbridge.benchmark.respondents import classifier_pool
-from irtbridge.benchmark.tournament import ORDERS, PAPER_ORDERS, TournamentResult, order_datasets, score_table, tournament
+from irtbridge.benchmark.tournaments import ORDERS, PAPER_ORDERS, TournamentResult, order_datasets, score_table, tournament
 from irtbridge.exceptions import ConvergenceError, DataWarning, IrtBridgeWarning, ValidationError
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
