@@ -1,0 +1,168 @@
+"""The self-contained HTML report of an :class:`~irtbridge.pipeline.Evaluation`, with its CSVs and JSON.
+
+:func:`write_report` writes into one folder:
+
+* ``index.html``: one page, readable top to bottom (what was evaluated; the ranking with intervals;
+  which datasets are hard or badly discriminating; which instances are hard; per-class MLC; the
+  Efficiency Index per classifier; notes). Figures are PNGs embedded as base64 ``data:`` URIs, the
+  style sheet is inline, and nothing is fetched from the network, so the file can be mailed or
+  archived as is;
+* ``tables/<name>.csv``: every table of the page, unrounded;
+* ``summary.json``: the headline numbers, for scripts (``irtbridge evaluate --json`` prints it).
+
+Numbers are rounded only on the page; the CSVs and the JSON keep full precision.
+
+The package: :mod:`~irtbridge.report.plots` draws the figures, :mod:`~irtbridge.report.context` builds
+the page's variables (one builder per section) and ``templates/report.html.j2`` (package data) is the
+page; this module writes the files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge.benchmark.modes import difficulty_agreement
+from irtbridge.exceptions import ValidationError
+from irtbridge.report.context import page_context
+from irtbridge.report.plots import (
+    figures,
+    plot_dataset_map,
+    plot_ei,
+    plot_instances,
+    plot_mlc,
+    plot_ranking,
+    plot_rating_history,
+    plot_true_scores,
+)
+
+__all__ = ["ReportFiles", "write_report", "render_html", "summary_dict", "figures", "page_context",
+           "plot_dataset_map", "plot_ei", "plot_instances", "plot_mlc", "plot_ranking", "plot_rating_history",
+           "plot_true_scores"]
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Where :func:`write_report` put everything.
+
+    Attributes
+    ----------
+    out : Path
+        The report folder.
+    index : Path
+        ``index.html``.
+    summary : Path
+        ``summary.json``.
+    tables : dict
+        Table name -> CSV path.
+    """
+
+    out: Path
+    index: Path
+    summary: Path
+    tables: Mapping[str, Path]
+
+
+def render_html(evaluation: Any, *, table_files: Mapping[str, str] | None = None, figs: Mapping[str, str] | None = None) -> str:
+    """The report page as one HTML string (figures embedded)."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("irtbridge.report", "templates"), autoescape=True,
+                             undefined=jinja2.ChainableUndefined)
+    template = env.get_template("report.html.j2")
+    figs = figures(evaluation) if figs is None else figs
+    return template.render(**page_context(evaluation, figs, dict(table_files or {})))
+
+
+def summary_dict(evaluation: Any, *, out: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The headline numbers as plain JSON-ready data (what ``summary.json`` holds)."""
+    ev = evaluation
+    ranking = [
+        {"rank": int(row["rank"]), "player": str(p), "kind": row["kind"], "rating": row["rating"], "rd": row["rd"],
+         "volatility": row["volatility"], "lower": row["lower"], "upper": row["upper"]}
+        for p, row in ev.ratings.iterrows()
+    ]
+    d = ev.diagnostics
+    summary: dict[str, Any] = {
+        "irtbridge": __version__,
+        "report": str(Path(out) / "index.html") if out is not None else None,
+        "settings": ev.settings.to_dict(),
+        "datasets": [
+            {"dataset": x.name, "source": x.source, "instances": x.n_instances, "features": x.n_features,
+             "classes": len(x.classes), "items": len(x.items), "engine": x.engine or None,
+             "converged": x.converged, "error": x.error}
+            for x in ev.datasets
+        ],
+        "ranking": ranking,
+        "validity": dict(ev.validity),
+        "diagnostics": [{"dataset": k, **row} for k, row in d.to_dict(orient="index").items()],
+        "calibration": getattr(ev.settings, "calibration", "stable"),
+        "flagged_items": {str(k): int(v) for k, v in (d["n_flagged"] if "n_flagged" in d else pd.Series(dtype=int)).items()},
+        "hardest_datasets": list(d.sort_values("failure_at_median", ascending=False).index[:3]),
+        "difficulty_agreement": difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"]) if len(d) else None,
+        "worst_discriminating": list(d.sort_values("share_negative_discrimination", ascending=False).index[:3]),
+        "hard_instances": ev.instances.head(10)[[c for c in ("dataset", "instance", "label", "a", "b", "g", "p_typical", "share_correct", "hardness_rd") if c in ev.instances.columns]],
+        "friedman": None if ev.friedman is None else {
+            "statistic": ev.friedman.statistic, "df": ev.friedman.df, "pvalue": ev.friedman.pvalue,
+            "critical_difference": ev.nemenyi.critical_difference,
+        },
+        "ei": [] if not len(ev.ei_pooled) else [
+            {"classifier": k, **{c: row[c] for c in ("tp", "fp", "fn", "tn", "ei", "ei_lower", "ei_upper", "bei", "blei", "qei", "uei")}}
+            for k, row in ev.ei_pooled.iterrows()
+        ],
+        "mlc": None,
+        "timings": dict(ev.timings),
+        "provenance": dict(ev.provenance),
+    }
+    mlc = ev.mlc or {}
+    if isinstance(mlc.get("classes"), pd.DataFrame):
+        summary["mlc"] = {"dataset": mlc.get("dataset"), "classes": mlc["classes"].reset_index()}
+    elif mlc:
+        summary["mlc"] = {"dataset": mlc.get("dataset"), "classes": None, "error": mlc.get("error")}
+    return to_jsonable(summary)
+
+
+def _stem(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+
+
+def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report") -> ReportFiles:
+    """Write ``index.html``, ``tables/*.csv`` and ``summary.json`` into ``out`` (created if needed).
+
+    Every file is written atomically (a temporary file renamed into place), so a reader never sees a
+    half-written report; the page is written last.
+
+    Examples
+    --------
+    >>> from irtbridge.pipeline import evaluate, Settings                 # doctest: +SKIP
+    >>> files = write_report(evaluate(settings=Settings.quick_run()), "report")   # doctest: +SKIP
+    >>> files.index                                                       # doctest: +SKIP
+    PosixPath('report/index.html')
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValidationError(f"out={str(out)!r} is a file; give a folder for the report")
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    relative: dict[str, str] = {}
+    for name, frame in evaluation.tables().items():
+        if frame is None or not isinstance(frame, pd.DataFrame):
+            continue
+        path = out / "tables" / f"{_stem(name)}.csv"
+        atomic_write_csv(path, frame, index=not isinstance(frame.index, pd.RangeIndex))
+        written[name] = path
+        relative[name] = f"tables/{path.name}"
+    summary = summary_dict(evaluation, out=out)
+    summary["files"] = {"index": "index.html", **relative}
+    summary_path = out / "summary.json"
+    atomic_write_text(summary_path, json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    index = out / "index.html"
+    atomic_write_text(index, render_html(evaluation, table_files=relative))
+    return ReportFiles(out=out, index=index, summary=summary_path, tables=written)

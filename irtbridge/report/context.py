@@ -1,0 +1,358 @@
+"""The report page's context: one builder per section of ``templates/report.html.j2``.
+
+Each ``_section_*`` function takes the :class:`~irtbridge.pipeline.Evaluation` (and the CSV links) and
+returns the template variables of its section; :func:`page_context` merges them. A new section is
+one builder here plus its block in the template.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge.benchmark.modes import difficulty_agreement
+
+__all__ = ["page_context"]
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            return "\u2013"
+        if math.isinf(v):
+            return "\u221e" if v > 0 else "\u2212\u221e"
+        if v != 0 and (abs(v) >= 1e5 or abs(v) < 10 ** (-digits)):
+            return f"{v:.{max(digits - 1, 1)}e}"
+        return f"{v:,.{digits}f}"
+    return str(value)
+
+
+def _interval(lo: Any, hi: Any, digits: int = 1) -> str:
+    return f"[{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+
+
+@dataclass(frozen=True)
+class _Table:
+    columns: list[str]
+    rows: list[list[str]]
+    classes: list[str]  # one CSS class per row ("" or "artificial", "bad", ...)
+    numeric: list[bool]
+    csv: str = ""
+
+
+def _table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable[[Any], str]]], *,
+           index_label: str | None = None, row_class: Callable[[Any, pd.Series], str] | None = None,
+           csv: str = "") -> _Table:
+    names = ([index_label] if index_label else []) + [label for label, _ in columns.values()]
+    rows, classes = [], []
+    for key, row in frame.iterrows():
+        cells = [str(key)] if index_label else []
+        cells += [fmt(row[col]) if col in row.index else "" for col, (_, fmt) in columns.items()]
+        rows.append(cells)
+        classes.append(row_class(key, row) if row_class else "")
+    numeric = ([False] if index_label else []) + [
+        col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col])
+        for col in columns
+    ]
+    return _Table(names, rows, classes, numeric, csv)
+
+
+def _d(digits: int) -> Callable[[Any], str]:
+    return lambda v: _fmt(v, digits)
+
+
+def _pct(v: Any) -> str:
+    return "\u2013" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * float(v):.0f}%"
+
+
+_CLASSIFIER_NAMES = {
+    "mlp": "multilayer perceptron", "logistic": "logistic regression", "random_forest": "random forest",
+    "gradient_boosting": "gradient boosting", "svm": "support vector machine", "knn": "k-nearest neighbours",
+    "tree": "decision tree", "naive_bayes": "naive Bayes",
+}
+
+
+def _references(ev: Any) -> list[str]:
+    """The papers whose methods this report used (docs/references.md has them in full)."""
+    refs = ["Cardoso et al., Enhancing Classifier Evaluation: A Fairer Benchmarking Strategy Based on Ability "
+            "and Robustness (decodIRT: IRT, True-Scores, Glicko-2 tournaments)"]
+    if len(getattr(ev, "ei_pooled", ())):
+        refs.append("Larner (2023), Efficiency Index for Binary Classifiers: Concept, Extension, and Application")
+    instances = getattr(ev, "instances", None)
+    if instances is not None and "hardness_rd" in getattr(instances, "columns", ()):
+        refs.append("Prudêncio, Cost Sensitive Evaluation of Instance Hardness in Machine Learning")
+    if getattr(ev, "mlc", None):
+        refs.append("Machine Learning Capability via case difficulty and computer-adaptive testing (the MLC paper)")
+    return refs
+
+
+def _fit_finding(d: pd.DataFrame) -> str:
+    """Item misfit and aberrant classifiers (mirt's S-X2 and Zh), per dataset."""
+    if "share_misfitting" not in d or not d["share_misfitting"].notna().any():
+        return ("Item and person fit: not available (mirt's S-X2 and Zh need a mirt fit; with few classifiers "
+                "S-X2 may be undefined).")
+    misfit = d["share_misfitting"].dropna()
+    worst = misfit.idxmax()
+    aberrant = {k: v for k, v in d.get("aberrant_classifiers", pd.Series(dtype=object)).items() if isinstance(v, str) and v}
+    text = (f"Model fit: on {html.escape(str(worst))}, {100 * misfit[worst]:.0f}% of the instances misfit the 3PL "
+            "(S-X2 p &lt; 0.05 after Benjamini&ndash;Hochberg adjustment): candidates for label noise")
+    if aberrant:
+        text += "; classifiers with aberrant response patterns (person fit Zh &lt; &minus;1.96): " + "; ".join(
+            f"{html.escape(str(k))}: {html.escape(v)}" for k, v in aberrant.items())
+    else:
+        text += "; no classifier responds aberrantly (person fit Zh &ge; &minus;1.96 everywhere)"
+    return text + "."
+
+
+def _calibration_finding(ev: Any) -> str:
+    """Which calibration mode ran, and how many item estimates are flagged as not identified."""
+    d = ev.diagnostics
+    mode = getattr(ev.settings, "calibration", "stable")
+    what = ("mirt's 3PL with weakly informative priors (stable mode)" if mode == "stable"
+            else "ltm's 3PL exactly as Cardoso et al. (decodIRT) did (paper mode)")
+    flagged = d["n_flagged"].fillna(0).astype(int) if "n_flagged" in d else pd.Series(dtype=int)
+    if flagged.sum() == 0:
+        return f"Calibration: {what}; no item estimate is flagged."
+    worst = ", ".join(f"{html.escape(str(k))} {v}" for k, v in flagged[flagged > 0].sort_values(ascending=False).items())
+    return (f"Calibration: {what}. <span class='warn'>{int(flagged.sum())} item estimate(s) are flagged as not identified"
+            f"</span> (|a| &gt; 10, |b| &gt; 6, guessing at its bound or no finite SE; per dataset: {worst}): the ratings "
+            "and dataset summaries on those datasets rest partly on them; see the <code>flag</code> column of instances.csv.")
+
+
+def _findings(ev: Any) -> list[str]:
+    """Plain-language headlines, each backed by a table below."""
+    out = []
+    ratings = ev.ratings
+    real = ratings[ratings["kind"] == "classifier"]
+    if len(real):
+        best = real.iloc[0]
+        out.append(
+            f"Best classifier: <b>{html.escape(str(real.index[0]))}</b>, rating {best['rating']:.0f} "
+            f"(95% interval {best['lower']:.0f}\u2013{best['upper']:.0f}); "
+            + (f"its interval overlaps those of {int(((real['upper'] >= best['lower']) & (real.index != real.index[0])).sum())} other classifier(s)."
+               if len(real) > 1 else "")
+        )
+    v = ev.validity
+    if v.get("optimal_first") and v.get("pessimal_last"):
+        out.append("Sanity check passed: the optimal baseline ranks first and the pessimal one last.")
+    else:
+        out.append(
+            "<span class='warn'>Sanity check failed</span>: "
+            + ("the optimal baseline is not first; " if not v.get("optimal_first") else "")
+            + ("the pessimal baseline is not last; " if not v.get("pessimal_last") else "")
+            + "the benchmark (sub)set may be unsuitable (Cardoso et al. (decodIRT) saw this on high-variation subsets)."
+        )
+    d = ev.diagnostics
+    if len(d):
+        out.append(_calibration_finding(ev))
+        hardest = d["failure_at_median"].idxmax()
+        lowest = d["classifier_accuracy"].idxmin()
+        rho = difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"])
+        text = (f"Hardest dataset: <b>{html.escape(str(hardest))}</b>, where a classifier of the pool's median ability "
+                f"is expected to fail {100 * d.loc[hardest, 'failure_at_median']:.0f}% of the test instances")
+        if lowest != hardest:
+            text += (f"; lowest accuracy of the classifiers: <b>{html.escape(str(lowest))}</b> "
+                     f"({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)")
+        else:
+            text += f", also the one where the classifiers are least accurate ({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)"
+        if np.isfinite(rho):
+            text += f". Across datasets this difficulty has rank correlation {rho:.2f} with 1 &minus; mean accuracy."
+        out.append(text + ("" if np.isfinite(rho) else "."))
+        out.append(_fit_finding(d))
+        worst = d["share_negative_discrimination"].idxmax()
+        share = d.loc[worst, "share_negative_discrimination"]
+        if share > 0:
+            out.append(f"Worst discriminating: <b>{html.escape(str(worst))}</b>, where {100 * share:.0f}% of the instances have "
+                       "negative discrimination (better classifiers get them wrong more often).")
+        else:
+            out.append("No dataset has instances with negative discrimination.")
+    if len(ev.instances):
+        top = ev.instances.iloc[0]
+        out.append(f"Hardest instance: row <b>{html.escape(str(top['instance']))}</b> of {html.escape(str(top['dataset']))} "
+                   f"(a typical classifier gets it right with probability {top['p_typical']:.2f}; "
+                   f"{100 * top['share_correct']:.0f}% of the classifiers did).")
+    if len(ev.ei_pooled):
+        e = ev.ei_pooled.iloc[0]
+        out.append(f"Highest Efficiency Index on the binary datasets: <b>{html.escape(str(ev.ei_pooled.index[0]))}</b>, "
+                   f"EI {_fmt(e['ei'])} (95% interval {_fmt(e['ei_lower'])}\u2013{_fmt(e['ei_upper'])}).")
+    if ev.failed:
+        out.append(f"<span class='warn'>{len(ev.failed)} dataset(s) could not be evaluated</span>: "
+                   + ", ".join(html.escape(f.name) for f in ev.failed) + " (see Notes).")
+    return out
+
+
+def page_context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) -> dict[str, Any]:
+    """Every variable of the page template: the sections' builders merged, in page order."""
+    ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": _findings(ev), "settings": ev.settings,
+                           "provenance": ev.provenance, "files": tables, "references": _references(ev),
+                           "timings": {k: f"{v:.2f}" for k, v in ev.timings.items()}}
+    for section in (_section_overview, _section_ratings, _section_diagnostics, _section_instances,
+                    _section_subsets, _section_mlc, _section_ei, _section_notes):
+        ctx.update(section(ev, tables))
+    return ctx
+
+
+def _section_overview(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """What was evaluated: datasets, classifiers, artificial respondents."""
+    first = ev.ok[0].respondents
+    overview = _table(
+        ev.overview(),
+        {"source": ("source", str), "instances": ("instances", _fmt), "features": ("features", _fmt),
+         "classes": ("classes", _fmt), "items": ("test items", _fmt), "engine": ("engine", str),
+         "converged": ("converged", _fmt), "seconds": ("seconds", _d(1)), "error": ("error", str)},
+        index_label="dataset", row_class=lambda k, r: "bad" if r["error"] else "", csv=tables.get("datasets", ""),
+    )
+    return {"n_datasets": len(ev.ok), "n_binary": sum(1 for d in ev.ok if d.binary), "overview": overview,
+            "classifiers": [str(r) for r in first.index[first["kind"] == "classifier"]],
+            "artificial": [str(r) for r in first.index[first["kind"] == "artificial"]]}
+
+
+def _section_ratings(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """The Glicko-2 ranking with intervals, its validity and Friedman/Nemenyi beside it."""
+    r = ev.ratings
+    ratings = r.assign(interval=[_interval(a, b) for a, b in zip(r["lower"], r["upper"])],
+                       wdl=[f"{int(w)} / {int(d_)} / {int(l_)}" for w, d_, l_ in zip(r["wins"], r["draws"], r["losses"])])
+    out: dict[str, Any] = {
+        "ratings": _table(
+            ratings,
+            {"rank": ("rank", _fmt), "kind": ("kind", str), "rating": ("rating", _d(1)), "interval": ("95% interval", str),
+             "rd": ("RD", _d(1)), "volatility": ("volatility", _d(4)), "wdl": ("won / drawn / lost", str)},
+            index_label="respondent", row_class=lambda k, row: "artificial" if row["kind"] == "artificial" else "",
+            csv=tables.get("ratings", ""),
+        ),
+        "order": ev.settings.order, "periods": [str(p) for p in ev.true_scores.index], "validity": ev.validity,
+    }
+    if ev.friedman is not None:
+        f = ev.friedman
+        out["friedman"] = {"statistic": _fmt(f.statistic), "df": f.df, "pvalue": _fmt(f.pvalue, 4),
+                           "id": _fmt(f.iman_davenport), "id_p": _fmt(f.iman_davenport_pvalue, 4),
+                           "cd": _fmt(ev.nemenyi.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
+    return out
+
+
+def _section_diagnostics(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """Which datasets are hard, badly discriminating or misfitting."""
+    d = ev.diagnostics
+    hardest = d["failure_at_median"].idxmax()
+    return {"diagnostics": _table(
+        d.sort_values("failure_at_median", ascending=False),
+        {"n_items": ("items", _fmt), "n_classes": ("classes", _fmt),
+         "failure_at_median": ("median classifier fails", _pct), "n_flagged": ("flagged", _fmt),
+         "share_misfitting": ("misfitting (S-X2)", _pct), "aberrant_classifiers": ("aberrant classifiers (Zh)", str),
+         "difficulty_mean": ("mean b", _d(2)),
+         "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
+         "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),
+         "guessing_mean": ("mean g", _d(2)), "classifier_accuracy": ("accuracy", _pct),
+         "valid_true_score": ("anchors in place", _fmt), "engine": ("engine", str)},
+        index_label="dataset",
+        row_class=lambda k, row: "bad" if row["share_negative_discrimination"] >= 0.1 else ("hard" if k == hardest else ""),
+        csv=tables.get("diagnostics", ""),
+    )}
+
+
+def _section_instances(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """The hardest test instances with their IRT parameters and cost-curve hardness."""
+    inst = ev.instances.head(15).set_index(["dataset", "instance"])
+    inst.index = [f"{a} #{b}" for a, b in inst.index]
+    cols = {"label": ("true class", str), "p_typical": ("P(correct), typical", _d(2)),
+            "share_correct": ("classifiers right", _pct), "a": ("a", _d(2)), "b": ("b", _d(2)), "g": ("g", _d(2))}
+    if "hardness_rd" in inst.columns:
+        cols["hardness_rd"] = ("hardness rd", _d(3))
+        cols["hardness_sd"] = ("hardness sd", _d(3))
+    return {"instances": _table(inst, cols, index_label="instance", csv=tables.get("instances", "")),
+            "n_instances_total": len(ev.instances)}
+
+
+def _section_subsets(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """Is each of the paper's six dataset orders/subsets a valid benchmark?"""
+    if not (isinstance(ev.subsets, pd.DataFrame) and len(ev.subsets)):
+        return {}
+    sub = ev.subsets.assign(anchors=[
+        "valid" if v else f"optimal {o}, pessimal {p}" for v, o, p in
+        zip(ev.subsets["valid"], ev.subsets["optimal_rank"], ev.subsets["pessimal_rank"])
+    ])
+    return {"subsets": _table(
+        sub, {"n_datasets": ("datasets", _fmt), "datasets": ("played, in order", str),
+              "anchors": ("optimal first / pessimal last", str), "best_classifier": ("best classifier", str),
+              "best_rating": ("its rating", _d(0))},
+        index_label="order / subset", row_class=lambda k, row: "" if row["valid"] else "bad",
+        csv=tables.get("benchmark_subsets", ""),
+    )}
+
+
+def _section_mlc(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """Per-class Machine Learning Capability of one binary dataset (the MLC paper)."""
+    mlc = ev.mlc or {}
+    out: dict[str, Any] = {
+        "mlc": mlc, "mlc_classifier": _CLASSIFIER_NAMES.get(str(mlc.get("classifier")), str(mlc.get("classifier"))),
+    }
+    if isinstance(mlc.get("classes"), pd.DataFrame) and len(mlc["classes"]):
+        out["mlc_table"] = _table(
+            mlc["classes"], {"label": ("class label", str), "mlc": ("MLC", _d(3)), "cases_used": ("cases used", _fmt),
+                             "share_used": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
+                             "converged": ("SE rule met", _fmt), "accuracy_at_or_below": ("accuracy at/below MLC", _pct),
+                             "n_at_or_below": ("cases", _fmt), "accuracy_above": ("accuracy above MLC", _pct),
+                             "n_above": ("cases", _fmt)},
+            index_label="class", csv=tables.get("mlc", ""),
+        )
+    if isinstance(mlc.get("metrics"), pd.DataFrame) and len(mlc["metrics"]):
+        out["mlc_metrics"] = _table(
+            mlc["metrics"], {"value": ("value", _d(3)), "n_cases": ("cases needed", _fmt),
+                             "share": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
+                             "seconds": ("seconds", _d(3))},
+            index_label="metric", csv=tables.get("mlc_metrics", ""),
+        )
+    return out
+
+
+def _section_ei(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """The Efficiency Index family per classifier, pooled over the binary datasets (Larner (2023))."""
+    if not len(ev.ei_pooled):
+        return {}
+    e = ev.ei_pooled.assign(
+        ei_ci=[_interval(a, b, 2) for a, b in zip(ev.ei_pooled["ei_lower"], ev.ei_pooled["ei_upper"])],
+        bei_ci=[_interval(a, b, 2) for a, b in zip(ev.ei_pooled["bei_lower"], ev.ei_pooled["bei_upper"])],
+    )
+    return {
+        "ei": _table(
+            e,
+            {"tp": ("TP", _fmt), "fp": ("FP", _fmt), "fn": ("FN", _fmt), "tn": ("TN", _fmt), "acc": ("Acc", _d(3)),
+             "ei": ("EI", _d(2)), "ei_ci": ("EI 95%", str), "bei": ("BEI", _d(2)), "bei_ci": ("BEI 95%", str),
+             "blei": ("BLEI", _d(2)), "qei": ("QEI", _d(2)), "uei": ("UEI", _d(2))},
+            index_label="classifier", csv=tables.get("ei_pooled", ""),
+        ),
+        "ei_datasets": [d.name for d in ev.ok if d.binary],
+        "ei_positive": {d.name: d.classes[1] for d in ev.ok if d.binary},
+    }
+
+
+def _section_notes(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+    """Failed datasets, calibration retries, dropped items, warnings and the MLC's error."""
+    notes = []
+    for dres in ev.datasets:
+        if dres.error:
+            notes.append(("bad", f"{dres.name}: not evaluated \u2014 {dres.error}"))
+            continue
+        if len(dres.attempts) > 1 or not dres.converged:
+            notes.append(("", f"{dres.name}: calibration " + "; then ".join(dres.attempts)))
+        if dres.dropped_items:
+            notes.append(("", f"{dres.name}: {len(dres.dropped_items)} constant item(s) left out of calibration"))
+        for w in dres.warnings:
+            notes.append(("muted", f"{dres.name}: {w}"))
+    mlc = ev.mlc or {}
+    if mlc.get("error"):
+        notes.append(("", f"MLC: {mlc['error']}"))
+    return {"notes": notes}

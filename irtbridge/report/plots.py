@@ -1,0 +1,256 @@
+"""The report's figures: matplotlib's object API (no pyplot state), each returned as a Figure and
+embedded in the page as a PNG ``data:`` URI by :func:`figures`."""
+
+from __future__ import annotations
+
+import base64
+import io
+import warnings
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._plotting import figure_of
+from irtbridge.exceptions import IrtBridgeWarning
+
+__all__ = ["figures", "plot_ranking", "plot_rating_history", "plot_true_scores", "plot_dataset_map",
+           "plot_instances", "plot_ei", "plot_mlc"]
+
+_ARTIFICIAL_COLOR = "#9aa3ad"
+_CLASSIFIER_COLOR = "#2b6cb0"
+_ACCENT = "#c05621"
+
+
+def _figure(width: float, height: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _png(fig: Any) -> str:
+    """A figure as a base64 PNG ``data:`` URI (the figure is released)."""
+    fig = figure_of(fig)  # the package's plot functions return the Axes they drew on
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", facecolor="white")
+    try:  # figures from pyplot-based helpers must leave pyplot's registry
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    except Exception:  # pragma: no cover - pyplot unavailable
+        pass
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def plot_ranking(ratings: pd.DataFrame):
+    """Glicko-2 rating of every respondent with its 95% interval (rating -/+ 2 RD), best on top."""
+    n = len(ratings)
+    fig = _figure(7.5, 0.28 * n + 1.2)
+    ax = fig.add_subplot()
+    y = np.arange(n)[::-1]
+    colors = [_ARTIFICIAL_COLOR if k == "artificial" else _CLASSIFIER_COLOR for k in ratings.get("kind", ["classifier"] * n)]
+    rating = ratings["rating"].to_numpy(float)
+    ax.hlines(y, ratings["lower"].to_numpy(float), ratings["upper"].to_numpy(float), colors=colors, lw=2.2, alpha=0.8)
+    ax.scatter(rating, y, c=colors, s=28, zorder=3)
+    ax.set_yticks(y)
+    ax.set_yticklabels([str(p) for p in ratings.index], fontsize=8.5)
+    ax.axvline(1500, color="0.75", lw=0.8, ls=":")
+    ax.set_xlabel("Glicko-2 rating (bars: rating \u00b1 2 RD, 95%)")
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.grid(axis="x", color="0.92")
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], color=_CLASSIFIER_COLOR, marker="o", lw=2, label="classifier"),
+                       Line2D([], [], color=_ARTIFICIAL_COLOR, marker="o", lw=2, label="artificial baseline")],
+              loc="lower right", frameon=False, fontsize=8)
+    return fig
+
+
+def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int = 8):
+    """Rating of the leading respondents (and two baselines) after each rating period (dataset)."""
+    fig = _figure(7.5, 3.6)
+    ax = fig.add_subplot()
+    players = list(ratings.index[:top])
+    for extra in ("majority", "pessimal"):
+        if extra in ratings.index and extra not in players:
+            players.append(extra)
+    label = "dataset" if "dataset" in history.columns else "period"
+    periods = list(dict.fromkeys(history[label].astype(str)))
+    pos = {p: i for i, p in enumerate(periods)}
+    for name in players:
+        h = history[history["player"] == name]
+        artificial = "kind" in ratings.columns and ratings.loc[name, "kind"] == "artificial"
+        ax.plot([pos[str(p)] for p in h[label]], h["rating"].to_numpy(float), marker="o", ms=3, lw=1.4,
+                ls="--" if artificial else "-", label=str(name))
+    ax.set_xticks(range(len(periods)))
+    ax.set_xticklabels(periods, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("rating")
+    ax.set_xlabel("rating period (dataset, in tournament order)")
+    ax.grid(color="0.93")
+    ax.legend(fontsize=7.5, ncol=2, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def plot_true_scores(true_scores: pd.DataFrame, n_items: Mapping[str, int], order: Sequence[str]):
+    """Heat map of True-Score / number of items (the expected share correct) per dataset and respondent."""
+    share = true_scores.div(pd.Series(n_items).reindex(true_scores.index), axis=0)
+    share = share[[c for c in order if c in share.columns]]
+    fig = _figure(max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
+    ax = fig.add_subplot()
+    im = ax.imshow(share.to_numpy(float), aspect="auto", cmap="viridis", vmin=0, vmax=1)
+    ax.set_xticks(range(share.shape[1]))
+    ax.set_xticklabels([str(c) for c in share.columns], rotation=60, ha="right", fontsize=7.5)
+    ax.set_yticks(range(share.shape[0]))
+    ax.set_yticklabels([str(i) for i in share.index], fontsize=8)
+    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="True-Score / items")
+    return fig
+
+
+def plot_dataset_map(diagnostics: pd.DataFrame):
+    """Each dataset by median difficulty and median discrimination (Cardoso et al., decodIRT, Fig. 7 in one panel).
+
+    Medians, because ltm's 3PL on small respondent samples gives a few items near-zero discrimination and
+    huge |b|, which would dominate a mean."""
+    fig = _figure(6.8, 4.2)
+    ax = fig.add_subplot()
+    x = diagnostics["difficulty_median"].to_numpy(float)
+    y = diagnostics["discrimination_median"].to_numpy(float)
+    size = 30 + 400 * diagnostics["share_negative_discrimination"].to_numpy(float)
+    sc = ax.scatter(x, y, s=size, c=diagnostics["classifier_accuracy"].to_numpy(float), cmap="RdYlGn",
+                    vmin=0.5, vmax=1.0, edgecolors="0.3", linewidths=0.6)
+    for name, xi, yi in zip(diagnostics.index, x, y):
+        ax.annotate(str(name), (xi, yi), xytext=(5, 4), textcoords="offset points", fontsize=8)
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.axvline(0, color="0.8", lw=0.8, ls=":")
+    ax.set_xlabel("median difficulty b  (right = harder)")
+    ax.set_ylabel("median discrimination a  (symlog)")
+    fig.colorbar(sc, ax=ax, fraction=0.04, pad=0.02, label="mean accuracy of the classifiers")
+    ax.text(0.01, 0.01, "marker size: share of items with negative discrimination", transform=ax.transAxes,
+            fontsize=7.5, color="0.4")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def plot_instances(instances: pd.DataFrame):
+    """Per instance: the chance a typical classifier gets it right against the cost-curve hardness."""
+    has_hard = "hardness_rd" in instances.columns and instances["hardness_rd"].notna().any()
+    fig = _figure(7.2, 3.8)
+    ax = fig.add_subplot()
+    names = list(dict.fromkeys(instances["dataset"]))
+    cmap = _cmap("tab10")
+    for i, name in enumerate(names):
+        f = instances[instances["dataset"] == name]
+        x = f["p_typical"].to_numpy(float)
+        if has_hard:
+            y = f["hardness_rd"].to_numpy(float)
+            if np.isnan(y).all():
+                continue
+        else:
+            y = 1.0 - f["share_correct"].to_numpy(float)
+        ax.scatter(x, y, s=12, alpha=0.6, color=cmap(i % 10), label=str(name), edgecolors="none")
+    ax.set_xlabel("IRT: P(correct) for the median classifier's ability")
+    ax.set_ylabel("cost-curve hardness (rd)" if has_hard else "share of classifiers wrong")
+    ax.grid(color="0.93")
+    ax.legend(fontsize=7.5, frameon=False, loc="upper right")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def plot_ei(pooled: pd.DataFrame):
+    """EI with its 95% interval per classifier (log scale), pooled over the binary datasets."""
+    n = len(pooled)
+    fig = _figure(7.0, 0.3 * n + 1.3)
+    ax = fig.add_subplot()
+    y = np.arange(n)[::-1]
+    ei = pooled["ei"].to_numpy(float)
+    lo = pooled["ei_lower"].to_numpy(float)
+    hi = pooled["ei_upper"].to_numpy(float)
+    finite_hi = np.where(np.isfinite(hi), hi, np.nanmax(np.where(np.isfinite(hi), hi, np.nan)) * 2 if np.isfinite(hi).any() else 100.0)
+    ax.hlines(y, np.maximum(lo, 1e-3), finite_hi, color=_CLASSIFIER_COLOR, lw=2.2, alpha=0.8)
+    ax.scatter(np.where(np.isfinite(ei), ei, finite_hi), y, color=_CLASSIFIER_COLOR, s=26, zorder=3)
+    ax.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)]
+    ax.set_xticks(ticks)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    lo_lim = max(min(np.nanmin(np.maximum(lo, 1e-3)), 1.0) / 1.3, 0.05)
+    ax.set_xlim(lo_lim, np.nanmax(finite_hi) * 1.3)
+    ax.set_yticks(y)
+    ax.set_yticklabels([str(i) for i in pooled.index], fontsize=8.5)
+    for x, style in ((1, "-"), (2, ":"), (5, ":"), (10, ":")):
+        ax.axvline(x, color="0.7", lw=0.8, ls=style)
+    ax.set_xlabel("Efficiency Index (TP + TN) / (FP + FN), 95% interval; dotted: 2, 5, 10")
+    ax.grid(axis="x", color="0.94", which="both")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None):
+    """Running MLC of each class's adaptive test against the cases presented (the MLC paper, Fig. 8)."""
+    if "mlc" not in trajectories.columns or "class" not in trajectories.columns:
+        return None
+    fig = _figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    for k, (name, f) in enumerate(trajectories.groupby("class", sort=False)):
+        label = f"class {name}"
+        if classes is not None and name in classes.index and "label" in classes.columns:
+            label += f" ({classes.loc[name, 'label']})"
+        x = f["L"].to_numpy(float) if "L" in f.columns else np.arange(1, len(f) + 1)
+        (line,) = ax.plot(x, f["mlc"].to_numpy(float), marker="o", ms=3, label=label)
+        if classes is not None and name in classes.index:
+            ax.axhline(float(classes.loc[name, "mlc"]), color=line.get_color(), lw=0.8, ls=":")
+    ax.set_xlabel("cases presented (L)")
+    ax.set_ylabel("running MLC")
+    ax.grid(color="0.93")
+    ax.legend(frameon=False, fontsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def _cmap(name: str):
+    import matplotlib
+
+    return matplotlib.colormaps[name]
+
+
+def figures(evaluation: Any) -> dict[str, str]:
+    """Every figure of the page as a ``data:`` URI, by name (a figure that cannot be drawn is left out)."""
+    ev = evaluation
+    out: dict[str, str] = {}
+    makers: list[tuple[str, Callable[[], Any]]] = [
+        ("ranking", lambda: plot_ranking(ev.ratings)),
+        ("history", lambda: plot_rating_history(ev.history, ev.ratings)),
+        ("true_scores", lambda: plot_true_scores(ev.true_scores, {d.name: len(d.items) for d in ev.ok}, list(ev.ratings.index))),
+        # wider with many respondents, so the rank axis stays legible
+        ("cd", lambda: ev.nemenyi.plot(width=max(7.5, 0.24 * len(ev.nemenyi.average_ranks))) if ev.nemenyi is not None else None),
+        ("datasets", lambda: plot_dataset_map(ev.diagnostics)),
+        ("instances", lambda: plot_instances(ev.instances)),
+        ("ei", lambda: plot_ei(ev.ei_pooled) if len(ev.ei_pooled) else None),
+        ("mlc", lambda: plot_mlc(ev.mlc["trajectories"], ev.mlc.get("classes")) if ev.mlc and isinstance(ev.mlc.get("trajectories"), pd.DataFrame) else None),
+    ]
+    failed = []
+    for name, make in makers:
+        try:
+            fig = make()
+        except Exception as exc:  # noqa: BLE001 - a figure is a by-product: the page goes on without it
+            failed.append(f"{name} ({type(exc).__name__}: {exc})")
+            continue
+        if fig is not None:
+            out[name] = _png(fig)
+    if failed:
+        warnings.warn("report figures left out: " + "; ".join(failed), IrtBridgeWarning, stacklevel=2)
+    return out
