@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["to_jsonable", "atomic_write_text", "atomic_write_csv"]
+__all__ = ["to_jsonable", "atomic_write_text", "atomic_write_csv", "make_readable"]
 
 
 def to_jsonable(value: Any) -> Any:
@@ -45,7 +45,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         # mkstemp makes the file private (0600); give it the permissions a plain open() would
-        os.chmod(tmp, 0o666 & ~_umask())
+        make_readable(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -55,6 +55,17 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> None:
     atomic_write_text(path, frame.to_csv(**kwargs))
+
+
+def make_readable(*paths: str | os.PathLike) -> None:
+    """Give files the permissions a plain ``open()`` would (``0666`` less the umask).
+
+    Temporary files are private (``0600``); results written in a container into a mounted folder must
+    be readable by the user outside.
+    """
+    mode = 0o666 & ~_umask()
+    for p in paths:
+        os.chmod(p, mode)
 
 
 def _umask() -> int:

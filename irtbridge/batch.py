@@ -57,7 +57,6 @@ import os
 import re
 import shutil
 import socket
-import sys
 import time
 import uuid
 import warnings
@@ -69,7 +68,8 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._validation import _show, check_int, read_csv, require_columns
-from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge._io import atomic_write_csv, atomic_write_text, make_readable, to_jsonable
+from irtbridge._parallel import WORKER_ENV, progress_bar
 from irtbridge.exceptions import DataWarning, UnitError, ValidationError
 
 __all__ = ["KINDS", "Unit", "Manifest", "BatchResult", "UnitError", "load_manifest", "run_unit", "run_batch",
@@ -77,7 +77,6 @@ __all__ = ["KINDS", "Unit", "Manifest", "BatchResult", "UnitError", "load_manife
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # BLAS/OpenMP pools inside a worker would compete with the other workers for the same cores
-_WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -377,14 +376,6 @@ def _publish(tmp: Path, final: Path, unit: Unit) -> bool:
     return True
 
 
-def _readable(folder: Path) -> None:
-    """Usual permissions for the results (the atomic writer's temporary files are private, 0600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    for p in folder.iterdir():
-        os.chmod(p, 0o666 & ~mask)
-
-
 def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
     """Compute one unit into ``OUT/units/<id>`` atomically and return its ``unit.json`` content.
 
@@ -410,7 +401,7 @@ def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
             "files": sorted(p.name for p in tmp.iterdir()),
         }
         atomic_write_text(tmp / "unit.json", json.dumps(meta, indent=2, allow_nan=False) + "\n")
-        _readable(tmp)
+        make_readable(*tmp.iterdir())
         _publish(tmp, units / unit.id, unit)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -484,7 +475,7 @@ def local_cluster(workers: int | None = None, **kwargs: Any):
 
     n = workers or os.cpu_count() or 1
     options = dict(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                   silence_logs=logging.ERROR, env=dict(_WORKER_ENV))
+                   silence_logs=logging.ERROR, env=dict(WORKER_ENV))
     options.update(kwargs)
     # Workers must start from a fresh interpreter: a forked child would inherit this process's R. The
     # nanny reads this setting each time it (re)starts a worker, also after a crash, so it is set for
@@ -586,7 +577,7 @@ def run_batch(
             rows[unit.id] = {"kind": unit.kind, "status": "skipped", "error": "", "seconds": 0.0}
         else:
             todo.append(unit)
-    bar = _bar(progress, len(manifest.units), initial=len(manifest.units) - len(todo))
+    bar = progress_bar(progress, len(manifest.units), desc="units", initial=len(manifest.units) - len(todo))
     n_workers: int | None = None
     try:
         if scheduler == "serial":
@@ -678,19 +669,3 @@ def _distributed(client: Any, todo: Sequence[Unit], out: Path, retries: int, bar
             rows[unit.id] = {"kind": unit.kind, "status": "failed", "error": message, "seconds": 0.0}
         bar.update(1)
     return rows
-
-
-class _NoBar:
-    def update(self, *a: Any) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(progress: bool, total: int, initial: int = 0):
-    if not progress:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, desc="units", unit="unit", file=sys.stderr, dynamic_ncols=True)
