@@ -1,17 +1,20 @@
-"""The main job behind ``irtbridge evaluate``: one IRT evaluation of classifiers across real datasets.
+"""The one evaluation pipeline behind ``irtbridge evaluate`` (and, without the report, ``irtbridge benchmark``).
 
-:func:`evaluate` assembles the methods of the package into the stages the report shows, and returns an
-immutable :class:`Evaluation`:
+:func:`evaluate` runs the benchmark's per-dataset pipeline, then optional stages that *read* its
+per-dataset result, then the stages across datasets, and returns an immutable :class:`Evaluation`:
 
 1. **per dataset** (:func:`run_dataset`, one unit of work; units run in parallel in spawned processes
-   that each embed their own R):
+   that each embed their own R, :mod:`irtbridge._parallel`):
 
-   * decodIRT's pipeline (:func:`irtbridge.benchmark.evaluate_dataset`, Cardoso et al. (decodIRT)): stratified 70/30
-     split with the test set capped, a pool of scikit-learn classifiers plus the artificial respondents,
-     the response matrix, a 3PL calibrated in R (ltm, mirt as fallback), abilities and True-Scores;
-   * for binary datasets, on the same split: the Efficiency Index family of every classifier
-     (:func:`irtbridge.efficiency.efficiency_frame`, Larner (2023)) and the cost-curve instance hardness of
-     Prudêncio's pool of five scoring models (:class:`irtbridge.hardness.PoolHardness`);
+   * the benchmark's pipeline (:func:`irtbridge.benchmark.evaluate_dataset`, Cardoso et al. (decodIRT)):
+     stratified 70/30 split with the test set capped, a pool of scikit-learn classifiers plus the
+     artificial respondents, the response matrix, a 3PL calibrated in R (mode ``stable`` or ``paper``),
+     abilities, True-Scores, item flags, item misfit and person fit;
+   * stages on that result, never refitting or re-splitting anything: the typical-classifier
+     probability of every item, and for binary datasets the Efficiency Index family of every classifier
+     (:func:`irtbridge.efficiency.efficiency_frame`, Larner (2023)) and the cost-curve instance hardness
+     of the benchmark's classifiers' own scores (:class:`irtbridge.hardness.PoolHardness`, Prudêncio)
+     (:func:`binary_extras`);
 
 2. **MLC** (:func:`run_mlc`, the MLC paper) of one binary dataset, as one more unit;
 3. **across datasets** (:func:`assemble`, native, in the calling process): dataset diagnostics, the
@@ -19,8 +22,24 @@ immutable :class:`Evaluation`:
    (:func:`irtbridge.benchmark.tournament`), the validity of the paper's six benchmark subsets, the
    hardest instances and the EI pooled per classifier.
 
-Each stage is a plain function of explicit inputs, so one can be replaced or added without touching
-the others; :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML page, CSVs and JSON.
+The stage interface
+-------------------
+A per-dataset stage is a function ``stage(result) -> result`` of a :class:`DatasetResult` that returns
+it with more columns in ``items``/``respondents`` or a new table (``dataclasses.replace``); it reads
+``result.benchmark`` (an :class:`irtbridge.benchmark.DatasetResult`), which carries everything the
+pipeline knows about the dataset:
+
+* ``train_index``, ``test_index``: the split (positions into the dataset's rows);
+* ``y_test``: the test labels by item; ``classes``: ``(negative, positive)`` for a binary task;
+* ``predictions`` and (binary) ``scores``: every real classifier's test-set labels and ``P(y = positive)``;
+* ``responses``, ``items`` (``a, b, g, u``, ``flag``, ``misfit_p``), ``respondents`` (``theta``,
+  ``true_score``, ``Zh``, ...), ``calibration`` (the fit and its provenance), ``calibration_mode``;
+* ``warnings``: ``(category, message)`` pairs, ``attempts``: structured calibration attempts.
+
+A stage that fails must not cost the estimates: :func:`run_dataset` catches it and records why in
+``warnings``. A stage across datasets is a function of the per-dataset results and :class:`Settings`
+called from :func:`assemble`. :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML page,
+CSVs and JSON.
 """
 
 from __future__ import annotations
