@@ -1,0 +1,146 @@
+"""The options of one evaluation and the datasets it runs on (checked without loading them)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+
+from irtbridge._validation import _show, check_choice, check_int, check_number
+from irtbridge.exceptions import ValidationError
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Options of one evaluation (Cardoso et al.'s (decodIRT) settings unless stated).
+
+    Attributes
+    ----------
+    seed : int
+        Seeds every random choice (split, classifiers, random respondents, MLC); the same seed gives
+        the same report whatever ``jobs`` is.
+    calibration : {"stable", "paper"}
+        ``"stable"`` (default): mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as
+        Cardoso et al. (decodIRT) (:mod:`irtbridge.benchmark.modes`, ``docs/calibration-modes.md``).
+    engine : {"ltm", "mirt"} or None
+        3PL calibration engine tried first; None: the mode's (mirt for stable, ltm's ``tpm`` for paper).
+    fallback : bool
+        Retry a dataset with the other engine when the first errs or does not converge.
+    pool : str
+        Classifier pool of :func:`irtbridge.benchmark.classifier_pool`: ``"default"`` (the paper's 12
+        and variants, 43 respondents with the artificial ones) or ``"quick"``/``"paper"``.
+    test_fraction : float
+        Share of each dataset held out as items (0.3).
+    max_items : int
+        Cap on the test set (500, the paper's; 60 in quick runs).
+    ability_method : {"ML", "MAP", "EAP"}
+        Ability estimator before the True-Scores (ML, as the paper's catsim).
+    order : str
+        Dataset order of the main tournament (:data:`irtbridge.benchmark.ORDERS`; default by
+        increasing mean difficulty).
+    tolerance : float
+        True-Scores closer than this draw.
+    tau : float
+        Glicko-2 system constant.
+    mlc_dataset : str or None
+        Dataset of the per-class MLC (default: the first binary dataset).
+    mlc_classifier : str
+        Classifier of the MLC (a name of :data:`irtbridge.mlc.CLASSIFIERS`).
+    quick : bool
+        Set by :meth:`quick_run`.
+    """
+
+    seed: int = 0
+    calibration: str = "stable"
+    engine: str | None = None
+    fallback: bool = True
+    pool: str = "default"
+    test_fraction: float = 0.3
+    max_items: int = 500
+    ability_method: str = "ML"
+    order: str = "difficulty"
+    tolerance: float = 1e-6
+    tau: float = 0.5
+    mlc_dataset: str | None = None
+    mlc_classifier: str = "mlp"
+    quick: bool = False
+
+    @classmethod
+    def quick_run(cls, **overrides: Any) -> "Settings":
+        """Settings of ``--quick``: the fast 12-model pool and at most 60 test instances per dataset."""
+        return cls(**{"quick": True, "max_items": 60, "pool": "quick", **overrides})
+
+    def __post_init__(self) -> None:
+        from irtbridge.benchmark import ORDERS
+
+        check_int(self.seed, "seed", low=0)
+        check_choice(self.calibration, "calibration", ("stable", "paper"))
+        if self.engine is not None:
+            check_choice(self.engine, "engine", ("ltm", "mirt"))
+        check_choice(self.pool, "pool", ("default", "paper", "quick"))
+        check_number(self.test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
+        check_int(self.max_items, "max_items", low=10)
+        check_choice(self.ability_method, "ability_method", ("ML", "MAP", "EAP"))
+        check_choice(self.order, "order", ORDERS)
+        check_number(self.tolerance, "tolerance", low=0.0)
+        check_number(self.tau, "tau", low=0.0, low_open=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def benchmark_options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`irtbridge.benchmark.evaluate_dataset` for these settings."""
+        return dict(pool=self.pool, calibration=self.calibration, engine=self.engine, fallback=self.fallback, test_size=self.test_fraction,
+                    max_test=self.max_items, ability_method=self.ability_method, random_state=self.seed)
+
+
+def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False) -> list[str]:
+    """Check dataset references (embedded names, ``PATH.csv`` or ``PATH.csv:TARGET``) without loading them.
+
+    Returns the canonical names (or the paths as given). Default: the benchmark's default datasets
+    (its quick ones with ``quick=True``).
+
+    Examples
+    --------
+    >>> resolve_datasets(["sonar", "WINE"])
+    ['Sonar', 'wine']
+    """
+    from irtbridge.benchmark import available_datasets
+    from irtbridge.benchmark import data as bdata
+
+    if names is None:
+        names = bdata.QUICK_DATASETS if quick else bdata.DEFAULT_DATASETS
+    if isinstance(names, str):
+        names = [names]
+    registry = {k.lower(): k for k in available_datasets()}
+    out: list[str] = []
+    for raw in names:
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {_show(raw)}")
+        raw = raw.strip()
+        if raw.lower() in registry:
+            out.append(registry[raw.lower()])
+            continue
+        head, sep, tail = raw.rpartition(":")
+        path = head if sep and head.lower().endswith(".csv") else raw
+        if path.lower().endswith(".csv") and os.path.isfile(path):
+            out.append(raw)
+            continue
+        raise ValidationError(
+            f"datasets: {raw!r} is neither an embedded dataset nor an existing .csv file; embedded: "
+            f"{', '.join(sorted(available_datasets(), key=str.lower))} (or give PATH.csv[:TARGET])"
+        )
+    names_seen = [_label(r) for r in out]
+    dup = sorted({n for n in names_seen if names_seen.count(n) > 1})
+    if dup:
+        raise ValidationError(f"datasets: {dup[0]!r} is given twice")
+    if not out:
+        raise ValidationError("datasets: give at least one dataset")
+    return out
+
+
+def _label(ref: str) -> str:
+    head, sep, _ = ref.rpartition(":")
+    path = head if sep and head.lower().endswith(".csv") else ref
+    return os.path.splitext(os.path.basename(path))[0] if path.lower().endswith(".csv") else ref

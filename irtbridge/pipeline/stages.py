@@ -1,0 +1,230 @@
+"""The per-dataset unit of the pipeline and the stages that read its result (see :mod:`irtbridge.pipeline`)."""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from irtbridge.benchmark.data import dataset_info
+from irtbridge.exceptions import ValidationError
+from irtbridge.pipeline.settings import Settings, _label
+
+
+@dataclass(frozen=True)
+class DatasetResult:
+    """Everything computed for one dataset: plain data, so it travels between processes and to files.
+
+    Attributes
+    ----------
+    name, source : str
+    n_instances, n_features : int
+    classes : tuple of str
+        Class labels; for a binary dataset ``(negative, positive)``, the positive one being the
+        minority class ("condition present" for the Efficiency Index).
+    items : DataFrame
+        One row per calibrated test instance (index ``instance``): ``a, b, g, u``; ``label`` (its
+        class); ``share_correct`` (of the real classifiers); ``p_typical``, the 3PL probability that a
+        classifier of median ability answers it correctly; for binary datasets the cost-curve hardness
+        ``hardness_sf, hardness_sd, hardness_rd, hardness_su, hardness_ru``.
+    responses : DataFrame
+        Respondents x items, 1 = correct.
+    respondents : DataFrame
+        Per respondent: ``kind`` ("classifier"/"artificial"), ``accuracy``, ``theta``, ``se``,
+        ``at_bound``, ``true_score``, ``true_score_positive`` (Cardoso et al.'s (decodIRT) Fig. 9 contrast), ...
+    ei : DataFrame or None
+        Binary datasets: the EI family of each real classifier on the test set.
+    engine : str
+    attempts : tuple of str
+        Each calibration try and its outcome.
+    converged : bool
+    dropped_items : tuple of str
+    warnings : tuple of str
+    seconds : float
+    error : str or None
+        Why the dataset could not be evaluated (every table is then empty).
+    benchmark : irtbridge.benchmark.DatasetResult or None
+        The benchmark's own result, which the tournaments are played on.
+    """
+
+    name: str
+    source: str = ""
+    n_instances: int = 0
+    n_features: int = 0
+    classes: tuple[str, ...] = ()
+    items: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    responses: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    respondents: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    ei: pd.DataFrame | None = field(default=None, repr=False)
+    engine: str = ""
+    attempts: tuple[str, ...] = ()
+    converged: bool = False
+    dropped_items: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    seconds: float = 0.0
+    error: str | None = None
+    benchmark: Any = field(default=None, repr=False)
+
+    @property
+    def binary(self) -> bool:
+        return len(self.classes) == 2
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
+    """The per-dataset unit of :func:`evaluate` (run it in spawned workers: one R per process).
+
+    Never raises for a bad dataset: the reason is kept in ``error`` so the other datasets go on
+    (decodIRT, Cardoso et al., lost "pc4" to a calibration that did not converge).
+    """
+    from irtbridge.benchmark import evaluate_dataset, load_benchmark_dataset
+
+    settings = settings or Settings()
+    start = time.perf_counter()
+    name = _label(ref)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # kept in the benchmark result and reported on the page
+            ds = load_benchmark_dataset(ref)
+            bres = evaluate_dataset(ds, **settings.benchmark_options())
+    except Exception as exc:  # one dataset's failure must not stop the evaluation
+        return DatasetResult(name=name, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
+    attempts = tuple(
+        f"{a.engine}: {a.status}" + (f" ({a.message})" if a.message else "") + f", {a.seconds:.1f} s" for a in bres.attempts
+    )
+    base = dict(
+        name=bres.name, source=_source(bres.source, bres.name), n_instances=int(bres.n_instances),
+        n_features=int(bres.n_features), classes=tuple(bres.classes), responses=bres.responses,
+        engine=bres.engine or "", attempts=attempts, dropped_items=tuple(bres.dropped_items),
+        warnings=tuple(f"{c}: {m}" for c, m in bres.warnings), benchmark=bres,
+    )
+    if not bres.ok:
+        why = "; ".join(attempts) or "no item parameters"
+        return DatasetResult(**base, error=f"no item parameters ({why})", seconds=time.perf_counter() - start)
+    items = bres.items.copy()
+    items.index = items.index.astype(str)
+    items.index.name = "instance"
+    respondents = bres.respondents.copy()
+    real = list(respondents.index[respondents["kind"] == "classifier"])
+    responses = bres.responses.rename(columns=str)
+    items["label"] = bres.y_test.reindex(items.index).to_numpy()
+    items["share_correct"] = responses.loc[real, items.index].mean(axis=0).to_numpy()
+    typical = float(np.nanmedian(respondents.loc[real, "theta"].to_numpy(dtype=float)))
+    a, b, g, u = (items[c].to_numpy(dtype=float) for c in ("a", "b", "g", "u"))
+    # 3PL (4PL with u) response function at the median classifier's ability, Cardoso et al. (decodIRT), Eq. 1
+    items["p_typical"] = g + (u - g) * expit(a * (typical - b))
+    result = DatasetResult(
+        **base, items=items, respondents=respondents, converged=bool(bres.calibration.converged),
+    )
+    if result.binary:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = binary_extras(result)
+        except Exception as exc:  # the IRT part stands on its own; say why the extras are missing
+            result = replace(result, warnings=result.warnings + (f"EI/hardness not computed: {type(exc).__name__}: {exc}",))
+    return replace(result, seconds=time.perf_counter() - start)
+
+
+def _source(source: str, name: str) -> str:
+    # the registry's provenance of an embedded dataset; a CSV's file name
+    info = dataset_info(name)
+    return info.provenance if info is not None and info.source == source else os.path.basename(str(source))
+
+
+def binary_extras(result: DatasetResult) -> DatasetResult:
+    """EI family per classifier and cost-curve instance hardness of a binary dataset, from its result.
+
+    Nothing is refitted or re-split: both stages read what the benchmark's pipeline kept in
+    ``result.benchmark`` (:class:`irtbridge.benchmark.DatasetResult`): the test labels ``y_test``, each
+    real classifier's ``predictions`` and its scores ``P(y = positive)`` (``scores``).
+
+    Notes
+    -----
+    With the minority class as positive (1), ``TP = #(pred = 1, y = 1)`` etc., and
+    :func:`irtbridge.efficiency.efficiency_frame` gives EI = (TP + TN) / (FP + FN) and its variants with
+    95% intervals (Larner 2023). Hardness: the scores of the benchmark's classifier pool on the test
+    instances, ``s = P(y = 1)``, are Prudêncio's pool of scoring models;
+    :meth:`irtbridge.hardness.PoolHardness.table` gives every threshold choice method.
+    """
+    from irtbridge.efficiency import efficiency_frame
+    from irtbridge.hardness import METHODS, PoolHardness
+
+    bres = result.benchmark
+    positive = result.classes[1]
+    labels = [str(c) for c in result.responses.columns]
+    y_test = (bres.y_test.reindex(labels).to_numpy() == positive).astype(int)
+    kinds = result.respondents["kind"]
+    real = [r for r in bres.predictions.index if kinds.get(r) == "classifier"]
+    pred = (bres.predictions.loc[real, labels].to_numpy() == positive).astype(int)
+    counts = {
+        "tp": ((pred == 1) & (y_test == 1)).sum(axis=1), "fp": ((pred == 1) & (y_test == 0)).sum(axis=1),
+        "fn": ((pred == 0) & (y_test == 1)).sum(axis=1), "tn": ((pred == 0) & (y_test == 0)).sum(axis=1),
+    }
+    names = pd.Index(real, name="classifier")
+    ei = efficiency_frame(*(pd.Series(counts[k], index=names) for k in ("tp", "fp", "fn", "tn")))
+    pool = PoolHardness(y=pd.Series(y_test, index=labels), scores=bres.scores.loc[real, labels])
+    table = pool.table(METHODS)
+    items = result.items.copy()
+    for m in METHODS:
+        items[f"hardness_{m}"] = table[m].reindex(items.index).to_numpy()
+    return replace(result, items=items, ei=ei)
+
+
+# --------------------------------------------------------------------------------------------------
+# MLC (the MLC paper)
+# --------------------------------------------------------------------------------------------------
+
+
+def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
+    """Per-class Machine Learning Capability of one binary dataset (:func:`irtbridge.mlc.evaluate_mlc`).
+
+    The CDIs come from the features cut at their quartiles (graded model in R); class 1 is the minority
+    class. Returns plain tables: ``{"dataset", "classifier", "classes" (per class: MLC, cases used,
+    share of the data, convergence, accuracy of the test cases at or below / above the MLC),
+    "metrics" (the Tables 4-5 layout), "trajectories", "error", "seconds"}``.
+    """
+    from irtbridge.benchmark import class_labels, load_benchmark_dataset, prepare_features
+    from irtbridge.mlc import evaluate_mlc
+
+    settings = settings or Settings()
+    start = time.perf_counter()
+    out: dict[str, Any] = {"dataset": _label(ref), "classifier": settings.mlc_classifier, "classes": None,
+                           "metrics": None, "trajectories": None, "error": None, "seconds": 0.0}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ds = load_benchmark_dataset(ref)
+            classes = class_labels(ds.y)
+            if len(classes) != 2:
+                raise ValidationError(f"the MLC needs two classes; {out['dataset']} has {len(classes)}")
+            X, _ = prepare_features(ds.X, ds.X)  # numbers and one-hot categories; scaling is harmless
+            X = pd.DataFrame(X, index=ds.X.index, columns=[f"x{j + 1}" for j in range(X.shape[1])])
+            y = (ds.y.astype(str) == classes[1]).astype(int)
+            res = evaluate_mlc(X, y, settings.mlc_classifier, features="quartiles", random_state=settings.seed)
+        by = res.accuracy_by_mlc("true")
+        rows = []
+        for c in res.classes:
+            rows.append({
+                "class": c.label, "label": classes[c.label], "mlc": c.mlc, "cases_used": c.cases_used,
+                "share_used": c.share_used, "converged": bool(c.converged), "stop": c.stop,
+                "accuracy_at_or_below": by.loc[c.label, "accuracy_below"], "n_at_or_below": int(by.loc[c.label, "n_below"]),
+                "accuracy_above": by.loc[c.label, "accuracy_above"], "n_above": int(by.loc[c.label, "n_above"]),
+            })
+        out["classes"] = pd.DataFrame(rows).set_index("class")
+        out["metrics"] = res.table()
+        out["trajectories"] = pd.concat(
+            [c.trajectory.reset_index().assign(**{"class": c.label}) for c in res.classes], ignore_index=True)
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    out["seconds"] = time.perf_counter() - start
+    return out
