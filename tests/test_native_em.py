@@ -3,6 +3,7 @@
 Both sides get the same quadrature (61 nodes on [-6, 6]) and the same convergence rule at TOL = 1e-6
 (tests/r/reference_native_em.R). EM converges linearly, so at TOL = 1e-6 both stop within about 1e-5 of
 the same maximum: parameters must agree to 1e-4, log-likelihoods to 1e-6.
+EAP scores of the native fit (native kernel) are checked against mirt's fscores on mirt's fit, to 1e-4.
 Data: LSAT7 (2PL, Rasch with its free latent variance, 1PL = equal slopes), SAT12 key-scored (2PL), and a
 simulated 2PL with 50% of the cells missing.
 """
@@ -63,6 +64,9 @@ def test_native_em_equals_mirt(ref, case):
     np.testing.assert_allclose(fit.items["b"], r["b"], rtol=0, atol=TOL)
     assert fit.latent_var == pytest.approx(r["var"], abs=TOL)
     assert fit.loglik == pytest.approx(r["loglik"], abs=1e-6)
+    # native scoring of the native fit = mirt's fscores(EAP) on mirt's fit (the Rasch prior is N(0, var))
+    eap = fit.abilities(responses=data)["theta"].to_numpy()
+    np.testing.assert_allclose(eap, r["eap"], rtol=0, atol=TOL)
 
 
 def test_native_engine_never_starts_r():

@@ -72,9 +72,14 @@ def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool,
 
 
 def native_abilities(fit: Calibration, method: str, responses: Any) -> pd.DataFrame:
-    """Scores of a native fit: the native kernel's EAP/MAP/ML on ``responses`` (required)."""
+    """Scores of a native fit: the native kernel's EAP/MAP/ML on ``responses`` (required).
+
+    The prior is the fitted latent distribution (mirt's ``fscores`` does the same), so a Rasch fit, whose
+    latent variance is free, is scored under ``N(0, latent_var)``.
+    """
     from irtbridge.irt import estimate_abilities
 
     if responses is None:
         raise ValidationError("a native calibration keeps no copy of the data: pass responses= to abilities()")
-    return estimate_abilities(responses, fit, method=method)[["theta", "se"]]
+    prior = (float(fit.latent_mean), float(np.sqrt(fit.latent_var)))
+    return estimate_abilities(responses, fit, method=method, prior=prior)[["theta", "se"]]

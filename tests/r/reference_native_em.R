@@ -18,7 +18,8 @@ fit <- function(data, itemtype, equal_slopes = FALSE) {
   m <- do.call(mirt, args)
   it <- coef(m, IRTpars = TRUE, simplify = TRUE)
   list(a = unname(it$items[, "a"]), b = unname(it$items[, "b"]), var = unname(it$cov[1, 1]),
-       loglik = extract.mirt(m, "logLik"))
+       loglik = extract.mirt(m, "logLik"),
+       eap = unname(fscores(m, method = "EAP", quadpts = 61, theta_lim = c(-6, 6))[, 1]))
 }
 out <- list(lsat7_2PL = fit(lsat7, "2PL"), lsat7_rasch = fit(lsat7, "Rasch"), lsat7_1PL = fit(lsat7, "2PL", TRUE),
             sat12_2PL = fit(sat12, "2PL"), missing_2PL = fit(missing, "2PL"))
