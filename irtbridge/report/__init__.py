@@ -40,12 +40,12 @@ from irtbridge.report.plots import (
     plot_mlc,
     plot_ranking,
     plot_rating_history,
-    plot_true_scores,
+    plot_true_score_shares,
 )
 
 __all__ = ["ReportFiles", "write_report", "render_html", "summary_dict", "figures", "page_context",
            "plot_dataset_map", "plot_ei", "plot_instances", "plot_mlc", "plot_ranking", "plot_rating_history",
-           "plot_true_scores"]
+           "plot_true_score_shares"]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""The report's figures: matplotlib's object API (no pyplot state), each returned as a Figure and
-embedded in the page as a PNG ``data:`` URI by :func:`figures`."""
+"""The report's figures: matplotlib's object API (no pyplot state, so safe from worker threads). Each
+follows the package convention (:mod:`irtbridge._plotting`: ``ax=`` accepted, the Axes drawn on
+returned) and :func:`figures` embeds them in the page as PNG ``data:`` URIs."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._plotting import figure_of
+from irtbridge._plotting import figure_of, single_axes
 from irtbridge.exceptions import IrtBridgeWarning
 
-__all__ = ["figures", "plot_ranking", "plot_rating_history", "plot_true_scores", "plot_dataset_map",
+__all__ = ["figures", "plot_ranking", "plot_rating_history", "plot_true_score_shares", "plot_dataset_map",
            "plot_instances", "plot_ei", "plot_mlc"]
 
 _ARTIFICIAL_COLOR = "#9aa3ad"
@@ -31,6 +32,11 @@ def _figure(width: float, height: float):
     return fig
 
 
+def _axes(ax: Any, width: float, height: float):
+    """``ax`` checked, or the Axes of a new pyplot-free figure (the report draws from worker threads)."""
+    return _figure(width, height).add_subplot() if ax is None else single_axes(ax)
+
+
 def _png(fig: Any) -> str:
     """A figure as a base64 PNG ``data:`` URI (the figure is released)."""
     fig = figure_of(fig)  # the package's plot functions return the Axes they drew on
@@ -45,11 +51,10 @@ def _png(fig: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def plot_ranking(ratings: pd.DataFrame):
+def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
     """Glicko-2 rating of every respondent with its 95% interval (rating -/+ 2 RD), best on top."""
     n = len(ratings)
-    fig = _figure(7.5, 0.28 * n + 1.2)
-    ax = fig.add_subplot()
+    ax = _axes(ax, 7.5, 0.28 * n + 1.2)
     y = np.arange(n)[::-1]
     colors = [_ARTIFICIAL_COLOR if k == "artificial" else _CLASSIFIER_COLOR for k in ratings.get("kind", ["classifier"] * n)]
     rating = ratings["rating"].to_numpy(float)
@@ -69,13 +74,12 @@ def plot_ranking(ratings: pd.DataFrame):
     ax.legend(handles=[Line2D([], [], color=_CLASSIFIER_COLOR, marker="o", lw=2, label="classifier"),
                        Line2D([], [], color=_ARTIFICIAL_COLOR, marker="o", lw=2, label="artificial baseline")],
               loc="lower right", frameon=False, fontsize=8)
-    return fig
+    return ax
 
 
-def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int = 8):
+def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int = 8, *, ax: Any = None):
     """Rating of the leading respondents (and two baselines) after each rating period (dataset)."""
-    fig = _figure(7.5, 3.6)
-    ax = fig.add_subplot()
+    ax = _axes(ax, 7.5, 3.6)
     players = list(ratings.index[:top])
     for extra in ("majority", "pessimal"):
         if extra in ratings.index and extra not in players:
@@ -96,31 +100,29 @@ def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int =
     ax.legend(fontsize=7.5, ncol=2, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    return fig
+    return ax
 
 
-def plot_true_scores(true_scores: pd.DataFrame, n_items: Mapping[str, int], order: Sequence[str]):
+def plot_true_score_shares(true_scores: pd.DataFrame, n_items: Mapping[str, int], order: Sequence[str], *, ax: Any = None):
     """Heat map of True-Score / number of items (the expected share correct) per dataset and respondent."""
     share = true_scores.div(pd.Series(n_items).reindex(true_scores.index), axis=0)
     share = share[[c for c in order if c in share.columns]]
-    fig = _figure(max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
-    ax = fig.add_subplot()
+    ax = _axes(ax, max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
     im = ax.imshow(share.to_numpy(float), aspect="auto", cmap="viridis", vmin=0, vmax=1)
     ax.set_xticks(range(share.shape[1]))
     ax.set_xticklabels([str(c) for c in share.columns], rotation=60, ha="right", fontsize=7.5)
     ax.set_yticks(range(share.shape[0]))
     ax.set_yticklabels([str(i) for i in share.index], fontsize=8)
-    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="True-Score / items")
-    return fig
+    ax.figure.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="True-Score / items")
+    return ax
 
 
-def plot_dataset_map(diagnostics: pd.DataFrame):
+def plot_dataset_map(diagnostics: pd.DataFrame, *, ax: Any = None):
     """Each dataset by median difficulty and median discrimination (Cardoso et al., decodIRT, Fig. 7 in one panel).
 
     Medians, because ltm's 3PL on small respondent samples gives a few items near-zero discrimination and
     huge |b|, which would dominate a mean."""
-    fig = _figure(6.8, 4.2)
-    ax = fig.add_subplot()
+    ax = _axes(ax, 6.8, 4.2)
     x = diagnostics["difficulty_median"].to_numpy(float)
     y = diagnostics["discrimination_median"].to_numpy(float)
     size = 30 + 400 * diagnostics["share_negative_discrimination"].to_numpy(float)
@@ -132,19 +134,18 @@ def plot_dataset_map(diagnostics: pd.DataFrame):
     ax.axvline(0, color="0.8", lw=0.8, ls=":")
     ax.set_xlabel("median difficulty b  (right = harder)")
     ax.set_ylabel("median discrimination a  (symlog)")
-    fig.colorbar(sc, ax=ax, fraction=0.04, pad=0.02, label="mean accuracy of the classifiers")
+    ax.figure.colorbar(sc, ax=ax, fraction=0.04, pad=0.02, label="mean accuracy of the classifiers")
     ax.text(0.01, 0.01, "marker size: share of items with negative discrimination", transform=ax.transAxes,
             fontsize=7.5, color="0.4")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    return fig
+    return ax
 
 
-def plot_instances(instances: pd.DataFrame):
+def plot_instances(instances: pd.DataFrame, *, ax: Any = None):
     """Per instance: the chance a typical classifier gets it right against the cost-curve hardness."""
     has_hard = "hardness_rd" in instances.columns and instances["hardness_rd"].notna().any()
-    fig = _figure(7.2, 3.8)
-    ax = fig.add_subplot()
+    ax = _axes(ax, 7.2, 3.8)
     names = list(dict.fromkeys(instances["dataset"]))
     cmap = _cmap("tab10")
     for i, name in enumerate(names):
@@ -163,14 +164,13 @@ def plot_instances(instances: pd.DataFrame):
     ax.legend(fontsize=7.5, frameon=False, loc="upper right")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    return fig
+    return ax
 
 
-def plot_ei(pooled: pd.DataFrame):
+def plot_ei(pooled: pd.DataFrame, *, ax: Any = None):
     """EI with its 95% interval per classifier (log scale), pooled over the binary datasets."""
     n = len(pooled)
-    fig = _figure(7.0, 0.3 * n + 1.3)
-    ax = fig.add_subplot()
+    ax = _axes(ax, 7.0, 0.3 * n + 1.3)
     y = np.arange(n)[::-1]
     ei = pooled["ei"].to_numpy(float)
     lo = pooled["ei_lower"].to_numpy(float)
@@ -195,15 +195,14 @@ def plot_ei(pooled: pd.DataFrame):
     ax.grid(axis="x", color="0.94", which="both")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    return fig
+    return ax
 
 
-def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None):
+def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None, *, ax: Any = None):
     """Running MLC of each class's adaptive test against the cases presented (the MLC paper, Fig. 8)."""
     if "mlc" not in trajectories.columns or "class" not in trajectories.columns:
         return None
-    fig = _figure(7.0, 3.4)
-    ax = fig.add_subplot()
+    ax = _axes(ax, 7.0, 3.4)
     for k, (name, f) in enumerate(trajectories.groupby("class", sort=False)):
         label = f"class {name}"
         if classes is not None and name in classes.index and "label" in classes.columns:
@@ -218,7 +217,7 @@ def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None):
     ax.legend(frameon=False, fontsize=8)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    return fig
+    return ax
 
 
 def _cmap(name: str):
@@ -234,7 +233,7 @@ def figures(evaluation: Any) -> dict[str, str]:
     makers: list[tuple[str, Callable[[], Any]]] = [
         ("ranking", lambda: plot_ranking(ev.ratings)),
         ("history", lambda: plot_rating_history(ev.history, ev.ratings)),
-        ("true_scores", lambda: plot_true_scores(ev.true_scores, {d.name: len(d.items) for d in ev.ok}, list(ev.ratings.index))),
+        ("true_scores", lambda: plot_true_score_shares(ev.true_scores, {d.name: len(d.items) for d in ev.ok}, list(ev.ratings.index))),
         # wider with many respondents, so the rank axis stays legible
         ("cd", lambda: ev.nemenyi.plot(width=max(7.5, 0.24 * len(ev.nemenyi.average_ranks))) if ev.nemenyi is not None else None),
         ("datasets", lambda: plot_dataset_map(ev.diagnostics)),
