@@ -9,10 +9,15 @@ import io
 import warnings
 from typing import Any, Callable, Mapping, Sequence
 
+import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from irtbridge._plotting import figure_of, single_axes
+from irtbridge._plotting import close, figure_of, single_axes
 from irtbridge.exceptions import IrtBridgeWarning
 
 __all__ = ["figures", "plot_ranking", "plot_rating_history", "plot_true_score_shares", "plot_dataset_map",
@@ -24,9 +29,6 @@ _ACCENT = "#c05621"
 
 
 def _figure(width: float, height: float):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(fig)
     return fig
@@ -42,12 +44,7 @@ def _png(fig: Any) -> str:
     fig = figure_of(fig)  # the package's plot functions return the Axes they drew on
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", facecolor="white")
-    try:  # figures from pyplot-based helpers must leave pyplot's registry
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    except Exception:  # pragma: no cover - pyplot unavailable
-        pass
+    close(fig)  # figures from pyplot-based helpers must leave pyplot's registry
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -69,8 +66,6 @@ def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    from matplotlib.lines import Line2D
-
     ax.legend(handles=[Line2D([], [], color=_CLASSIFIER_COLOR, marker="o", lw=2, label="classifier"),
                        Line2D([], [], color=_ARTIFICIAL_COLOR, marker="o", lw=2, label="artificial baseline")],
               loc="lower right", frameon=False, fontsize=8)
@@ -179,8 +174,6 @@ def plot_ei(pooled: pd.DataFrame, *, ax: Any = None):
     ax.hlines(y, np.maximum(lo, 1e-3), finite_hi, color=_CLASSIFIER_COLOR, lw=2.2, alpha=0.8)
     ax.scatter(np.where(np.isfinite(ei), ei, finite_hi), y, color=_CLASSIFIER_COLOR, s=26, zorder=3)
     ax.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
     ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)]
     ax.set_xticks(ticks)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
@@ -221,8 +214,6 @@ def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None, *,
 
 
 def _cmap(name: str):
-    import matplotlib
-
     return matplotlib.colormaps[name]
 
 
