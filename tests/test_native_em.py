@@ -111,3 +111,17 @@ def test_dask_estep_equals_single_process():
     assert spread.iterations == single.iterations
     np.testing.assert_allclose(spread.items[["a", "b"]], single.items[["a", "b"]], rtol=0, atol=1e-10)
     assert spread.loglik == pytest.approx(single.loglik, abs=1e-8)
+
+
+def test_answered_cells_alone_fit_like_the_dense_matrix():
+    frame = _simulated(300, 12, 0.6, seed=8)
+    frame["flat"] = np.where(np.isnan(frame["q0"]), np.nan, 1.0)
+    cells = prepare_responses(frame.to_numpy(), frame.columns, dense_below=0.0)
+    with pytest.raises(ValidationError, match="'flat'"):
+        irtbridge.calibrate(cells, "2PL", engine="native")
+    with pytest.warns(irtbridge.exceptions.DataWarning, match="flat"):
+        sparse_fit = irtbridge.calibrate(cells, "2PL", engine="native", drop_constant=True, TOL=1e-6)
+    dense_fit = irtbridge.calibrate(frame.drop(columns="flat"), "2PL", engine="native", TOL=1e-6)
+    assert sparse_fit.dropped_items == ("flat",) and list(sparse_fit.items.index) == list(dense_fit.items.index)
+    np.testing.assert_allclose(sparse_fit.items[["a", "b"]], dense_fit.items[["a", "b"]], rtol=0, atol=1e-10)
+    assert sparse_fit.loglik == pytest.approx(dense_fit.loglik, abs=1e-8)

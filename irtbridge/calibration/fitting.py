@@ -21,6 +21,7 @@ from irtbridge._validation import as_response_matrix, check_choice, constant_ite
 from irtbridge.calibration.priors import parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RWarning, ValidationError
+from irtbridge.irt.em import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
 
@@ -43,7 +44,8 @@ def calibrate(
     ----------
     responses : DataFrame or 2-D array
         Rows are respondents, columns are items; NaN is a missing response (kept missing). Dichotomous
-        models need 0/1; graded/gpcm need integer categories.
+        models need 0/1; graded/gpcm need integer categories. ``engine="native"`` also takes the answered
+        cells alone (:class:`irtbridge.irt.em.ResponseData`, from ``responses_from_long(..., sparse=True)``).
     model : str, or one per item (list, or mapping item → name)
         ``rasch``, ``1PL``, ``2PL``, ``3PL``, ``4PL``, ``graded``, ``gpcm``; mirt also fits ``nominal``,
         ``grsm`` (graded rating scale), ``rsm`` (Rasch rating scale) and ``pcm`` (partial credit, mirt's
@@ -104,6 +106,12 @@ def calibrate(
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
     if "SE_type" in options:
         options["SE.type"] = options.pop("SE_type")
+    if engine == "native" and isinstance(responses, ResponseData):  # answered cells only (sparse layout)
+        if priors is not None:
+            raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
+        from irtbridge.calibration.native import calibrate_native_sparse
+
+        return calibrate_native_sparse(responses, model, bool(se), drop_constant, options)
     dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
     values, names, index = as_response_matrix(responses, "responses", dichotomous=dichotomous)
     dropped: tuple[str, ...] = ()

@@ -17,10 +17,10 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge.calibration.result import Calibration
-from irtbridge.exceptions import ConvergenceWarning, ValidationError
-from irtbridge.irt.em import fit_em, irt_table, prepare_responses
+from irtbridge.exceptions import ConvergenceWarning, DataWarning, ValidationError
+from irtbridge.irt.em import ResponseData, fit_em, irt_table, prepare_responses
 
-__all__ = ["calibrate_native", "NATIVE_OPTIONS"]
+__all__ = ["calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
 NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks")
 
@@ -40,8 +40,41 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
 def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool, options: Mapping[str, Any],
                      dropped: tuple[str, ...] = ()) -> Calibration:
     """Fit ``model`` (rasch, 1PL or 2PL) natively on a validated 0/1/NaN matrix."""
+    return _fit(prepare_responses(values, names), model, se, options, dropped)
+
+
+def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_constant: bool,
+                            options: Mapping[str, Any]) -> Calibration:
+    """Fit on answered cells only (:class:`ResponseData`, e.g. ``responses_from_long(..., sparse=True)``).
+
+    The checks of the dense path, on the sparse layout: no respondent without answers, constant items an
+    error naming them (or dropped with a :class:`DataWarning` when ``drop_constant``).
+    """
+    if data.A.shape != data.M.shape or len(data.item_names) != data.shape[1]:
+        raise ValidationError(f"responses: answers {data.A.shape}, observed {data.M.shape} and "
+                              f"{len(data.item_names)} item names do not fit together")
+    answered = np.asarray(data.M.sum(axis=0)).ravel()
+    correct = np.asarray(data.A.sum(axis=0)).ravel()
+    const = [n for n, k, c in zip(data.item_names, answered, correct) if c == 0 or c == k]
+    if const and not drop_constant:
+        raise ValidationError(f"responses: item(s) {', '.join(map(repr, const[:10]))}{' …' if len(const) > 10 else ''}"
+                              " are answered the same way by every respondent (or by none); drop them, or pass "
+                              "drop_constant=True to drop them with a warning")
+    if const:
+        keep = np.flatnonzero(~np.isin(np.asarray(data.item_names, dtype=object), const))
+        if len(keep) < 2:
+            raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
+        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=3)
+        data = ResponseData(data.A[:, keep], data.M[:, keep], tuple(data.item_names[j] for j in keep), data.index)
+    empty = int((np.asarray(data.M.sum(axis=1)).ravel() == 0).sum())
+    if empty:
+        raise ValidationError(f"responses: {empty} respondent(s) have no responses")
+    return _fit(data, model, se, options, tuple(const))
+
+
+def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...]) -> Calibration:
     settings = _options(options)
-    data = prepare_responses(values, names)
+    names = list(data.item_names)
     started = time.perf_counter()
     client = options.get("client")
     if client is not None:
@@ -58,7 +91,7 @@ def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool,
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
                       "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=3)
     items = irt_table(result, names)
-    n = values.shape[0]
+    n = data.shape[0]
     return Calibration(
         items=items, standard_errors=items * np.nan, loglik=result.loglik,
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
