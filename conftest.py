@@ -8,7 +8,8 @@ Docstring examples follow three rules, enforced here:
 * **Examples never write outside a temporary folder**: each docstring runs with a fresh temporary
   folder as its working directory, so a relative path (``res.save("out")``) lands there; name an
   explicit folder with ``tempfile.mkdtemp()``.
-* Figures use the non-interactive Agg backend.
+* Figures use the non-interactive Agg backend, and every test and example ends with no figure left
+  open (so a test that counts pyplot's figures does not depend on which tests ran before it).
 
 ``# doctest: +SKIP`` remains for an example that cannot run at all (a placeholder, a download, a run of
 minutes).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import os
+import sys
 
 import pytest
 
@@ -47,3 +49,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _doctest_in_a_temporary_folder(request: pytest.FixtureRequest, tmp_path, monkeypatch) -> None:
     if getattr(request.node, "dtest", None) is not None:
         monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
