@@ -33,14 +33,12 @@ from irtbridge.benchmark.data import (
     prepare_features,
     stratified_split,
 )
+from irtbridge.benchmark.diagnostics import DIAGNOSTICS, dataset_diagnostics, diagnostic_rankings
 from irtbridge.benchmark.per_dataset import (
-    DIAGNOSTICS,
     SCORES,
     CalibrationAttempt,
     DatasetResult,
     calibrate_with_fallback,
-    dataset_diagnostics,
-    diagnostic_rankings,
     evaluate_dataset,
     score_respondents,
 )

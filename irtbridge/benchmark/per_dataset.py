@@ -7,14 +7,14 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
-from irtbridge.benchmark.modes import CALIBRATION_MODES, dataset_difficulty, flag_items, mode_settings
+from irtbridge.benchmark.modes import CALIBRATION_MODES, flag_items, mode_settings
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.respondents import (
     artificial_responses,
@@ -39,21 +39,11 @@ __all__ = [
     "calibrate_with_fallback",
     "score_respondents",
     "evaluate_dataset",
-    "dataset_diagnostics",
-    "diagnostic_rankings",
-    "DIAGNOSTICS",
 ]
 
 ENGINES = ("ltm", "mirt")
 #: respondent columns a tournament can be played on
 SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
-#: the per-dataset statistics of the item parameters (and the columns of the rankings)
-DIAGNOSTICS = (
-    "difficulty_mean", "difficulty_median", "difficulty_sd",
-    "discrimination_mean", "discrimination_median", "discrimination_sd",
-    "guessing_mean", "guessing_median", "guessing_sd",
-    "share_negative_discrimination", "share_positive_difficulty", "failure_at_median",
-)
 
 # warning category name -> class, to re-raise warnings recorded in another process
 _WARNING_CLASSES = {
@@ -457,12 +447,9 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     else:
         fake = artificial_responses(y[train], y[test], n_random=n_random, random_state=random_state)
     responses = pd.concat([real, fake], axis=0)
-    labels = [str(v) for v in ds.X.index[test]]
-    if len(set(labels)) != len(labels):
-        labels = [str(int(v)) for v in test]  # duplicated row labels: name items by position instead
-    responses.columns = pd.Index(labels, name="item")
+    item_index = _item_names(ds, test)
+    responses.columns = item_index
     responses.index.name = "respondent"
-    item_index = pd.Index(labels, name="item")
     predictions = pd.DataFrame(predictions.to_numpy().astype(str), index=predictions.index, columns=item_index)
     if scores is not None:
         scores = pd.DataFrame(scores.to_numpy(dtype=float), index=scores.index, columns=item_index)
@@ -489,7 +476,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     if fit is None:
         why = "; ".join(f"{a.engine}: {a.status}{' (' + a.message + ')' if a.message else ''}" for a in attempts)
         warnings.warn(f"dataset {ds.name!r}: no item parameters ({why}); it is left out", DataWarning, stacklevel=3)
-        respondents = pd.DataFrame({"kind": kind, "accuracy": responses.to_numpy(dtype=float).mean(axis=1)})
+        respondents = _unscored(kind, responses)
         for col in ("theta", "se", "at_bound", "true_score", "theta_positive", "true_score_positive", "n_items",
                     "n_positive"):
             respondents[col] = np.nan
@@ -504,9 +491,8 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
         # e.g. an engine returned a guessing parameter of exactly 1 that no response function accepts
         warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning, stacklevel=3)
         attempts = attempts + (CalibrationAttempt(fit.engine, "error", f"scoring: {exc}"),)
-        respondents = pd.DataFrame({"kind": kind, "accuracy": responses.to_numpy(dtype=float).mean(axis=1)})
         return DatasetResult(
-            status="failed", items=fit.items.copy(), respondents=respondents, calibration=fit, engine=fit.engine,
+            status="failed", items=fit.items.copy(), respondents=_unscored(kind, responses), calibration=fit, engine=fit.engine,
             attempts=attempts, dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
         )
     scores.insert(0, "kind", kind)
@@ -526,94 +512,14 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     )
 
 
-def _validity(scores: pd.Series) -> bool | None:
-    # optimal on top and pessimal at the bottom (ties allowed)
-    if "optimal" not in scores.index or "pessimal" not in scores.index or scores.isna().all():
-        return None
-    s = scores.dropna()
-    return bool(s["optimal"] >= s.max() and s["pessimal"] <= s.min())
+def _unscored(kind: pd.Series, responses: pd.DataFrame) -> pd.DataFrame:
+    # the respondents of a dataset without item parameters: who they are and how often they were right
+    return pd.DataFrame({"kind": kind, "accuracy": responses.to_numpy(dtype=float).mean(axis=1)})
 
 
-def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetResult]) -> pd.DataFrame:
-    """Per-dataset summary of the item parameters (Cardoso et al., decodIRT, Table 4 and Figs. 7, 10).
-
-    Parameters
-    ----------
-    results : sequence or mapping of DatasetResult
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by dataset (failed datasets included with NaN statistics): ``status``, ``engine``,
-        ``engine_requested``, ``fallback`` (whether the other engine produced the parameters), sizes
-        (``n_instances, n_features, n_classes, n_train, n_test, n_items, n_dropped, n_respondents``),
-        the mean / median / sd of difficulty b, discrimination a and guessing g, the share of items with
-        a < 0 and with b > 0, ``calibration`` (the mode), ``n_flagged`` (items not identified),
-        ``mean_accuracy`` of the real classifiers, ``failure_at_median`` (the share of test instances a
-        classifier of the classifiers' median ability is expected to fail:
-        :func:`~irtbridge.benchmark.modes.dataset_difficulty`, the dataset difficulty the report ranks by),
-        ``share_misfitting`` (items whose S-X2 p-value, adjusted over items by Benjamini-Hochberg, is below
-        0.05; mirt fits only), ``aberrant_classifiers`` (real classifiers with person fit Zh < -1.96),
-        and ``valid_true_score`` / ``valid_true_score_positive``: whether optimal
-        has the highest and pessimal the lowest True-Score on the dataset (the check behind Fig. 9).
-
-    Notes
-    -----
-    sd is the sample standard deviation (n - 1 in the denominator, pandas' default). Means are plain
-    means, as in the paper: a few items with huge |b| (tiny a) move them, which medians show.
-    """
-    values = list(results.values()) if isinstance(results, Mapping) else list(results)
-    rows = []
-    for r in values:
-        row: dict[str, Any] = {
-            "dataset": r.name, "status": r.status, "engine": r.engine, "engine_requested": r.engine_requested,
-            "fallback": bool(r.engine is not None and r.engine != r.engine_requested),
-            "n_instances": r.n_instances, "n_features": r.n_features, "n_classes": r.n_classes,
-            "n_train": r.n_train, "n_test": r.n_test, "n_items": len(r.items), "n_dropped": len(r.dropped_items),
-            "n_respondents": len(r.responses),
-        }
-        items = r.items if r.ok else r.items.iloc[0:0]
-        for stat, col in (("difficulty", "b"), ("discrimination", "a"), ("guessing", "g")):
-            v = items[col].astype(float) if len(items) else pd.Series(dtype=float)
-            row[f"{stat}_mean"] = v.mean() if len(v) else np.nan
-            row[f"{stat}_median"] = v.median() if len(v) else np.nan
-            row[f"{stat}_sd"] = v.std() if len(v) > 1 else np.nan
-        row["calibration"] = r.calibration_mode
-        row["n_flagged"] = r.n_flagged if r.ok else 0
-        real = r.respondents[r.respondents["kind"] == "classifier"] if "kind" in r.respondents else r.respondents
-        row["mean_accuracy"] = float(real["accuracy"].mean()) if "accuracy" in real and len(real) else np.nan
-        median_theta = float(real["theta"].median()) if r.ok and "theta" in real and len(real) else np.nan
-        row["failure_at_median"] = (
-            dataset_difficulty(items[["a", "b", "g", "u"]], median_theta) if len(items) else np.nan
-        )
-        misfit = items["misfit_p"].astype(float) if "misfit_p" in items and len(items) else pd.Series(dtype=float)
-        row["share_misfitting"] = float((misfit < MISFIT_ALPHA).mean()) if misfit.notna().any() else np.nan
-        zh = real["Zh"].astype(float) if "Zh" in real else pd.Series(dtype=float)
-        row["aberrant_classifiers"] = ", ".join(map(str, zh.index[zh < ABERRANT_ZH])) if zh.notna().any() else ""
-        row["share_negative_discrimination"] = float((items["a"] < 0).mean()) if len(items) else np.nan
-        row["share_positive_difficulty"] = float((items["b"] > 0).mean()) if len(items) else np.nan
-        row["valid_true_score"] = _validity(r.respondents["true_score"]) if r.ok else None
-        row["valid_true_score_positive"] = _validity(r.respondents["true_score_positive"]) if r.ok else None
-        rows.append(row)
-    if not rows:
-        raise ValidationError("results is empty; evaluate at least one dataset")
-    frame = pd.DataFrame(rows).set_index("dataset")
-    if frame.index.has_duplicates:
-        raise ValidationError(f"results hold dataset names twice: {frame.index[frame.index.duplicated()].tolist()[:5]}")
-    return frame
-
-
-def diagnostic_rankings(diagnostics: pd.DataFrame) -> pd.DataFrame:
-    """Rank the datasets by each diagnostic: 1 = the largest value (the hardest, most discriminating, …).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Datasets x :data:`DIAGNOSTICS`, integer ranks (ties share the smallest rank, pandas' ``"min"``
-        method); failed datasets get no rank.
-    """
-    missing = [c for c in DIAGNOSTICS if c not in diagnostics.columns]
-    if missing:
-        raise ValidationError(f"diagnostics lack column(s) {missing}; build them with dataset_diagnostics()")
-    ranks = diagnostics[list(DIAGNOSTICS)].astype(float).rank(ascending=False, method="min")
-    return ranks.astype("Int64")
+def _item_names(ds: Any, test: np.ndarray) -> pd.Index:
+    # items are named by the test instances' row labels, or by position when row labels repeat
+    labels = [str(v) for v in ds.X.index[test]]
+    if len(set(labels)) != len(labels):
+        labels = [str(int(v)) for v in test]
+    return pd.Index(labels, name="item")

@@ -28,10 +28,9 @@ from irtbridge.benchmark.per_dataset import (
     SCORES,
     _WARNING_CLASSES,
     DatasetResult,
-    dataset_diagnostics,
-    diagnostic_rankings,
     evaluate_dataset,
 )
+from irtbridge.benchmark.diagnostics import dataset_diagnostics, diagnostic_rankings
 from irtbridge.benchmark.respondents import classifier_pool
 from irtbridge.benchmark.tournaments import ORDERS, PAPER_ORDERS, TournamentResult, order_datasets, score_table, tournament
 from irtbridge.exceptions import ConvergenceError, DataWarning, IrtBridgeWarning, ValidationError
