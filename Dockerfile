@@ -13,6 +13,8 @@ FROM ${BASE} AS build
 ARG SNAPSHOT=20250520T000000Z
 ARG APT_MIRROR=
 ARG CRAN=https://cloud.r-project.org
+# a CA bundle to trust for the CRAN downloads, mounted at build time where TLS is intercepted (optional)
+ARG HOST_CA=
 COPY scripts/apt-sources.sh /tmp/apt-sources.sh
 RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
  && apt-get -o Acquire::Check-Valid-Until=false update -q \
@@ -20,7 +22,8 @@ RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
         r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 make
 WORKDIR /opt/irtbridge
 COPY . .
-RUN IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh \
+RUN if [ -n "$HOST_CA" ]; then export CURL_CA_BUNDLE="$HOST_CA" SSL_CERT_FILE="$HOST_CA"; fi \
+ && IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh \
  && rm -rf /var/lib/apt/lists/*
 
 # -- final stage: the runtimes and the built R library, no compilers or -dev packages ---------------------

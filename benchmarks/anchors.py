@@ -54,12 +54,16 @@ def cross_validate(x: pd.DataFrame, truth=None, k: int = 100, folds: int = 5, me
         test = x.iloc[fold]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fit = irtbridge.calibrate(train, "2PL", engine="native")
+            fit = irtbridge.calibrate(train, "2PL", engine="native", drop_constant=True)
+        # items every training respondent answered alike are not calibrated: the target is the accuracy
+        # on the calibrated items
+        test = test[fit.item_names]
         actual = test.mean(axis=1).to_numpy()
         for method in methods:
             anchors = select_anchors(fit, k, method, responses=train if method == "cluster" else None, seed=seed)
             got = estimate_performance(test[anchors], fit, anchors)
-            floor = estimate_performance(test[anchors], truth, anchors) if truth is not None else None
+            floor = (estimate_performance(test[anchors], as_item_bank(truth.items.loc[fit.item_names], "2PL"), anchors)
+                     if truth is not None else None)
             for r, name in enumerate(test.index):
                 rows.append({"respondent": name, "method": method, "truth": actual[r],
                              "predicted": got["accuracy"].iloc[r], "lower": got["lower"].iloc[r],

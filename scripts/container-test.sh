@@ -47,11 +47,14 @@ make_base() {
   fi
 }
 build_image() {
-  local args=(--build-arg "BASE=$BASE" --build-arg "APT_MIRROR=$APT_MIRROR" --build-arg "CRAN=$CRAN" -t "$TAG" .)
+  local args=(--build-arg "BASE=$BASE" --build-arg "APT_MIRROR=$APT_MIRROR" --build-arg "CRAN=$CRAN" -t "$TAG")
   if [[ "$ENGINE" == docker ]]; then
-    docker build "${args[@]}"
+    docker build "${args[@]}" .
   else
-    buildah bud --isolation chroot --network host --layers "${args[@]}"
+    # this machine's CA bundle, for the CRAN downloads where TLS is intercepted on the way out
+    local ca=/etc/ssl/certs/ca-certificates.crt
+    [[ -r "$ca" ]] && args+=(--volume "$ca:/run/host-ca.crt:ro" --build-arg HOST_CA=/run/host-ca.crt)
+    buildah bud --isolation chroot --network host --layers "${args[@]}" .
   fi
 }
 run_in() {  # run_in COMMAND...: inside the image, /out mounted from $WORK/out
