@@ -13,7 +13,6 @@ import warnings
 from typing import Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from irtbridge import __version__
 from irtbridge.calibration.result import Calibration
@@ -102,17 +101,3 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
                     "fit_seconds": elapsed},
         dropped_items=dropped, r_model=None,
     )
-
-
-def native_abilities(fit: Calibration, method: str, responses: Any) -> pd.DataFrame:
-    """Scores of a native fit: the native kernel's EAP/MAP/ML on ``responses`` (required).
-
-    The prior is the fitted latent distribution (mirt's ``fscores`` does the same), so a Rasch fit, whose
-    latent variance is free, is scored under ``N(0, latent_var)``.
-    """
-    from irtbridge.irt import estimate_abilities
-
-    if responses is None:
-        raise ValidationError("a native calibration keeps no copy of the data: pass responses= to abilities()")
-    prior = (float(fit.latent_mean), float(np.sqrt(fit.latent_var)))
-    return estimate_abilities(responses, fit, method=method, prior=prior)[["theta", "se"]]

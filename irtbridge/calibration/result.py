@@ -11,6 +11,7 @@ import pandas as pd
 
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.exceptions import ValidationError
+from irtbridge.irt import estimate_abilities
 
 __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 
@@ -145,9 +146,11 @@ class Calibration:
 
         method = check_choice(method, "method", SCORING_METHODS[self.engine], ignore_case=True)
         if self.engine == "native":
-            from irtbridge.calibration.native import native_abilities
-
-            return native_abilities(self, method, responses)
+            # the native kernel, under the fitted latent distribution (as mirt's fscores)
+            if responses is None:
+                raise ValidationError("a native calibration keeps no copy of the data: pass responses= to abilities()")
+            prior = (float(self.latent_mean), float(np.sqrt(self.latent_var)))
+            return estimate_abilities(responses, self, method=method, prior=prior)[["theta", "se"]]
         if self.r_model is None:
             raise ValidationError(
                 "this Calibration has no live R model (it was unpickled or loaded from JSON); score it "
