@@ -11,15 +11,16 @@ cd "$(dirname "$0")/.."
 say() { printf 'irtbridge setup: %s\n' "$*"; }
 
 APT_PACKAGES=(
-  r-base-core r-base-dev gfortran g++ make curl ca-certificates
+  r-base-core r-base-dev gfortran g++ make cmake curl ca-certificates
   python3 python3-venv python3-pip python3-setuptools python3-wheel
   python3-rpy2 python3-numpy python3-pandas python3-scipy python3-sklearn python3-matplotlib
   python3-jinja2 python3-tqdm python3-rich python3-pytest python3-hypothesis
   python3-dask python3-distributed
   chromium fonts-dejavu-core
 )
-# needed only to build the CRAN packages from source, or only by the test suite
-BUILD_ONLY=(r-base-dev gfortran g++ make curl)
+# needed only to build the CRAN packages from source (cmake: RcppParallel builds its bundled TBB with it;
+# found missing when building the image from a minimal base), or only by the test suite
+BUILD_ONLY=(r-base-dev gfortran g++ make cmake curl)
 TEST_ONLY=(chromium python3-pytest python3-hypothesis)
 # Debian's r-cran-* binaries named in the lock file
 mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/packages.lock)
