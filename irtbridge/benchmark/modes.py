@@ -87,8 +87,8 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     --------
     >>> from irtbridge.benchmark import calibrate_classifier_responses, simulate_classifier_responses
     >>> responses, _, _ = simulate_classifier_responses(40, 60, seed=1)
-    >>> fit = calibrate_classifier_responses(responses, "stable")        # doctest: +SKIP
-    >>> fit.items[["a", "b", "g"]].abs().max().lt(10).all()              # doctest: +SKIP
+    >>> fit = calibrate_classifier_responses(responses.loc[:, responses.nunique() > 1], "stable")  # doctest: +R
+    >>> bool(fit.items["a"].abs().max() < 10)
     True
     """
     from irtbridge.calibration import calibrate

@@ -108,8 +108,17 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
 
     Examples
     --------
-    >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL")          # doctest: +SKIP
-    >>> fit.item_fit(["S_X2", "Zh"])                                          # doctest: +SKIP
+    >>> import irtbridge
+    >>> from irtbridge.datasets import response_dataset
+    >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL")          # doctest: +R
+    >>> fit.item_fit(["S_X2", "Zh"])[["S_X2", "df.S_X2"]].round(3)
+              S_X2  df.S_X2
+    item
+    Item.1   4.749      2.0
+    Item.2  14.453      2.0
+    Item.3   1.270      2.0
+    Item.4   5.238      2.0
+    Item.5   0.941      2.0
     """
     from irtbridge._r import session
 
@@ -211,7 +220,15 @@ def compare(*fits: Any) -> pd.DataFrame:
 
     Examples
     --------
-    >>> irtbridge.compare(fit_rasch, fit_2pl, fit_3pl)                       # doctest: +SKIP
+    >>> import irtbridge
+    >>> from irtbridge.datasets import response_dataset
+    >>> data = response_dataset("LSAT7")
+    >>> table = irtbridge.compare(irtbridge.calibrate(data, "rasch"), irtbridge.calibrate(data, "2PL"))  # doctest: +R
+    >>> table[["logLik", "df"]].round(3)
+                logLik   df
+    model
+    1: rasch -2664.901  NaN
+    2: 2PL   -2658.805  4.0
     """
     from irtbridge._r import session
 

@@ -93,8 +93,15 @@ def calibrate(
     Examples
     --------
     >>> import irtbridge
-    >>> fit = irtbridge.calibrate(data, model="2PL")            # doctest: +SKIP
-    >>> fit.items[["a", "b"]]                                  # doctest: +SKIP
+    >>> from irtbridge.datasets import response_dataset
+    >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), model="2PL")    # doctest: +R
+    >>> fit.items[["a", "b"]].round(3)
+                a      b
+    Item.1  0.988 -1.879
+    Item.2  1.081 -0.748
+    Item.3  1.706 -1.058
+    Item.4  0.765 -0.635
+    Item.5  0.736 -2.520
     """
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
