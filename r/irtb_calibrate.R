@@ -9,6 +9,28 @@ irtb_mirt_itemtype <- c(rasch = "Rasch", "1PL" = "2PL", "2PL" = "2PL", "3PL" = "
 # `model` is one irtbridge name or one per item (mirt's itemtype vector); `syntax` (mirt.model text,
 # a character string received as data) or `dims` sets the factor structure; `table` is a parameter
 # table (columns of mirt's pars = "values") whose value/est/bounds/priors replace mirt's defaults.
+# The SE rule for mirt fits: `fitter(args)` with SEs; when mirt cannot invert the information matrix (a
+# warning) or the SE step fails (an error), the estimates are kept and the reason is returned, once.
+irtb_fit_keeping_estimates <- function(fitter, args, se) {
+  se_problem <- NULL
+  fit <- tryCatch(
+    withCallingHandlers(do.call(fitter, args), warning = function(w) {
+      if (se && grepl("information matrix", conditionMessage(w), fixed = TRUE)) {
+        se_problem <<- conditionMessage(w)
+        invokeRestart("muffleWarning")
+      }
+    }),
+    error = function(e) {
+      if (!se) stop(e)
+      # the SE step failed outright: refit without it so the estimates are not lost
+      se_problem <<- conditionMessage(e)
+      args$SE <- FALSE
+      do.call(fitter, args)
+    }
+  )
+  list(fit = fit, se_problem = se_problem)
+}
+
 irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(), dims = 1L, syntax = NULL,
                           table = NULL) {
   data <- irtb_matrix(data, item_names)
@@ -26,24 +48,9 @@ irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(),
     if (length(priors)) values <- irtb_apply_priors(values, priors)
     args$pars <- values
   }
-  se_problem <- NULL
-  fit <- tryCatch(
-    withCallingHandlers(do.call(mirt::mirt, args), warning = function(w) {
-      # mirt warns (and leaves the SEs empty) when the information matrix cannot be inverted: the
-      # estimates stand, so the condition becomes the reason the SEs are missing, reported once
-      if (se && grepl("information matrix", conditionMessage(w), fixed = TRUE)) {
-        se_problem <<- conditionMessage(w)
-        invokeRestart("muffleWarning")
-      }
-    }),
-    error = function(e) {
-      if (!se) stop(e)
-      # the SE step failed outright: refit without it so the estimates are not lost
-      se_problem <<- conditionMessage(e)
-      args$SE <- FALSE
-      do.call(mirt::mirt, args)
-    }
-  )
+  kept <- irtb_fit_keeping_estimates(mirt::mirt, args, se)
+  fit <- kept$fit
+  se_problem <- kept$se_problem
   out <- irtb_mirt_result(fit, se && is.null(se_problem))
   if (se && is.null(se_problem) && isFALSE(fit@OptimInfo$secondordertest)) {
     se_problem <- "the information matrix is not positive definite (second-order test failed)"

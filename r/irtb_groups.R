@@ -5,22 +5,9 @@ irtb_mirt_groups <- function(data, item_names, group, model, invariance, se, opt
   data <- irtb_matrix(data, item_names)
   args <- c(list(data = data, model = 1, group = as.character(group), itemtype = unname(irtb_mirt_itemtype[model]),
                  invariance = as.character(invariance), SE = se, verbose = FALSE), options)
-  se_problem <- NULL
-  fit <- tryCatch(
-    withCallingHandlers(do.call(mirt::multipleGroup, args), warning = function(w) {
-      if (se && grepl("information matrix", conditionMessage(w), fixed = TRUE)) {
-        se_problem <<- conditionMessage(w)
-        invokeRestart("muffleWarning")
-      }
-    }),
-    error = function(e) {
-      if (!se) stop(e)
-      # only the SE step failed: refit without it so the estimates are kept
-      se_problem <<- conditionMessage(e)
-      args$SE <- FALSE
-      do.call(mirt::multipleGroup, args)
-    }
-  )
+  kept <- irtb_fit_keeping_estimates(mirt::multipleGroup, args, se)
+  fit <- kept$fit
+  se_problem <- kept$se_problem
   cf <- mirt::coef(fit, IRTpars = TRUE, simplify = TRUE)
   names_ <- mirt::extract.mirt(fit, "groupNames")
   c(list(
