@@ -52,7 +52,7 @@ def calibrate(
         polytomous ``Rasch``). ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one
         discrimination shared by all (1PL) items. A list or mapping is mirt's ``itemtype`` vector.
     engine : {"mirt", "ltm", "native"}
-        ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL), checked against mirt;
+        ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL, graded), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
     se : bool
         Compute standard errors (mirt ``SE = TRUE``; ltm from its Hessian, delta method to the IRT

@@ -4,6 +4,11 @@ It takes mirt's names and defaults for the options the engines share (``quadpts=
 ``technical={"NCYCLES": 500}``), so ``calibrate(data, "2PL", engine=e, TOL=1e-6, quadpts=61)`` means the same
 fit for ``e = "mirt"`` and ``e = "native"``. ``client=`` (a ``distributed.Client``) computes the E-step on a
 Dask cluster.
+
+Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`). A graded fit
+recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
+``options["categories"]`` (item -> values), so ``fit.abilities(responses=...)`` takes data in the codes
+the fit was given.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 from irtbridge import __version__
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, ValidationError
-from irtbridge.irt.em import ResponseData, fit_em, irt_table, prepare_responses
+from irtbridge.irt.em import ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
 
 __all__ = ["calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
@@ -38,7 +43,10 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool, options: Mapping[str, Any],
                      dropped: tuple[str, ...] = ()) -> Calibration:
-    """Fit ``model`` (rasch, 1PL or 2PL) natively on a validated 0/1/NaN matrix."""
+    """Fit ``model`` (rasch, 1PL, 2PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix."""
+    if model == "graded":
+        data, categories = prepare_graded(values, names)
+        return _fit(data, model, se, options, dropped, categories)
     return _fit(prepare_responses(values, names), model, se, options, dropped)
 
 
@@ -49,6 +57,9 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_const
     The checks of the dense path, on the sparse layout: no respondent without answers, constant items an
     error naming them (or dropped with a :class:`DataWarning` when ``drop_constant``).
     """
+    if model == "graded":
+        raise ValidationError("engine='native' fits 'graded' from a response matrix (DataFrame or array of "
+                              "categories), not from answered 0/1 cells")
     if data.A.shape != data.M.shape or len(data.item_names) != data.shape[1]:
         raise ValidationError(f"responses: answers {data.A.shape}, observed {data.M.shape} and "
                               f"{len(data.item_names)} item names do not fit together")
@@ -71,7 +82,8 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_const
     return _fit(data, model, se, options, tuple(const))
 
 
-def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...]) -> Calibration:
+def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...],
+         categories: tuple[tuple[float, ...], ...] | None = None) -> Calibration:
     settings = _options(options)
     names = list(data.item_names)
     started = time.perf_counter()
@@ -96,7 +108,9 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model=model,
         engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=float(result.variance),
-        options={**settings, "se": bool(se), "dask": client is not None}, warnings=tuple(notes),
+        options={**settings, "se": bool(se), "dask": client is not None,
+                 **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})},
+        warnings=tuple(notes),
         provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
                     "fit_seconds": elapsed},
         dropped_items=dropped, r_model=None,

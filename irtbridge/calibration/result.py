@@ -12,6 +12,7 @@ import pandas as pd
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
+from irtbridge.irt.em import recode_graded
 
 __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 
@@ -27,7 +28,8 @@ ENGINES: dict[str, dict[str, str]] = {
              "pcm": "Rasch (partial credit)"},
     "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
             "gpcm": "gpcm"},
-    "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)"},
+    "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)",
+               "graded": "graded (EM in numpy)"},
 }
 SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"), "native": ("EAP", "MAP", "ML")}
 
@@ -150,6 +152,9 @@ class Calibration:
             if responses is None:
                 raise ValidationError("a native calibration keeps no copy of the data: pass responses= to abilities()")
             prior = (float(self.latent_mean), float(np.sqrt(self.latent_var)))
+            if "categories" in self.options:  # graded: the fit's own codes -> categories 0..K-1, as mirt
+                responses = recode_graded(responses, self.options["categories"].keys(),
+                                          self.options["categories"].values())
             return estimate_abilities(responses, self, method=method, prior=prior)[["theta", "se"]]
         if self.r_model is None:
             raise ValidationError(

@@ -1,8 +1,8 @@
-"""Native marginal maximum likelihood by EM for the Rasch, 1PL and 2PL models, checked against mirt.
+"""Native marginal maximum likelihood by EM for the Rasch, 1PL, 2PL and graded models, checked against mirt.
 
-The same estimator as ``mirt(data, 1, itemtype = "2PL")`` (and ``"Rasch"``, and the 2PL with one shared
-slope that irtbridge calls 1PL), written for leaderboard shapes: thousands of respondents, tens of
-thousands of items, most cells missing.
+The same estimator as ``mirt(data, 1, itemtype = "2PL")`` (and ``"Rasch"``, ``"graded"``, and the 2PL with
+one shared slope that irtbridge calls 1PL), written for leaderboard shapes: thousands of respondents, tens
+of thousands of items, most cells missing.
 
 * Quadrature: ``quadpts`` equally spaced nodes on ``[-6, 6]`` (mirt's ``theta_lim``; 61 by default for one
   factor), weighted by the normal density of the latent distribution and normalised to sum to one.
@@ -15,7 +15,15 @@ thousands of items, most cells missing.
   the nodes, maximised by Newton's method for all items at once (2 x 2 systems for the 2PL; the shared slope
   of the 1PL by a Schur complement). The Rasch model frees the latent variance (as mirt does):
   ``var = sum_q N_q theta_q^2 / N``.
-* Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d``, and
+* Graded (Samejima; :mod:`irtbridge.irt.em_graded`): ``A`` is the indicator matrix with one column per
+  (item, category) and ``M`` the observed cells; the log-likelihood at every node is ``A @ log P.T`` with
+  ``log P`` the log category probabilities (nodes x sum of categories), and ``r = A.T @ post`` the expected
+  count of every category at every node. Each item's M-step is Newton's method on ``(a, d_1..d_{K-1})`` with
+  the analytic gradient and Hessian (Fisher scoring where the Hessian is not negative definite), all items
+  with the same number of categories at once; a step that breaks the order ``d_1 > ... > d_{K-1}`` or lowers
+  the objective is halved. Categories are each item's observed values in ascending order (as mirt
+  recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
+* Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
   ``technical["NCYCLES"]`` cycles (500).
 
@@ -36,10 +44,12 @@ from scipy.special import expit, log_expit, logsumexp
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
+from irtbridge.irt import em_graded
 
-__all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "fit_em", "estep"]
+__all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
+           "fit_em", "estep"]
 
-EM_MODELS = ("rasch", "1PL", "2PL")
+EM_MODELS = ("rasch", "1PL", "2PL", "graded")
 THETA_LIM = 6.0
 _NEWTON_STEPS = 50
 _MAX_STEP = 2.0
@@ -47,19 +57,24 @@ _MAX_STEP = 2.0
 
 @dataclass(frozen=True)
 class ResponseData:
-    """Responses in the two matrices the E-step multiplies: correct answers ``A`` and observed cells ``M``."""
+    """Responses in the two matrices the E-step multiplies: correct answers ``A`` and observed cells ``M``.
+
+    For a graded fit (``ncat`` set: categories per item) ``A`` is the indicator matrix, respondents x
+    ``sum(ncat)`` columns, item-major, 1 where the respondent answered that category.
+    """
 
     A: Any  # respondents x items, 1 where correct (dense float64 or scipy CSR)
     M: Any  # respondents x items, 1 where observed
     item_names: tuple[str, ...]
     index: pd.Index
+    ncat: tuple[int, ...] | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.A.shape
+        return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":
-        return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop])
+        return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
 
 
 def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
@@ -77,6 +92,79 @@ def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.I
     return ResponseData(A, M, names, pd.RangeIndex(values.shape[0]) if index is None else pd.Index(index))
 
 
+def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
+                   dense_below: float = 0.5) -> tuple[ResponseData, tuple[tuple[float, ...], ...]]:
+    """The graded layout of an integer/NaN matrix, and each item's categories (its observed values, sorted).
+
+    Category ``k`` of item ``j`` is its ``k``-th smallest observed value, as mirt recodes (1..4 becomes
+    0..3; unused codes in between are skipped).
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [4.0, 2.0], [2.0, np.nan], [4.0, 0.0]])
+    >>> data, categories = prepare_graded(x, ["q1", "q2"])
+    >>> data.ncat, categories
+    ((3, 2), ((1.0, 2.0, 4.0), (0.0, 2.0)))
+    >>> data.A[1].tolist()  # q1 = 4 is its category 2, q2 = 2 its category 1
+    [0.0, 0.0, 1.0, 0.0, 1.0]
+    """
+    values = np.asarray(values, dtype=float)
+    observed = ~np.isnan(values)
+    categories = tuple(tuple(float(v) for v in np.unique(values[observed[:, j], j])) for j in range(values.shape[1]))
+    ncat = np.array([len(c) for c in categories], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(ncat)[:-1]])
+    rows, cols = np.nonzero(observed)
+    codes = np.empty(rows.size, dtype=np.int64)
+    for j, cats in enumerate(categories):
+        sel = cols == j
+        codes[sel] = np.searchsorted(np.asarray(cats), values[rows[sel], j])
+    shape = (values.shape[0], int(ncat.sum()))
+    A = sparse.csr_matrix((np.ones(rows.size), (rows, offsets[cols] + codes)), shape=shape)
+    M = sparse.csr_matrix(observed, dtype=np.float64)
+    if observed.mean() >= 1.0 - dense_below:
+        A, M = A.toarray(), M.toarray()
+    names = tuple(str(n) for n in item_names)
+    data = ResponseData(A, M, names, pd.RangeIndex(values.shape[0]) if index is None else pd.Index(index),
+                        tuple(int(k) for k in ncat))
+    return data, categories
+
+
+def recode_graded(responses: Any, item_names: Iterable[str], categories: Iterable[Iterable[float]]) -> Any:
+    """Responses in a graded calibration's own codes mapped to categories ``0..K-1`` (for native scoring).
+
+    ``responses`` is a DataFrame (columns are item names; a subset is fine) or an array with one column per
+    item; a value the item was not calibrated with is an error naming the item.
+
+    Examples
+    --------
+    >>> recode_graded(np.array([[4.0, np.nan], [1.0, 2.0]]), ["q1", "q2"], [(1.0, 2.0, 4.0), (0.0, 2.0)]).tolist()
+    [[2.0, nan], [0.0, 1.0]]
+    """
+    lookup = {str(n): np.asarray(list(c), dtype=float) for n, c in zip(item_names, categories)}
+    frame = responses if isinstance(responses, pd.DataFrame) else None
+    values = np.array(responses.to_numpy(dtype=float, na_value=np.nan) if frame is not None else responses, dtype=float)
+    columns = [str(c) for c in frame.columns] if frame is not None else list(lookup)
+    flat = values.ndim == 1
+    values = values[None, :] if flat else values
+    if values.ndim != 2 or values.shape[1] != len(columns):
+        raise ValidationError(f"responses: expected {len(columns)} item column(s), got shape {values.shape}")
+    for j, name in enumerate(columns):
+        cats = lookup.get(name)
+        if cats is None:
+            raise ValidationError(f"responses: column {name!r} is not an item of the calibration")
+        seen = ~np.isnan(values[:, j])
+        pos = np.searchsorted(cats, values[seen, j]).clip(max=len(cats) - 1)
+        if (cats[pos] != values[seen, j]).any():
+            bad = values[seen, j][cats[pos] != values[seen, j]][0]
+            raise ValidationError(f"responses: item {name!r} has value {bad:g}, not one of its calibrated "
+                                  f"categories {', '.join(f'{c:g}' for c in cats)}")
+        values[seen, j] = pos
+    values = values[0] if flat else values
+    if frame is not None:
+        return pd.DataFrame(values, index=frame.index, columns=frame.columns)
+    return values
+
+
 def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """mirt's quadrature for one factor: equally spaced on [-6, 6], normal weights summing to one."""
     theta = np.linspace(-THETA_LIM, THETA_LIM, quadpts)
@@ -86,10 +174,17 @@ def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
 
 def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood."""
-    z = a[None, :] * theta[:, None] + d[None, :]  # nodes x items
-    lp, lq = log_expit(z), log_expit(-z)
-    ll = data.A @ (lp - lq).T + data.M @ lq.T  # respondents x nodes
+    """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
+
+    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
+    items x (max K - 1) intercepts.
+    """
+    if data.ncat is not None:
+        ll = data.A @ em_graded.log_category_probs(a, d, np.asarray(data.ncat), theta).T
+    else:
+        z = a[None, :] * theta[:, None] + d[None, :]  # nodes x items
+        lp, lq = log_expit(z), log_expit(-z)
+        ll = data.A @ (lp - lq).T + data.M @ lq.T  # respondents x nodes
     ll = np.asarray(ll) + log_prior[None, :]
     marginal = logsumexp(ll, axis=1)
     post = np.exp(ll - marginal[:, None])
@@ -147,9 +242,11 @@ def _newton_1pl(r, n, theta, a, d):
 
 
 def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.ndarray, a: np.ndarray,
-          d: np.ndarray, variance: float) -> tuple[np.ndarray, np.ndarray, float]:
+          d: np.ndarray, variance: float, ncat: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """New (slopes, intercepts, latent variance) from the expected counts of one E-step."""
-    if model == "2PL":
+    if model == "graded":
+        a, d = em_graded.newton_graded(r, np.asarray(ncat), theta, a, d)
+    elif model == "2PL":
         a, d = _newton_2pl(r, n, theta, a, d)
     elif model == "1PL":
         shared, d = _newton_1pl(r, n, theta, float(a[0]), d)
@@ -176,6 +273,8 @@ class EMResult:
 
 
 def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
+    if model == "graded":
+        return em_graded.start_values(np.asarray(data.A.sum(axis=0)).ravel(), np.asarray(data.ncat))
     answered = np.asarray(data.M.sum(axis=0)).ravel()
     correct = np.asarray(data.A.sum(axis=0)).ravel()
     p = (correct + 0.5) / (answered + 1.0)
@@ -199,6 +298,9 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     quadpts = check_int(quadpts, "quadpts", low=3)
     check_number(TOL, "TOL", low=0.0, low_open=True)
     NCYCLES = check_int(NCYCLES, "NCYCLES", low=1)
+    if (model == "graded") != (data.ncat is not None):
+        raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
+                              if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
     started = time.perf_counter()
     run = estep_fn or estep
     a, d = _start(data, model)
@@ -208,9 +310,9 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     for cycle in range(1, NCYCLES + 1):
         theta, weights = nodes(quadpts, variance)
         r, n, N, loglik = run(data, a, d, theta, np.log(weights))
-        new_a, new_d, new_var = mstep(model, r, n, N, theta, a, d, variance)
-        change = max(np.abs(new_a - a).max(initial=0) if model != "rasch" else 0.0, np.abs(new_d - d).max(initial=0),
-                     abs(new_var - variance))
+        new_a, new_d, new_var = mstep(model, r, n, N, theta, a, d, variance, data.ncat)
+        change = max(np.abs(new_a - a).max(initial=0) if model != "rasch" else 0.0,
+                     np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
         a, d, variance = new_a, new_d, new_var
         history.append((loglik, change))
         if progress is not None:
@@ -221,16 +323,21 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     theta, weights = nodes(quadpts, variance)
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
-    n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}[model]
+    n_par = sum(data.ncat) if model == "graded" else {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}[model]
     return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=cycle, converged=converged,
                     n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(history))
 
 
 def irt_table(result: EMResult, item_names: Iterable[str]) -> pd.DataFrame:
-    """The item table in irtbridge's IRT layout: ``a, b, g, u`` with ``b = -d / a``."""
+    """The item table in irtbridge's IRT layout: ``a, b, g, u`` with ``b = -d / a`` (graded: ``a, b1..bk``,
+    ``b_k = -d_k / a``, NaN past an item's last threshold, as mirt's ``coef(fit, IRTpars = TRUE)``)."""
     names = list(item_names)
     if len(names) != len(result.d):
         raise ValidationError(f"{len(names)} item names for {len(result.d)} items")
     with np.errstate(divide="ignore", invalid="ignore"):
-        b = -result.d / result.a
+        b = -result.d / (result.a[:, None] if result.d.ndim == 2 else result.a)
+    if b.ndim == 2:
+        frame = pd.DataFrame(b, index=pd.Index(names), columns=[f"b{k + 1}" for k in range(b.shape[1])])
+        frame.insert(0, "a", result.a)
+        return frame
     return pd.DataFrame({"a": result.a, "b": b, "g": 0.0, "u": 1.0}, index=pd.Index(names))
