@@ -21,9 +21,12 @@ RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 make
 WORKDIR /opt/irtbridge
-COPY . .
+# only the lock, the R installer and the setup script: this layer (the slow CRAN builds) is rebuilt when they
+# change, not on every change of the Python sources
+COPY r/ r/
+COPY scripts/setup.sh scripts/setup.sh
 RUN if [ -n "$HOST_CA" ]; then export CURL_CA_BUNDLE="$HOST_CA" SSL_CERT_FILE="$HOST_CA"; fi \
- && IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh \
+ && IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh --r-library \
  && rm -rf /var/lib/apt/lists/*
 
 # -- final stage: the runtimes and the built R library, no compilers or -dev packages ---------------------
@@ -36,6 +39,16 @@ RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 \
  && rm -rf /var/lib/apt/lists/*
+# Debian's python3-scipy declares python3-pythran, a compiler that pulls g++, Boost and -dev packages; scipy
+# runs without it, so a placeholder package (held) stands in for it and keeps compilers out of this layer
+RUN mkdir -p /tmp/placeholder/DEBIAN \
+ && printf '%s\n' 'Package: python3-pythran' 'Version: 0.0~irtbridge' 'Architecture: all' \
+      'Maintainer: irtbridge <irtbridge@localhost>' \
+      'Description: placeholder for the Pythran compiler (not needed to run scipy)' \
+      > /tmp/placeholder/DEBIAN/control \
+ && dpkg-deb --build /tmp/placeholder /tmp/python3-pythran.deb >/dev/null \
+ && dpkg -i /tmp/python3-pythran.deb && apt-mark hold python3-pythran \
+ && rm -rf /tmp/placeholder /tmp/python3-pythran.deb
 COPY --from=build /usr/local/lib/R/site-library /usr/local/lib/R/site-library
 WORKDIR /opt/irtbridge
 COPY . .

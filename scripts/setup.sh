@@ -6,6 +6,9 @@
 #   scripts/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
 #   scripts/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
 #                               (the CRAN packages were built in the build stage and copied in)
+#   scripts/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
+#                               only (it needs nothing but r/ and this script, so the layer stays cached
+#                               until the lock changes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf 'irtbridge setup: %s\n' "$*"; }
@@ -27,7 +30,9 @@ mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/pack
 
 MODE="${1:-}"
 WANTED=("${APT_PACKAGES[@]}")
-if [[ "$MODE" == "--runtime" ]]; then
+if [[ "$MODE" == "--r-library" ]]; then
+  WANTED=(r-base-core ca-certificates "${BUILD_ONLY[@]}")
+elif [[ "$MODE" == "--runtime" ]]; then
   WANTED=()
   for p in "${APT_PACKAGES[@]}"; do
     [[ " ${BUILD_ONLY[*]} ${TEST_ONLY[*]} " == *" $p "* ]] || WANTED+=("$p")
@@ -54,6 +59,7 @@ if [[ "$MODE" == "--runtime" ]]; then
 else
   MAKEFLAGS="-j$(nproc)" Rscript r/install.R
 fi
+[[ "$MODE" == "--r-library" ]] && { say "R library ready (no Python environment in this mode)"; exit 0; }
 
 if [[ ! -x .venv/bin/python ]]; then
   say "creating .venv from /usr/bin/python3 (with the system's python3-* packages)"

@@ -130,6 +130,18 @@ def test_final_stage_is_lean(dockerfile, setup_script):
     assert "COPY --from=build /usr/local/lib/R/site-library" in final
     assert "scripts/setup.sh --runtime" in final
     assert "BUILD_ONLY=(" in setup_script and "r-base-dev" in setup_script.split("BUILD_ONLY=(")[1].split(")")[0]
+    # scipy's declared compiler dependency (python3-pythran -> g++, Boost, -dev) is met by a held placeholder
+    assert "Package: python3-pythran" in final and "apt-mark hold python3-pythran" in final
+    assert final.index("python3-pythran") < final.index("scripts/setup.sh --runtime")
+
+
+def test_build_stage_layer_depends_on_the_lock_only(dockerfile):
+    # the slow CRAN builds are cached until r/ or the setup script change: the build stage copies nothing else
+    stages = " ".join(f"{k} {a}" for k, a in dockerfile).split("FROM ")
+    build = stages[1]
+    copies = [a for k, a in dockerfile if k == "COPY"]
+    assert "scripts/setup.sh --r-library" in build and "COPY . ." not in build
+    assert "r/ r/" in copies and "scripts/setup.sh scripts/setup.sh" in copies
 
 
 def test_dockerfile_runs_the_setup_script_like_ci(dockerfile):
