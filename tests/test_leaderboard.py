@@ -138,6 +138,26 @@ def test_prediction_beats_the_anchor_mean_and_covers_on_a_simulated_leaderboard(
     assert 0.90 <= coverage <= 0.99
 
 
+@pytest.mark.slow
+def test_all_three_anchor_goals_hold_with_a_fitted_calibration():
+    """The issue's goals with item parameters *estimated* (native EM on the training respondents), not true.
+
+    4-fold cross-validation over 800 simulated respondents x 1,500 items, k = 100 stratified anchors. The
+    floor is the same prediction with the true parameters; the anchor mean is the plain share correct on the
+    anchors. Measured when written: -39% vs the anchor mean, +3% vs the floor, coverage 0.93.
+    """
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from anchors import cross_validate, simulate_leaderboard, summarize
+    finally:
+        sys.path.pop(0)
+    x, truth = simulate_leaderboard(800, 1500, seed=0)
+    got = summarize(cross_validate(x, truth, k=100, folds=4, methods=("stratified",), seed=0)).loc["stratified"]
+    assert got["vs_anchor_mean"] <= -0.25
+    assert got["vs_floor"] <= 0.15
+    assert 0.90 <= got["coverage"] <= 0.97
+
+
 def test_bad_anchor_input_is_a_clear_error():
     bank = _bank(30)
     with pytest.raises(ValidationError, match="not items of the calibration"):
