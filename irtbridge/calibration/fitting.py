@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import warnings
-
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -18,12 +18,14 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
-from irtbridge.calibration.priors import parse_priors
+from irtbridge.calibration.checks import check_before_fit
+from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RWarning, ValidationError
 from irtbridge.irt.em import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
+
 
 def calibrate(
     responses: Any,
@@ -119,8 +121,43 @@ def calibrate(
         from irtbridge.calibration.native import calibrate_native_sparse
 
         return calibrate_native_sparse(responses, model, bool(se), drop_constant, options)
+    prep = _prepare(responses, columns, model, per_item, drop_constant)
+    if priors is not None and per_item is not None:
+        raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
+    prep.priors.extend(parse_priors(priors, prep.names) if per_item is None else [])
+    if prep.priors and engine != "mirt":
+        raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
+    if prep.priors:
+        prep.extra["priors"] = [p.to_r() for p in prep.priors]
+    if structured:
+        prep.extra.update(_structure_args(prep.per_item, dims, spec, parameters, prep.names))
+    if engine == "native":
+        from irtbridge.calibration.native import calibrate_native
+
+        return calibrate_native(prep.values, prep.names, model, bool(se), options, prep.dropped)
+    if engine == "mirt":  # every parameter a spec or a prior names must exist in this model: ask mirt first
+        check_before_fit(prep.values, prep.names, model, prep.per_item, prep.extra, parameters, prep.priors, options)
+    return _fit_in_r(engine, prep, bool(se), options)
+
+
+@dataclass
+class _Prepared:
+    """The response matrix and model calibrate() sends to R, after constant items are handled."""
+
+    values: np.ndarray
+    names: list[str]
+    dropped: tuple[str, ...]
+    model: str
+    per_item: list[str] | None
+    priors: list[Prior] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: list[str] | None,
+             drop_constant: bool) -> _Prepared:
+    """Check the responses; drop constant items if asked (with a DataWarning) or name them in an error."""
     dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
-    values, names, index = as_response_matrix(responses, "responses", dichotomous=dichotomous)
+    values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
     dropped: tuple[str, ...] = ()
     const = constant_items(values, names)
     if const:
@@ -133,7 +170,7 @@ def calibrate(
         keep = [j for j, n in enumerate(names) if n not in set(const)]
         if len(keep) < 2:
             raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
-        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=2)
+        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=3)
         values = np.ascontiguousarray(values[:, keep])
         names = [names[j] for j in keep]
         dropped = tuple(const)
@@ -142,22 +179,15 @@ def calibrate(
             raise ValidationError(
                 f"responses: {int(all_missing.sum())} respondent(s) have no responses left after dropping constant items"
             )
-    if per_item is not None and len(per_item) != len(names):
-        raise ValidationError(f"model: {len(per_item)} item types for {len(names)} items")
+    if per_item is not None and len(per_item) != len(names) + len(dropped):
+        raise ValidationError(f"model: {len(per_item)} item types for {len(names) + len(dropped)} items")
     if per_item is not None and dropped:
         per_item = [m for m, n in zip(per_item, columns or names) if n not in set(dropped)]
-    prior_list = parse_priors(priors, model, names) if per_item is None else []
-    if priors is not None and per_item is not None:
-        raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
-    if prior_list and engine != "mirt":
-        raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
-    extra = {"priors": [p.to_r() for p in prior_list]} if prior_list else {}
-    if structured:
-        extra.update(_structure_args(per_item, dims, spec, parameters, names))
-    if engine == "native":
-        from irtbridge.calibration.native import calibrate_native
+    return _Prepared(values, names, dropped, model, per_item)
 
-        return calibrate_native(values, names, model, bool(se), options, dropped)
+
+def _fit_in_r(engine: str, prep: _Prepared, se: bool, options: dict[str, Any]) -> Calibration:
+    """Fit in R (one call), pass R's warnings on, keep estimates whose standard errors failed."""
     from irtbridge._r import session
 
     session.ensure_packages(engine)
@@ -165,32 +195,41 @@ def calibrate(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
-            f"irtb_{engine}_fit", data=values, item_names=names, model=per_item or model, se=bool(se),
-            options=dict(options), **extra,
+            f"irtb_{engine}_fit", data=prep.values, item_names=prep.names, model=prep.per_item or prep.model, se=se,
+            options=dict(options), **prep.extra,
         )
     elapsed = time.perf_counter() - started
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    layout = model if per_item is None and out.get("cov") is None else "mixed"
-    items = _item_table(out["items"], names, layout)
-    se_table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
+    for w in caught:  # at the line that called calibrate(), as session.call would have put them
+        warnings.warn(w.message, w.category, stacklevel=3)
     se_problem = out.get("se_problem")
     if se and se_problem is not None:
         # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
         se_problem = str(se_problem).strip()
         message = f"{engine}: standard errors unavailable ({se_problem}); estimates kept, standard errors set to NaN"
-        warnings.warn(message, RWarning, stacklevel=2)
+        warnings.warn(message, RWarning, stacklevel=3)
         r_warnings = (*r_warnings, message)
-    versions = _versions(engine)
-    converged = bool(out["converged"])
-    if not converged:
+    if not bool(out["converged"]):
         warnings.warn(
-            f"{engine} did not converge for the {model} model after {out['iterations']} iterations; "
+            f"{engine} did not converge for the {prep.model} model after {out['iterations']} iterations; "
             "raise the iteration limit or simplify the model",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
+    effective = dict(options, se=se, **({"se_unavailable": se_problem} if se and se_problem else {}),
+                     **({"priors": [p.to_r() for p in prep.priors]} if prep.priors else {}),
+                     **({k: v for k, v in prep.extra.items() if k in ("dims", "syntax")}))
+    return _assemble(out, engine, prep, effective, r_warnings, elapsed)
+
+
+def _assemble(out: Mapping[str, Any], engine: str, prep: _Prepared, options: dict[str, Any],
+              r_warnings: tuple[str, ...], elapsed: float) -> Calibration:
+    """The Calibration from R's plain result: labelled tables, provenance, the live model handle."""
+    layout = prep.model if prep.per_item is None and out.get("cov") is None else "mixed"
+    items = _item_table(out["items"], prep.names, layout)
+    se_table = _item_table(out["se"], prep.names, layout) if out.get("se") is not None else items * np.nan
+    versions = _versions(engine)
+    iterations = out["iterations"]
     return Calibration(
         items=items,
         standard_errors=se_table,
@@ -198,16 +237,14 @@ def calibrate(
         aic=float(out["aic"]),
         bic=float(out["bic"]),
         n_parameters=int(out["n_parameters"]),
-        converged=converged,
-        iterations=int(out["iterations"]) if out["iterations"] is not None and not pd.isna(out["iterations"]) else -1,
-        model=model,
+        converged=bool(out["converged"]),
+        iterations=int(iterations) if iterations is not None and not pd.isna(iterations) else -1,
+        model=prep.model,
         engine=engine,
-        n_respondents=int(values.shape[0]),
+        n_respondents=int(prep.values.shape[0]),
         latent_mean=float(out["latent_mean"]),
         latent_var=float(out["latent_var"]),
-        options=dict(options, se=bool(se), **({"se_unavailable": se_problem} if se and se_problem else {}),
-                     **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}),
-                     **({k: v for k, v in extra.items() if k in ("dims", "syntax")})),
+        options=options,
         warnings=r_warnings,
         provenance={
             "irtbridge_version": __version__,
@@ -215,11 +252,12 @@ def calibrate(
             "r_version": versions["r"],
             "fit_seconds": elapsed,
         },
-        dropped_items=dropped,
+        dropped_items=prep.dropped,
         factors=tuple(out["cov"].columns) if out.get("cov") is not None else ("F1",),
-        item_types=tuple(per_item) if per_item is not None else (),
+        item_types=tuple(prep.per_item) if prep.per_item is not None else (),
         r_model=out["model"],
     )
+
 
 _VERSIONS: dict[str, dict[str, Any]] = {}
 

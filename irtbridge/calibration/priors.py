@@ -21,9 +21,6 @@ from irtbridge.exceptions import ValidationError
 __all__ = ["Prior", "parse_priors", "DISTRIBUTIONS"]
 
 DISTRIBUTIONS = ("norm", "lnorm", "beta", "expbeta")
-# mirt's estimated item parameters per model (graded/gpcm intercepts d1..dk are checked by pattern)
-_PARAMS = {"rasch": ("d",), "1PL": ("a1", "d"), "2PL": ("a1", "d"), "3PL": ("a1", "d", "g"),
-           "4PL": ("a1", "d", "g", "u"), "graded": ("a1",), "gpcm": ("a1",)}
 _ALIASES = {"a": "a1"}
 
 
@@ -75,15 +72,17 @@ def _one(param: str, spec: Any) -> Prior:
     return Prior(param, str(dist), p1, p2, tuple(str(i) for i in items) if items is not None else None)
 
 
-def parse_priors(priors: Any, model: str, item_names: Iterable[str]) -> list[Prior]:
-    """Validate ``priors`` for ``model`` and the fitted items; one-line errors name what is wrong.
+def parse_priors(priors: Any, item_names: Iterable[str]) -> list[Prior]:
+    """Validate the form of ``priors`` for the fitted items; one-line errors name what is wrong.
 
     ``priors`` is a mapping ``{param: (dist, p1, p2)}`` (every item), ``{param: {"dist", "p1", "p2",
-    "items"}}`` (some items), ``{param: "dist,p1,p2"}``, or a list of :class:`Prior`.
+    "items"}}`` (some items), ``{param: "dist,p1,p2"}``, or a list of :class:`Prior`. Whether the model
+    has and estimates each parameter is checked against mirt's own parameter table by
+    :func:`irtbridge.calibrate` before the fit (:mod:`irtbridge.calibration.checks`).
 
     Examples
     --------
-    >>> parse_priors({"a": ("lnorm", 0, 0.5), "g": "expbeta,5,17"}, "3PL", ["x", "y"])
+    >>> parse_priors({"a": ("lnorm", 0, 0.5), "g": "expbeta,5,17"}, ["x", "y"])
     [Prior(param='a1', dist='lnorm', p1=0.0, p2=0.5, items=None), Prior(param='g', dist='expbeta', p1=5.0, p2=17.0, items=None)]
     """
     if priors is None:
@@ -95,16 +94,11 @@ def parse_priors(priors: Any, model: str, item_names: Iterable[str]) -> list[Pri
     else:
         raise ValidationError(f"priors must be a mapping {{param: (dist, p1, p2)}} or a list of Prior, got {_show(priors)}")
     names = set(item_names)
-    allowed = _PARAMS.get(model, ())
     out = []
     for p in parsed:
         param = _ALIASES.get(p.param, p.param)
-        polytomous_intercept = model in ("graded", "gpcm") and re.fullmatch(r"d\d+", param)
-        if param not in allowed and not polytomous_intercept:
-            raise ValidationError(
-                f"priors: the {model} model has no parameter {p.param!r} (mirt's parameters: {', '.join(allowed)}"
-                f"{', d1..dk' if model in ('graded', 'gpcm') else ''})"
-            )
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", param):
+            raise ValidationError(f"priors: {p.param!r} is not a mirt parameter name (a1, d, g, u, d1, ...)")
         if p.dist not in DISTRIBUTIONS:
             raise ValidationError(f"priors: unknown distribution {p.dist!r} for {p.param!r}; use one of {DISTRIBUTIONS}")
         if p.dist in ("lnorm", "norm") and p.p2 <= 0 or p.dist in ("beta", "expbeta") and min(p.p1, p.p2) <= 0:

@@ -17,12 +17,17 @@ from irtbridge._validation import _show
 from irtbridge.calibration.priors import DISTRIBUTIONS, Prior
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["ModelSpec", "KEYWORDS"]
+__all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references"]
 
 # mirt.model's keywords: every other left-hand side names a factor
 KEYWORDS = ("COV", "MEAN", "CONSTRAIN", "CONSTRAINB", "PRIOR", "FIXED", "FREE", "START", "LBOUND", "UBOUND",
             "NEXPLORE")
-_PARAM = re.compile(r"(a\d+|d\d*|g|u|ak\d+)\Z")
+# a safe parameter name for the syntax text; whether the model has it is checked against mirt's own
+# parameter table before the fit (irtbridge.calibration.checks)
+_PARAM = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# keyword → how many trailing tokens of each (...) group follow the items: the parameter name and its
+# arguments (CONSTRAIN: every token that is not an item names a parameter)
+NAMING = {"CONSTRAIN": 0, "CONSTRAINB": 1, "PRIOR": 4, "START": 2, "LBOUND": 2, "UBOUND": 2, "FIXED": 1, "FREE": 1}
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ class ModelSpec:
 def _param(param: str) -> str:
     p = {"a": "a1"}.get(str(param), str(param))
     if not _PARAM.fullmatch(p):
-        raise ValidationError(f"spec: {param!r} is not a mirt item parameter (a1.., d, d1.., g, u)")
+        raise ValidationError(f"spec: {param!r} is not a mirt parameter name (a1, d, d1, g, u, ak0, b1, c, ...)")
     return p
 
 
@@ -174,17 +179,32 @@ def _ranges(idx: Sequence[int]) -> str:
     return ", ".join(out)
 
 
+def _syntax_lines(text: str) -> list[tuple[str, str]]:
+    """(left, right) of each statement, read as mirt.model reads them: ';' ends a statement, '#' starts
+    a comment, and a line without '=' continues the one before it."""
+    statements: list[str] = []
+    for raw in text.replace(";", "\n").split("\n"):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "=" in line or not statements:
+            statements.append(line)
+        else:
+            statements[-1] += " " + line
+    out = []
+    for line in statements:
+        if "=" not in line:
+            raise ValidationError(f"spec: cannot read the model syntax line {line!r} (expected NAME = ...)")
+        lhs, rhs = (s.strip() for s in line.split("=", 1))
+        out.append((lhs, rhs))
+    return out
+
+
 def _syntax_factors(text: str, names: list[str]) -> list[str]:
     """The factor names in mirt.model text, checking that every item it names exists."""
     known = set(names)
     factors = []
-    for raw in re.split(r"[\n;]", text):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if "=" not in line:
-            raise ValidationError(f"spec: cannot read the model syntax line {line!r} (expected NAME = ...)")
-        lhs, rhs = (s.strip() for s in line.split("=", 1))
+    for lhs, rhs in _syntax_lines(text):
         if lhs in KEYWORDS:
             continue
         factors.append(lhs)
@@ -197,3 +217,85 @@ def _syntax_factors(text: str, names: list[str]) -> list[str]:
     if not factors:
         raise ValidationError("spec: the model syntax defines no factor (a line like F1 = 1-5)")
     return factors
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One item parameter named by a prior, constraint or fixed value (``item`` is ``"GROUP"`` for the
+    latent mean/covariance rows of mirt's parameter table)."""
+
+    keyword: str
+    item: str
+    param: str
+    origin: str = "spec"
+
+
+def syntax_references(text: str, item_names: Sequence[str]) -> tuple[str, list[Reference]]:
+    """The structural part of mirt.model text and every parameter its keyword lines name.
+
+    The structural part (factors, ``COV``, ``MEAN``, ``NEXPLORE``) is what decides which parameters
+    exist; the references (``CONSTRAIN``, ``PRIOR``, ``START``, ``FIXED``...) are then checked against
+    mirt's parameter table for it (:func:`irtbridge.calibration.checks.check_references`).
+
+    Examples
+    --------
+    >>> bare, refs = syntax_references("F1 = 1-3; PRIOR = (1-2, g, norm, 0, 1)", ["x", "y", "z"])
+    >>> bare, [(r.keyword, r.item, r.param) for r in refs]
+    ('F1 = 1-3', [('PRIOR', 'x', 'g'), ('PRIOR', 'y', 'g')])
+    """
+    names = [str(n) for n in item_names]
+    structure, refs = [], []
+    for lhs, rhs in _syntax_lines(text):
+        keyword = lhs.split("[", 1)[0].strip()  # mirt's optional [group] suffix
+        if keyword not in NAMING:
+            structure.append(f"{lhs} = {rhs}")
+            continue
+        groups = re.findall(r"\(([^()]*)\)", rhs)
+        if not groups or re.sub(r"\([^()]*\)|[\s,]", "", rhs):
+            raise ValidationError(f"spec: cannot read {keyword} = {rhs!r} (expected (items, parameter...), ...)")
+        for group in groups:
+            refs += _group_references(keyword, [t.strip() for t in group.split(",") if t.strip()], names)
+    return "\n".join(structure), refs
+
+
+def _group_references(keyword: str, tokens: list[str], names: list[str]) -> list[Reference]:
+    """The (item, parameter) pairs one ``(...)`` group of a keyword line names, as mirt reads them."""
+    trailing = NAMING[keyword]
+    if trailing:
+        if len(tokens) < trailing + 1:
+            raise ValidationError(f"spec: {keyword} group ({', '.join(tokens)}) needs items and {trailing} more value(s)")
+        items, params = tokens[:-trailing], [tokens[-trailing]]
+        if keyword == "PRIOR" and tokens[-3] not in DISTRIBUTIONS:
+            raise ValidationError(f"spec: unknown prior distribution {tokens[-3]!r}; use one of {DISTRIBUTIONS}")
+    else:  # CONSTRAIN: items are the tokens that name items, the rest name parameters
+        items = [t for t in tokens if _is_item(t, names)]
+        params = [t for t in tokens if not _is_item(t, names)]
+    resolved = [name for t in items for name in _item_token(t, keyword, names)]
+    if not resolved or not params:
+        raise ValidationError(f"spec: {keyword} group ({', '.join(tokens)}) needs at least one item and one parameter")
+    if len(params) == 1:
+        pairs = [(i, params[0]) for i in resolved]
+    elif len(resolved) == 1:
+        pairs = [(resolved[0], p) for p in params]
+    elif len(resolved) == len(params):
+        pairs = list(zip(resolved, params))
+    else:
+        raise ValidationError(f"spec: {keyword} group ({', '.join(tokens)}) names {len(resolved)} items but "
+                              f"{len(params)} parameters")
+    return [Reference(keyword, item, _param(param)) for item, param in pairs]
+
+
+def _is_item(token: str, names: list[str]) -> bool:
+    return token == "GROUP" or token in names or re.fullmatch(r"\d+(-\d+)?", token) is not None
+
+
+def _item_token(token: str, keyword: str, names: list[str]) -> list[str]:
+    """Item names for one token: a 1-based position, a range ``2-5``, an item name or ``GROUP``."""
+    if token == "GROUP" or token in names:
+        return [token]
+    if re.fullmatch(r"\d+(-\d+)?", token):
+        bounds = [int(x) for x in token.split("-")]
+        if min(bounds) < 1 or max(bounds) > len(names) or bounds[0] > bounds[-1]:
+            raise ValidationError(f"spec: {keyword} names item(s) {token!r}; there are {len(names)} items")
+        return names[bounds[0] - 1:bounds[-1]]
+    raise ValidationError(f"spec: {keyword} names unknown item {token!r}")
