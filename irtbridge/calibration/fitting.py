@@ -338,8 +338,29 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
 
     Examples
     --------
-    >>> table = parameter_table(form_b, "2PL")                       # doctest: +SKIP
-    >>> common = table["item"].isin(anchor_items) & table["name"].isin(["a1", "d"])  # doctest: +SKIP
+    Link form B (items 2-5, odd rows of LSAT7) to form A (items 1-4, even rows): the common items are
+    fixed at form A's estimates and form B's latent mean and variance are estimated on A's scale (R:
+    the same edits to ``mirt(form_b, 1, "2PL", pars = "values")``, then ``mirt(form_b, 1, "2PL", pars = sv)``).
+
+    >>> from irtbridge import calibrate
+    >>> from irtbridge.datasets import response_dataset
+    >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
+    >>> form_a, form_b = lsat.iloc[0::2, 0:4], lsat.iloc[1::2, 1:5]
+    >>> fixed = calibrate(form_a, "2PL", se=False).parameters().set_index(["item", "name"])["value"]
+    >>> table = parameter_table(form_b, "2PL")
+    >>> common = table["item"].isin(["Item.2", "Item.3", "Item.4"]) & table["name"].isin(["a1", "d"])
+    >>> table.loc[common, "value"] = [fixed[(i, n)] for i, n in zip(table["item"][common], table["name"][common])]
+    >>> table.loc[common, "est"] = False
+    >>> table.loc[table["name"].isin(["MEAN_1", "COV_11"]), "est"] = True
+    >>> linked = calibrate(form_b, "2PL", parameters=table, se=False)
+    >>> round(linked.latent_mean, 3), round(linked.latent_var, 3)
+    (-0.004, 0.965)
+    >>> linked.items[["a", "b"]].round(3)
+                a      b
+    Item.2  1.202 -0.688
+    Item.3  1.746 -1.046
+    Item.4  0.732 -0.671
+    Item.5  0.629 -2.913
     """
     from irtbridge._r import session
 

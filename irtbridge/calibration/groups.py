@@ -113,9 +113,23 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
 
     Examples
     --------
-    >>> fit = calibrate_groups(data, groups, "2PL",
-    ...                        invariance=[*anchors, "free_means", "free_var"])  # doctest: +SKIP
-    >>> fit.latent_means                                                     # doctest: +SKIP
+    Two groups of LSAT7 respondents (alternate rows), the first three items as anchors, the second
+    group's latent mean and variance free (R: ``multipleGroup(expand.table(LSAT7), 1, rep(c("even",
+    "odd"), 500), invariance = c("Item.1", "Item.2", "Item.3", "free_means", "free_var"))``):
+
+    >>> from irtbridge.datasets import response_dataset
+    >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
+    >>> groups = ["even", "odd"] * 500
+    >>> fit = calibrate_groups(lsat, groups, "2PL", invariance=[*lsat.columns[:3], "free_means", "free_var"],
+    ...                        se=False)
+    >>> fit.latent_means.round(3)
+    even    0.000
+    odd    -0.003
+    Name: mean, dtype: float64
+    >>> fit.latent_vars.round(3)
+    even    1.000
+    odd     0.959
+    Name: var, dtype: float64
     """
     model = check_choice(model, "model", MODELS, ignore_case=True)
     if model not in ENGINES["mirt"] or model == "1PL":
@@ -192,7 +206,16 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
 
     Examples
     --------
-    >>> table = dif(calibrate_groups(data, groups, "2PL"), which=["a1", "d"])  # doctest: +SKIP
+    Do slopes and intercepts of the first two LSAT7 items differ between alternate rows? (R:
+    ``DIF(multipleGroup(...), c("a1", "d"), items2test = c("Item.1", "Item.2"))``; they do not.)
+
+    >>> from irtbridge.datasets import response_dataset
+    >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
+    >>> configural = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL", se=False)
+    >>> dif(configural, which=["a1", "d"], items=["Item.1", "Item.2"])[["X2", "df", "p"]].round(3)
+               X2   df      p
+    Item.1  0.028  2.0  0.986
+    Item.2  0.027  2.0  0.986
     """
     if not isinstance(group_fit, GroupCalibration):
         raise ValidationError(f"dif needs a GroupCalibration from calibrate_groups, got {type(group_fit).__name__}")
