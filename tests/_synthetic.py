@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from irtbridge.benchmark import CalibrationAttempt, StageWarning
 from irtbridge.benchmark import DatasetResult as BenchmarkResult
 from irtbridge.pipeline import DatasetResult, Settings, assemble
 from irtbridge.hardness import METHODS, PoolHardness
@@ -79,8 +80,8 @@ def _dataset(name: str, n_items: int, n_classes: int, seed: int) -> DatasetResul
         ei = efficiency_frame(counts["tp"], counts["fp"], counts["fn"], counts["tn"])
     return DatasetResult(
         name=name, source="synthetic", n_instances=3 * n_items, n_features=6, classes=classes, items=full,
-        responses=responses, respondents=respondents, ei=ei, engine="ltm", attempts=("ltm: converged, 0.1 s",),
-        converged=True, warnings=("RWarning: R: an R warning to show in the notes",), seconds=1.0, benchmark=bench,
+        responses=responses, respondents=respondents, ei=ei, engine="ltm", attempts=(CalibrationAttempt("ltm", "converged", "", 0.1),),
+        converged=True, warnings=(StageWarning("calibration", "RWarning", "R: an R warning to show in the notes"),), seconds=1.0, benchmark=bench,
     )
 
 

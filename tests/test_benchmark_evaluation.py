@@ -216,6 +216,11 @@ def test_failed_dataset_is_kept_out(iris_result):
     # accuracy does not need IRT
     np.testing.assert_allclose(r.respondents["accuracy"], r.responses.mean(axis=1))
     assert any("left out" in str(w.message) for w in caught)
+    # the warning is kept structured, with the stage that raised it and the attempts' own fields
+    lost = [w for w in r.warnings if "no item parameters" in w.message]
+    assert [(w.stage, w.category) for w in lost] == [("calibration", "DataWarning")]
+    assert [(a.engine, a.model, a.status) for a in r.attempts] == [("ltm", "3PL", "error"), ("mirt", "3PL", "not converged")]
+    assert str(r.attempts[0]).startswith("ltm: error (") and str(r.attempts[0]).endswith(" s")
     diag = dataset_diagnostics([iris_result, _renamed(r, "iris2")])
     assert diag.loc["iris2", "status"] == "failed" and np.isnan(diag.loc["iris2", "difficulty_mean"])
 
@@ -241,6 +246,7 @@ def test_constant_items_recorded_and_excluded(tmp_path):
     assert list(r.dropped_items) == constant
     assert list(r.items.index) == [c for c in r.responses.columns if c not in constant]
     assert any("constant" in str(w.message) for w in caught)
+    assert any(w.stage == "calibration" and "constant" in w.message for w in r.warnings)
     assert r.engine is not None
     ref = r_3pl(tmp_path, r.responses[list(r.items.index)], r.engine)
     assert_items_match(r.items, ref)
@@ -414,3 +420,20 @@ def test_scores_are_predict_proba_of_the_positive_class():
     svm_pred = SVC().fit(X[tr], labels[tr]).predict(X[te])
     np.testing.assert_array_equal(scores.loc["svm"].to_numpy(), (svm_pred == "malignant").astype(float))
     np.testing.assert_array_equal(pred.loc["svm"].to_numpy(), svm_pred)
+
+
+def test_recorded_warnings_carry_their_stage():
+    from irtbridge.benchmark import StageWarning
+    from irtbridge.benchmark.per_dataset import _stage_warnings
+    from irtbridge.exceptions import DataWarning, RWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("bad row", DataWarning)           # caught[0]: stage "data"
+        warnings.warn("not ours", UserWarning)          # caught[1]: not an irtbridge warning
+        warnings.warn("NaNs produced", RWarning)        # caught[2]: stage "calibration"
+        warnings.warn("NaNs produced", RWarning)        # the same again: kept once
+    kept = _stage_warnings(caught, [(0, "data"), (1, "classifiers"), (2, "calibration")])
+    assert kept == (StageWarning("data", "DataWarning", "bad row"), StageWarning("calibration", "RWarning", "NaNs produced"))
+    assert [str(w) for w in kept] == ["DataWarning: bad row", "RWarning: NaNs produced"]
+    assert kept[1].warning_class is RWarning and StageWarning("x", "NoSuchWarning", "m").warning_class.__name__ == "IrtBridgeWarning"

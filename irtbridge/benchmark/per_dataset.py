@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ __all__ = [
     "ENGINES",
     "SCORES",
     "CalibrationAttempt",
+    "StageWarning",
     "DatasetResult",
     "calibrate_with_fallback",
     "score_respondents",
@@ -54,12 +55,58 @@ _WARNING_CLASSES = {
 
 @dataclass(frozen=True)
 class CalibrationAttempt:
-    """One try of one engine: ``status`` is ``"converged"``, ``"not converged"`` or ``"error"``."""
+    """One try of one engine: ``status`` is ``"converged"``, ``"not converged"`` or ``"error"``.
+
+    ``str()`` gives the line the report shows, e.g. ``"ltm: error (R's message), 0.3 s"``; :attr:`outcome`
+    the same without the time.
+    """
 
     engine: str
     status: str
     message: str = ""
     seconds: float = 0.0
+    model: str = "3PL"
+
+    @property
+    def outcome(self) -> str:
+        return f"{self.engine}: {self.status}" + (f" ({self.message})" if self.message else "")
+
+    def __str__(self) -> str:
+        return f"{self.outcome}, {self.seconds:.1f} s"
+
+
+@dataclass(frozen=True)
+class StageWarning:
+    """A warning recorded while a dataset was evaluated, kept so that results computed in worker
+    processes can re-raise it and reports can show it.
+
+    Attributes
+    ----------
+    stage : str
+        Where it arose: ``"data"``, ``"classifiers"``, ``"calibration"``, ``"scoring"``,
+        ``"fit diagnostics"`` (the benchmark's pipeline) or a later stage of :mod:`irtbridge.pipeline`
+        (``"ei/hardness"``).
+    category : str
+        The warning class's name (one of :mod:`irtbridge.exceptions`), e.g. ``"RWarning"``.
+    message : str
+
+    Examples
+    --------
+    >>> str(StageWarning("calibration", "RWarning", "R: NaNs produced"))
+    'RWarning: R: NaNs produced'
+    """
+
+    stage: str
+    category: str
+    message: str
+
+    @property
+    def warning_class(self) -> type[Warning]:
+        """The class to re-raise it with (:class:`~irtbridge.exceptions.IrtBridgeWarning` if unknown)."""
+        return _WARNING_CLASSES.get(self.category, IrtBridgeWarning)
+
+    def __str__(self) -> str:
+        return f"{self.category}: {self.message}"
 
 
 def calibrate_with_fallback(
@@ -129,13 +176,13 @@ def calibrate_with_fallback(
         except (IrtBridgeError, ImportError) as exc:
             if isinstance(exc, ValidationError) and "constant" in str(exc):
                 raise  # too few informative items: no engine can help
-            attempts.append(CalibrationAttempt(eng, "error", str(exc), time.perf_counter() - started))
+            attempts.append(CalibrationAttempt(eng, "error", str(exc), time.perf_counter() - started, model))
             continue
         seconds = time.perf_counter() - started
         if fit.converged:
-            attempts.append(CalibrationAttempt(eng, "converged", "", seconds))
+            attempts.append(CalibrationAttempt(eng, "converged", "", seconds, model))
             return (fit if keep_r_model else fit.without_r_model()), tuple(attempts)
-        attempts.append(CalibrationAttempt(eng, "not converged", f"{eng} stopped after {fit.iterations} iterations", seconds))
+        attempts.append(CalibrationAttempt(eng, "not converged", f"{eng} stopped after {fit.iterations} iterations", seconds, model))
         if unconverged is None:
             unconverged = fit.without_r_model()
     if accept_unconverged and unconverged is not None:
@@ -238,9 +285,10 @@ class DatasetResult:
         Classifiers that raised on this dataset, with the error.
     n_instances, n_features, n_classes, n_train, n_test : int
     source : str
-    warnings : tuple of (category, message)
+    warnings : tuple of StageWarning
         IrtBridge warnings raised while evaluating (R warnings, convergence, dropped items, failed
-        classifiers), kept so that results computed in worker processes can re-raise them.
+        classifiers) with the stage that raised them, kept so that results computed in worker
+        processes can re-raise them.
     seconds : dict
         Wall time of the stages (``models``, ``calibration``, ``scoring``).
     classes : tuple of str
@@ -363,6 +411,7 @@ def evaluate_dataset(
     ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
     mode, engine, fallback, engine_options = resolve_mode(calibration, engine, fallback, engine_options)
     models = classifier_pool(pool)
+    stages = [(0, "data")]  # (number of warnings caught when the stage began, stage)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ds = load_benchmark_dataset(dataset, target=target)
@@ -370,14 +419,26 @@ def evaluate_dataset(
             result = _evaluate(
                 ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
                 n_random if artificial else None, ability_method, random_state,
+                mark=lambda stage: stages.append((len(caught), stage)),
             )
             result = _replace(result, calibration_mode=mode)
         except ValidationError as exc:
             raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
-    kept = tuple(dict.fromkeys((w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, IrtBridgeWarning)))
-    for category, message in kept:
-        warnings.warn(message, _WARNING_CLASSES.get(category, IrtBridgeWarning), stacklevel=2)
+    kept = _stage_warnings(caught, stages)
+    for w in kept:
+        warnings.warn(w.message, w.warning_class, stacklevel=2)
     return _replace(result, warnings=kept)
+
+
+def _stage_warnings(caught: Sequence[warnings.WarningMessage], stages: Sequence[tuple[int, str]]) -> tuple[StageWarning, ...]:
+    """The irtbridge warnings among ``caught``, each with its stage, once per (category, message)."""
+    out: dict[tuple[str, str], StageWarning] = {}
+    for i, w in enumerate(caught):
+        if not issubclass(w.category, IrtBridgeWarning):
+            continue
+        stage = next(s for start, s in reversed(stages) if start <= i)
+        out.setdefault((w.category.__name__, str(w.message)), StageWarning(stage, w.category.__name__, str(w.message)))
+    return tuple(out.values())
 
 
 # Zh below this marks an aberrant response pattern (the lower 2.5% of the standard normal)
@@ -428,7 +489,8 @@ def _replace(result: DatasetResult, **changes: Any) -> DatasetResult:
 
 
 def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
-              n_random, ability_method, random_state) -> DatasetResult:
+              n_random, ability_method, random_state, mark: Callable[[str], None] = lambda stage: None) -> DatasetResult:
+    mark("classifiers")
     seconds = {}
     started = time.perf_counter()
     y = ds.y.to_numpy()
@@ -458,6 +520,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
         warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning, stacklevel=3)
     seconds["models"] = time.perf_counter() - started
 
+    mark("calibration")
     started = time.perf_counter()
     common = dict(
         name=ds.name, responses=responses, engine_requested=engine, failed_models=dict(failures),
@@ -474,7 +537,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
         fit, attempts = None, (CalibrationAttempt(engine, "error", str(exc)),)
     seconds["calibration"] = time.perf_counter() - started
     if fit is None:
-        why = "; ".join(f"{a.engine}: {a.status}{' (' + a.message + ')' if a.message else ''}" for a in attempts)
+        why = "; ".join(a.outcome for a in attempts)
         warnings.warn(f"dataset {ds.name!r}: no item parameters ({why}); it is left out", DataWarning, stacklevel=3)
         respondents = _unscored(kind, responses)
         for col in ("theta", "se", "at_bound", "true_score", "theta_positive", "true_score_positive", "n_items",
@@ -484,6 +547,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
             status="failed", items=pd.DataFrame(columns=["a", "b", "g", "u"], dtype=float), respondents=respondents,
             calibration=None, engine=None, attempts=attempts, dropped_items=(), seconds=seconds, **common,
         )
+    mark("scoring")
     started = time.perf_counter()
     try:
         scores = score_respondents(responses, fit, method=ability_method)
@@ -500,6 +564,7 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
     items = fit.items.copy()
     items["flag"] = flag_items(items, fit.standard_errors if fit.options.get("se") else None)
     items.index.name = "item"
+    mark("fit diagnostics")
     started = time.perf_counter()
     misfit_p, zh = fit_diagnostics(fit, ds.name)
     items["misfit_p"] = misfit_p.reindex(items.index).to_numpy() if misfit_p is not None else np.nan

@@ -26,14 +26,13 @@ from irtbridge.benchmark.data import (
 from irtbridge.benchmark.per_dataset import (
     resolve_mode,
     SCORES,
-    _WARNING_CLASSES,
     DatasetResult,
     evaluate_dataset,
 )
 from irtbridge.benchmark.diagnostics import dataset_diagnostics, diagnostic_rankings
 from irtbridge.benchmark.respondents import classifier_pool
 from irtbridge.benchmark.tournaments import ORDERS, PAPER_ORDERS, TournamentResult, order_datasets, score_table, tournament
-from irtbridge.exceptions import ConvergenceError, DataWarning, IrtBridgeWarning, ValidationError
+from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
 
@@ -393,8 +392,8 @@ def run_benchmark(
     )
     results = _run_all(refs, names, options, jobs, progress)
     for name in names:
-        for category, message in results[name].warnings:
-            warnings.warn(f"[{name}] {message}", _WARNING_CLASSES.get(category, IrtBridgeWarning), stacklevel=2)
+        for w in results[name].warnings:
+            warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=2)
 
     diagnostics = dataset_diagnostics(results)
     if not (diagnostics["status"] == "ok").any():

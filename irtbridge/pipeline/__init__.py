@@ -34,10 +34,11 @@ pipeline knows about the dataset:
 * ``predictions`` and (binary) ``scores``: every real classifier's test-set labels and ``P(y = positive)``;
 * ``responses``, ``items`` (``a, b, g, u``, ``flag``, ``misfit_p``), ``respondents`` (``theta``,
   ``true_score``, ``Zh``, ...), ``calibration`` (the fit and its provenance), ``calibration_mode``;
-* ``warnings``: ``(category, message)`` pairs, ``attempts``: structured calibration attempts.
+* ``warnings``: :class:`irtbridge.benchmark.StageWarning` (stage, category, message);
+  ``attempts``: :class:`irtbridge.benchmark.CalibrationAttempt` (engine, model, status, message, seconds).
 
 A stage that fails must not cost the estimates: :func:`run_dataset` catches it and records why in
-``warnings``. A stage across datasets is a function of the per-dataset results and :class:`Settings`
+``warnings`` (a :class:`~irtbridge.benchmark.StageWarning` naming the stage). A stage across datasets is a function of the per-dataset results and :class:`Settings`
 called from :func:`assemble`. :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML page,
 CSVs and JSON.
 """

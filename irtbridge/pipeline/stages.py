@@ -1,5 +1,15 @@
 """The per-dataset unit of the pipeline and the stages that read its result (see :mod:`irtbridge.pipeline`)."""
 
+# Why two per-dataset result classes. :class:`irtbridge.benchmark.DatasetResult` is the record of the
+# benchmark's own pipeline (split, classifiers, calibration, scoring): `irtbridge benchmark` writes it as
+# it is, so its tables (items indexed by ``item``, no stage columns) and its ``--json`` shape are a
+# contract. :class:`DatasetResult` here is what one unit of `irtbridge evaluate` returns: it exists
+# also when the dataset could not even be loaded (``error``, no benchmark result), it carries the
+# columns the later stages add (``label``, ``p_typical``, hardness) and the EI table, and it keeps the
+# benchmark's record in ``benchmark`` instead of copying its split, scores and fit. The calibration
+# attempts and warnings are the benchmark's own structured objects (:class:`CalibrationAttempt`,
+# :class:`StageWarning`), never strings; writers render them with ``str()``.
+
 from __future__ import annotations
 
 import os
@@ -13,6 +23,7 @@ import pandas as pd
 from scipy.special import expit
 
 from irtbridge.benchmark.data import dataset_info
+from irtbridge.benchmark.per_dataset import CalibrationAttempt, StageWarning
 from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline.settings import Settings, _label
 
@@ -41,11 +52,13 @@ class DatasetResult:
     ei : DataFrame or None
         Binary datasets: the EI family of each real classifier on the test set.
     engine : str
-    attempts : tuple of str
-        Each calibration try and its outcome.
+    attempts : tuple of CalibrationAttempt
+        Each calibration try and its outcome (``str()`` of one is the line the report shows).
     converged : bool
     dropped_items : tuple of str
-    warnings : tuple of str
+    warnings : tuple of StageWarning
+        What the benchmark's pipeline warned about, and any later stage that could not be computed
+        (stage ``"ei/hardness"``).
     seconds : float
     error : str or None
         Why the dataset could not be evaluated (every table is then empty).
@@ -63,10 +76,10 @@ class DatasetResult:
     respondents: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     ei: pd.DataFrame | None = field(default=None, repr=False)
     engine: str = ""
-    attempts: tuple[str, ...] = ()
+    attempts: tuple[CalibrationAttempt, ...] = ()
     converged: bool = False
     dropped_items: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[StageWarning, ...] = ()
     seconds: float = 0.0
     error: str | None = None
     benchmark: Any = field(default=None, repr=False)
@@ -98,17 +111,14 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
             bres = evaluate_dataset(ds, **settings.benchmark_options())
     except Exception as exc:  # one dataset's failure must not stop the evaluation
         return DatasetResult(name=name, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
-    attempts = tuple(
-        f"{a.engine}: {a.status}" + (f" ({a.message})" if a.message else "") + f", {a.seconds:.1f} s" for a in bres.attempts
-    )
     base = dict(
         name=bres.name, source=_source(bres.source, bres.name), n_instances=int(bres.n_instances),
         n_features=int(bres.n_features), classes=tuple(bres.classes), responses=bres.responses,
-        engine=bres.engine or "", attempts=attempts, dropped_items=tuple(bres.dropped_items),
-        warnings=tuple(f"{c}: {m}" for c, m in bres.warnings), benchmark=bres,
+        engine=bres.engine or "", attempts=tuple(bres.attempts), dropped_items=tuple(bres.dropped_items),
+        warnings=tuple(bres.warnings), benchmark=bres,
     )
     if not bres.ok:
-        why = "; ".join(attempts) or "no item parameters"
+        why = "; ".join(map(str, bres.attempts)) or "no item parameters"
         return DatasetResult(**base, error=f"no item parameters ({why})", seconds=time.perf_counter() - start)
     items = bres.items.copy()
     items.index = items.index.astype(str)
@@ -131,7 +141,8 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
                 warnings.simplefilter("ignore")
                 result = binary_extras(result)
         except Exception as exc:  # the IRT part stands on its own; say why the extras are missing
-            result = replace(result, warnings=result.warnings + (f"EI/hardness not computed: {type(exc).__name__}: {exc}",))
+            lost = StageWarning("ei/hardness", "DataWarning", f"EI/hardness not computed: {type(exc).__name__}: {exc}")
+            result = replace(result, warnings=result.warnings + (lost,))
     return replace(result, seconds=time.perf_counter() - start)
 
 
