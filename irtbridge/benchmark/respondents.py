@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_choice, check_int
+from irtbridge.classifiers import REGISTRY
 from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = [
@@ -29,6 +30,8 @@ __all__ = [
     "artificial_responses",
     "response_matrix",
 ]
+
+# Members are keys of irtbridge.classifiers.REGISTRY, which builds them; a key is the respondent name.
 
 #: the 12 classifiers of decodIRT's second set (scikit-learn defaults unless named)
 PAPER_MODELS = (
@@ -60,54 +63,14 @@ POOLS = {"paper": PAPER_MODELS, "default": PAPER_MODELS + _VARIANTS, "quick": _Q
 ARTIFICIAL = ("optimal", "pessimal", "majority", "minority")
 
 
-def _make(name: str) -> Any:
-    from sklearn.naive_bayes import BernoulliNB, GaussianNB
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.svm import SVC
-    from sklearn.tree import DecisionTreeClassifier
-    from sklearn.ensemble import RandomForestClassifier
-
-    fixed = {
-        "GaussianNB": lambda: GaussianNB(),
-        "GaussianNB_vs0.01": lambda: GaussianNB(var_smoothing=1e-2),
-        "BernoulliNB": lambda: BernoulliNB(),
-        "BernoulliNB_a10": lambda: BernoulliNB(alpha=10.0),
-        "KNN5_distance": lambda: KNeighborsClassifier(n_neighbors=5, weights="distance"),
-        "DecisionTree": lambda: DecisionTreeClassifier(),
-        "DecisionTree_leaf5": lambda: DecisionTreeClassifier(min_samples_leaf=5),
-        "RandomForest": lambda: RandomForestClassifier(),
-        "RandomForest_d3": lambda: RandomForestClassifier(max_depth=3),
-        "SVM": lambda: SVC(),
-        "SVM_C0.1": lambda: SVC(C=0.1),
-        "SVM_C10": lambda: SVC(C=10.0),
-        "SVM_linear": lambda: SVC(kernel="linear"),
-        "SVM_poly": lambda: SVC(kernel="poly"),
-        "MLP": lambda: MLPClassifier(),
-        "MLP_10": lambda: MLPClassifier(hidden_layer_sizes=(10,)),
-        "MLP_50": lambda: MLPClassifier(hidden_layer_sizes=(50,)),
-        "MLP_100x100": lambda: MLPClassifier(hidden_layer_sizes=(100, 100)),
-        "MLP_alpha1": lambda: MLPClassifier(alpha=1.0),
-    }
-    if name in fixed:
-        return fixed[name]()
-    if name.startswith("KNN") and name[3:].isdigit():
-        return KNeighborsClassifier(n_neighbors=int(name[3:]))
-    if name.startswith("DecisionTree_d") and name[14:].isdigit():
-        return DecisionTreeClassifier(max_depth=int(name[14:]))
-    if name.startswith("RandomForest") and name[12:].isdigit():
-        return RandomForestClassifier(n_estimators=int(name[12:]))
-    raise KeyError(name)
-
-
 def classifier_pool(pool: Any = "default") -> dict[str, Any]:
     """Unfitted scikit-learn classifiers keyed by respondent name.
 
     Parameters
     ----------
     pool : {"default", "paper", "quick"}, sequence of names, or mapping of name -> estimator
-        A named pool (see :data:`POOLS`), a list of member names from the named pools (e.g.
-        ``["SVM", "KNN13"]``), or your own ``{name: estimator}`` (any object with ``fit`` and
+        A named pool (see :data:`POOLS`), a list of classifier keys of
+        :data:`irtbridge.classifiers.REGISTRY` (e.g. ``["SVM", "KNN13"]``), or your own ``{name: estimator}`` (any object with ``fit`` and
         ``predict``; estimators are cloned before fitting).
 
     Returns
@@ -133,7 +96,7 @@ def classifier_pool(pool: Any = "default") -> dict[str, Any]:
     """
     if isinstance(pool, str):
         names = POOLS[check_choice(pool, "pool", POOLS, ignore_case=True)]
-        return {n: _make(n) for n in names}
+        return {n: REGISTRY[n].build() for n in names}
     if isinstance(pool, Mapping):
         if not pool:
             raise ValidationError("pool is empty; give at least one classifier")
@@ -149,15 +112,15 @@ def classifier_pool(pool: Any = "default") -> dict[str, Any]:
         raise ValidationError(
             f"pool must be 'default', 'paper', 'quick', a list of member names or a dict of estimators; got {pool!r}"
         )
-    known = set(POOLS["default"]) | set(POOLS["quick"])
-    unknown = [n for n in names if n not in known]
+    unknown = [n for n in names if n not in REGISTRY]
     if unknown:
         raise ValidationError(
-            f"pool members {unknown[:5]} are unknown; known members: {', '.join(sorted(known))} (or pass a dict of estimators)"
+            f"pool members {unknown[:5]} are unknown; known members: {', '.join(sorted(REGISTRY))} (or pass a dict of estimators)"
         )
     if len(set(names)) != len(names):
         raise ValidationError(f"pool lists a member twice: {sorted({n for n in names if names.count(n) > 1})}")
-    return {n: _make(n) for n in names}
+    # built unseeded: fit_predict_score_pool seeds every member that takes a random_state
+    return {n: REGISTRY[n].build() for n in names}
 
 
 def fit_predict_pool(

@@ -9,16 +9,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
-from sklearn.naive_bayes import GaussianNB
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import MinMaxScaler, StandardScaler
-from sklearn.tree import DecisionTreeClassifier
 
 from irtbridge._validation import _show, check_binary_labels, check_int, check_probability, check_random_state
+from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
 from irtbridge.exceptions import ValidationError
 from irtbridge.hardness.curves import (
     METHODS,
@@ -70,13 +64,8 @@ def default_estimators(random_state: int | None = None) -> dict[str, Any]:
     """
     if random_state is not None:
         random_state = check_int(random_state, "random_state", low=0)
-    return {
-        "tree": DecisionTreeClassifier(min_samples_leaf=2, random_state=random_state),
-        "knn5": make_pipeline(MinMaxScaler(), KNeighborsClassifier(n_neighbors=5)),
-        "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)),
-        "naive_bayes": GaussianNB(),
-        "random_forest": RandomForestClassifier(n_estimators=100, random_state=random_state),
-    }
+    # the registry builds them (irtbridge.classifiers.HARDNESS_NAMES: these names -> its keys)
+    return {name: REGISTRY[key].build(random_state) for name, key in HARDNESS_NAMES.items()}
 
 
 def _named_estimators(estimators: Any, seed: int | None) -> dict[str, Any]:

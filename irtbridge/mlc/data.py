@@ -10,24 +10,19 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 from sklearn.impute import SimpleImputer
-from sklearn.linear_model import LogisticRegression
-from sklearn.naive_bayes import GaussianNB
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
-from sklearn.tree import DecisionTreeClassifier
 
 from irtbridge._validation import check_choice, check_random_state
+from irtbridge.classifiers import MLC_NAMES, classifier_spec
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["FEATURES", "CLASSIFIERS", "make_classifier", "balance_classes", "encode_features"]
 
 FEATURES = ("binary", "quartiles")
-CLASSIFIERS = ("mlp", "logistic", "random_forest", "gradient_boosting", "svm", "knn", "tree", "naive_bayes")
+#: the MLC's classifier names (each maps to a key of :data:`irtbridge.classifiers.REGISTRY`)
+CLASSIFIERS = tuple(MLC_NAMES)
 
 
 def make_classifier(name: str = "mlp", random_state: Any = None):
@@ -36,8 +31,10 @@ def make_classifier(name: str = "mlp", random_state: Any = None):
     Parameters
     ----------
     name : {"mlp", "logistic", "random_forest", "gradient_boosting", "svm", "knn", "tree", "naive_bayes"}
-        ``"mlp"`` (the default) is a one-hidden-layer neural network of 12 units, inside the grid the paper
-        searched (6-30 units).
+        A name of :data:`CLASSIFIERS` (ignoring case; :data:`irtbridge.classifiers.MLC_NAMES` says which
+        registry entry each is) or any key of :data:`irtbridge.classifiers.REGISTRY`. ``"mlp"`` (the
+        default) is a one-hidden-layer neural network of 12 units, inside the grid the paper searched
+        (6-30 units).
     random_state : int, optional
         Seeds the estimators that are random.
 
@@ -50,19 +47,9 @@ def make_classifier(name: str = "mlp", random_state: Any = None):
     >>> make_classifier("logistic").steps[-1][0]
     'logisticregression'
     """
-    name = check_choice(name, "classifier", CLASSIFIERS, ignore_case=True)
+    spec = classifier_spec(name, MLC_NAMES)
     seed = None if random_state is None else int(check_random_state(random_state).integers(2**31 - 1))
-    model = {
-        "mlp": lambda: MLPClassifier(hidden_layer_sizes=(12,), max_iter=2000, random_state=seed),
-        "logistic": lambda: LogisticRegression(max_iter=2000),
-        "random_forest": lambda: RandomForestClassifier(n_estimators=200, random_state=seed),
-        "gradient_boosting": lambda: GradientBoostingClassifier(random_state=seed),
-        "svm": lambda: SVC(probability=True, random_state=seed),
-        "knn": lambda: KNeighborsClassifier(n_neighbors=15),
-        "tree": lambda: DecisionTreeClassifier(min_samples_leaf=5, random_state=seed),
-        "naive_bayes": lambda: GaussianNB(),
-    }[name]()
-    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), model)
+    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), spec.build(seed))
 
 
 def _labels(y: Any, positive: Any = None) -> tuple[pd.Series, dict]:

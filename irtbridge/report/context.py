@@ -17,6 +17,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge.benchmark.modes import difficulty_agreement
+from irtbridge.classifiers import MLC_NAMES, display_name
 
 __all__ = ["page_context"]
 
@@ -76,13 +77,6 @@ def _d(digits: int) -> Callable[[Any], str]:
 
 def _pct(v: Any) -> str:
     return "\u2013" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * float(v):.0f}%"
-
-
-_CLASSIFIER_NAMES = {
-    "mlp": "multilayer perceptron", "logistic": "logistic regression", "random_forest": "random forest",
-    "gradient_boosting": "gradient boosting", "svm": "support vector machine", "knn": "k-nearest neighbours",
-    "tree": "decision tree", "naive_bayes": "naive Bayes",
-}
 
 
 def _references(ev: Any) -> list[str]:
@@ -297,7 +291,7 @@ def _section_mlc(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
     """Per-class Machine Learning Capability of one binary dataset (the MLC paper)."""
     mlc = ev.mlc or {}
     out: dict[str, Any] = {
-        "mlc": mlc, "mlc_classifier": _CLASSIFIER_NAMES.get(str(mlc.get("classifier")), str(mlc.get("classifier"))),
+        "mlc": mlc, "mlc_classifier": display_name(str(mlc.get("classifier")), MLC_NAMES),
     }
     if isinstance(mlc.get("classes"), pd.DataFrame) and len(mlc["classes"]):
         out["mlc_table"] = _table(
@@ -347,7 +341,7 @@ def _section_notes(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
             notes.append(("bad", f"{dres.name}: not evaluated \u2014 {dres.error}"))
             continue
         if len(dres.attempts) > 1 or not dres.converged:
-            notes.append(("", f"{dres.name}: calibration " + "; then ".join(dres.attempts)))
+            notes.append(("", f"{dres.name}: calibration " + "; then ".join(map(str, dres.attempts))))
         if dres.dropped_items:
             notes.append(("", f"{dres.name}: {len(dres.dropped_items)} constant item(s) left out of calibration"))
         for w in dres.warnings:
