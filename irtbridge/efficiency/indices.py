@@ -186,6 +186,30 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}"
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """The checked interval settings every public function takes, and the bootstrap's generator."""
+
+    level: float
+    ci_method: str
+    correction: float
+    n_boot: int
+    rng: Any
+
+    @classmethod
+    def checked(cls, level: Any, ci_method: Any, correction: Any, n_boot: Any, random_state: Any) -> "_Settings":
+        level, ci_method, correction, n_boot = _check_common(level, ci_method, correction, n_boot)
+        rng = check_random_state(random_state) if ci_method == "bootstrap" else None
+        return cls(level, ci_method, correction, n_boot, rng)
+
+    def columns(self, raw: np.ndarray) -> tuple[np.ndarray, dict, dict, dict]:
+        """(cells after the correction, index columns, fallback flags, derived rates) of tables ``raw``."""
+        cells = _apply_correction(raw, self.correction)
+        cols, used, g = _index_columns(cells, level=self.level, ci_method=self.ci_method, correction=self.correction,
+                                       n_boot=self.n_boot, rng=self.rng)
+        return cells, cols, used, g
+
+
 # --------------------------------------------------------------------------------------------------
 # public API
 
@@ -249,10 +273,8 @@ def efficiency_indices(
     counts = [_check_count(v, name) for v, name in zip((tp, fp, fn, tn), _CELLS)]
     if sum(counts) == 0:
         raise ValidationError("tp, fp, fn and tn are all 0; the table needs at least one case")
-    level, ci_method, correction, n_boot = _check_common(level, ci_method, correction, n_boot)
-    rng = check_random_state(random_state) if ci_method == "bootstrap" else None
-    cells = _apply_correction(np.asarray([counts], dtype=float), correction)
-    cols, used, g = _index_columns(cells, level=level, ci_method=ci_method, correction=correction, n_boot=n_boot, rng=rng)
+    settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
+    cells, cols, used, g = settings.columns(np.asarray([counts], dtype=float))
     intervals = {k: Interval(float(v[0]), float(lo[0]), float(hi[0])) for k, (v, lo, hi) in cols.items()}
     applied = float(cells[0, 0] - counts[0])
     return EfficiencyIndices(
@@ -265,12 +287,12 @@ def efficiency_indices(
         ppv=float(g["ppv"][0]),
         npv=float(g["npv"][0]),
         kappa=float(g["kappa"][0]),
-        level=level,
-        ci_method=ci_method,
+        level=settings.level,
+        ci_method=settings.ci_method,
         correction=applied,
         zero_cells=tuple(name for name, v in zip(_CELLS, counts) if v == 0),
         boundary=tuple(k for k in INDICES if used[k][0]),
-        n_boot=n_boot if ci_method == "bootstrap" else None,
+        n_boot=settings.n_boot if settings.ci_method == "bootstrap" else None,
     )
 
 
@@ -346,14 +368,12 @@ def efficiency_frame(
     empty = raw.sum(axis=1) == 0
     if empty.any():
         raise ValidationError(f"table {int(np.flatnonzero(empty)[0])} has tp = fp = fn = tn = 0; every table needs at least one case")
-    level, ci_method, correction, n_boot = _check_common(level, ci_method, correction, n_boot)
-    rng = check_random_state(random_state) if ci_method == "bootstrap" else None
-    return _frame(raw, index, level=level, ci_method=ci_method, correction=correction, n_boot=n_boot, rng=rng, intervals=True)
+    settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
+    return _frame(raw, index, settings, intervals=True)
 
 
-def _frame(raw, index, *, level, ci_method, correction, n_boot, rng, intervals: bool) -> pd.DataFrame:
-    cells = _apply_correction(raw, correction)
-    cols, used, g = _index_columns(cells, level=level, ci_method=ci_method, correction=correction, n_boot=n_boot, rng=rng)
+def _frame(raw: np.ndarray, index: Any, settings: _Settings, *, intervals: bool) -> pd.DataFrame:
+    _, cols, used, g = settings.columns(raw)
     data: dict[str, Any] = {name: raw[:, j].astype(np.int64) for j, name in enumerate(_CELLS)}
     data["prevalence"] = g["p"]
     data["positive_sign_rate"] = g["q"]
@@ -423,8 +443,7 @@ def efficiency_by_cutoff(
         cuts = check_scores(np.atleast_1d(cutoffs), "cutoffs", low=-np.inf, high=np.inf)
     if not isinstance(higher_is_positive, (bool, np.bool_)):
         raise ValidationError(f"higher_is_positive must be True or False, got {_show(higher_is_positive)}")
-    level, ci_method, correction, n_boot = _check_common(level, ci_method, correction, n_boot)
-    rng = check_random_state(random_state) if ci_method == "bootstrap" else None
+    settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
     pos, neg = np.sort(s[t == 1]), np.sort(s[t == 0])
     if higher_is_positive:
         tp = pos.size - np.searchsorted(pos, cuts, side="left")
@@ -438,7 +457,7 @@ def efficiency_by_cutoff(
     if np.issubdtype(source.dtype, np.integer):
         cuts = cuts.astype(np.int64)
     index = pd.Index(cuts, name="cutoff")
-    return _frame(raw, index, level=level, ci_method=ci_method, correction=correction, n_boot=n_boot, rng=rng, intervals=bool(intervals))
+    return _frame(raw, index, settings, intervals=bool(intervals))
 
 
 # Table 1 of Larner (2023). Band edges belong to the band farther from EI = 1, which agrees with every

@@ -61,6 +61,40 @@ def _as_theta(theta: Any) -> tuple[np.ndarray, str, pd.Index | None]:
     return values, kind, index
 
 
+# docstring sections shared by the response functions (filled in by _shared_doc)
+_DOC = {
+    "{parameters}": """Parameters
+    ----------
+    theta : float, array-like or pandas.Series
+        Abilities.
+    items : Calibration, ItemBank or pandas.DataFrame
+        Item parameters (see :func:`as_item_bank`).
+    model : str, optional
+        Required when ``items`` is a DataFrame.""",
+    "{per_item_returns}": """Returns
+    -------
+    numpy.ndarray or pandas.DataFrame
+        Shape ``(n_theta, n_items)`` (``(n_items,)`` for a scalar theta), or a DataFrame for a Series theta.""",
+    "{per_theta_returns}": """Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        One value per theta.""",
+}
+
+
+def _shared_doc(fn):
+    """Put the shared sections of :data:`_DOC` into ``fn``'s docstring (one wording for all of them)."""
+    for key, text in _DOC.items() if fn.__doc__ else ():  # no docstrings under python -OO
+        fn.__doc__ = fn.__doc__.replace(key, text)
+    return fn
+
+
+def _inputs(theta: Any, items: Any, model: str | None) -> tuple[ItemBank, np.ndarray, str, pd.Index | None]:
+    """The checked item bank and abilities of a response function: (bank, values, kind, index)."""
+    bank = as_item_bank(items, model)
+    return (bank, *_as_theta(theta))
+
+
 def _per_item(values: np.ndarray, kind: str, index, bank: ItemBank):
     if kind == "series":
         return pd.DataFrame(values, index=index, columns=list(bank.names))
@@ -117,17 +151,11 @@ def response_probability(theta: Any, items: Any, model: str | None = None):
     return _per_item(fast.prob_correct(bank, values), kind, index, bank)
 
 
+@_shared_doc
 def category_probabilities(theta: Any, items: Any, model: str | None = None):
     """Probability of each response category of each item.
 
-    Parameters
-    ----------
-    theta : float, array-like or pandas.Series
-        Abilities.
-    items : Calibration, ItemBank or pandas.DataFrame
-        Item parameters (see :func:`as_item_bank`).
-    model : str, optional
-        Required when ``items`` is a DataFrame.
+    {parameters}
 
     Returns
     -------
@@ -152,8 +180,7 @@ def category_probabilities(theta: Any, items: Any, model: str | None = None):
     >>> p.shape, round(float(p.sum()), 12)
     ((1, 1, 3), 1.0)
     """
-    bank = as_item_bank(items, model)
-    values, kind, index = _as_theta(theta)
+    bank, values, kind, index = _inputs(theta, items, model)
     probs = np.exp(fast.log_category_probs(bank, values))
     if kind == "series":
         cols = [(name, k) for j, name in enumerate(bank.names) for k in range(int(bank.n_categories[j]))]
@@ -164,22 +191,13 @@ def category_probabilities(theta: Any, items: Any, model: str | None = None):
     return probs
 
 
+@_shared_doc
 def expected_score(theta: Any, items: Any, model: str | None = None):
     """Expected score on each item: ``sum_k k P(X = k | theta)`` (P(X = 1) for dichotomous items).
 
-    Parameters
-    ----------
-    theta : float, array-like or pandas.Series
-        Abilities.
-    items : Calibration, ItemBank or pandas.DataFrame
-        Item parameters (see :func:`as_item_bank`).
-    model : str, optional
-        Required when ``items`` is a DataFrame.
+    {parameters}
 
-    Returns
-    -------
-    numpy.ndarray or pandas.DataFrame
-        Shape ``(n_theta, n_items)`` (``(n_items,)`` for a scalar theta), or a DataFrame for a Series theta.
+    {per_item_returns}
 
     Notes
     -----
@@ -192,27 +210,17 @@ def expected_score(theta: Any, items: Any, model: str | None = None):
     >>> float(expected_score(0.0, items, model="gpcm")[0])
     1.0
     """
-    bank = as_item_bank(items, model)
-    values, kind, index = _as_theta(theta)
+    bank, values, kind, index = _inputs(theta, items, model)
     return _per_item(fast.expected(bank, values), kind, index, bank)
 
 
+@_shared_doc
 def item_information(theta: Any, items: Any, model: str | None = None):
     """Fisher information of each item at each ability.
 
-    Parameters
-    ----------
-    theta : float, array-like or pandas.Series
-        Abilities.
-    items : Calibration, ItemBank or pandas.DataFrame
-        Item parameters (see :func:`as_item_bank`).
-    model : str, optional
-        Required when ``items`` is a DataFrame.
+    {parameters}
 
-    Returns
-    -------
-    numpy.ndarray or pandas.DataFrame
-        Shape ``(n_theta, n_items)`` (``(n_items,)`` for a scalar theta), or a DataFrame for a Series theta.
+    {per_item_returns}
 
     Notes
     -----
@@ -227,27 +235,17 @@ def item_information(theta: Any, items: Any, model: str | None = None):
     >>> float(item_information(0.0, items, model="2PL")[0])
     1.0
     """
-    bank = as_item_bank(items, model)
-    values, kind, index = _as_theta(theta)
+    bank, values, kind, index = _inputs(theta, items, model)
     return _per_item(fast.information(bank, values), kind, index, bank)
 
 
+@_shared_doc
 def test_information(theta: Any, items: Any, model: str | None = None):
     """Test information: the sum of the item informations.
 
-    Parameters
-    ----------
-    theta : float, array-like or pandas.Series
-        Abilities.
-    items : Calibration, ItemBank or pandas.DataFrame
-        Item parameters (see :func:`as_item_bank`).
-    model : str, optional
-        Required when ``items`` is a DataFrame.
+    {parameters}
 
-    Returns
-    -------
-    float, numpy.ndarray or pandas.Series
-        One value per theta.
+    {per_theta_returns}
 
     Notes
     -----
@@ -260,25 +258,18 @@ def test_information(theta: Any, items: Any, model: str | None = None):
     >>> test_information(0.0, items, model="2PL")
     2.0
     """
-    bank = as_item_bank(items, model)
-    values, kind, index = _as_theta(theta)
+    bank, values, kind, index = _inputs(theta, items, model)
     return _per_theta(fast.information(bank, values).sum(axis=1), kind, index, "information")
 
 
 test_information.__test__ = False  # a public API name, not a pytest test
 
 
+@_shared_doc
 def sem(theta: Any, items: Any, model: str | None = None):
     """Standard error of measurement: ``1 / sqrt(I(theta))``.
 
-    Parameters
-    ----------
-    theta : float, array-like or pandas.Series
-        Abilities.
-    items : Calibration, ItemBank or pandas.DataFrame
-        Item parameters (see :func:`as_item_bank`).
-    model : str, optional
-        Required when ``items`` is a DataFrame.
+    {parameters}
 
     Returns
     -------
@@ -297,8 +288,7 @@ def sem(theta: Any, items: Any, model: str | None = None):
     >>> sem(0.0, items, model="2PL")
     0.5
     """
-    bank = as_item_bank(items, model)
-    values, kind, index = _as_theta(theta)
+    bank, values, kind, index = _inputs(theta, items, model)
     info = fast.information(bank, values).sum(axis=1)
     with np.errstate(divide="ignore"):
         out = 1.0 / np.sqrt(info)
