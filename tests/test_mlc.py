@@ -489,6 +489,10 @@ def test_bad_classifier_and_settings():
         evaluate_mlc(X, y, object(), difficulty=cd)
     with pytest.raises(ValidationError, match="se_rule='sd' is not supported"):
         evaluate_mlc(X, y, "logistic", difficulty=cd, se_rule="sd")
+    with pytest.raises(ValidationError, match="'windw' is not a setting of the MLC CAT"):
+        evaluate_mlc(X, y, "logistic", difficulty=cd, windw=3)
+    with pytest.raises(ValidationError, match="'windw' is not a setting of the MLC CAT"):
+        run_mlc_cat(pd.Series([0.0, 1.0]), lambda c: True, windw=3)
     with pytest.raises(ValidationError, match="test_size must be < 1"):
         evaluate_mlc(X, y, "logistic", difficulty=cd, test_size=1.0)
 

@@ -40,7 +40,7 @@ from irtbridge.mlc.plots import (
 )
 from irtbridge.mlc.procedure import evaluate_mlc
 from irtbridge.mlc.result import CAN_DECIDE, REFER, MLCResult, mlc_decision
-from irtbridge.mlc.staircase import ClassCAT, RunningMLCEstimator, run_mlc_cat
+from irtbridge.mlc.staircase import ClassCAT, RunningMLCEstimator, StaircaseSettings, run_mlc_cat
 
 __all__ = [
     "FEATURES",
@@ -61,6 +61,7 @@ __all__ = [
     "running_mlc",
     "ClassCAT",
     "RunningMLCEstimator",
+    "StaircaseSettings",
     "run_mlc_cat",
     "MLCResult",
     "evaluate_mlc",

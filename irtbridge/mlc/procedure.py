@@ -16,7 +16,7 @@ from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.mlc.data import CLASSIFIERS, _features, _labels, make_classifier
 from irtbridge.mlc.difficulty import CaseDifficulty, binned_split, case_difficulty, difficulty_bins, feature_orientation
 from irtbridge.mlc.result import MLCResult
-from irtbridge.mlc.staircase import run_mlc_cat
+from irtbridge.mlc.staircase import StaircaseSettings, run_mlc_cat
 
 __all__ = ["evaluate_mlc"]
 
@@ -82,16 +82,8 @@ def evaluate_mlc(
     cdi_method: str = "EAP",
     test_size: float = 0.3,
     bin_width: float = 0.25,
-    start_percentile: float = 25.0,
-    step: Any = "halving",
-    noise: float = 0.1,
-    se_rule: str = "running_sd",
-    window: int = 6,
-    reliability: float = 0.98,
-    sigma: float = 1.0,
-    min_cases: int = 5,
-    max_cases: int = 100,
     random_state: Any = None,
+    **staircase: Any,
 ) -> MLCResult:
     """Evaluate a classifier with the Machine Learning Capability procedure of the MLC paper.
 
@@ -114,11 +106,13 @@ def evaluate_mlc(
         Scoring of the cases when ``difficulty`` is not given.
     test_size, bin_width
         The binned split (:func:`binned_split`): 30 % test within bins of 0.25 sigma.
-    start_percentile, step, noise, se_rule, window, reliability, sigma, min_cases, max_cases
-        The CAT of each class (:func:`run_mlc_cat`).
     random_state : None, int or numpy.random.Generator
         Seeds the split, the classifier (when named) and the CAT noise: the same seed gives the same
         result.
+    **staircase
+        The CAT of each class (:func:`run_mlc_cat`): the settings of :class:`StaircaseSettings`
+        (``start_percentile``, ``step``, ``noise``, ``se_rule``, ``window``, ``reliability``, ``sigma``,
+        ``min_cases``, ``max_cases``), with the paper's values as defaults.
 
     Returns
     -------
@@ -148,6 +142,7 @@ def evaluate_mlc(
     >>> sorted(res.mlc)
     [0, 1]
     """
+    stair = StaircaseSettings.of(staircase)  # a misspelt setting fails before anything is fitted
     frame = _features(X)
     if frame.index.has_duplicates:
         raise ValidationError(
@@ -195,11 +190,7 @@ def evaluate_mlc(
             return int(model.predict(frame.loc[[case]])[0]) == _k
 
         cats.append(
-            run_mlc_cat(
-                diff[ids], respond, label=k, cdi=cdi[ids], n_total=len(frame), start_percentile=start_percentile,
-                step=step, noise=noise, se_rule=se_rule, window=window, reliability=reliability, sigma=sigma,
-                min_cases=min_cases, max_cases=max_cases, random_state=rng,
-            )
+            run_mlc_cat(diff[ids], respond, label=k, cdi=cdi[ids], n_total=len(frame), random_state=rng, **stair.options())
         )
     cases = pd.DataFrame({"y": labels, "cdi": cdi, "difficulty": diff, "bin": bins, "test": test, "predicted": predicted})
     cases["correct"] = np.where(test, cases["predicted"] == cases["y"], np.nan)

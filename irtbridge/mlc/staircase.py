@@ -9,7 +9,7 @@ simulator's live ``respond`` hook, one case at a time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -21,10 +21,66 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.mlc.estimate import SE_RULES, mlc_estimate, running_mlc, running_standard_error
 
-__all__ = ["ClassCAT", "RunningMLCEstimator", "run_mlc_cat"]
+__all__ = ["ClassCAT", "StaircaseSettings", "RunningMLCEstimator", "run_mlc_cat"]
 
 # the simulator's stop reasons in the words of the MLC procedure
 _STOPS = {"se": "se", "max_items": "max_cases", "exhausted": "pool exhausted"}
+
+
+@dataclass(frozen=True)
+class StaircaseSettings:
+    """The settings of the MLC CAT of a class (Table 3 of the MLC paper), taken by :func:`run_mlc_cat`
+    and :func:`~irtbridge.mlc.evaluate_mlc` as keyword arguments.
+
+    Attributes
+    ----------
+    start_percentile : float, default 25
+        The first target is this percentile of the pool (25, Table 3).
+    step : {"halving", "harmonic"} or callable, default "halving"
+        Step rule of :class:`irtbridge.cat.StepEstimator` (``2 / 2**L``, Eqs. 6-7).
+    noise : float, default 0.1
+        Standard deviation of the Gaussian noise added to each move (0.1).
+    se_rule : {"running_sd", "running_sem", "wright_linacre"}, default "running_sd"
+        See :func:`running_standard_error` for what each is and why ``"running_sd"`` is the default.
+    window : int, default 6
+        Estimates in the ``"running_sd"`` window (6).
+    reliability, sigma : float, default 0.98 and 1
+        The CAT stops when the standard error is below ``sigma * sqrt(1 - reliability)`` (Eq. 8: 0.1414).
+    min_cases : int, default 5
+        The MLC is computed (and the rule checked) from this many cases on (5).
+    max_cases : int, default 100
+        Cap: a CAT still running after this many cases stops, flagged ``converged = False``.
+
+    Examples
+    --------
+    >>> StaircaseSettings.of({"noise": 0.0}).options()["noise"]
+    0.0
+    """
+
+    start_percentile: float = 25.0
+    step: Any = "halving"
+    noise: float = 0.1
+    se_rule: str = "running_sd"
+    window: int = 6
+    reliability: float = 0.98
+    sigma: float = 1.0
+    min_cases: int = 5
+    max_cases: int = 100
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> "StaircaseSettings":
+        """The settings from keyword arguments; a name that is not a setting is an error naming it."""
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(options) - set(names))
+        if unknown:
+            raise ValidationError(
+                f"{', '.join(map(repr, unknown))} is not a setting of the MLC CAT; its settings are {', '.join(names)}"
+            )
+        return cls(**options)
+
+    def options(self) -> dict[str, Any]:
+        """The settings as keyword arguments."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,16 +229,8 @@ def run_mlc_cat(
     label: int = 0,
     cdi: pd.Series | None = None,
     n_total: int | None = None,
-    start_percentile: float = 25.0,
-    step: Any = "halving",
-    noise: float = 0.1,
-    se_rule: str = "running_sd",
-    window: int = 6,
-    reliability: float = 0.98,
-    sigma: float = 1.0,
-    min_cases: int = 5,
-    max_cases: int = 100,
     random_state: Any = None,
+    **staircase: Any,
 ) -> ClassCAT:
     """Run the MLC CAT over a pool of cases of one class.
 
@@ -198,24 +246,12 @@ def run_mlc_cat(
         The cases' CDIs before any negation, recorded in the trajectory (default: ``difficulty``).
     n_total : int, optional
         Size of the whole data set, for ``share_used`` (default: the pool size).
-    start_percentile : float
-        The first target is this percentile of the pool (25, Table 3).
-    step : {"halving", "harmonic"} or callable
-        Step rule of :class:`irtbridge.cat.StepEstimator` (``2 / 2**L``, Eqs. 6-7).
-    noise : float
-        Standard deviation of the Gaussian noise added to each move (0.1).
-    se_rule : {"running_sd", "running_sem", "wright_linacre"}
-        See :func:`running_standard_error` for what each is and why ``"running_sd"`` is the default.
-    window : int
-        Estimates in the ``"running_sd"`` window (6).
-    reliability, sigma : float
-        The CAT stops when the standard error is below ``sigma * sqrt(1 - reliability)`` (Eq. 8: 0.1414).
-    min_cases : int
-        The MLC is computed (and the rule checked) from this many cases on (5).
-    max_cases : int
-        Cap: a CAT still running after this many cases stops, flagged ``converged = False``.
     random_state : None, int or numpy.random.Generator
         Seeds the noise.
+    **staircase
+        The settings of :class:`StaircaseSettings`: ``start_percentile`` (25), ``step`` ("halving"),
+        ``noise`` (0.1), ``se_rule`` ("running_sd"), ``window`` (6), ``reliability`` (0.98), ``sigma`` (1),
+        ``min_cases`` (5), ``max_cases`` (100).
 
     Returns
     -------
@@ -247,11 +283,12 @@ def run_mlc_cat(
     if not callable(respond):
         raise ValidationError(f"respond must be a function of the case id, got {type(respond).__name__}")
     cdi = difficulty if cdi is None else cdi
-    estimator = RunningMLCEstimator(step, noise, se_rule, window, min_cases)
-    max_cases = check_int(max_cases, "max_cases", low=estimator.min_cases)
+    s = StaircaseSettings.of(staircase)
+    estimator = RunningMLCEstimator(s.step, s.noise, s.se_rule, s.window, s.min_cases)
+    max_cases = check_int(s.max_cases, "max_cases", low=estimator.min_cases)
     n_total = d.size if n_total is None else check_int(n_total, "n_total", low=d.size)
     stopper = StandardErrorStopper.from_reliability(
-        reliability, sigma, min_items=estimator.min_cases, max_items=max_cases
+        s.reliability, s.sigma, min_items=estimator.min_cases, max_items=max_cases
     )
 
     def answer(rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -260,7 +297,7 @@ def run_mlc_cat(
     run = simulate_cat(
         as_item_bank(pd.DataFrame({"b": d}, index=[f"{i}" for i in range(d.size)]), "rasch"),
         respond=answer,
-        initializer=PercentileInitializer(start_percentile),
+        initializer=PercentileInitializer(s.start_percentile),
         selector=UrrySelector(),
         estimator=estimator,
         stopper=stopper,
@@ -289,9 +326,9 @@ def run_mlc_cat(
         seconds=run.elapsed,
         trajectory=traj,
         settings={
-            "start_percentile": float(start_percentile), "step": step if isinstance(step, str) else repr(step),
-            "noise": float(noise), "se_rule": estimator.se_rule, "window": estimator.window,
-            "reliability": float(reliability), "sigma": float(sigma), "max_se": float(stopper.max_se),
+            "start_percentile": float(s.start_percentile), "step": s.step if isinstance(s.step, str) else repr(s.step),
+            "noise": float(s.noise), "se_rule": estimator.se_rule, "window": estimator.window,
+            "reliability": float(s.reliability), "sigma": float(s.sigma), "max_se": float(stopper.max_se),
             "min_cases": estimator.min_cases, "max_cases": max_cases,
         },
     )
