@@ -153,3 +153,15 @@ def test_dask_graded_estep_equals_single_process():
     assert spread.iterations == single.iterations
     np.testing.assert_allclose(spread.items, single.items, rtol=0, atol=1e-10)
     assert spread.loglik == pytest.approx(single.loglik, abs=1e-8)
+
+
+def test_cli_abilities_scores_a_native_graded_fit(tmp_path, capsys, fits):
+    from irtbridge.cli import main
+
+    science = response_dataset("Science")
+    science.to_csv(tmp_path / "science.csv", index=False)
+    assert main(["abilities", str(tmp_path / "science.csv"), "--model", "graded", "--engine", "native", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["abilities"]
+    # the CLI's default TOL (1e-4) against the module's TOL = 1e-6 fit
+    np.testing.assert_allclose([r["theta"] for r in rows], fits["science"].abilities(responses=science)["theta"],
+                               rtol=0, atol=1e-3)

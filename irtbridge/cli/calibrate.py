@@ -11,7 +11,8 @@ from irtbridge.exceptions import ValidationError
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
-    p.add_argument("--engine", default="mirt", help="mirt or ltm (default mirt)")
+    p.add_argument("--engine", default="mirt",
+                   help="mirt, ltm or native (R-free EM: rasch, 1PL, 2PL, graded; default mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     add_long_options(p)
     p.add_argument("--drop-constant", action="store_true",
@@ -108,7 +109,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def run_abilities(args: argparse.Namespace) -> int:
     data, fit = _fit(args)
-    scores = fit.abilities(method=args.method)
+    # a native fit keeps no copy of the data: score the calibrated columns of the file it was fitted on
+    scores = fit.abilities(method=args.method, responses=data[fit.item_names] if fit.engine == "native" else None)
     scores.index = data.index
     scores.index.name = "respondent"
     if args.out:
