@@ -62,7 +62,7 @@ def real(folder: str, target: float) -> pd.DataFrame:
         x = x.loc[:, x.min() != x.max()]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cal = irtbridge.calibrate(x, "2PL", engine="native")
+            cal = irtbridge.calibrate(x, "2PL", engine="native", se=False)
         for k, (name, row) in enumerate(x.iterrows()):
             answers = {str(c): int(v) for c, v in row.items()}
             for selection, res in _run(answers, cal, target, k).items():

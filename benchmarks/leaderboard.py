@@ -76,7 +76,7 @@ def part1(n: int, items: int, mirt_items: int) -> None:
         mirt = irtbridge.calibrate(small, "2PL", engine="mirt", se=False, drop_constant=True)
         mirt_s = time.perf_counter() - t
         t = time.perf_counter()
-        native_small = irtbridge.calibrate(small, "2PL", engine="native", drop_constant=True)
+        native_small = irtbridge.calibrate(small, "2PL", engine="native", se=False, drop_constant=True)
         native_small_s = time.perf_counter() - t
     diff = _largest_difference(native_small, mirt)
     print(f"[measured]     mirt   2PL {n} x {mirt_items}, 50% missing: {mirt_s:8.1f} s, {mirt.iterations} EM cycles")
@@ -84,7 +84,7 @@ def part1(n: int, items: int, mirt_items: int) -> None:
           f" largest |difference| of a1, d from mirt: {diff:.2e} (goal 1e-3, default TOL 1e-4 on both)")
     big = simulate(n, items, 0.5, seed=2)
     t = time.perf_counter()
-    native = irtbridge.calibrate(big, "2PL", engine="native", drop_constant=True)
+    native = irtbridge.calibrate(big, "2PL", engine="native", se=False, drop_constant=True)
     native_s = time.perf_counter() - t
     per_cycle = mirt_s / max(mirt.iterations, 1) * items / mirt_items
     mirt_big = per_cycle * native.iterations
@@ -111,12 +111,12 @@ def part3(n: int, items: int) -> None:
 
     x = simulate(n, items, 0.5, seed=4)
     t = time.perf_counter()
-    single = irtbridge.calibrate(x, "2PL", engine="native", drop_constant=True)
+    single = irtbridge.calibrate(x, "2PL", engine="native", se=False, drop_constant=True)
     single_s = time.perf_counter() - t
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         t = time.perf_counter()
-        spread = irtbridge.calibrate(x, "2PL", engine="native", client=client, drop_constant=True)
+        spread = irtbridge.calibrate(x, "2PL", engine="native", se=False, client=client, drop_constant=True)
         spread_s = time.perf_counter() - t
     diff = _largest_difference(spread, single)
     print(f"[measured]     Dask (2 workers) vs single process, 2PL {n} x {items}: {spread_s:.1f} s vs {single_s:.1f} s; "

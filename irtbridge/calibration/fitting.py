@@ -58,7 +58,7 @@ def calibrate(
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
     se : bool
         Compute standard errors (mirt ``SE = TRUE``; ltm from its Hessian, delta method to the IRT
-        parameterization).
+        parameterization; the native engine: mirt's ``SE.type = "crossprod"``, up to 1,000 parameters).
     drop_constant : bool
         Items answered identically by everyone carry no information and break estimation. By default they
         are an error naming them; with ``drop_constant=True`` they are dropped with a

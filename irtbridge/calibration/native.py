@@ -5,6 +5,10 @@ It takes mirt's names and defaults for the options the engines share (``quadpts=
 fit for ``e = "mirt"`` and ``e = "native"``. ``client=`` (a ``distributed.Client``) computes the E-step on a
 Dask cluster.
 
+Standard errors (``se=True``, the default) are mirt's ``SE.type = "crossprod"`` (:mod:`irtbridge.irt.em_se`),
+for up to :data:`~irtbridge.irt.em_se.MAX_SE_PARAMETERS` estimated parameters; above that, or when the
+information matrix is singular, they are NaN and one warning says why (the estimates are kept).
+
 Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`). A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
 ``options["categories"]`` (item -> values), so ``fit.abilities(responses=...)`` takes data in the codes
@@ -21,12 +25,13 @@ import numpy as np
 
 from irtbridge import __version__
 from irtbridge.calibration.result import Calibration
-from irtbridge.exceptions import ConvergenceWarning, DataWarning, ValidationError
-from irtbridge.irt.em import ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
+from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
+from irtbridge.irt.em import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
+from irtbridge.irt.em_se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
 __all__ = ["calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
-NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks")
+NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks", "SE.type")
 
 
 def _options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -37,6 +42,8 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
     extra = [k for k in technical if k != "NCYCLES"]
     if extra:
         raise ValidationError(f"engine='native': technical takes only NCYCLES, got {extra}")
+    if options.get("SE.type", "crossprod") != "crossprod":
+        raise ValidationError(f"engine='native' computes SE_type='crossprod' only, got {options['SE.type']!r}")
     return {"quadpts": int(options.get("quadpts", 61)), "TOL": float(options.get("TOL", 1e-4)),
             "NCYCLES": int(technical.get("NCYCLES", 500))}
 
@@ -95,23 +102,43 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
     else:
         result = fit_em(data, model, **settings)
     elapsed = time.perf_counter() - started
-    notes = []
+    items = irt_table(result, names)
+    se_table, notes = items * np.nan, []
     if se:
-        notes.append("native engine: standard errors are not computed (NaN); use engine='mirt' for them")
+        se_table, problem = _standard_errors(data, result, model, settings["quadpts"], names)
+        if problem:
+            notes.append(problem)
+            warnings.warn(problem, IrtBridgeWarning, stacklevel=3)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
                       "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=3)
-    items = irt_table(result, names)
     n = data.shape[0]
     return Calibration(
-        items=items, standard_errors=items * np.nan, loglik=result.loglik,
+        items=items, standard_errors=se_table, loglik=result.loglik,
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model=model,
         engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=float(result.variance),
-        options={**settings, "se": bool(se), "dask": client is not None,
+        options={**settings, "se": bool(se), "dask": client is not None, **({"SE.type": "crossprod"} if se else {}),
                  **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})},
         warnings=tuple(notes),
         provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
                     "fit_seconds": elapsed},
         dropped_items=dropped, r_model=None,
     )
+
+
+def _standard_errors(data: ResponseData, result: EMResult, model: str, quadpts: int, names: list[str]):
+    """The crossprod SE table, or NaN and the reason (the estimates never depend on it)."""
+    nan = irt_table(result, names) * np.nan
+    if result.n_parameters > MAX_SE_PARAMETERS:
+        return nan, (f"native engine: standard errors not computed for {result.n_parameters} parameters (more than "
+                     f"{MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
+    try:
+        cov = crossprod_covariance(data, result, model, quadpts)
+        table = irt_standard_errors(cov, result, model, names)
+    except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
+        return nan, f"native engine: standard errors unavailable ({exc}); estimates kept, standard errors set to NaN"
+    if not np.isfinite(np.diag(cov)).all() or (np.diag(cov) <= 0).any():
+        return nan, ("native engine: standard errors unavailable (the crossprod information matrix is not positive "
+                     "definite); estimates kept, standard errors set to NaN")
+    return table, None

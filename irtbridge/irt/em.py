@@ -172,13 +172,9 @@ def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     return theta, np.exp(logw - logsumexp(logw))
 
 
-def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
-
-    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
-    items x (max K - 1) intercepts.
-    """
+def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Every respondent's posterior over the nodes (respondents x nodes) and log marginal likelihood."""
     if data.ncat is not None:
         ll = data.A @ em_graded.log_category_probs(a, d, np.asarray(data.ncat), theta).T
     else:
@@ -187,7 +183,17 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
         ll = data.A @ (lp - lq).T + data.M @ lq.T  # respondents x nodes
     ll = np.asarray(ll) + log_prior[None, :]
     marginal = logsumexp(ll, axis=1)
-    post = np.exp(ll - marginal[:, None])
+    return np.exp(ll - marginal[:, None]), marginal
+
+
+def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
+
+    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
+    items x (max K - 1) intercepts.
+    """
+    post, marginal = posterior(data, a, d, theta, log_prior)
     r = np.asarray(data.A.T @ post)
     n = np.asarray(data.M.T @ post)
     return r, n, post.sum(axis=0), float(marginal.sum())
