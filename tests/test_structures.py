@@ -217,3 +217,16 @@ def test_calibrate_cli_structure_flags(data, tmp_path, capsys):
         assert main(["calibrate", str(csv), "--no-se", *argv]) == 2, argv
         err = capsys.readouterr().err.strip()
         assert err.startswith("irtbridge calibrate: error:") and "\n" not in err, argv
+
+
+def test_coming_from_r_covers_every_mirt_export():
+    """docs/coming-from-r.md pairs each function mirt exports (asked of R itself) with its counterpart."""
+    import re
+
+    out = subprocess.run(["Rscript", "-e", 'cat(getNamespaceExports("mirt"), sep = "\\n")'], check=True,
+                         capture_output=True, text=True).stdout.split()
+    exports = [e for e in out if not e.startswith(".__")]  # S4 class and method tables, not functions
+    doc = (HERE.parent / "docs" / "coming-from-r.md").read_text(encoding="utf-8")
+    coverage = doc[doc.index("## Coverage of mirt's exported functions"):]
+    named = set(re.findall(r"`([A-Za-z_.][A-Za-z0-9_.]*)`", coverage))
+    assert len(exports) > 60 and not sorted(set(exports) - named)
