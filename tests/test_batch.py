@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -365,7 +366,11 @@ def test_dataset_unit_is_the_evaluate_unit(tmp_path):
     assert (ei[["tp", "fp", "fn", "tn"]].sum(axis=1) == 40).all()
     np.testing.assert_allclose(ei["ei"], (ei["tp"] + ei["tn"]) / (ei["fp"] + ei["fn"]), rtol=1e-12)
     np.testing.assert_array_equal((ei["tp"] + ei["tn"]).to_numpy(), responses.loc[ei.index].sum(axis=1).to_numpy())
-    assert json.loads((unit / "unit.json").read_text())["result"]["engine"] in ("ltm", "mirt")
+    result = json.loads((unit / "unit.json").read_text())["result"]
+    assert result["engine"] in ("ltm", "mirt")
+    # the structured calibration attempts and warnings are written as the strings they always were
+    assert all(re.fullmatch(r"(ltm|mirt): (converged|not converged|error)( \(.*\))?, \d+\.\d s", a) for a in result["attempts"])
+    assert result["attempts"] and all(isinstance(w, str) and ": " in w for w in result["r_warnings"])
 
 
 def test_local_cluster_refuses_fork(monkeypatch):
