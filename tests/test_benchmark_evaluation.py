@@ -424,7 +424,7 @@ def test_scores_are_predict_proba_of_the_positive_class():
 
 def test_recorded_warnings_carry_their_stage():
     from irtbridge.benchmark import StageWarning
-    from irtbridge.benchmark.per_dataset import _stage_warnings
+    from irtbridge.benchmark.records import _stage_warnings
     from irtbridge.exceptions import DataWarning, RWarning
 
     with warnings.catch_warnings(record=True) as caught:

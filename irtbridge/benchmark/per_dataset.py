@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,7 @@ from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
 from irtbridge.benchmark.modes import CALIBRATION_MODES, flag_items, mode_settings
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
+from irtbridge.benchmark.records import CalibrationAttempt, StageWarning, _stage_warnings
 from irtbridge.benchmark.respondents import (
     artificial_responses,
     classifier_pool,
@@ -26,7 +27,6 @@ from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,
     IrtBridgeError,
-    IrtBridgeWarning,
     RUnavailableError,
     ValidationError,
 )
@@ -45,69 +45,6 @@ __all__ = [
 ENGINES = ("ltm", "mirt")
 #: respondent columns a tournament can be played on
 SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
-
-# warning category name -> class, to re-raise warnings recorded in another process
-_WARNING_CLASSES = {
-    name: getattr(exceptions, name) for name in exceptions.__all__
-    if isinstance(getattr(exceptions, name), type) and issubclass(getattr(exceptions, name), Warning)
-}
-
-
-@dataclass(frozen=True)
-class CalibrationAttempt:
-    """One try of one engine: ``status`` is ``"converged"``, ``"not converged"`` or ``"error"``.
-
-    ``str()`` gives the line the report shows, e.g. ``"ltm: error (R's message), 0.3 s"``; :attr:`outcome`
-    the same without the time.
-    """
-
-    engine: str
-    status: str
-    message: str = ""
-    seconds: float = 0.0
-    model: str = "3PL"
-
-    @property
-    def outcome(self) -> str:
-        return f"{self.engine}: {self.status}" + (f" ({self.message})" if self.message else "")
-
-    def __str__(self) -> str:
-        return f"{self.outcome}, {self.seconds:.1f} s"
-
-
-@dataclass(frozen=True)
-class StageWarning:
-    """A warning recorded while a dataset was evaluated, kept so that results computed in worker
-    processes can re-raise it and reports can show it.
-
-    Attributes
-    ----------
-    stage : str
-        Where it arose: ``"data"``, ``"classifiers"``, ``"calibration"``, ``"scoring"``,
-        ``"fit diagnostics"`` (the benchmark's pipeline) or a later stage of :mod:`irtbridge.pipeline`
-        (``"ei/hardness"``).
-    category : str
-        The warning class's name (one of :mod:`irtbridge.exceptions`), e.g. ``"RWarning"``.
-    message : str
-
-    Examples
-    --------
-    >>> str(StageWarning("calibration", "RWarning", "R: NaNs produced"))
-    'RWarning: R: NaNs produced'
-    """
-
-    stage: str
-    category: str
-    message: str
-
-    @property
-    def warning_class(self) -> type[Warning]:
-        """The class to re-raise it with (:class:`~irtbridge.exceptions.IrtBridgeWarning` if unknown)."""
-        return _WARNING_CLASSES.get(self.category, IrtBridgeWarning)
-
-    def __str__(self) -> str:
-        return f"{self.category}: {self.message}"
-
 
 def calibrate_with_fallback(
     responses: pd.DataFrame,
@@ -430,17 +367,6 @@ def evaluate_dataset(
     return _replace(result, warnings=kept)
 
 
-def _stage_warnings(caught: Sequence[warnings.WarningMessage], stages: Sequence[tuple[int, str]]) -> tuple[StageWarning, ...]:
-    """The irtbridge warnings among ``caught``, each with its stage, once per (category, message)."""
-    out: dict[tuple[str, str], StageWarning] = {}
-    for i, w in enumerate(caught):
-        if not issubclass(w.category, IrtBridgeWarning):
-            continue
-        stage = next(s for start, s in reversed(stages) if start <= i)
-        out.setdefault((w.category.__name__, str(w.message)), StageWarning(stage, w.category.__name__, str(w.message)))
-    return tuple(out.values())
-
-
 # Zh below this marks an aberrant response pattern (the lower 2.5% of the standard normal)
 ABERRANT_ZH = -1.96
 MISFIT_ALPHA = 0.05
@@ -491,43 +417,13 @@ def _replace(result: DatasetResult, **changes: Any) -> DatasetResult:
 def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
               n_random, ability_method, random_state, mark: Callable[[str], None] = lambda stage: None) -> DatasetResult:
     mark("classifiers")
-    seconds = {}
     started = time.perf_counter()
-    y = ds.y.to_numpy()
-    train, test = stratified_split(
-        y, test_size=test_size, max_test=max_test, max_train=max_train, random_state=random_state
-    )
-    Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
-    classes = class_labels(y)
-    # the raw label of the positive (minority) class of a binary task, for the classifiers' scores
-    positive = next(v for v in y if str(v) == classes[1]) if len(classes) == 2 else None
-    predictions, scores, failures = fit_predict_score_pool(
-        models, Xtr, y[train], Xte, positive=positive, random_state=random_state)
-    real = response_matrix(predictions, y[test])
-    if n_random is None:
-        fake = real.iloc[0:0]
-    else:
-        fake = artificial_responses(y[train], y[test], n_random=n_random, random_state=random_state)
-    responses = pd.concat([real, fake], axis=0)
-    item_index = _item_names(ds, test)
-    responses.columns = item_index
-    responses.index.name = "respondent"
-    predictions = pd.DataFrame(predictions.to_numpy().astype(str), index=predictions.index, columns=item_index)
-    if scores is not None:
-        scores = pd.DataFrame(scores.to_numpy(dtype=float), index=scores.index, columns=item_index)
-    kind = pd.Series(["classifier"] * len(real) + ["artificial"] * len(fake), index=responses.index)
-    for name, err in failures.items():
-        warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning, stacklevel=3)
-    seconds["models"] = time.perf_counter() - started
+    responses, kind, common = _respond(ds, models, test_size, max_test, max_train, n_random, random_state)
+    common["engine_requested"] = engine
+    seconds = {"models": time.perf_counter() - started}
 
     mark("calibration")
     started = time.perf_counter()
-    common = dict(
-        name=ds.name, responses=responses, engine_requested=engine, failed_models=dict(failures),
-        n_instances=len(ds.y), n_features=ds.X.shape[1], n_classes=ds.n_classes, n_train=len(train),
-        n_test=len(test), source=ds.source, classes=classes, train_index=train, test_index=test,
-        y_test=pd.Series(y[test].astype(str), index=item_index, name="label"), predictions=predictions, scores=scores,
-    )
     try:
         fit, attempts = calibrate_with_fallback(
             responses, engine=engine, fallback=fallback, engine_options=engine_options,
@@ -575,6 +471,46 @@ def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, 
         status="ok", items=items, respondents=scores, calibration=fit, engine=fit.engine, attempts=attempts,
         dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
     )
+
+
+def _respond(ds, models, test_size, max_test, max_train, n_random, random_state) -> tuple[pd.DataFrame, pd.Series, dict]:
+    """The split, every classifier's answers and the artificial respondents' (decodIRT's first two steps).
+
+    Returns the response matrix, each respondent's kind, and the fields of the :class:`DatasetResult`
+    they determine (split, labels, predictions, scores, failed classifiers).
+    """
+    y = ds.y.to_numpy()
+    train, test = stratified_split(
+        y, test_size=test_size, max_test=max_test, max_train=max_train, random_state=random_state
+    )
+    Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
+    classes = class_labels(y)
+    # the raw label of the positive (minority) class of a binary task, for the classifiers' scores
+    positive = next(v for v in y if str(v) == classes[1]) if len(classes) == 2 else None
+    predictions, scores, failures = fit_predict_score_pool(
+        models, Xtr, y[train], Xte, positive=positive, random_state=random_state)
+    real = response_matrix(predictions, y[test])
+    if n_random is None:
+        fake = real.iloc[0:0]
+    else:
+        fake = artificial_responses(y[train], y[test], n_random=n_random, random_state=random_state)
+    responses = pd.concat([real, fake], axis=0)
+    item_index = _item_names(ds, test)
+    responses.columns = item_index
+    responses.index.name = "respondent"
+    predictions = pd.DataFrame(predictions.to_numpy().astype(str), index=predictions.index, columns=item_index)
+    if scores is not None:
+        scores = pd.DataFrame(scores.to_numpy(dtype=float), index=scores.index, columns=item_index)
+    kind = pd.Series(["classifier"] * len(real) + ["artificial"] * len(fake), index=responses.index)
+    for name, err in failures.items():
+        warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning, stacklevel=4)
+    common = dict(
+        name=ds.name, responses=responses, failed_models=dict(failures),
+        n_instances=len(ds.y), n_features=ds.X.shape[1], n_classes=ds.n_classes, n_train=len(train),
+        n_test=len(test), source=ds.source, classes=classes, train_index=train, test_index=test,
+        y_test=pd.Series(y[test].astype(str), index=item_index, name="label"), predictions=predictions, scores=scores,
+    )
+    return responses, kind, common
 
 
 def _unscored(kind: pd.Series, responses: pd.DataFrame) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.special import expit
 
 from irtbridge.benchmark.data import dataset_info
-from irtbridge.benchmark.per_dataset import CalibrationAttempt, StageWarning
+from irtbridge.benchmark.records import CalibrationAttempt, StageWarning
 from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline.settings import Settings, _label
 
