@@ -95,7 +95,8 @@ def test_dif_cli_json_shape_and_errors(data, tmp_path, capsys):
     np.testing.assert_allclose([r["X2"] for r in out["items"]], ref["add"]["X2"], atol=1e-6)
     one = tmp_path / "one.csv"
     frame.assign(group="all").to_csv(one, index=False)
-    for argv in (["dif", str(one), "--groups", "group"], ["dif", str(csv), "--groups", "nope"]):
+    for argv in (["dif", str(one), "--groups", "group"], ["dif", str(csv), "--groups", "nope"],
+                 ["dif", str(csv), "--groups", "group", "--which", "d,u", "--no-se"]):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("irtbridge dif: error:") and "\n" not in err
@@ -112,3 +113,9 @@ def test_bad_group_input_is_a_one_line_error(data, fits):
         calibrate_groups(items, frame["group"], invariance=["slopes", "i9"])
     with pytest.raises(ValidationError, match="unknown item"):
         dif(fits[0], ["a1"], items=["i9"])
+    # a parameter the 2PL fixes (mirt: "Equality constraints can only be applied to freely estimated
+    # parameters") or lacks (mirt: "which.par contains parameter names that were not in the fitted model")
+    with pytest.raises(ValidationError, match="'g' of item 'i0', but the 2PL multiple-group model .* does not estimate"):
+        dif(fits[0], ["a1", "g"])
+    with pytest.raises(ValidationError, match="'a2' of item 'i1', but .* has no such parameter"):
+        dif(fits[1], ["a2"], scheme="drop", items=["i1"])

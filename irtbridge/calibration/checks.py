@@ -27,8 +27,8 @@ __all__ = ["check_references", "prior_references", "check_before_fit"]
 
 _WHAT = {"PRIOR": "a prior on", "CONSTRAIN": "an equality constraint on", "CONSTRAINB": "a cross-group constraint on",
          "START": "a start or fixed value for", "FIXED": "fixing", "FREE": "freeing", "LBOUND": "a lower bound on",
-         "UBOUND": "an upper bound on"}
-_NEEDS_FREE = ("PRIOR", "CONSTRAIN", "CONSTRAINB")
+         "UBOUND": "an upper bound on", "DIF": "a DIF test of"}
+_NEEDS_FREE = ("PRIOR", "CONSTRAIN", "CONSTRAINB", "DIF")
 
 
 def prior_references(priors: Iterable[Prior], item_names: Sequence[str]) -> list[Reference]:

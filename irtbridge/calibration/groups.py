@@ -17,7 +17,9 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._validation import as_response_matrix, check_choice
+from irtbridge.calibration.checks import check_references
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS
+from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
 
 __all__ = ["calibrate_groups", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
@@ -234,6 +236,11 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
             raise ValidationError(f"items: unknown item(s) {unknown[:5]}")
     from irtbridge._r import session
 
+    # mirt stops on a parameter the model lacks or fixes only inside DIF(); say it here, in one line
+    table = session.call("irtb_mirt_parameters", fit=group_fit.r_model)
+    first = table[table["group"] == table["group"].iloc[0]]
+    check_references(first, [Reference("DIF", i, w, "which") for i in (items or known) for w in which],
+                     f"{group_fit.model} multiple-group")
     out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
                        p_adjust=p_adjust)
     frame = out.set_index("item")
