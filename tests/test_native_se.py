@@ -5,9 +5,9 @@ about 1e-7, and compute the same quantity (the inverse of the summed outer produ
 score vectors, then the delta method to ``b = -d / a``). An SE moves by about its own size times the
 relative change of the estimates, so 1e-5 relative is far above the expected difference (observed: 1e-8 to
 5e-7; 2e-6 for the Rasch model, whose latent variance mirt stops 1.4e-5 from ours even at TOL = 1e-10, at a
-log-likelihood 6e-9 below ours) and far below a wrong formula (a missing cross term or the normalised weights' term changes SEs in
-the third digit). Data: LSAT7 (2PL, Rasch with its free variance, 1PL), a simulated 2PL with 50% of the
-cells missing (sparse layout) and Science (graded).
+log-likelihood 6e-9 below ours) and far below what a wrong formula gives (dropping the covariance term of
+the delta method moves LSAT7's first SE(b) by a third). Data: LSAT7 (2PL, Rasch with its free variance,
+1PL), a simulated 2PL with 50% of the cells missing (sparse layout) and Science (graded).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from test_native_em import _simulated
 
 HERE = Path(__file__).parent
-DATA = {"lsat7": lambda: response_dataset("LSAT7"), "missing": _simulated, "science": lambda: response_dataset("Science")}
+DATA = {"lsat7": lambda: response_dataset("LSAT7"), "missing": _simulated,
+        "science": lambda: response_dataset("Science")}
 CASES = {"lsat7_2PL": ("lsat7", "2PL"), "lsat7_rasch": ("lsat7", "rasch"), "lsat7_1PL": ("lsat7", "1PL"),
          "missing_2PL": ("missing", "2PL"), "science_graded": ("science", "graded")}
 

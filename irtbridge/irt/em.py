@@ -23,7 +23,8 @@ of thousands of items, most cells missing.
   with the same number of categories at once; a step that breaks the order ``d_1 > ... > d_{K-1}`` or lowers
   the objective is halved. Categories are each item's observed values in ascending order (as mirt
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
-* Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or ``a1, d1..dk``, and
+* Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
+  ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
   ``technical["NCYCLES"]`` cycles (500).
 
@@ -329,7 +330,7 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     theta, weights = nodes(quadpts, variance)
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
-    n_par = sum(data.ncat) if model == "graded" else {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}[model]
+    n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat)
     return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=cycle, converged=converged,
                     n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(history))
 

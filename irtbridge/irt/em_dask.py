@@ -4,7 +4,8 @@ Each worker holds a contiguous block of respondents (``A`` and ``M`` rows, scatt
 sends the current item parameters and quadrature to the workers; each returns its block's expected
 counts ``r``, ``n``, ``N`` and log-likelihood, and the client adds them up in block order (a fixed order,
 so the result does not depend on which worker finishes first) and runs the same M-step as
-:func:`irtbridge.irt.em.fit_em`, for every model it fits (graded blocks carry their indicator columns). Dask is an optional dependency (``pip install irtbridge[batch]``;
+:func:`irtbridge.irt.em.fit_em`, for every model it fits (graded blocks carry their indicator columns).
+Dask is an optional dependency (``pip install irtbridge[batch]``;
 Debian's ``python3-distributed``).
 """
 

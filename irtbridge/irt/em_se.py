@@ -9,7 +9,8 @@ and the covariance of the estimates is ``I^-1``. Every model is handled as a gra
 graded item with two categories (``d_1 = d``), so the score of item ``j``'s parameters comes from the
 category ``k`` the respondent chose,
 
-    d log P_k / d d_k = w_k / P_k,   d log P_k / d d_{k+1} = -w_{k+1} / P_k,   d log P_k / d a = theta (w_k - w_{k+1}) / P_k
+    d log P_k / d d_k = w_k / P_k,   d log P_k / d d_{k+1} = -w_{k+1} / P_k,
+    d log P_k / d a = theta (w_k - w_{k+1}) / P_k
 
 with ``w_k = P*_k (1 - P*_k)`` (see :mod:`irtbridge.irt.em_graded`), all taken in logs so nothing underflows.
 The 1PL sums the slope scores into its one shared slope; the Rasch model drops them and adds the latent
