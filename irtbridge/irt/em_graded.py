@@ -84,6 +84,12 @@ def start_values(counts: np.ndarray, ncat: np.ndarray) -> tuple[np.ndarray, np.n
     return np.ones(len(ncat)), d
 
 
+def _objective(r: np.ndarray, a: np.ndarray, d: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """``sum_q sum_k r_kq log P_k(theta_q)`` per item (cells with no expected count contribute nothing)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(r > 0, r * _log_probs(a, d, theta), 0.0).sum(axis=(1, 2))
+
+
 def graded_loglik_terms(r: np.ndarray, a: np.ndarray, d: np.ndarray, theta: np.ndarray, *, fisher: bool = False):
     """Objective, gradient and Hessian of ``sum_q sum_k r_kq log P_k(theta_q)`` per item of one K group.
 
@@ -95,7 +101,7 @@ def graded_loglik_terms(r: np.ndarray, a: np.ndarray, d: np.ndarray, theta: np.n
     g, q, kk = r.shape
     logp = _log_probs(a, d, theta)
     with np.errstate(invalid="ignore"):
-        f = np.where(r > 0, r * logp, 0.0).sum(axis=(1, 2))
+        f = np.where(r > 0, r * logp, 0.0).sum(axis=(1, 2))  # = _objective, sharing logp
     p = np.maximum(np.exp(logp), _TINY)
     z = a[:, None, None] * theta[None, :, None] + d[:, None, :]  # (G, Q, K-1)
     hi, lo = expit(z), expit(-z)
@@ -160,7 +166,7 @@ def _newton_group(r, a, d, theta):
             ordered = (np.diff(nd, axis=1) < 0).all(axis=1)
             fn = np.full(len(active), -np.inf)
             if ordered.any():
-                fn[ordered] = graded_loglik_terms(ra[ordered], na[ordered], nd[ordered], theta)[0]
+                fn[ordered] = _objective(ra[ordered], na[ordered], nd[ordered], theta)
             good = ordered & (fn >= f - 1e-12 * (1.0 + np.abs(f)))
             pending &= ~good
             if not pending.any():
