@@ -108,7 +108,7 @@ def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Inde
     >>> data, categories = prepare_graded(x, ["q1", "q2"])
     >>> data.ncat, categories
     ((3, 2), ((1.0, 2.0, 4.0), (0.0, 2.0)))
-    >>> data.A[1].tolist()  # q1 = 4 is its category 2, q2 = 2 its category 1
+    >>> data.A[1].toarray().ravel().tolist()  # q1 = 4 is its category 2, q2 = 2 its category 1
     [0.0, 0.0, 1.0, 0.0, 1.0]
     """
     values = np.asarray(values, dtype=float)
