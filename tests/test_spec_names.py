@@ -140,6 +140,11 @@ def test_bad_spec_is_one_line_before_the_fit(data, fits, kwargs, words):
     assert "irtb_mirt_fit" not in fits
 
 
+def test_parameter_table_refuses_the_same_specs(data):
+    with pytest.raises(ValidationError, match="fixing 'a2' of item 'Item.1'"):
+        parameter_table(data["LSAT7"], "2PL", spec="F1 = 1-5\nFIXED = (1, a2)")
+
+
 def test_the_check_refuses_what_mirt_refuses_and_what_mirt_would_ignore(ref, data):
     """Where mirt stops on a name, so does the check; where mirt carries on (START/FIXED on a parameter
     the item lacks is ignored; a prior on the 2PL's fixed g moves g off 0), the check stops too."""

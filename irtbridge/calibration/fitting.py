@@ -371,6 +371,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     extra = _structure_args(per_item, dims, spec, None, names)
     if "SE_type" in options:
         options["SE.type"] = options.pop("SE_type")
+    check_before_fit(values, names, model, per_item, extra, None, [], options)  # as calibrate() would
     session.ensure_packages("mirt")
     return session.call("irtb_mirt_values", data=values, item_names=names, model=per_item or model,
                         options=dict(options), **extra)
