@@ -97,6 +97,9 @@ irtb_mirt_values <- function(data, item_names, model, options, dims = 1L, syntax
   irtb_plain_table(v)
 }
 
+# Only what the pre-fit name check reads (irtbridge.calibration.checks): fewer strings to convert.
+irtb_mirt_names <- function(...) irtb_mirt_values(...)[c("item", "name", "est")]
+
 irtb_plain_table <- function(v) {
   for (j in seq_along(v)) if (is.factor(v[[j]])) v[[j]] <- as.character(v[[j]])
   v

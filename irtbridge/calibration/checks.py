@@ -100,6 +100,6 @@ def check_before_fit(values: Any, names: list[str], model: str, per_item: list[s
 
         session.ensure_packages("mirt")
         structural = {"dims": extra.get("dims", 1)} if structure is None else {"syntax": structure}
-        table = session.call("irtb_mirt_values", data=values, item_names=names, model=per_item or model,
+        table = session.call("irtb_mirt_names", data=values, item_names=names, model=per_item or model,
                              options=dict(options), **structural)
     check_references(table, references, "per-item" if per_item is not None else model)
