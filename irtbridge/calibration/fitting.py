@@ -65,13 +65,16 @@ def calibrate(
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
     priors : mapping or list of Prior, optional
         mirt only: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g": ("expbeta", 5, 17)}``
-        (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP estimate.
+        (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP estimate. Each named
+        parameter must be one the model estimates, checked against mirt's ``pars = "values"`` table
+        before the fit (:mod:`irtbridge.calibration.checks`): a one-line :class:`ValidationError` if not.
     dims : int
         mirt only: an exploratory model with this many factors (``mirt(data, dims)``; rotate with
         ``rotate="oblimin"`` etc., read with :meth:`Calibration.loadings`).
     spec : ModelSpec or str, optional
         mirt only: a confirmatory/bifactor structure (:class:`~irtbridge.calibration.spec.ModelSpec`, or
-        mirt.model syntax text), handed to ``mirt.model()`` as data.
+        mirt.model syntax text), handed to ``mirt.model()`` as data. Parameters its constraints, priors
+        and fixed values name are checked against mirt's parameter table first, as for ``priors``.
     parameters : DataFrame, optional
         mirt only: a parameter table (:meth:`Calibration.parameters` or :func:`parameter_table` for this
         data and model) whose ``value``, ``est``, bounds and prior columns fix, free or start parameters
