@@ -178,3 +178,23 @@ def test_cli_bad_prior_and_spec_exit_2(data, tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert err.startswith("irtbridge calibrate: error:") and "\n" not in err, argv
         assert all(w in err for w in words), (words, err)
+
+
+def test_syntax_references_read_keyword_lines_as_mirt_does():
+    """mirt.model's reading rules: ';' ends a statement, '#' a comment, a line without '=' continues the
+    one before; spaces inside brackets are dropped; CONSTRAIN with several names pairs them with the
+    items (or, for one item, constrains its parameters to each other); GROUP names the latent rows."""
+    from irtbridge.calibration.spec import syntax_references
+
+    text = ("F1 = 1-3  # all items\nCOV = F1*F1; CONSTRAIN = (1 - 2, a1),\n   (x, z, d, a1)\n"
+            "START = (GROUP, MEAN_1, 0.5); FIXED = (GROUP, MEAN_1)\nPRIOR = (y, g, norm, -1.1, 2)")
+    bare, refs = syntax_references(text, ["x", "y", "z"])
+    assert bare == "F1 = 1-3\nCOV = F1*F1"
+    assert [(r.keyword, r.item, r.param) for r in refs] == [
+        ("CONSTRAIN", "x", "a1"), ("CONSTRAIN", "y", "a1"), ("CONSTRAIN", "x", "d"), ("CONSTRAIN", "z", "a1"),
+        ("START", "GROUP", "MEAN_1"), ("FIXED", "GROUP", "MEAN_1"), ("PRIOR", "y", "g")]
+    for bad, words in (("F1 = 1-3\nFIXED = 1, a1", "cannot read FIXED"), ("F1 = 1-3\nPRIOR = (1, a1, norm, 0)", "4 more"),
+                       ("F1 = 1-3\nCONSTRAIN = (1, 2, a1, d, g)", "2 items but 3 parameters"),
+                       ("F1 = 1-3\nSTART = (0-2, a1, 1)", "3 items")):
+        with pytest.raises(ValidationError, match=words):
+            syntax_references(bad, ["x", "y", "z"])

@@ -254,7 +254,8 @@ def syntax_references(text: str, item_names: Sequence[str]) -> tuple[str, list[R
         if not groups or re.sub(r"\([^()]*\)|[\s,]", "", rhs):
             raise ValidationError(f"spec: cannot read {keyword} = {rhs!r} (expected (items, parameter...), ...)")
         for group in groups:
-            refs += _group_references(keyword, [t.strip() for t in group.split(",") if t.strip()], names)
+            # mirt drops every space inside the brackets (so "1 - 3" is a range)
+            refs += _group_references(keyword, [t for t in re.sub(r"\s+", "", group).split(",") if t], names)
     return "\n".join(structure), refs
 
 
