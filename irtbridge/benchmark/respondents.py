@@ -70,8 +70,9 @@ def classifier_pool(pool: Any = "default") -> dict[str, Any]:
     ----------
     pool : {"default", "paper", "quick"}, sequence of names, or mapping of name -> estimator
         A named pool (see :data:`POOLS`), a list of classifier keys of
-        :data:`irtbridge.classifiers.REGISTRY` (e.g. ``["SVM", "KNN13"]``), or your own ``{name: estimator}`` (any object with ``fit`` and
-        ``predict``; estimators are cloned before fitting).
+        :data:`irtbridge.classifiers.REGISTRY` (e.g. ``["SVM", "KNN13"]``), or your own
+        ``{name: estimator}`` (any object with ``fit`` and ``predict``; estimators are cloned before
+        fitting).
 
     Returns
     -------
