@@ -9,7 +9,7 @@ interval. Goals (issue "leaderboard scale"): MAE at least 25% below the plain an
 floor, coverage 90-97%.
 
 With ``--evaluate DIR`` it also runs on the response matrices ``irtbridge evaluate`` wrote
-(``DIR/tables/responses_*.csv``): leave-one-classifier-out, k = a quarter of each dataset's items.
+(``DIR/tables/responses_*.csv``): 5-fold cross-validation over classifiers, k = a quarter of each dataset's items.
 
     .venv/bin/python benchmarks/anchors.py [--respondents 600] [--items 10000] [--k 100] [--folds 5]
 """
@@ -86,13 +86,13 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def evaluate_tables(folder: str, methods=("random", "stratified")) -> pd.DataFrame:
-    """Leave-one-classifier-out on the response matrices of an ``irtbridge evaluate`` run."""
+    """5-fold cross-validation over classifiers on the response matrices of an ``irtbridge evaluate`` run."""
     rows = []
     for path in sorted(glob.glob(os.path.join(folder, "tables", "responses_*.csv"))):
         x = pd.read_csv(path, index_col=0)
         x = x.loc[:, x.min() != x.max()]
         k = max(5, x.shape[1] // 4)
-        frame = cross_validate(x, None, k=k, folds=len(x), methods=methods)
+        frame = cross_validate(x, None, k=k, folds=5, methods=methods)
         s = summarize(frame)
         for method, r in s.iterrows():
             rows.append({"dataset": os.path.basename(path)[10:-4], "method": method, "items": x.shape[1], "k": k,
@@ -117,7 +117,7 @@ def main() -> None:
     print(table.round(4).to_string())
     print("goals: vs_anchor_mean <= -0.25, vs_floor <= 0.15, coverage in [0.90, 0.97]")
     if args.evaluate:
-        print(f"\nresponse matrices of {args.evaluate} (leave one classifier out, k = items / 4):")
+        print(f"\nresponse matrices of {args.evaluate} (5 folds over classifiers, k = items / 4):")
         print(evaluate_tables(args.evaluate).round(4).to_string(index=False))
 
 
