@@ -22,8 +22,8 @@ RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
         r-base-core=4.2.2.20221110-2 python3-rpy2=3.5.9-1 make
 WORKDIR /opt/irtbridge
 # only the lock, the R installer and the setup script: this layer (the slow CRAN builds) is rebuilt when they
-# change, not on every change of the Python sources
-COPY r/ r/
+# change, not on every change of the Python or R sources
+COPY r/packages.lock r/install.R r/
 COPY scripts/setup.sh scripts/setup.sh
 RUN if [ -n "$HOST_CA" ]; then export CURL_CA_BUNDLE="$HOST_CA" SSL_CERT_FILE="$HOST_CA"; fi \
  && IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh --r-library \

@@ -7,8 +7,8 @@
 #   scripts/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
 #                               (the CRAN packages were built in the build stage and copied in)
 #   scripts/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
-#                               only (it needs nothing but r/ and this script, so the layer stays cached
-#                               until the lock changes)
+#                               only (it needs only r/packages.lock, r/install.R and this script, so the
+#                               image layer stays cached until one of them changes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf 'irtbridge setup: %s\n' "$*"; }

@@ -136,12 +136,12 @@ def test_final_stage_is_lean(dockerfile, setup_script):
 
 
 def test_build_stage_layer_depends_on_the_lock_only(dockerfile):
-    # the slow CRAN builds are cached until r/ or the setup script change: the build stage copies nothing else
+    # the slow CRAN builds are cached until the lock, the installer or the setup script change: nothing else is copied
     stages = " ".join(f"{k} {a}" for k, a in dockerfile).split("FROM ")
     build = stages[1]
     copies = [a for k, a in dockerfile if k == "COPY"]
     assert "scripts/setup.sh --r-library" in build and "COPY . ." not in build
-    assert "r/ r/" in copies and "scripts/setup.sh scripts/setup.sh" in copies
+    assert "r/packages.lock r/install.R r/" in copies and "scripts/setup.sh scripts/setup.sh" in copies
 
 
 def test_dockerfile_runs_the_setup_script_like_ci(dockerfile):
