@@ -27,7 +27,9 @@ def r_dataset(package: str, name: str) -> pd.DataFrame:
 
     Examples
     --------
-    >>> german = r_dataset("caret", "GermanCredit")     # doctest: +SKIP
+    >>> german = r_dataset("caret", "GermanCredit")     # doctest: +R
+    >>> german.shape
+    (1000, 62)
     """
     from irtbridge._r import session
 

@@ -357,8 +357,9 @@ def run_benchmark(
 
     Examples
     --------
-    >>> res = run_benchmark(["iris", "wine"], pool="quick", max_test=40)      # doctest: +SKIP
-    >>> res.tournaments["difficulty"].ratings.head()                         # doctest: +SKIP
+    >>> res = run_benchmark(["iris"], pool="quick", max_test=40)      # doctest: +R
+    >>> "difficulty" in res.tournaments
+    True
     """
     started = time.perf_counter()
     if isinstance(datasets, (str, BenchmarkDataset)):

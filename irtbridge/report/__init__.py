@@ -141,9 +141,9 @@ def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report") -
 
     Examples
     --------
-    >>> from irtbridge.pipeline import evaluate, Settings                 # doctest: +SKIP
-    >>> files = write_report(evaluate(settings=Settings.quick_run()), "report")   # doctest: +SKIP
-    >>> files.index                                                       # doctest: +SKIP
+    >>> from irtbridge.pipeline import evaluate, Settings                 # doctest: +R
+    >>> files = write_report(evaluate(["iris"], Settings.quick_run(), jobs=1), "report")
+    >>> files.index
     PosixPath('report/index.html')
     """
     out = Path(out)
