@@ -133,30 +133,22 @@ irtb_mirt_result <- function(fit, se) {
     irt <<- FALSE
     mirt::coef(fit, simplify = TRUE)
   })
-  items <- simple$items
-  ses <- NULL
-  if (se) {
-    per_item <- mirt::coef(fit, IRTpars = irt, printSE = TRUE)
-    per_item <- per_item[colnames(fit@Data$data)]
-    ses <- items
-    ses[] <- NA_real_
-    for (i in seq_along(per_item)) {
-      m <- per_item[[i]]
-      cols <- intersect(colnames(m), colnames(ses))
-      if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
-    }
+  c(list(items = simple$items, se = if (se) irtb_mirt_item_ses(fit, simple$items, irt),
+         latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1])),
+    irtb_mirt_result_common(fit))
+}
+
+# The standard errors laid out like the item table (NA where mirt reports none), from coef(printSE = TRUE).
+irtb_mirt_item_ses <- function(fit, items, irt = FALSE) {
+  per_item <- mirt::coef(fit, IRTpars = irt, printSE = TRUE)[colnames(fit@Data$data)]
+  ses <- items
+  ses[] <- NA_real_
+  for (i in seq_along(per_item)) {
+    m <- per_item[[i]]
+    cols <- intersect(colnames(m), colnames(ses))
+    if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
   }
-  list(
-    items = items, se = ses,
-    loglik = mirt::extract.mirt(fit, "logLik"),
-    aic = mirt::extract.mirt(fit, "AIC"),
-    bic = mirt::extract.mirt(fit, "BIC"),
-    n_parameters = as.integer(mirt::extract.mirt(fit, "nest")),
-    converged = isTRUE(mirt::extract.mirt(fit, "converged")),
-    iterations = as.integer(mirt::extract.mirt(fit, "iterations")),
-    latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1]),
-    model = fit
-  )
+  ses
 }
 
 # Several factors: slope-intercept items (mirt has no IRT parameterization beyond one factor) and the
@@ -164,17 +156,7 @@ irtb_mirt_result <- function(fit, se) {
 irtb_mirt_result_multi <- function(fit, se) {
   simple <- mirt::coef(fit, simplify = TRUE)
   items <- simple$items
-  ses <- NULL
-  if (se) {
-    per_item <- mirt::coef(fit, printSE = TRUE)[colnames(fit@Data$data)]
-    ses <- items
-    ses[] <- NA_real_
-    for (i in seq_along(per_item)) {
-      m <- per_item[[i]]
-      cols <- intersect(colnames(m), colnames(ses))
-      if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
-    }
-  }
+  ses <- if (se) irtb_mirt_item_ses(fit, items)
   out <- irtb_mirt_result_common(fit)
   c(list(items = items, se = ses, latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1]),
          means = simple$means, cov = simple$cov), out)
