@@ -21,6 +21,8 @@ _LAZY = {
     "responses_to_long": "irtbridge.leaderboard",
     "select_anchors": "irtbridge.leaderboard",
     "estimate_performance": "irtbridge.leaderboard",
+    "validate_anchors": "irtbridge.leaderboard",
+    "AnchorValidation": "irtbridge.leaderboard",
     "adaptive_evaluate": "irtbridge.leaderboard",
     "AdaptiveResult": "irtbridge.leaderboard",
     "Prior": "irtbridge.calibration",

@@ -25,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_long_options(p)
     p.add_argument("--respondent", action="append", default=[], metavar="NAME",
                    help="only this respondent (repeatable); an unknown name is an error")
+    p.add_argument("--validate", metavar="TRAIN.csv",
+                   help="the calibration's own response file: cross-validate the prediction on its respondents and "
+                        "use the blend weight and interval scale found there (validate_anchors); advised when the "
+                        "calibration has fewer than a few hundred respondents")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds for --validate (default 5)")
     p.add_argument("--out", metavar="estimates.csv", help="also write the estimates to this CSV")
     p.add_argument("--json", action="store_true",
                    help='print {"respondents": [{respondent, theta, se, accuracy, lower, upper}]}')
@@ -39,7 +44,9 @@ def _anchors(path: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge.leaderboard import estimate_performance  # kept off the CLI's start
+    import sys
+
+    from irtbridge.leaderboard import estimate_performance, validate_anchors  # kept off the CLI's start
 
     calibration = read_calibration(args.calibration)
     anchors = _anchors(args.anchors)
@@ -50,7 +57,12 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ValidationError(f"respondent(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
         data = data.loc[args.respondent]
-    result = estimate_performance(data, calibration, anchors)
+    validation = None
+    if args.validate:
+        train = read_responses(args, args.validate)
+        validation = validate_anchors(train, calibration, anchors, folds=args.folds)
+        print(validation, file=sys.stderr)
+    result = estimate_performance(data, calibration, anchors, validation=validation)
     result.index.name = "respondent"
     if args.out:
         atomic_write_csv(args.out, result)

@@ -5,6 +5,8 @@ a subset. :mod:`~irtbridge.leaderboard.long` turns their long tables into respon
 :mod:`~irtbridge.leaderboard.anchors` picks a small set of anchor items from a calibration; and
 :mod:`~irtbridge.leaderboard.performance` predicts a new model's accuracy on the full item set from its
 answers to the anchors alone, with an interval (p-IRT, as in tinyBenchmarks, Polo et al. 2024);
+:mod:`~irtbridge.leaderboard.validation` cross-validates that prediction on the calibration's own respondents
+(a blend weight and an interval scale for small calibrations);
 :mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine.
 """
 
@@ -14,6 +16,7 @@ from irtbridge.leaderboard.adaptive import AdaptiveResult, adaptive_evaluate
 from irtbridge.leaderboard.anchors import ANCHOR_METHODS, select_anchors
 from irtbridge.leaderboard.long import responses_from_long, responses_to_long
 from irtbridge.leaderboard.performance import estimate_performance
+from irtbridge.leaderboard.validation import AnchorValidation, validate_anchors
 
 __all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance",
-           "adaptive_evaluate", "AdaptiveResult"]
+           "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult"]

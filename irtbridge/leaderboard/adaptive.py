@@ -9,6 +9,8 @@ which predicts the accuracy on the whole calibrated item set with its 95% interv
 
 from __future__ import annotations
 
+import warnings
+
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -19,7 +21,7 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
-from irtbridge.leaderboard.performance import estimate_performance
+from irtbridge.leaderboard.performance import estimate_performance, warn_small_calibration
 
 __all__ = ["AdaptiveResult", "adaptive_evaluate", "SELECTIONS"]
 
@@ -146,7 +148,10 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     values = [float(v) for v in cat.responses[0][: len(given)]]
     est = cat.estimates.iloc[0]
     if used:
-        perf = estimate_performance(pd.DataFrame([values], columns=used), calibration, used).iloc[0]
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="the calibration has", category=UserWarning)
+            perf = estimate_performance(pd.DataFrame([values], columns=used), calibration, used).iloc[0]
+        warn_small_calibration(calibration, "read lower and upper as a lower bound on the uncertainty")
         accuracy, lower, upper = float(perf["accuracy"]), float(perf["lower"]), float(perf["upper"])
     else:
         accuracy = lower = upper = float("nan")
