@@ -315,9 +315,11 @@ class Calibration:
     def summary(self, digits: int = 3, fit: bool = True) -> str:
         """A text summary: fit statistics, the item table, a fit section (M2 and reliability, for mirt
         fits in this process; ``fit=False`` skips it) and Notes (convergence, R warnings)."""
+        r_version = self.provenance.get("r_version")
+        runtime = f", R {r_version}" if r_version else ""  # the native engine runs without R
         lines = [
             f"irtbridge calibration: {self.model} by {self.engine} "
-            f"({self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})",
+            f"({self.provenance.get('engine_version', '?')}{runtime})",
             f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}",
             f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   BIC {self.bic:.{digits}f}",
             f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations",
