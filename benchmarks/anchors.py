@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import argparse
 import glob
+import multiprocessing
 import os
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 import pandas as pd
@@ -65,14 +67,18 @@ def cross_validate(x: pd.DataFrame, truth=None, k: int = 100, folds: int = 5, me
         # on the calibrated items
         test = test[fit.item_names]
         actual = test.mean(axis=1).to_numpy()
+        refits = None
         for method in methods:
             anchors = select_anchors(fit, k, method, responses=train if method == "cluster" else None, seed=seed)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the small-calibration warning: measured here instead
                 got = estimate_performance(test[anchors], fit, anchors)
-            checked = (estimate_performance(test[anchors], fit, anchors,
-                                            validation=validate_anchors(train, fit, anchors, seed=seed))
-                       if validate else got * np.nan)
+            if validate:  # the fold refits are shared by the methods
+                check = validate_anchors(train, fit, anchors, seed=seed, refits=refits)
+                refits = check.refits
+                checked = estimate_performance(test[anchors], fit, anchors, validation=check)
+            else:
+                checked = got * np.nan
             floor = (estimate_performance(test[anchors], as_item_bank(truth.items.loc[fit.item_names], "2PL"), anchors)
                      if truth is not None else None)
             for r, name in enumerate(test.index):
@@ -102,21 +108,28 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def evaluate_tables(folder: str, methods=("random", "stratified")) -> pd.DataFrame:
-    """5-fold cross-validation over classifiers on the response matrices of an ``irtbridge evaluate`` run."""
-    rows = []
-    for path in sorted(glob.glob(os.path.join(folder, "tables", "responses_*.csv"))):
-        x = pd.read_csv(path, index_col=0)
-        x = x.loc[:, x.min() != x.max()]
-        k = max(5, x.shape[1] // 4)
-        frame = cross_validate(x, None, k=k, folds=5, methods=methods, validate=True)
-        s = summarize(frame)
-        for method, r in s.iterrows():
-            rows.append({"dataset": os.path.basename(path)[10:-4], "method": method, "items": x.shape[1], "k": k,
-                         "mae": r["mae"], "mae_anchor_mean": r["mae_anchor_mean"], "coverage": r["coverage"],
-                         "mae_validated": r["mae_validated"], "coverage_validated": r["coverage_validated"]})
-        print(pd.DataFrame(rows[-len(s):]).round(4).to_string(index=False, header=len(rows) == len(s)), flush=True)
-    return pd.DataFrame(rows)
+def _evaluate_one(path: str, methods) -> list[dict]:
+    x = pd.read_csv(path, index_col=0)
+    x = x.loc[:, x.min() != x.max()]
+    k = max(5, x.shape[1] // 4)
+    s = summarize(cross_validate(x, None, k=k, folds=5, methods=methods, validate=True))
+    return [{"dataset": os.path.basename(path)[10:-4], "method": method, "items": x.shape[1], "k": k,
+             "mae": r["mae"], "mae_anchor_mean": r["mae_anchor_mean"], "coverage": r["coverage"],
+             "mae_validated": r["mae_validated"], "coverage_validated": r["coverage_validated"]}
+            for method, r in s.iterrows()]
+
+
+def evaluate_tables(folder: str, methods=("random", "stratified"), jobs: int = 1) -> pd.DataFrame:
+    """5-fold cross-validation over classifiers on the response matrices of an ``irtbridge evaluate`` run,
+    one dataset per spawned process (``jobs`` at a time)."""
+    paths = sorted(glob.glob(os.path.join(folder, "tables", "responses_*.csv")))
+    rows: list[dict] = []
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for done in as_completed([pool.submit(_evaluate_one, p, methods) for p in paths]):
+            part = done.result()
+            print(pd.DataFrame(part).round(4).to_string(index=False, header=not rows), flush=True)
+            rows += part
+    return pd.DataFrame(rows).sort_values(["dataset", "method"])
 
 
 def simulated(args: argparse.Namespace) -> None:
@@ -138,12 +151,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--evaluate", metavar="DIR", help="also run on an `irtbridge evaluate` output folder")
     ap.add_argument("--skip-simulated", action="store_true", help="only the --evaluate part")
+    ap.add_argument("--jobs", type=int, default=2, help="--evaluate datasets in parallel (spawned processes)")
     args = ap.parse_args()
     if not args.skip_simulated:
         simulated(args)
     if args.evaluate:
         print(f"\nresponse matrices of {args.evaluate} (5 folds over classifiers, k = items / 4):")
-        table = evaluate_tables(args.evaluate)
+        table = evaluate_tables(args.evaluate, jobs=args.jobs)
         print("mean over datasets:")
         print(table.groupby("method")[["mae", "mae_anchor_mean", "coverage", "mae_validated", "coverage_validated"]]
               .mean().round(4).to_string())

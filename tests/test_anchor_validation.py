@@ -112,6 +112,17 @@ def test_bad_validation_input_is_a_clear_error(small):
         validate_anchors(x, fit, ["nope"])
 
 
+def test_refits_validate_other_anchors_without_refitting(small):
+    x, fit, anchors, v = small
+    other = select_anchors(fit, 25, "stratified")
+    again = validate_anchors(x, fit, other, refits=v.refits)
+    fresh = validate_anchors(x, fit, other)
+    assert (again.weight, again.scale, again.folds) == pytest.approx((fresh.weight, fresh.scale, fresh.folds), abs=1e-12)
+    pd.testing.assert_frame_equal(again.held_out, fresh.held_out, atol=1e-12, rtol=0)
+    with pytest.raises(ValidationError, match="refits come from other responses"):
+        validate_anchors(x.iloc[:40], fit, other, refits=v.refits)
+
+
 @pytest.mark.slow
 def test_a_well_specified_large_calibration_is_left_almost_alone():
     x = _two_pl(600, 300, seed=5)

@@ -66,6 +66,9 @@ class AnchorValidation:
         ``respondents``. The scaled coverage is in-sample for ``scale``.
     held_out : DataFrame
         One row per respondent: ``truth, pirt, anchor_mean, sd`` (held-out).
+    refits : tuple
+        Per fold: (held-out respondents, the fold's item bank, its latent variance); pass it as
+        ``validate_anchors(..., refits=...)`` to validate other anchors without refitting.
     """
 
     anchors: tuple[str, ...]
@@ -74,6 +77,7 @@ class AnchorValidation:
     folds: int
     summary: dict = field(default_factory=dict)
     held_out: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    refits: tuple = field(default=(), repr=False)
 
     def apply(self, x: np.ndarray, anchors: Sequence[str], accuracy: np.ndarray, sd: np.ndarray):
         """The blended prediction and the scaled sd for anchor answers ``x`` (respondents x anchors)."""
@@ -111,7 +115,7 @@ def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
 
 
 def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *, folds: int = 5,
-                     seed: int = 0, engine: str | None = None) -> AnchorValidation:
+                     seed: int = 0, engine: str | None = None, refits: tuple | None = None) -> AnchorValidation:
     """Cross-validate anchor-based prediction on the calibration's own respondents (see the module notes).
 
     Parameters
@@ -129,6 +133,9 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
         Seeds the assignment of respondents to folds.
     engine : str, optional
         Refit the folds with this engine instead.
+    refits : tuple, optional
+        The fold calibrations of an earlier validation of the same responses and calibration (its
+        ``.refits``): compare other anchors (another method, another k) without refitting.
 
     Returns
     -------
@@ -154,17 +161,22 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
         raise ValidationError(f"responses lack {len(missing)} calibrated item(s), e.g. {missing[:3]}")
     data = data[items].astype(float)
     n = len(data)
-    folds = check_int(folds, "folds", low=2)
-    if folds > n:
-        raise ValidationError(f"folds = {folds} is more than the {n} respondents")
-    order = np.random.default_rng(seed).permutation(n)
+    if refits is None:
+        folds = check_int(folds, "folds", low=2)
+        if folds > n:
+            raise ValidationError(f"folds = {folds} is more than the {n} respondents")
+        order = np.random.default_rng(seed).permutation(n)
+        refits = tuple((tuple(data.index[part]), *_fold_bank(data.iloc[np.setdiff1d(order, part)], model, engine, items))
+                       for part in np.array_split(order, folds))
+    else:
+        respondents = sorted(str(r) for held_out, _, _ in refits for r in held_out)
+        if respondents != sorted(map(str, data.index)) or any(list(b.names) != items for _, b, _ in refits):
+            raise ValidationError("refits come from other responses or another calibration than these")
     rows = []
-    for part in np.array_split(order, folds):
-        train = data.iloc[np.setdiff1d(order, part)]
-        test = data.iloc[part]
-        bank, var = _fold_bank(train, model, engine, items)
+    for held_out, fold_bank, var in refits:
+        test = data.loc[list(held_out)]
         x = test[anchors].to_numpy()
-        _, _, pirt, sd = _pirt(x, bank, anchors, var)
+        _, _, pirt, sd = _pirt(x, fold_bank, anchors, var)
         answered = (~np.isnan(x)).sum(axis=1)
         rows.append(pd.DataFrame({
             "truth": test.mean(axis=1).to_numpy(), "pirt": pirt, "sd": sd,
@@ -181,4 +193,4 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
                "mae_blend": float(np.abs(blend - t).mean()),
                "coverage_model": float((np.abs(p - t) <= _Z * sd).mean()),
                "coverage_scaled": float((np.abs(blend - t) <= _Z * scale * sd).mean())}
-    return AnchorValidation(tuple(anchors), weight, scale, folds, summary, held)
+    return AnchorValidation(tuple(anchors), weight, scale, len(refits), summary, held, refits)
