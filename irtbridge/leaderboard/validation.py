@@ -143,11 +143,18 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
 
     Examples
     --------
-    >>> import irtbridge  # doctest: +SKIP
-    >>> cal = irtbridge.calibrate(train, "2PL", engine="native", drop_constant=True)  # doctest: +SKIP
-    >>> anchors = irtbridge.select_anchors(cal, 50)  # doctest: +SKIP
-    >>> check = irtbridge.validate_anchors(train, cal, anchors)  # doctest: +SKIP
-    >>> irtbridge.estimate_performance(new[anchors], cal, anchors, validation=check)  # doctest: +SKIP
+    >>> import irtbridge
+    >>> rng = np.random.default_rng(0)
+    >>> theta, b = rng.normal(size=(60, 1)), np.linspace(-1.5, 1.5, 30)
+    >>> train = pd.DataFrame((rng.random((60, 30)) < 1 / (1 + np.exp(b - theta))).astype(float),
+    ...                      columns=[f"q{j}" for j in range(30)])
+    >>> cal = irtbridge.calibrate(train, "2PL", engine="native", se=False)
+    >>> anchors = irtbridge.select_anchors(cal, 8)
+    >>> check = irtbridge.validate_anchors(train, cal, anchors)
+    >>> 0.0 <= check.weight <= 1.0 <= check.scale
+    True
+    >>> irtbridge.estimate_performance(train.iloc[:2][anchors], cal, anchors, validation=check).shape
+    (2, 5)
     """
     bank, anchors = _checked(calibration, anchors)
     model = bank.model
