@@ -70,6 +70,8 @@ def test_weight_and_scale_are_the_least_squares_blend_and_the_rms_standardized_e
     assert v.scale == pytest.approx(max(1.0, rms), abs=1e-12) and v.scale > 1.0
     assert v.summary["respondents"] == 45 and set(h.index) == set(x.index)
     assert v.summary["mae_pirt"] == pytest.approx(np.abs(p - t).mean())
+    assert v.summary["refits_converged"] == sum(
+        _fit(x.loc[[r for r in x.index if r not in set(held_out)]]).converged for held_out, *_ in v.refits)
 
 
 def test_estimate_performance_applies_the_validation(small):

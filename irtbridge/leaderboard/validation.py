@@ -62,12 +62,12 @@ class AnchorValidation:
         Cross-validation folds.
     summary : dict
         Held-out mean absolute errors (``mae_pirt``, ``mae_anchor_mean``, ``mae_blend``), the model
-        interval's coverage before (``coverage_model``) and after (``coverage_scaled``) scaling, and
-        ``respondents``. The scaled coverage is in-sample for ``scale``.
+        interval's coverage before (``coverage_model``) and after (``coverage_scaled``) scaling,
+        ``respondents`` and ``refits_converged`` (how many fold calibrations converged). The scaled coverage is in-sample for ``scale``.
     held_out : DataFrame
         One row per respondent: ``truth, pirt, anchor_mean, sd`` (held-out).
     refits : tuple
-        Per fold: (held-out respondents, the fold's item bank, its latent variance); pass it as
+        Per fold: (held-out respondents, the fold's item bank, its latent variance, converged); pass it as
         ``validate_anchors(..., refits=...)`` to validate other anchors without refitting.
     """
 
@@ -95,11 +95,14 @@ class AnchorValidation:
                 f"{len(self.anchors)} anchors): weight on the anchor mean {self.weight:.2f}, interval scale "
                 f"{self.scale:.2f}; held-out MAE p-IRT {s.get('mae_pirt', np.nan):.4f}, anchor mean "
                 f"{s.get('mae_anchor_mean', np.nan):.4f}, blend {s.get('mae_blend', np.nan):.4f}; model interval "
-                f"coverage {s.get('coverage_model', np.nan):.2f}")
+                f"coverage {s.get('coverage_model', np.nan):.2f}; {s.get('refits_converged', '?')} of {self.folds} refits "
+                "converged")
 
 
 def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
-    """The fold's calibration as an item bank over all ``items``; constant items at their constant answer."""
+    """The fold's calibration as an item bank over all ``items`` (constant items at their constant answer), its
+    latent variance and whether it converged. Its warnings are not repeated: ``summary["refits_converged"]``
+    counts the folds that converged."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = calibrate(train, model, engine=engine, se=False, drop_constant=True)
@@ -111,7 +114,7 @@ def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
         extra = pd.DataFrame({"a": 1.0, "b": np.where(share >= 0.5, -_CONSTANT_B, _CONSTANT_B)}, index=rest)
         table = pd.concat([table, extra.reindex(columns=table.columns).fillna({"g": 0.0, "u": 1.0})])
     bank_model = model if model in ("3PL", "4PL") else "2PL"
-    return as_item_bank(table.loc[items], bank_model), float(getattr(fit, "latent_var", 1.0) or 1.0)
+    return as_item_bank(table.loc[items], bank_model), float(getattr(fit, "latent_var", 1.0) or 1.0), bool(fit.converged)
 
 
 def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *, folds: int = 5,
@@ -176,11 +179,11 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
         refits = tuple((tuple(data.index[part]), *_fold_bank(data.iloc[np.setdiff1d(order, part)], model, engine, items))
                        for part in np.array_split(order, folds))
     else:
-        respondents = sorted(str(r) for held_out, _, _ in refits for r in held_out)
-        if respondents != sorted(map(str, data.index)) or any(list(b.names) != items for _, b, _ in refits):
+        respondents = sorted(str(r) for held_out, *_ in refits for r in held_out)
+        if respondents != sorted(map(str, data.index)) or any(list(b.names) != items for _, b, *_ in refits):
             raise ValidationError("refits come from other responses or another calibration than these")
     rows = []
-    for held_out, fold_bank, var in refits:
+    for held_out, fold_bank, var, _ in refits:
         test = data.loc[list(held_out)]
         x = test[anchors].to_numpy()
         _, _, pirt, sd = _pirt(x, fold_bank, anchors, var)
@@ -199,5 +202,6 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     summary = {"respondents": n, "mae_pirt": float(np.abs(p - t).mean()), "mae_anchor_mean": float(np.abs(m - t).mean()),
                "mae_blend": float(np.abs(blend - t).mean()),
                "coverage_model": float((np.abs(p - t) <= _Z * sd).mean()),
-               "coverage_scaled": float((np.abs(blend - t) <= _Z * scale * sd).mean())}
+               "coverage_scaled": float((np.abs(blend - t) <= _Z * scale * sd).mean()),
+               "refits_converged": sum(converged for *_, converged in refits)}
     return AnchorValidation(tuple(anchors), weight, scale, len(refits), summary, held, refits)
