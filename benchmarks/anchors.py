@@ -48,11 +48,11 @@ def simulate_leaderboard(n_respondents: int, n_items: int, seed: int = 0):
 
 
 def cross_validate(x: pd.DataFrame, truth=None, k: int = 100, folds: int = 5, methods=ANCHOR_METHODS,
-                   seed: int = 0, validate: bool = False) -> pd.DataFrame:
+                   seed: int = 0, validate: int = 0) -> pd.DataFrame:
     """One row per (held-out respondent, method): predicted, floor (true parameters), anchor mean, truth.
 
-    With ``validate``, also the prediction and interval after :func:`validate_anchors` on the training
-    respondents (an inner 5-fold cross-validation: five more fits per outer fold and method).
+    With ``validate`` (a number of folds), also the prediction and interval after :func:`validate_anchors` on
+    the training respondents (an inner cross-validation: that many more fits per outer fold).
     """
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(x))
@@ -74,7 +74,7 @@ def cross_validate(x: pd.DataFrame, truth=None, k: int = 100, folds: int = 5, me
                 warnings.simplefilter("ignore")  # the small-calibration warning: measured here instead
                 got = estimate_performance(test[anchors], fit, anchors)
             if validate:  # the fold refits are shared by the methods
-                check = validate_anchors(train, fit, anchors, seed=seed, refits=refits)
+                check = validate_anchors(train, fit, anchors, folds=validate, seed=seed, refits=refits)
                 refits = check.refits
                 checked = estimate_performance(test[anchors], fit, anchors, validation=check)
             else:
@@ -108,24 +108,24 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _evaluate_one(path: str, methods) -> list[dict]:
+def _evaluate_one(path: str, methods, validate: int) -> list[dict]:
     x = pd.read_csv(path, index_col=0)
     x = x.loc[:, x.min() != x.max()]
     k = max(5, x.shape[1] // 4)
-    s = summarize(cross_validate(x, None, k=k, folds=5, methods=methods, validate=True))
+    s = summarize(cross_validate(x, None, k=k, folds=5, methods=methods, validate=validate))
     return [{"dataset": os.path.basename(path)[10:-4], "method": method, "items": x.shape[1], "k": k,
              "mae": r["mae"], "mae_anchor_mean": r["mae_anchor_mean"], "coverage": r["coverage"],
              "mae_validated": r["mae_validated"], "coverage_validated": r["coverage_validated"]}
             for method, r in s.iterrows()]
 
 
-def evaluate_tables(folder: str, methods=("random", "stratified"), jobs: int = 1) -> pd.DataFrame:
+def evaluate_tables(folder: str, methods=("random", "stratified"), jobs: int = 1, validate: int = 5) -> pd.DataFrame:
     """5-fold cross-validation over classifiers on the response matrices of an ``irtbridge evaluate`` run,
     one dataset per spawned process (``jobs`` at a time)."""
     paths = sorted(glob.glob(os.path.join(folder, "tables", "responses_*.csv")))
     rows: list[dict] = []
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for done in as_completed([pool.submit(_evaluate_one, p, methods) for p in paths]):
+        for done in as_completed([pool.submit(_evaluate_one, p, methods, validate) for p in paths]):
             part = done.result()
             print(pd.DataFrame(part).round(4).to_string(index=False, header=not rows), flush=True)
             rows += part
@@ -151,13 +151,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--evaluate", metavar="DIR", help="also run on an `irtbridge evaluate` output folder")
     ap.add_argument("--skip-simulated", action="store_true", help="only the --evaluate part")
+    ap.add_argument("--validate-folds", type=int, default=5, help="inner folds of validate_anchors (default 5)")
     ap.add_argument("--jobs", type=int, default=2, help="--evaluate datasets in parallel (spawned processes)")
     args = ap.parse_args()
     if not args.skip_simulated:
         simulated(args)
     if args.evaluate:
         print(f"\nresponse matrices of {args.evaluate} (5 folds over classifiers, k = items / 4):")
-        table = evaluate_tables(args.evaluate, jobs=args.jobs)
+        table = evaluate_tables(args.evaluate, jobs=args.jobs, validate=args.validate_folds)
         print("mean over datasets:")
         print(table.groupby("method")[["mae", "mae_anchor_mean", "coverage", "mae_validated", "coverage_validated"]]
               .mean().round(4).to_string())
