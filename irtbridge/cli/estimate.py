@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     validation = None
     if args.validate:
         train = read_responses(args, args.validate)
-        validation = validate_anchors(train, calibration, anchors, folds=args.folds)
+        validation = validate_anchors(train, calibration, anchors, folds=args.folds, progress=True)
         print(validation, file=sys.stderr)
     result = estimate_performance(data, calibration, anchors, validation=validation)
     result.index.name = "respondent"

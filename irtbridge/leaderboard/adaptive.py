@@ -10,7 +10,6 @@ which predicts the accuracy on the whole calibrated item set with its 95% interv
 from __future__ import annotations
 
 import warnings
-
 from dataclasses import dataclass, field
 from typing import Any, Callable
 

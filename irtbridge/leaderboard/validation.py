@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._parallel import progress_bar
 from irtbridge._validation import check_int
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
@@ -63,7 +64,8 @@ class AnchorValidation:
     summary : dict
         Held-out mean absolute errors (``mae_pirt``, ``mae_anchor_mean``, ``mae_blend``), the model
         interval's coverage before (``coverage_model``) and after (``coverage_scaled``) scaling,
-        ``respondents`` and ``refits_converged`` (how many fold calibrations converged). The scaled coverage is in-sample for ``scale``.
+        ``respondents`` and ``refits_converged`` (how many fold calibrations converged). The scaled
+        coverage is in-sample for ``scale``.
     held_out : DataFrame
         One row per respondent: ``truth, pirt, anchor_mean, sd`` (held-out).
     refits : tuple
@@ -85,8 +87,7 @@ class AnchorValidation:
             raise ValidationError("validation was measured with other anchors than these; rerun validate_anchors "
                                   "with the anchors you estimate from")
         answered = (~np.isnan(x)).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(answered > 0, np.nansum(x, axis=1) / np.maximum(answered, 1), accuracy)
+        mean = np.where(answered > 0, np.nansum(x, axis=1) / np.maximum(answered, 1), accuracy)
         return (1.0 - self.weight) * accuracy + self.weight * mean, self.scale * sd
 
     def __str__(self) -> str:
@@ -95,8 +96,8 @@ class AnchorValidation:
                 f"{len(self.anchors)} anchors): weight on the anchor mean {self.weight:.2f}, interval scale "
                 f"{self.scale:.2f}; held-out MAE p-IRT {s.get('mae_pirt', np.nan):.4f}, anchor mean "
                 f"{s.get('mae_anchor_mean', np.nan):.4f}, blend {s.get('mae_blend', np.nan):.4f}; model interval "
-                f"coverage {s.get('coverage_model', np.nan):.2f}; {s.get('refits_converged', '?')} of {self.folds} refits "
-                "converged")
+                f"coverage {s.get('coverage_model', np.nan):.2f}; "
+                f"{s.get('refits_converged', '?')} of {self.folds} refits converged")
 
 
 def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
@@ -118,7 +119,8 @@ def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
 
 
 def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *, folds: int = 5,
-                     seed: int = 0, engine: str | None = None, refits: tuple | None = None) -> AnchorValidation:
+                     seed: int = 0, engine: str | None = None, refits: tuple | None = None,
+                     progress: bool = False) -> AnchorValidation:
     """Cross-validate anchor-based prediction on the calibration's own respondents (see the module notes).
 
     Parameters
@@ -139,6 +141,8 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     refits : tuple, optional
         The fold calibrations of an earlier validation of the same responses and calibration (its
         ``.refits``): compare other anchors (another method, another k) without refitting.
+    progress : bool
+        A progress bar over the fold refits on stderr.
 
     Returns
     -------
@@ -176,8 +180,16 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
         if folds > n:
             raise ValidationError(f"folds = {folds} is more than the {n} respondents")
         order = np.random.default_rng(seed).permutation(n)
-        refits = tuple((tuple(data.index[part]), *_fold_bank(data.iloc[np.setdiff1d(order, part)], model, engine, items))
-                       for part in np.array_split(order, folds))
+        fitted = []
+        bar = progress_bar(progress, folds, desc="validate anchors", unit="fold")
+        try:
+            for part in np.array_split(order, folds):
+                fitted.append((tuple(data.index[part]),
+                               *_fold_bank(data.iloc[np.setdiff1d(order, part)], model, engine, items)))
+                bar.update(1)
+        finally:
+            bar.close()
+        refits = tuple(fitted)
     else:
         respondents = sorted(str(r) for held_out, *_ in refits for r in held_out)
         if respondents != sorted(map(str, data.index)) or any(list(b.names) != items for _, b, *_ in refits):
