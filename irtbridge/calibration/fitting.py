@@ -170,7 +170,8 @@ def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: li
                 "answered the same way by every respondent and carry no information; drop them, or pass "
                 "drop_constant=True to drop them with a warning"
             )
-        keep = [j for j, n in enumerate(names) if n not in set(const)]
+        constant = set(const)
+        keep = [j for j, n in enumerate(names) if n not in constant]
         if len(keep) < 2:
             raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
         warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=3)
@@ -185,7 +186,8 @@ def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: li
     if per_item is not None and len(per_item) != len(names) + len(dropped):
         raise ValidationError(f"model: {len(per_item)} item types for {len(names) + len(dropped)} items")
     if per_item is not None and dropped:
-        per_item = [m for m, n in zip(per_item, columns or names) if n not in set(dropped)]
+        gone = set(dropped)
+        per_item = [m for m, n in zip(per_item, columns or names) if n not in gone]
     return _Prepared(values, names, dropped, model, per_item)
 
 

@@ -103,7 +103,8 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
         chosen = [int(stratum[np.argmax(a[stratum])]) for stratum in np.array_split(order, k)]
         return [str(names[i]) for i in sorted(chosen, key=lambda i: items["b"].iloc[i])]
     if responses is not None:
-        missing = [n for n in names if n not in set(map(str, responses.columns))]
+        given = set(map(str, responses.columns))
+        missing = [n for n in names if n not in given]
         if missing:
             raise ValidationError(f"responses lack {len(missing)} calibrated item(s), e.g. {missing[:3]}")
         profile = responses.rename(columns=str)[list(names)].to_numpy(dtype=float)

@@ -37,11 +37,10 @@ from irtbridge._validation import check_int
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
-from irtbridge.leaderboard.performance import _checked, _pirt
+from irtbridge.leaderboard.performance import _Z, _checked, _pirt
 
 __all__ = ["AnchorValidation", "validate_anchors"]
 
-_Z = 1.959963984540054
 # a calibrated item's parameters for an item the fold's respondents all got right (or wrong): P ~ 1 (or 0)
 _CONSTANT_B = 20.0
 _NATIVE = ("rasch", "1PL", "2PL")
@@ -86,9 +85,7 @@ class AnchorValidation:
         if sorted(anchors) != sorted(self.anchors):
             raise ValidationError("validation was measured with other anchors than these; rerun validate_anchors "
                                   "with the anchors you estimate from")
-        answered = (~np.isnan(x)).sum(axis=1)
-        mean = np.where(answered > 0, np.nansum(x, axis=1) / np.maximum(answered, 1), accuracy)
-        return (1.0 - self.weight) * accuracy + self.weight * mean, self.scale * sd
+        return (1.0 - self.weight) * accuracy + self.weight * _anchor_mean(x, accuracy), self.scale * sd
 
     def __str__(self) -> str:
         s = self.summary
@@ -100,6 +97,12 @@ class AnchorValidation:
                 f"{s.get('refits_converged', '?')} of {self.folds} refits converged")
 
 
+def _anchor_mean(x: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Each respondent's share correct over its answered anchors (``fallback`` where it answered none)."""
+    answered = (~np.isnan(x)).sum(axis=1)
+    return np.where(answered > 0, np.nansum(x, axis=1) / np.maximum(answered, 1), fallback)
+
+
 def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
     """The fold's calibration as an item bank over all ``items`` (constant items at their constant answer), its
     latent variance and whether it converged. Its warnings are not repeated: ``summary["refits_converged"]``
@@ -109,7 +112,8 @@ def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
         fit = calibrate(train, model, engine=engine, se=False, drop_constant=True)
     table = fit.items[[c for c in ("a", "b", "g", "u") if c in fit.items.columns]].copy()
     table.index = table.index.map(str)
-    rest = [n for n in items if n not in set(table.index)]
+    calibrated = set(table.index)
+    rest = [n for n in items if n not in calibrated]
     if rest:
         share = train[rest].mean(axis=0).fillna(0.5).to_numpy()
         extra = pd.DataFrame({"a": 1.0, "b": np.where(share >= 0.5, -_CONSTANT_B, _CONSTANT_B)}, index=rest)
@@ -170,7 +174,8 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
         raise ValidationError(f"responses must be a DataFrame (respondents x items), got {type(responses).__name__}")
     items = [str(n) for n in bank.names]
     data = responses.rename(columns=str)
-    missing = [n for n in items if n not in set(data.columns)]
+    given = set(data.columns)
+    missing = [n for n in items if n not in given]
     if missing:
         raise ValidationError(f"responses lack {len(missing)} calibrated item(s), e.g. {missing[:3]}")
     data = data[items].astype(float)
@@ -199,11 +204,8 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
         test = data.loc[list(held_out)]
         x = test[anchors].to_numpy()
         _, _, pirt, sd = _pirt(x, fold_bank, anchors, var)
-        answered = (~np.isnan(x)).sum(axis=1)
-        rows.append(pd.DataFrame({
-            "truth": test.mean(axis=1).to_numpy(), "pirt": pirt, "sd": sd,
-            "anchor_mean": np.where(answered > 0, np.nansum(x, axis=1) / np.maximum(answered, 1), pirt),
-        }, index=test.index))
+        rows.append(pd.DataFrame({"truth": test.mean(axis=1).to_numpy(), "pirt": pirt, "sd": sd,
+                                  "anchor_mean": _anchor_mean(x, pirt)}, index=test.index))
     held = pd.concat(rows).loc[data.index]
     t, p, m = (held[c].to_numpy() for c in ("truth", "pirt", "anchor_mean"))
     den = float(((p - m) ** 2).sum())
