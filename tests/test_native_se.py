@@ -55,7 +55,7 @@ def test_native_crossprod_se_equals_mirt(ref, case):
 
 
 def test_too_many_parameters_leave_nan_with_one_warning(monkeypatch):
-    import irtbridge.calibration.native as native
+    import irtbridge.calibration.engines.native as native
 
     monkeypatch.setattr(native, "MAX_SE_PARAMETERS", 5)
     x = _simulated(200, 6, 0.0, seed=2)

@@ -2,8 +2,9 @@
 
 For each dataset: a stratified 70/30 split (test set capped at 500), a pool of scikit-learn classifiers
 plus artificial respondents, the response matrix (test instances = items, classifiers = respondents,
-1 = correct), a 3PL calibration in R (ltm, or mirt, with fallback to the other engine), abilities and
-True-Scores. Across datasets: diagnostics of the item parameters, Glicko-2 tournaments in the paper's
+1 = correct), a 3PL calibration in one of two modes (:class:`~irtbridge.benchmark.modes.CalibrationMode`:
+stable, mirt's 3PL with weakly informative priors; paper, ltm's 3PL as decodIRT with mirt as fallback),
+abilities and True-Scores. Across datasets: diagnostics of the item parameters, Glicko-2 tournaments in the paper's
 dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pessimal last).
 
 One small dataset (a few seconds; the saved tables, summary and figures go to a temporary folder):
@@ -46,6 +47,7 @@ from irtbridge.benchmark.per_dataset import (
 from irtbridge.benchmark.modes import (
     CALIBRATION_MODES,
     STABLE_PRIORS,
+    CalibrationMode,
     calibrate_classifier_responses,
     dataset_difficulty,
     flag_items,
@@ -88,7 +90,7 @@ __all__ = [
     "DIAGNOSTICS", "SCORES", "CalibrationAttempt", "DatasetResult", "StageWarning", "calibrate_with_fallback",
     "dataset_diagnostics", "diagnostic_rankings", "evaluate_dataset", "score_respondents",
     "BenchmarkResult", "run_benchmark",
-    "CALIBRATION_MODES", "STABLE_PRIORS", "calibrate_classifier_responses", "dataset_difficulty", "flag_items",
+    "CALIBRATION_MODES", "STABLE_PRIORS", "CalibrationMode", "calibrate_classifier_responses", "dataset_difficulty", "flag_items",
     "simulate_classifier_responses",
     "plot_bump", "plot_dataset_parameters", "plot_item_curves", "plot_parameter_bins", "plot_ratings",
     "plot_true_scores",

@@ -16,6 +16,7 @@ Why these, with the numbers: ``docs/calibration-modes.md`` and ``benchmarks/reco
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -23,10 +24,13 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from irtbridge._validation import check_choice
+from irtbridge.calibration.result import ENGINES
+from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
 
 __all__ = [
     "CALIBRATION_MODES",
+    "CalibrationMode",
     "STABLE_PRIORS",
     "FLAG_LIMITS",
     "calibrate_classifier_responses",
@@ -46,12 +50,128 @@ STABLE_PRIORS: dict[str, tuple[str, float, float]] = {
 FLAG_LIMITS = {"a": 10.0, "b": 6.0, "g": 0.95}
 
 
-def mode_settings(calibration: str) -> dict[str, Any]:
-    """Engine, fallback and engine options of a mode (the pipeline's calibration arguments)."""
-    calibration = check_choice(calibration, "calibration", CALIBRATION_MODES, ignore_case=True)
-    if calibration == "paper":
-        return {"engine": "ltm", "fallback": True, "engine_options": {}}
-    return {"engine": "mirt", "fallback": False, "engine_options": {"mirt": {"priors": dict(STABLE_PRIORS)}}}
+#: the engines a classifier benchmark's 3PL can be calibrated with, and the modes each may serve
+_MODE_ENGINES = {"stable": ("mirt", "native"), "paper": ("ltm", "mirt")}
+_PRIOR_TEXT = {"norm": "N({:g}, {:g})", "lnorm": "logN({:g}, {:g})", "expbeta": "Beta({:g}, {:g})"}
+
+
+@dataclass(frozen=True)
+class CalibrationMode:
+    """How a classifier benchmark calibrates its 3PL: resolved once where the call enters, then passed down.
+
+    Build it with :meth:`resolve` (which checks every combination of options and raises a one-line
+    :class:`~irtbridge.exceptions.ValidationError` for an invalid one); nothing below the entry point
+    re-checks or renames it. :meth:`describe` is the sentence the report, ``summary.json`` and the CLI
+    print, so they cannot disagree with what ran.
+
+    Attributes
+    ----------
+    name : {"stable", "paper"}
+    engine : {"mirt", "native", "ltm"}
+        The engine tried first.
+    fallback : tuple of str
+        Engines tried, in order, when the first errs or does not converge (empty: none).
+    priors : dict
+        Prior per item parameter, mirt's names (``{"a1": ("norm", 1.0, 0.5), ...}``); empty: maximum likelihood.
+    engine_options : dict
+        Extra options per engine (``{"mirt": {"technical": {"NCYCLES": 2000}}}``), given by the caller.
+
+    Examples
+    --------
+    >>> CalibrationMode.resolve("stable").describe()
+    "mirt's 3PL with weakly informative priors (a1 ~ N(1, 0.5), d ~ N(0, 3), g ~ Beta(2, 17)), no fallback"
+    >>> CalibrationMode.resolve("paper").describe()
+    "ltm's 3PL (maximum likelihood, as decodIRT), mirt's 3PL as fallback"
+    >>> CalibrationMode.resolve("stable", engine="ltm")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: engine='ltm' cannot fit the stable mode's 3PL with priors; use engine='mirt' or 'native', or calibration='paper' for ltm
+    """
+
+    name: str
+    engine: str
+    fallback: tuple[str, ...]
+    priors: Mapping[str, tuple[str, float, float]] = field(default_factory=dict)
+    engine_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def resolve(cls, calibration: "str | CalibrationMode" = "stable", engine: str | None = None,
+                fallback: bool | None = None,
+                engine_options: Mapping[str, Mapping[str, Any]] | None = None) -> "CalibrationMode":
+        """The mode of the user's options; ``None`` means the mode's own default.
+
+        ``stable``: mirt's (or the native engine's) 3PL with :data:`STABLE_PRIORS` and no fallback (the
+        other engines cannot fit the priors). ``paper``: ltm's 3PL without priors as the decodIRT paper,
+        mirt's 3PL as fallback (``engine="mirt"`` swaps them; ``fallback=False`` drops the fallback).
+        """
+        if isinstance(calibration, CalibrationMode):
+            if engine is not None or fallback is not None or engine_options is not None:
+                raise ValidationError("pass either a CalibrationMode or engine/fallback/engine_options, not both")
+            return calibration
+        name = check_choice(calibration, "calibration", CALIBRATION_MODES, ignore_case=True)
+        allowed = _MODE_ENGINES[name]
+        if engine is None:
+            engine = allowed[0]
+        engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+        if engine not in allowed:
+            raise ValidationError(
+                f"engine={engine!r} cannot fit the stable mode's 3PL with priors; use engine='mirt' or 'native', "
+                "or calibration='paper' for ltm" if name == "stable" else
+                f"engine={engine!r} is not a paper-mode engine (ltm's or mirt's 3PL without priors); use "
+                "engine='ltm' or 'mirt', or calibration='stable' for the native engine")
+        if "3PL" not in ENGINES[engine]:
+            raise ValidationError(f"engine={engine!r} does not fit the 3PL in this version of irtbridge; "
+                                  f"use engine={allowed[0]!r}")
+        if name == "stable":
+            if fallback:
+                raise ValidationError("fallback: the stable mode has no fallback (no other engine fits its priors); "
+                                      "use calibration='paper' for ltm with mirt as fallback")
+            chain: tuple[str, ...] = ()
+        else:
+            chain = tuple(e for e in allowed if e != engine) if fallback is None or fallback else ()
+        options = {} if engine_options is None else engine_options
+        if not isinstance(options, Mapping):
+            raise ValidationError(f"engine_options must be a mapping engine -> options, got {type(options).__name__}")
+        unknown = [k for k in options if k not in (engine, *chain)]
+        if unknown:
+            raise ValidationError(f"engine_options: {unknown[0]!r} is not an engine of this run "
+                                  f"(engines: {', '.join((engine, *chain))})")
+        for eng, opts in options.items():
+            if not isinstance(opts, Mapping):
+                raise ValidationError(f"engine_options[{eng!r}] must be a mapping of options, got {type(opts).__name__}")
+            if "priors" in opts:
+                raise ValidationError(f"engine_options[{eng!r}]: priors are the mode's (calibration='stable' "
+                                      "has them, 'paper' has none); do not pass them as an engine option")
+        priors = dict(STABLE_PRIORS) if name == "stable" else {}
+        return cls(name, engine, chain, priors, {e: dict(o) for e, o in options.items()})
+
+    def options_for(self, engine: str) -> dict[str, Any]:
+        """The keyword arguments of :func:`irtbridge.calibrate` for one engine of this mode."""
+        return {**({"priors": dict(self.priors)} if self.priors else {}), **dict(self.engine_options.get(engine, {}))}
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """Every engine this mode may try, in order."""
+        return (self.engine, *self.fallback)
+
+    def describe(self) -> str:
+        """One sentence saying what this mode fits (the report subtitle, CLI text and ``summary.json``)."""
+        who = "the native engine's" if self.engine == "native" else f"{self.engine}'s"
+        if self.priors:
+            text = f"{who} 3PL with weakly informative priors (" + ", ".join(
+                f"{p} ~ {_PRIOR_TEXT.get(kind, kind + '({:g}, {:g})').format(x, y)}"
+                for p, (kind, x, y) in self.priors.items()) + ")"
+        else:
+            text = f"{who} 3PL (maximum likelihood, as decodIRT)"
+        back = ", ".join(f"{e}'s 3PL" for e in self.fallback)
+        return text + (f", {back} as fallback" if back else ", no fallback")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``calibration, engine, fallback`` (bool), ``fallback_engines, priors, engine_options, description``."""
+        return {"calibration": self.name, "engine": self.engine, "fallback": bool(self.fallback),
+                "fallback_engines": list(self.fallback),
+                "priors": {k: list(v) for k, v in self.priors.items()},
+                "engine_options": {k: dict(v) for k, v in self.engine_options.items()}, "description": self.describe()}
 
 
 def calibrate_classifier_responses(responses: Any, calibration: str = "stable", *, se: bool = False,
@@ -93,13 +213,10 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     """
     from irtbridge.calibration import calibrate
 
-    settings = mode_settings(calibration)
-    engine = settings["engine"]
-    merged = {**settings["engine_options"].get(engine, {}), **options}
-    fit = calibrate(responses, model="3PL", engine=engine, se=se, drop_constant=drop_constant, **merged)
-    from dataclasses import replace
-
-    return replace(fit, options={**fit.options, "calibration": calibration.lower()})
+    mode = CalibrationMode.resolve(calibration)
+    merged = {**mode.options_for(mode.engine), **options}
+    fit = calibrate(responses, model="3PL", engine=mode.engine, se=se, drop_constant=drop_constant, **merged)
+    return replace(fit, options={**fit.options, "calibration": mode.name})
 
 
 def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,

@@ -14,7 +14,7 @@ import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
-from irtbridge.benchmark.modes import CALIBRATION_MODES, flag_items, mode_settings
+from irtbridge.benchmark.modes import CalibrationMode, flag_items
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.records import CalibrationAttempt, StageWarning, _stage_warnings
 from irtbridge.benchmark.respondents import (
@@ -32,7 +32,6 @@ from irtbridge.exceptions import (
 )
 
 __all__ = [
-    "ENGINES",
     "SCORES",
     "CalibrationAttempt",
     "StageWarning",
@@ -42,32 +41,35 @@ __all__ = [
     "evaluate_dataset",
 ]
 
-ENGINES = ("ltm", "mirt")
 #: respondent columns a tournament can be played on
 SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
 
 def calibrate_with_fallback(
     responses: pd.DataFrame,
     *,
-    engine: str = "ltm",
+    mode: CalibrationMode | str | None = None,
+    engine: str | None = None,
     model: str = "3PL",
-    fallback: bool = True,
+    fallback: bool | None = None,
     engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
     keep_r_model: bool = False,
 ) -> tuple[Any, tuple[CalibrationAttempt, ...]]:
-    """Calibrate with ``engine``; when it errors or does not converge, try the other engine.
+    """Calibrate with the mode's engine; when it errors or does not converge, try its fallback engines.
 
     Parameters
     ----------
     responses : pandas.DataFrame
         Respondents x items, 0/1. Constant items are dropped (and listed in
         ``Calibration.dropped_items``).
-    engine : {"ltm", "mirt"}, default "ltm"
-        Tried first; ltm's ``tpm`` is what the paper used.
+    mode : CalibrationMode or {"stable", "paper"}, default "paper"
+        The calibration mode (:class:`~irtbridge.benchmark.modes.CalibrationMode`); ``engine``,
+        ``fallback`` and ``engine_options`` build one when ``mode`` is a name or None.
+    engine : {"ltm", "mirt", "native"}, optional
+        Tried first (the mode's own by default; ltm's ``tpm`` is what the paper used).
     model : str, default "3PL"
-    fallback : bool, default True
-        Whether to try the other engine after a failure.
+    fallback : bool, optional
+        Whether to try the mode's other engine after a failure (the paper mode's default: yes).
     engine_options : mapping, optional
         ``{"ltm": {...}, "mirt": {...}}``: options passed to :func:`irtbridge.calibrate` for each engine,
         with the engine's own argument names (e.g. ``{"mirt": {"technical": {"NCYCLES": 2000}}}``).
@@ -93,21 +95,16 @@ def calibrate_with_fallback(
     """
     from irtbridge.calibration import calibrate
 
-    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
-    options = dict(engine_options or {})
-    unknown = [k for k in options if k not in ENGINES]
-    if unknown:
-        raise ValidationError(f"engine_options keys must be engine names {ENGINES}, got {unknown}")
-    order = [engine] + ([e for e in ENGINES if e != engine] if fallback else [])
+    mode = CalibrationMode.resolve("paper" if mode is None else mode, engine, fallback, engine_options)
     attempts: list[CalibrationAttempt] = []
     unconverged = None
-    for eng in order:
+    for eng in mode.engines:
         started = time.perf_counter()
         try:
             with warnings.catch_warnings():
                 # non-convergence is handled here (fallback); it is reported through the attempts
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                fit = calibrate(responses, model=model, engine=eng, se=False, drop_constant=True, **dict(options.get(eng, {})))
+                fit = calibrate(responses, model=model, engine=eng, se=False, drop_constant=True, **mode.options_for(eng))
         except RUnavailableError:
             raise  # no R at all: the other engine cannot help either
         except (IrtBridgeError, ImportError) as exc:
@@ -291,9 +288,9 @@ def evaluate_dataset(
     dataset: Any,
     *,
     pool: Any = "default",
-    calibration: str = "stable",
+    calibration: CalibrationMode | str = "stable",
     engine: str | None = None,
-    fallback: bool = True,
+    fallback: bool | None = None,
     engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
     test_size: float = 0.3,
@@ -313,9 +310,10 @@ def evaluate_dataset(
         See :func:`~irtbridge.benchmark.load_benchmark_dataset`.
     pool : str, list or dict, default "default"
         Classifiers (see :func:`~irtbridge.benchmark.classifier_pool`).
-    calibration : {"stable", "paper"}, default "stable"
+    calibration : CalibrationMode or {"stable", "paper"}, default "stable"
         ``"stable"``: mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as the decodIRT
-        paper (see :mod:`irtbridge.benchmark.modes`).
+        paper (:class:`irtbridge.benchmark.modes.CalibrationMode`, resolved once from ``calibration``,
+        ``engine``, ``fallback`` and ``engine_options``; an invalid combination is a ValidationError).
     engine, fallback, engine_options, accept_unconverged
         Calibration (see :func:`calibrate_with_fallback`); ``engine`` defaults to the mode's (mirt for
         stable, ltm for paper) and stable mode does not fall back to the unregularized other engine.
@@ -346,7 +344,7 @@ def evaluate_dataset(
     """
     random_state = check_int(random_state, "random_state", low=0)
     ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
-    mode, engine, fallback, engine_options = resolve_mode(calibration, engine, fallback, engine_options)
+    mode = CalibrationMode.resolve(calibration, engine, fallback, engine_options)
     models = classifier_pool(pool)
     stages = [(0, "data")]  # (number of warnings caught when the stage began, stage)
     with warnings.catch_warnings(record=True) as caught:
@@ -354,11 +352,11 @@ def evaluate_dataset(
         ds = load_benchmark_dataset(dataset, target=target)
         try:
             result = _evaluate(
-                ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
+                ds, models, mode, accept_unconverged, test_size, max_test, max_train,
                 n_random if artificial else None, ability_method, random_state,
                 mark=lambda stage: stages.append((len(caught), stage)),
             )
-            result = _replace(result, calibration_mode=mode)
+            result = _replace(result, calibration_mode=mode.name)
         except ValidationError as exc:
             raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
     kept = _stage_warnings(caught, stages)
@@ -392,45 +390,28 @@ def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Seri
     return p, zh
 
 
-def resolve_mode(calibration: str, engine: str | None, fallback: bool,
-                 engine_options: Mapping[str, Mapping[str, Any]] | None):
-    """(mode, engine, fallback, engine_options) of a calibration mode and the caller's overrides."""
-    mode = check_choice(calibration, "calibration", CALIBRATION_MODES, ignore_case=True)
-    settings = mode_settings(mode)
-    if engine is None:
-        engine = settings["engine"]
-    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
-    if mode == "stable" and engine != "mirt":
-        raise ValidationError("calibration='stable' fits mirt's 3PL with priors; use calibration='paper' for ltm")
-    merged = {e: dict(o) for e, o in (engine_options or {}).items()}
-    for eng, opts in settings["engine_options"].items():
-        merged[eng] = {**opts, **merged.get(eng, {})}
-    return mode, engine, bool(fallback) and settings["fallback"], merged
-
-
 def _replace(result: DatasetResult, **changes: Any) -> DatasetResult:
     from dataclasses import replace
 
     return replace(result, **changes)
 
 
-def _evaluate(ds, models, engine, fallback, engine_options, accept_unconverged, test_size, max_test, max_train,
+def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_train,
               n_random, ability_method, random_state, mark: Callable[[str], None] = lambda stage: None) -> DatasetResult:
     mark("classifiers")
     started = time.perf_counter()
     responses, kind, common = _respond(ds, models, test_size, max_test, max_train, n_random, random_state)
-    common["engine_requested"] = engine
+    common["engine_requested"] = mode.engine
     seconds = {"models": time.perf_counter() - started}
 
     mark("calibration")
     started = time.perf_counter()
     try:
         fit, attempts = calibrate_with_fallback(
-            responses, engine=engine, fallback=fallback, engine_options=engine_options,
-            accept_unconverged=accept_unconverged, keep_r_model=True,
+            responses, mode=mode, accept_unconverged=accept_unconverged, keep_r_model=True,
         )
     except ValidationError as exc:
-        fit, attempts = None, (CalibrationAttempt(engine, "error", str(exc)),)
+        fit, attempts = None, (CalibrationAttempt(mode.engine, "error", str(exc)),)
     seconds["calibration"] = time.perf_counter() - started
     if fit is None:
         why = "; ".join(a.outcome for a in attempts)

@@ -23,8 +23,8 @@ from irtbridge.benchmark.data import (
     _split_csv_ref,
     available_datasets,
 )
+from irtbridge.benchmark.modes import CalibrationMode
 from irtbridge.benchmark.per_dataset import (
-    resolve_mode,
     SCORES,
     DatasetResult,
     evaluate_dataset,
@@ -160,7 +160,7 @@ class BenchmarkResult:
                 "valid_true_score", "valid_true_score_positive"]
         lines = [
             f"irtbridge benchmark: {len(d)} dataset(s), {int((d['status'] == 'ok').sum())} calibrated "
-            f"(3PL, engine {self.settings.get('engine')}), {self.seconds:.1f} s",
+            f"({self.settings.get('description', '3PL')}), {self.seconds:.1f} s",
             "",
             d[cols].to_string(float_format=lambda v: f"{v:.3f}"),
         ]
@@ -272,7 +272,7 @@ def run_benchmark(
     pool: Any = "default",
     calibration: str = "stable",
     engine: str | None = None,
-    fallback: bool = True,
+    fallback: bool | None = None,
     engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
     orders: Sequence[str] = PAPER_ORDERS,
@@ -304,11 +304,13 @@ def run_benchmark(
     calibration : {"stable", "paper"}, default "stable"
         ``"stable"``: mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as the decodIRT
         paper (see :mod:`irtbridge.benchmark.modes`).
-    engine : {"ltm", "mirt"}, optional
+    engine : {"ltm", "mirt", "native"}, optional
         3PL calibration engine tried first: the mode's own by default (mirt for stable, ltm's ``tpm`` as
         in the paper for paper).
-    fallback : bool, default True
-        Retry with the other engine on an R error or non-convergence.
+    fallback : bool, optional
+        Retry with the mode's other engine on an error or non-convergence (paper mode: yes by default;
+        stable mode has none). The combination is checked once here
+        (:meth:`irtbridge.benchmark.modes.CalibrationMode.resolve`), before any dataset is loaded.
     engine_options : mapping, optional
         ``{"ltm": {...}, "mirt": {...}}`` passed to the engines.
     accept_unconverged : bool, default False
@@ -370,7 +372,7 @@ def run_benchmark(
     names = [_dataset_name(ref) for ref in refs]
     if len(set(names)) != len(names):
         raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
-    mode, engine, fallback, _ = resolve_mode(calibration, engine, fallback, engine_options)
+    mode = CalibrationMode.resolve(calibration, engine, fallback, engine_options)
     orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
     score = check_choice(score, "score", SCORES)
     jobs = check_int(jobs, "jobs", low=1)
@@ -387,8 +389,7 @@ def run_benchmark(
     ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
     classifier_pool(pool)  # fail here, not in every worker
     options = dict(
-        pool=pool, calibration=mode, engine=engine, fallback=bool(fallback), engine_options=engine_options,
-        accept_unconverged=bool(accept_unconverged), test_size=test_size, max_test=max_test, max_train=max_train,
+        pool=pool, calibration=mode, accept_unconverged=bool(accept_unconverged), test_size=test_size, max_test=max_test, max_train=max_train,
         n_random=n_random, artificial=bool(artificial), ability_method=ability_method, random_state=random_state, target=target,
     )
     results = _run_all(refs, names, options, jobs, progress)
@@ -414,10 +415,10 @@ def run_benchmark(
         tournaments[order] = tournament(table, chosen, name=order, score=score, tolerance=tolerance, tau=tau, alpha=alpha)
     pool_names = list(classifier_pool(pool)) if not isinstance(pool, Mapping) else [str(k) for k in pool]
     settings = {
-        **{k: v for k, v in options.items() if k not in ("pool", "engine_options")},
+        **{k: v for k, v in options.items() if k not in ("pool", "calibration")},
+        **mode.to_dict(),
         "pool": pool if isinstance(pool, str) else pool_names,
         "classifiers": pool_names,
-        "engine_options": {k: dict(v) for k, v in (engine_options or {}).items()},
         "orders": orders, "fraction": fraction, "score": score, "tolerance": tolerance, "tau": tau, "alpha": alpha,
         "model": "3PL", "datasets": names, "jobs": jobs, "irtbridge_version": __version__,
         "engine_versions": sorted({f"{r.calibration.engine} {r.calibration.provenance.get('engine_version')}"

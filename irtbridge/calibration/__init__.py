@@ -1,7 +1,8 @@
 """Item calibration delegated to R's ``mirt`` and ``ltm``: fitting, and the results it returns.
 
 The public names are re-exported here and at the top level (``irtbridge.calibrate``); the modules hold
-the parts: :mod:`~irtbridge.calibration.fitting` (the R-backed fit) and :mod:`~irtbridge.calibration.result`
+the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, then dispatches to one module
+per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
 (:class:`Calibration`), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison) and
 :mod:`~irtbridge.calibration.plots` (mirt's plot types).

@@ -1,14 +1,13 @@
-"""Item calibration delegated to R's ``mirt`` and ``ltm``.
+"""``irtbridge.calibrate``: check a calibration once, then hand it to its engine.
 
-:func:`calibrate` sends the response matrix to R once (numpy2ri, one copy), fits the model there and
-brings back plain numbers in one layout for both engines. The live R model stays available as an
-optional handle (``Calibration.r_model``) for the engine's own scoring and for experts; it never travels
-when a result is pickled or written to JSON.
+:func:`calibrate` resolves the model (one name or mirt's itemtype vector), checks the responses
+(constant items named or dropped), checks the options against what the chosen engine takes (its row of
+:data:`irtbridge.calibration.engines.ENGINE_TABLE`) and builds one
+:class:`~irtbridge.calibration.engines.FitRequest`; the engine module (mirt, ltm or native) fits it.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -16,12 +15,12 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge import __version__
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
 from irtbridge.calibration.checks import check_before_fit
+from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
-from irtbridge.exceptions import ConvergenceWarning, DataWarning, RWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.irt.em import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
@@ -109,43 +108,36 @@ def calibrate(
     Item.5  0.736 -2.520
     """
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    backend = ENGINE_TABLE[engine]
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = _resolve_model(model, engine, columns)
-    structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
-    if structured and engine != "mirt":
-        raise ValidationError("dims, spec, parameters and per-item models need engine='mirt'")
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
+    structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
+    sparse = isinstance(responses, ResponseData)
+    backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
     if "SE_type" in options:
         options["SE.type"] = options.pop("SE_type")
-    if engine == "native" and isinstance(responses, ResponseData):  # answered cells only (sparse layout)
-        if priors is not None:
-            raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
-        from irtbridge.calibration.native import calibrate_native_sparse
-
-        return calibrate_native_sparse(responses, model, bool(se), drop_constant, options)
+    if sparse:  # answered cells only: the engine checks them on its own layout
+        request = FitRequest(responses, tuple(responses.item_names), model, bool(se), options,
+                             drop_constant=bool(drop_constant))
+        return backend.fit(request)
     prep = _prepare(responses, columns, model, per_item, drop_constant)
     if priors is not None and per_item is not None:
         raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
     prep.priors.extend(parse_priors(priors, prep.names) if per_item is None else [])
-    if prep.priors and engine != "mirt":
-        raise ValidationError("priors: only engine='mirt' takes priors on item parameters")
-    if prep.priors:
-        prep.extra["priors"] = [p.to_r() for p in prep.priors]
-    if structured:
-        prep.extra.update(_structure_args(prep.per_item, dims, spec, parameters, prep.names))
-    if engine == "native":
-        from irtbridge.calibration.native import calibrate_native
-
-        return calibrate_native(prep.values, prep.names, model, bool(se), options, prep.dropped)
-    if engine == "mirt":  # every parameter a spec or a prior names must exist in this model: ask mirt first
-        check_before_fit(prep.values, prep.names, model, prep.per_item, prep.extra, parameters, prep.priors, options)
-    return _fit_in_r(engine, prep, bool(se), options)
+    structure = _structure_args(prep.per_item, dims, spec, parameters, prep.names) if structured else {}
+    request = FitRequest(
+        prep.values, tuple(prep.names), model, bool(se), options,
+        per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
+        priors=tuple(prep.priors), structure=structure, parameters=parameters,
+    )
+    return backend.fit(request)
 
 
 @dataclass
 class _Prepared:
-    """The response matrix and model calibrate() sends to R, after constant items are handled."""
+    """The response matrix and model of a dense calibration, after constant items are handled."""
 
     values: np.ndarray
     names: list[str]
@@ -153,7 +145,6 @@ class _Prepared:
     model: str
     per_item: list[str] | None
     priors: list[Prior] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: list[str] | None,
@@ -189,91 +180,6 @@ def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: li
         gone = set(dropped)
         per_item = [m for m, n in zip(per_item, columns or names) if n not in gone]
     return _Prepared(values, names, dropped, model, per_item)
-
-
-def _fit_in_r(engine: str, prep: _Prepared, se: bool, options: dict[str, Any]) -> Calibration:
-    """Fit in R (one call), pass R's warnings on, keep estimates whose standard errors failed."""
-    from irtbridge._r import session
-
-    session.ensure_packages(engine)
-    started = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = session.call(
-            f"irtb_{engine}_fit", data=prep.values, item_names=prep.names, model=prep.per_item or prep.model, se=se,
-            options=dict(options), **prep.extra,
-        )
-    elapsed = time.perf_counter() - started
-    r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
-    for w in caught:  # at the line that called calibrate(), as session.call would have put them
-        warnings.warn(w.message, w.category, stacklevel=3)
-    se_problem = out.get("se_problem")
-    if se and se_problem is not None:
-        # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
-        se_problem = str(se_problem).strip()
-        message = f"{engine}: standard errors unavailable ({se_problem}); estimates kept, standard errors set to NaN"
-        warnings.warn(message, RWarning, stacklevel=3)
-        r_warnings = (*r_warnings, message)
-    if not bool(out["converged"]):
-        warnings.warn(
-            f"{engine} did not converge for the {prep.model} model after {out['iterations']} iterations; "
-            "raise the iteration limit or simplify the model",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    effective = dict(options, se=se, **({"se_unavailable": se_problem} if se and se_problem else {}),
-                     **({"priors": [p.to_r() for p in prep.priors]} if prep.priors else {}),
-                     **({k: v for k, v in prep.extra.items() if k in ("dims", "syntax")}))
-    return _assemble(out, engine, prep, effective, r_warnings, elapsed)
-
-
-def _assemble(out: Mapping[str, Any], engine: str, prep: _Prepared, options: dict[str, Any],
-              r_warnings: tuple[str, ...], elapsed: float) -> Calibration:
-    """The Calibration from R's plain result: labelled tables, provenance, the live model handle."""
-    layout = prep.model if prep.per_item is None and out.get("cov") is None else "mixed"
-    items = _item_table(out["items"], prep.names, layout)
-    se_table = _item_table(out["se"], prep.names, layout) if out.get("se") is not None else items * np.nan
-    versions = _versions(engine)
-    iterations = out["iterations"]
-    return Calibration(
-        items=items,
-        standard_errors=se_table,
-        loglik=float(out["loglik"]),
-        aic=float(out["aic"]),
-        bic=float(out["bic"]),
-        n_parameters=int(out["n_parameters"]),
-        converged=bool(out["converged"]),
-        iterations=int(iterations) if iterations is not None and not pd.isna(iterations) else -1,
-        model=prep.model,
-        engine=engine,
-        n_respondents=int(prep.values.shape[0]),
-        latent_mean=float(out["latent_mean"]),
-        latent_var=float(out["latent_var"]),
-        options=options,
-        warnings=r_warnings,
-        provenance={
-            "irtbridge_version": __version__,
-            "engine_version": versions["packages"][engine],
-            "r_version": versions["r"],
-            "fit_seconds": elapsed,
-        },
-        dropped_items=prep.dropped,
-        factors=tuple(out["cov"].columns) if out.get("cov") is not None else ("F1",),
-        item_types=tuple(prep.per_item) if prep.per_item is not None else (),
-        r_model=out["model"],
-    )
-
-
-_VERSIONS: dict[str, dict[str, Any]] = {}
-
-
-def _versions(engine: str) -> dict[str, Any]:
-    """R's and the engine's versions, asked once per process (one R round trip fewer per fit)."""
-    from irtbridge._r import session
-
-    if engine not in _VERSIONS:
-        _VERSIONS[engine] = session.r_versions([engine])
-    return _VERSIONS[engine]
 
 
 def _resolve_model(model: Any, engine: str, columns: list[str] | None) -> tuple[str, list[str] | None]:
@@ -322,16 +228,6 @@ def _structure_args(per_item, dims, spec, parameters, names) -> dict[str, Any]:
                             else parameters[c].astype(bool).tolist() if c == "est"
                             else parameters[c].astype(float).to_numpy()) for c in cols}
     return out
-
-
-def _item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFrame:
-    """Label the item table with the caller's names (numpy2ri drops them; R may mangle them)."""
-    if table.shape[0] != len(names):
-        raise RuntimeError(f"R returned {table.shape[0]} item rows for {len(names)} items")
-    frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
-    if model in DICHOTOMOUS and {"a", "b", "g", "u"} <= set(frame.columns):
-        frame = frame[["a", "b", "g", "u"]]
-    return frame
 
 
 def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: Any = None,

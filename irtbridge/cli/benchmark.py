@@ -19,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "For each dataset: a stratified 70/30 split (test set capped at 500), a pool of scikit-learn "
             "classifiers plus artificial respondents (optimal, pessimal, majority, minority, random), a 3PL "
-            "calibration in R (ltm, or mirt, falling back to the other engine), abilities and True-Scores. "
+            "calibration (--calibration stable, the default: mirt's 3PL with weakly informative priors, no "
+            "fallback; paper: ltm's 3PL as decodIRT, mirt's as fallback), abilities and True-Scores. "
             "Then dataset diagnostics, Glicko-2 tournaments (each dataset a rating period) in the chosen "
             "dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pessimal last). "
             "Tables (CSV), summary.json and figures (PNG) are written to --out."
@@ -33,10 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--order", nargs="+", metavar="ORDER",
                    help=f"tournaments to play: {', '.join(_ORDERS)}, or 'paper' for the paper's six (default)")
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
-                   help="stable (default): mirt's 3PL with weakly informative priors; paper: ltm's 3PL as "
-                        "Cardoso et al. (decodIRT), with fallback to mirt (docs/calibration-modes.md)")
-    p.add_argument("--engine", help="3PL engine tried first in paper mode: ltm (default, as the paper) or mirt")
-    p.add_argument("--no-fallback", action="store_true", help="do not retry with the other engine on failure")
+                   help="stable (default): mirt's 3PL with weakly informative priors, no fallback; paper: ltm's "
+                        "3PL as Cardoso et al. (decodIRT), with fallback to mirt (docs/calibration-modes.md)")
+    p.add_argument("--engine", choices=("mirt", "native", "ltm"),
+                   help="3PL engine tried first: stable mode mirt (default) or native; paper mode ltm (default, "
+                        "as the paper) or mirt")
+    p.add_argument("--no-fallback", action="store_true", help="paper mode: do not retry with the other engine on failure")
     p.add_argument("--accept-unconverged", action="store_true",
                    help="keep an unconverged fit when no engine converges (default: leave the dataset out)")
     p.add_argument("--pool", help="classifiers: default (the paper's 12 + 24 variants), paper, quick, "
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         pool = [p.strip() for p in pool.split(",") if p.strip()]
     max_test = args.max_test if args.max_test is not None else (_QUICK_MAX_TEST if args.quick else 500)
     result = run_benchmark(
-        datasets, pool=pool, calibration=args.calibration, engine=args.engine, fallback=not args.no_fallback,
+        datasets, pool=pool, calibration=args.calibration, engine=args.engine, fallback=False if args.no_fallback else None,
         accept_unconverged=args.accept_unconverged, orders=orders, score=args.score, tolerance=args.tolerance,
         tau=args.tau, test_size=args.test_size, max_test=max_test, max_train=args.max_train,
         ability_method=args.ability.upper(), target=args.target, jobs=args.jobs, progress=not args.no_progress,

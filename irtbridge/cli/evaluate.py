@@ -16,15 +16,17 @@ import time
 
 def register(sub: argparse._SubParsersAction) -> None:
     from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
+    from irtbridge.benchmark.modes import CalibrationMode
 
+    stable, paper = CalibrationMode.resolve("stable"), CalibrationMode.resolve("paper")
     p = sub.add_parser(
         "evaluate",
         help="the main job: IRT evaluation of classifiers on real datasets, as an HTML report (offline)",
         description=(
             "Fit a pool of classifiers on each dataset, calibrate a 3PL IRT model on their answers to the test "
-            "instances (R's ltm, mirt as fallback), rate the classifiers with Glicko-2 across datasets, diagnose "
-            "datasets and instances, and compute the Efficiency Index per classifier; write everything as one "
-            "HTML page plus CSV tables and a JSON summary."
+            f"instances (by default {stable.describe()}), rate the classifiers with Glicko-2 across datasets, "
+            "diagnose datasets and instances, and compute the Efficiency Index per classifier; write everything "
+            "as one HTML page plus CSV tables and a JSON summary."
         ),
         epilog=(
             f"Embedded datasets: {', '.join(sorted(available_datasets(), key=str.lower))}. Default: "
@@ -41,10 +43,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
-                   help="stable (default): mirt's 3PL with weakly informative priors; paper: ltm's 3PL exactly as "
-                        "Cardoso et al. (decodIRT), mirt as fallback (see docs/calibration-modes.md)")
-    p.add_argument("--engine", default=None, choices=("ltm", "mirt"),
-                   help="paper mode only: the engine tried first (default ltm; the other one is the fallback)")
+                   help=f"stable (default): {stable.describe()}; paper: {paper.describe()} "
+                        "(see docs/calibration-modes.md)")
+    p.add_argument("--engine", default=None, choices=("mirt", "native", "ltm"),
+                   help="the engine tried first: stable mode takes mirt (default) or native; paper mode ltm "
+                        "(default; mirt is then the fallback) or mirt (ltm the fallback). Other combinations are "
+                        "an error before any work")
     p.add_argument("--max-items", type=int, default=None, metavar="N",
                    help="cap on the test instances per dataset (default 500; 60 with --quick)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
@@ -113,7 +117,7 @@ def _summary_text(ev, files, elapsed: float) -> str:
                          f"(95% interval {row['lower']:.0f} to {row['upper']:.0f})")
     valid = ev.validity.get("optimal_first") and ev.validity.get("pessimal_last")
     lines.append(f"  ranking sanity check {'passed' if valid else 'FAILED'} (optimal first, pessimal last)")
-    lines.append(f"  calibration          {ev.settings.calibration} mode"
+    lines.append(f"  calibration          {ev.settings.mode.name} mode: {ev.settings.mode.describe()}"
                  + (f"; {int(d['n_flagged'].sum())} item estimate(s) flagged as not identified" if "n_flagged" in d else ""))
     if len(d):
         hardest = d["failure_at_median"].idxmax()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 
 from irtbridge._validation import _show, check_choice, check_int, check_number
+from irtbridge.benchmark.modes import CalibrationMode
 from irtbridge.exceptions import ValidationError
 
 
@@ -23,10 +24,15 @@ class Settings:
     calibration : {"stable", "paper"}
         ``"stable"`` (default): mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as
         Cardoso et al. (decodIRT) (:mod:`irtbridge.benchmark.modes`, ``docs/calibration-modes.md``).
-    engine : {"ltm", "mirt"} or None
+    engine : {"mirt", "native", "ltm"} or None
         3PL calibration engine tried first; None: the mode's (mirt for stable, ltm's ``tpm`` for paper).
-    fallback : bool
-        Retry a dataset with the other engine when the first errs or does not converge.
+        After construction it holds the engine that will run.
+    fallback : bool or None
+        Retry a dataset with the mode's other engine when the first errs or does not converge; None: the
+        mode's default (paper: yes; stable has no fallback). After construction: whether there is one.
+    mode : CalibrationMode
+        Resolved from ``calibration``, ``engine`` and ``fallback`` once, at construction (an invalid
+        combination is a one-line ValidationError there, before any work); everything below reads it.
     pool : str
         Classifier pool of :func:`irtbridge.benchmark.classifier_pool`: ``"default"`` (the paper's 12
         and variants, 43 respondents with the artificial ones) or ``"quick"``/``"paper"``.
@@ -54,7 +60,7 @@ class Settings:
     seed: int = 0
     calibration: str = "stable"
     engine: str | None = None
-    fallback: bool = True
+    fallback: bool | None = None
     pool: str = "default"
     test_fraction: float = 0.3
     max_items: int = 500
@@ -65,6 +71,7 @@ class Settings:
     mlc_dataset: str | None = None
     mlc_classifier: str = "mlp"
     quick: bool = False
+    mode: CalibrationMode = field(init=False, repr=False, compare=False)
 
     @classmethod
     def quick_run(cls, **overrides: Any) -> "Settings":
@@ -75,9 +82,11 @@ class Settings:
         from irtbridge.benchmark import ORDERS
 
         check_int(self.seed, "seed", low=0)
-        check_choice(self.calibration, "calibration", ("stable", "paper"))
-        if self.engine is not None:
-            check_choice(self.engine, "engine", ("ltm", "mirt"))
+        mode = CalibrationMode.resolve(self.calibration, self.engine, self.fallback)
+        object.__setattr__(self, "mode", mode)
+        object.__setattr__(self, "calibration", mode.name)
+        object.__setattr__(self, "engine", mode.engine)
+        object.__setattr__(self, "fallback", bool(mode.fallback))
         check_choice(self.pool, "pool", ("default", "paper", "quick"))
         check_number(self.test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
         check_int(self.max_items, "max_items", low=10)
@@ -87,11 +96,14 @@ class Settings:
         check_number(self.tau, "tau", low=0.0, low_open=True)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """JSON-ready settings; the calibration mode as it ran (``mode``: engine, fallback engines, priors)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "mode"}
+        out["mode"] = self.mode.to_dict()
+        return out
 
     def benchmark_options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`irtbridge.benchmark.evaluate_dataset` for these settings."""
-        return dict(pool=self.pool, calibration=self.calibration, engine=self.engine, fallback=self.fallback, test_size=self.test_fraction,
+        return dict(pool=self.pool, calibration=self.mode, test_size=self.test_fraction,
                     max_test=self.max_items, ability_method=self.ability_method, random_state=self.seed)
 
 

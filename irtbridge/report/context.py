@@ -114,9 +114,7 @@ def _fit_finding(d: pd.DataFrame) -> str:
 def _calibration_finding(ev: Any) -> str:
     """Which calibration mode ran, and how many item estimates are flagged as not identified."""
     d = ev.diagnostics
-    mode = getattr(ev.settings, "calibration", "stable")
-    what = ("mirt's 3PL with weakly informative priors (stable mode)" if mode == "stable"
-            else "ltm's 3PL exactly as Cardoso et al. (decodIRT) did (paper mode)")
+    what = f"{ev.settings.mode.describe()} ({ev.settings.mode.name} mode)"
     flagged = d["n_flagged"].fillna(0).astype(int) if "n_flagged" in d else pd.Series(dtype=int)
     if flagged.sum() == 0:
         return f"Calibration: {what}; no item estimate is flagged."

@@ -24,12 +24,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from irtbridge import __version__
+from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
 from irtbridge.irt.em import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
 from irtbridge.irt.em_se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
-__all__ = ["calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
+__all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
 NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks", "SE.type")
 
@@ -46,6 +47,15 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValidationError(f"engine='native' computes SE_type='crossprod' only, got {options['SE.type']!r}")
     return {"quadpts": int(options.get("quadpts", 61)), "TOL": float(options.get("TOL", 1e-4)),
             "NCYCLES": int(technical.get("NCYCLES", 500))}
+
+
+def fit(request: FitRequest) -> Calibration:
+    """The engine's entry in the dispatch table: a response matrix, or answered cells alone."""
+    if isinstance(request.data, ResponseData):
+        return calibrate_native_sparse(request.data, request.model, request.se, request.drop_constant,
+                                       request.options)
+    return calibrate_native(request.data, list(request.names), request.model, request.se, request.options,
+                            request.dropped)
 
 
 def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool, options: Mapping[str, Any],
@@ -81,7 +91,7 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_const
         keep = np.flatnonzero(~np.isin(np.asarray(data.item_names, dtype=object), const))
         if len(keep) < 2:
             raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
-        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=3)
+        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=5)
         data = ResponseData(data.A[:, keep], data.M[:, keep], tuple(data.item_names[j] for j in keep), data.index)
     empty = int((np.asarray(data.M.sum(axis=1)).ravel() == 0).sum())
     if empty:
@@ -108,10 +118,10 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
         se_table, problem = _standard_errors(data, result, model, settings["quadpts"], names)
         if problem:
             notes.append(problem)
-            warnings.warn(problem, IrtBridgeWarning, stacklevel=3)
+            warnings.warn(problem, IrtBridgeWarning, stacklevel=6)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
-                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=3)
+                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
     n = data.shape[0]
     return Calibration(
         items=items, standard_errors=se_table, loglik=result.loglik,

@@ -1,0 +1,122 @@
+"""The R side shared by the mirt and ltm engines: one R call per fit, and the Calibration it becomes.
+
+The response matrix goes to R once (numpy2ri, one copy); the helper ``irtb_<engine>_fit`` (``r/``) fits
+there and returns plain numbers in one layout for both engines. The live R model stays available as an
+optional handle (``Calibration.r_model``) for the engine's own scoring and for experts; it never travels
+when a result is pickled or written to JSON.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.result import DICHOTOMOUS, Calibration
+from irtbridge.exceptions import ConvergenceWarning, RWarning
+
+__all__ = ["fit_in_r"]
+
+
+def fit_in_r(engine: str, request: FitRequest) -> Calibration:
+    """Fit in R (one call), pass R's warnings on, keep estimates whose standard errors failed."""
+    from irtbridge._r import session
+
+    session.ensure_packages(engine)
+    names = list(request.names)
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = session.call(
+            f"irtb_{engine}_fit", data=request.data, item_names=names,
+            model=list(request.per_item) if request.per_item is not None else request.model, se=request.se,
+            options=dict(request.options), **request.r_arguments,
+        )
+    elapsed = time.perf_counter() - started
+    r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
+    for w in caught:  # at the line that called calibrate(), as session.call would have put them
+        warnings.warn(w.message, w.category, stacklevel=5)
+    se_problem = out.get("se_problem")
+    if request.se and se_problem is not None:
+        # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
+        se_problem = str(se_problem).strip()
+        message = f"{engine}: standard errors unavailable ({se_problem}); estimates kept, standard errors set to NaN"
+        warnings.warn(message, RWarning, stacklevel=5)
+        r_warnings = (*r_warnings, message)
+    if not bool(out["converged"]):
+        warnings.warn(
+            f"{engine} did not converge for the {request.model} model after {out['iterations']} iterations; "
+            "raise the iteration limit or simplify the model",
+            ConvergenceWarning,
+            stacklevel=5,
+        )
+    effective = dict(request.options, se=request.se,
+                     **({"se_unavailable": se_problem} if request.se and se_problem else {}),
+                     **({"priors": [p.to_r() for p in request.priors]} if request.priors else {}),
+                     **({k: v for k, v in request.structure.items() if k in ("dims", "syntax")}))
+    return _assemble(out, engine, request, effective, r_warnings, elapsed)
+
+
+def _assemble(out: Mapping[str, Any], engine: str, request: FitRequest, options: dict[str, Any],
+              r_warnings: tuple[str, ...], elapsed: float) -> Calibration:
+    """The Calibration from R's plain result: labelled tables, provenance, the live model handle."""
+    names = list(request.names)
+    layout = request.model if request.per_item is None and out.get("cov") is None else "mixed"
+    items = _item_table(out["items"], names, layout)
+    se_table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
+    versions = _versions(engine)
+    iterations = out["iterations"]
+    return Calibration(
+        items=items,
+        standard_errors=se_table,
+        loglik=float(out["loglik"]),
+        aic=float(out["aic"]),
+        bic=float(out["bic"]),
+        n_parameters=int(out["n_parameters"]),
+        converged=bool(out["converged"]),
+        iterations=int(iterations) if iterations is not None and not pd.isna(iterations) else -1,
+        model=request.model,
+        engine=engine,
+        n_respondents=int(request.data.shape[0]),
+        latent_mean=float(out["latent_mean"]),
+        latent_var=float(out["latent_var"]),
+        options=options,
+        warnings=r_warnings,
+        provenance={
+            "irtbridge_version": __version__,
+            "engine_version": versions["packages"][engine],
+            "r_version": versions["r"],
+            "fit_seconds": elapsed,
+        },
+        dropped_items=request.dropped,
+        factors=tuple(out["cov"].columns) if out.get("cov") is not None else ("F1",),
+        item_types=tuple(request.per_item) if request.per_item is not None else (),
+        r_model=out["model"],
+    )
+
+
+_VERSIONS: dict[str, dict[str, Any]] = {}
+
+
+def _versions(engine: str) -> dict[str, Any]:
+    """R's and the engine's versions, asked once per process (one R round trip fewer per fit)."""
+    from irtbridge._r import session
+
+    if engine not in _VERSIONS:
+        _VERSIONS[engine] = session.r_versions([engine])
+    return _VERSIONS[engine]
+
+
+def _item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFrame:
+    """Label the item table with the caller's names (numpy2ri drops them; R may mangle them)."""
+    if table.shape[0] != len(names):
+        raise RuntimeError(f"R returned {table.shape[0]} item rows for {len(names)} items")
+    frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
+    if model in DICHOTOMOUS and {"a", "b", "g", "u"} <= set(frame.columns):
+        frame = frame[["a", "b", "g", "u"]]
+    return frame

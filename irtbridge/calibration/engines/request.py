@@ -1,0 +1,63 @@
+"""What :func:`irtbridge.calibrate` hands an engine: checked data and options, in one object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge.calibration.priors import Prior
+from irtbridge.irt.em import ResponseData
+
+__all__ = ["FitRequest"]
+
+
+@dataclass(frozen=True)
+class FitRequest:
+    """One calibration, checked and prepared; every engine's ``fit`` takes exactly this.
+
+    Attributes
+    ----------
+    data : ndarray or ResponseData
+        The response matrix after constant items were handled (respondents x items, NaN missing), or
+        the answered cells alone (native engine; its constant items are handled by the engine, see
+        ``drop_constant``).
+    names : tuple of str
+        Item names of ``data``'s columns.
+    model : str
+        One model name, or ``"mixed"`` with ``per_item``.
+    se : bool
+        Compute standard errors.
+    options : mapping
+        Estimation options with the engine's own names (``SE_type`` already renamed ``SE.type``).
+    per_item : tuple of str, optional
+        mirt's itemtype vector.
+    dropped : tuple of str
+        Constant items left out before the fit.
+    priors : tuple of Prior
+    structure : mapping
+        The R arguments of a structured mirt fit: ``dims``, ``syntax`` (mirt.model text), ``table``.
+    parameters : DataFrame, optional
+        The caller's parameter table as given (its ``est`` column drives the pre-fit name check).
+    drop_constant : bool
+        For answered cells: drop constant items with a warning instead of naming them in an error.
+    """
+
+    data: np.ndarray | ResponseData
+    names: tuple[str, ...]
+    model: str
+    se: bool
+    options: Mapping[str, Any] = field(default_factory=dict)
+    per_item: tuple[str, ...] | None = None
+    dropped: tuple[str, ...] = ()
+    priors: tuple[Prior, ...] = ()
+    structure: Mapping[str, Any] = field(default_factory=dict)
+    parameters: pd.DataFrame | None = None
+    drop_constant: bool = False
+
+    @property
+    def r_arguments(self) -> dict[str, Any]:
+        """The extra arguments of the R helper: priors as R lists, and the structure."""
+        return {**({"priors": [p.to_r() for p in self.priors]} if self.priors else {}), **dict(self.structure)}
