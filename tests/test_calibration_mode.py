@@ -122,3 +122,36 @@ def test_report_and_summary_name_the_mode_that_ran(tmp_path):
     summary = json.loads(files.summary.read_text())
     assert summary["settings"]["engine"] == "mirt" and summary["settings"]["fallback"] is False
     assert summary["settings"]["mode"]["description"] == ev.settings.mode.describe()
+
+
+def test_cli_text_summary_json_and_page_render_one_summary(tmp_path, monkeypatch, capsys):
+    """The headline is computed once (Evaluation.summary()); the CLI text, summary.json and the page's
+    Summary section only render it: a marker put into that one object shows up in all three."""
+    import irtbridge.pipeline
+    from irtbridge._summary import Line, Strong, Summary
+
+    ev = synthetic_evaluation()
+    real = ev.summary()
+    marked = Summary(real.title, real.lines + (Line.of("marker", "Marker line: ", Strong("zq-42")),), data=real.data)
+    monkeypatch.setattr(type(ev), "summary", lambda self: marked)
+    monkeypatch.setattr(irtbridge.pipeline, "evaluate", lambda *a, **k: ev)
+    assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "a")]) == 0
+    text = capsys.readouterr().out
+    assert "Marker line: zq-42" in text and real.line("best").text in text
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["headline"]["marker"] == "Marker line: zq-42"
+    assert summary["headline"] == {x.key: x.text for x in marked.lines}
+    page = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
+    assert "<li>Marker line: <b>zq-42</b></li>" in page
+    assert ev._repr_html_() == marked.as_html()
+
+
+def test_one_dataset_says_no_nan():
+    """With one dataset the rank correlation is undefined: the headline leaves it out instead of 'nan'."""
+    from dataclasses import replace
+
+    ev = synthetic_evaluation()
+    one = replace(ev, diagnostics=ev.diagnostics.iloc[:1])
+    text = one.summary().as_text()
+    assert "nan" not in text.lower() and "rank correlation" not in text
+    assert one.summary().to_dict()["difficulty_agreement"] is None

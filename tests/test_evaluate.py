@@ -95,7 +95,7 @@ def test_cli_summary_text_and_json(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(irtbridge.pipeline, "evaluate", lambda *a, **k: synthetic_evaluation())
     assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "a")]) == 0
     text = capsys.readouterr().out
-    assert "3 of 4 dataset(s) evaluated" in text and "NOT evaluated" in text and "broken" in text
+    assert "3 of 4 dataset(s) evaluated" in text and "could not be evaluated: broken" in text
     assert f"report:  {tmp_path / 'a' / 'index.html'}" in text
     assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "b"), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
@@ -126,7 +126,7 @@ def test_cli_outputs(run):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["report"] == str(out / "index.html") and (out / "index.html").is_file()
     assert f"report:  {out / 'index.html'}" in proc.stdout  # the closing summary says where the page is
-    assert "ranking sanity check passed" in proc.stdout
+    assert "Ranking sanity check passed" in proc.stdout
     assert "irtbridge evaluate" in proc.stderr and "writing the report" in proc.stderr  # progress on stderr
     assert [d["dataset"] for d in summary["datasets"]] == ["iris", "Sonar"]
     assert all(d["error"] is None for d in summary["datasets"])

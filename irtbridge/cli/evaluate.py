@@ -94,45 +94,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary_text(ev, files, elapsed: float) -> str:
-    from irtbridge.benchmark.modes import difficulty_agreement
-
-    ratings = ev.ratings
-    real = ratings[ratings["kind"] == "classifier"]
-    d = ev.diagnostics
-    n_cls = int((ev.ok[0].respondents["kind"] == "classifier").sum())
-    n_art = len(ev.ok[0].respondents) - n_cls
-    engines = sorted({x.engine for x in ev.ok})
+    """The closing text: the Evaluation's own Summary (as the report and summary.json show it), then where
+    the files are."""
     minutes, seconds = divmod(elapsed, 60)
-    lines = [
+    return "\n".join([
         "",
-        f"irtbridge evaluate: {len(ev.ok)} of {len(ev.datasets)} dataset(s) evaluated, {n_cls} classifiers + "
-        f"{n_art} baselines, 3PL by {'/'.join(engines)}, "
+        ev.summary().as_text(),
+        "",
         f"{int(minutes)} min {seconds:.0f} s on {ev.provenance.get('jobs', 1)} worker(s)",
-    ]
-    if len(real):
-        width = max(len(str(p)) for p in real.index[:2])
-        for label, player in zip(("best classifier", "runner-up"), real.index[:2]):
-            row = real.loc[player]
-            lines.append(f"  {label:<20} {str(player):<{width}}  rating {row['rating']:.0f}  "
-                         f"(95% interval {row['lower']:.0f} to {row['upper']:.0f})")
-    valid = ev.validity.get("optimal_first") and ev.validity.get("pessimal_last")
-    lines.append(f"  ranking sanity check {'passed' if valid else 'FAILED'} (optimal first, pessimal last)")
-    lines.append(f"  calibration          {ev.settings.mode.name} mode: {ev.settings.mode.describe()}"
-                 + (f"; {int(d['n_flagged'].sum())} item estimate(s) flagged as not identified" if "n_flagged" in d else ""))
-    if len(d):
-        hardest = d["failure_at_median"].idxmax()
-        rho = difficulty_agreement(d["failure_at_median"], d["mean_accuracy"])
-        lines.append(f"  hardest dataset      {hardest}  (a classifier of median ability fails "
-                     f"{100 * d.loc[hardest, 'failure_at_median']:.0f}% of its instances; rank correlation of this "
-                     f"difficulty with 1 - mean accuracy across datasets: {rho:.2f})")
-        worst = d["share_negative_discrimination"].idxmax()
-        lines.append(f"  worst discriminating {worst}  ({100 * d.loc[worst, 'share_negative_discrimination']:.0f}% "
-                     "of instances with negative discrimination)")
-    if ev.failed:
-        lines.append(f"  NOT evaluated        {', '.join(f'{x.name} ({x.error})' for x in ev.failed)}")
-    lines += [
-        "",
         f"report:  {files.index}",
         f"tables:  {files.out / 'tables'}{os.sep} ({len(files.tables)} CSV files) and {files.summary}",
-    ]
-    return "\n".join(lines)
+    ])

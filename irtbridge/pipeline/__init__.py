@@ -45,6 +45,7 @@ CSVs and JSON.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import time
@@ -56,6 +57,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._parallel import progress_bar, run_units
+from irtbridge._summary import Summary
 from irtbridge._validation import check_int
 # the embedded benchmark's dataset lists (R-free): what `irtbridge evaluate` runs by default / with --quick
 from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, dataset_info
@@ -134,6 +136,20 @@ class Evaluation:
     mlc: Mapping[str, Any] | None = field(default=None, repr=False)
     timings: Mapping[str, float] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> Summary:
+        """The headline (:mod:`irtbridge.pipeline.headline`), computed once: the CLI text, ``summary.json``
+        and the report's Summary section are its renderings (``as_text``, ``to_dict``, ``as_html``)."""
+        return self._headline
+
+    @functools.cached_property
+    def _headline(self) -> Summary:
+        from irtbridge.pipeline.headline import evaluation_summary
+
+        return evaluation_summary(self)
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
     @property
     def ok(self) -> list[DatasetResult]:

@@ -29,7 +29,6 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge.benchmark.modes import difficulty_agreement
 from irtbridge.exceptions import ValidationError
 from irtbridge.report.context import page_context
 from irtbridge.report.plots import (
@@ -82,51 +81,8 @@ def render_html(evaluation: Any, *, table_files: Mapping[str, str] | None = None
 
 
 def summary_dict(evaluation: Any, *, out: str | os.PathLike | None = None) -> dict[str, Any]:
-    """The headline numbers as plain JSON-ready data (what ``summary.json`` holds)."""
-    ev = evaluation
-    ranking = [
-        {"rank": int(row["rank"]), "player": str(p), "kind": row["kind"], "rating": row["rating"], "rd": row["rd"],
-         "volatility": row["volatility"], "lower": row["lower"], "upper": row["upper"]}
-        for p, row in ev.ratings.iterrows()
-    ]
-    d = ev.diagnostics
-    summary: dict[str, Any] = {
-        "irtbridge": __version__,
-        "report": str(Path(out) / "index.html") if out is not None else None,
-        "settings": ev.settings.to_dict(),
-        "datasets": [
-            {"dataset": x.name, "source": x.source, "instances": x.n_instances, "features": x.n_features,
-             "classes": len(x.classes), "items": len(x.items), "engine": x.engine or None,
-             "converged": x.converged, "error": x.error}
-            for x in ev.datasets
-        ],
-        "ranking": ranking,
-        "validity": dict(ev.validity),
-        "diagnostics": [{"dataset": k, **row} for k, row in d.to_dict(orient="index").items()],
-        "calibration": getattr(ev.settings, "calibration", "stable"),
-        "flagged_items": {str(k): int(v) for k, v in (d["n_flagged"] if "n_flagged" in d else pd.Series(dtype=int)).items()},
-        "hardest_datasets": list(d.sort_values("failure_at_median", ascending=False).index[:3]),
-        "difficulty_agreement": difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"]) if len(d) else None,
-        "worst_discriminating": list(d.sort_values("share_negative_discrimination", ascending=False).index[:3]),
-        "hard_instances": ev.instances.head(10)[[c for c in ("dataset", "instance", "label", "a", "b", "g", "p_typical", "share_correct", "hardness_rd") if c in ev.instances.columns]],
-        "friedman": None if ev.friedman is None else {
-            "statistic": ev.friedman.statistic, "df": ev.friedman.df, "pvalue": ev.friedman.pvalue,
-            "critical_difference": ev.nemenyi.critical_difference,
-        },
-        "ei": [] if not len(ev.ei_pooled) else [
-            {"classifier": k, **{c: row[c] for c in ("tp", "fp", "fn", "tn", "ei", "ei_lower", "ei_upper", "bei", "blei", "qei", "uei")}}
-            for k, row in ev.ei_pooled.iterrows()
-        ],
-        "mlc": None,
-        "timings": dict(ev.timings),
-        "provenance": dict(ev.provenance),
-    }
-    mlc = ev.mlc or {}
-    if isinstance(mlc.get("classes"), pd.DataFrame):
-        summary["mlc"] = {"dataset": mlc.get("dataset"), "classes": mlc["classes"].reset_index()}
-    elif mlc:
-        summary["mlc"] = {"dataset": mlc.get("dataset"), "classes": None, "error": mlc.get("error")}
-    return to_jsonable(summary)
+    """What ``summary.json`` holds: ``evaluation.summary().to_dict()`` with the page's path as ``report``."""
+    return {**evaluation.summary().to_dict(), "report": str(Path(out) / "index.html") if out is not None else None}
 
 
 def _stem(name: str) -> str:

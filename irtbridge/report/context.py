@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge.benchmark.modes import difficulty_agreement
 from irtbridge.classifiers import MLC_NAMES, display_name
 
 __all__ = ["page_context"]
@@ -93,102 +92,11 @@ def _references(ev: Any) -> list[str]:
     return refs
 
 
-def _fit_finding(d: pd.DataFrame) -> str:
-    """Item misfit and aberrant classifiers (mirt's S-X2 and Zh), per dataset."""
-    if "share_misfitting" not in d or not d["share_misfitting"].notna().any():
-        return ("Item and person fit: not available (mirt's S-X2 and Zh need a mirt fit; with few classifiers "
-                "S-X2 may be undefined).")
-    misfit = d["share_misfitting"].dropna()
-    worst = misfit.idxmax()
-    aberrant = {k: v for k, v in d.get("aberrant_classifiers", pd.Series(dtype=object)).items() if isinstance(v, str) and v}
-    text = (f"Model fit: on {html.escape(str(worst))}, {100 * misfit[worst]:.0f}% of the instances misfit the 3PL "
-            "(S-X2 p &lt; 0.05 after Benjamini&ndash;Hochberg adjustment): candidates for label noise")
-    if aberrant:
-        text += "; classifiers with aberrant response patterns (person fit Zh &lt; &minus;1.96): " + "; ".join(
-            f"{html.escape(str(k))}: {html.escape(v)}" for k, v in aberrant.items())
-    else:
-        text += "; no classifier responds aberrantly (person fit Zh &ge; &minus;1.96 everywhere)"
-    return text + "."
-
-
-def _calibration_finding(ev: Any) -> str:
-    """Which calibration mode ran, and how many item estimates are flagged as not identified."""
-    d = ev.diagnostics
-    what = f"{ev.settings.mode.describe()} ({ev.settings.mode.name} mode)"
-    flagged = d["n_flagged"].fillna(0).astype(int) if "n_flagged" in d else pd.Series(dtype=int)
-    if flagged.sum() == 0:
-        return f"Calibration: {what}; no item estimate is flagged."
-    worst = ", ".join(f"{html.escape(str(k))} {v}" for k, v in flagged[flagged > 0].sort_values(ascending=False).items())
-    return (f"Calibration: {what}. <span class='warn'>{int(flagged.sum())} item estimate(s) are flagged as not identified"
-            f"</span> (|a| &gt; 10, |b| &gt; 6, guessing at its bound or no finite SE; per dataset: {worst}): the ratings "
-            "and dataset summaries on those datasets rest partly on them; see the <code>flag</code> column of instances.csv.")
-
-
-def _findings(ev: Any) -> list[str]:
-    """Plain-language headlines, each backed by a table below."""
-    out = []
-    ratings = ev.ratings
-    real = ratings[ratings["kind"] == "classifier"]
-    if len(real):
-        best = real.iloc[0]
-        out.append(
-            f"Best classifier: <b>{html.escape(str(real.index[0]))}</b>, rating {best['rating']:.0f} "
-            f"(95% interval {best['lower']:.0f}\u2013{best['upper']:.0f}); "
-            + (f"its interval overlaps those of {int(((real['upper'] >= best['lower']) & (real.index != real.index[0])).sum())} other classifier(s)."
-               if len(real) > 1 else "")
-        )
-    v = ev.validity
-    if v.get("optimal_first") and v.get("pessimal_last"):
-        out.append("Sanity check passed: the optimal baseline ranks first and the pessimal one last.")
-    else:
-        out.append(
-            "<span class='warn'>Sanity check failed</span>: "
-            + ("the optimal baseline is not first; " if not v.get("optimal_first") else "")
-            + ("the pessimal baseline is not last; " if not v.get("pessimal_last") else "")
-            + "the benchmark (sub)set may be unsuitable (Cardoso et al. (decodIRT) saw this on high-variation subsets)."
-        )
-    d = ev.diagnostics
-    if len(d):
-        out.append(_calibration_finding(ev))
-        hardest = d["failure_at_median"].idxmax()
-        lowest = d["classifier_accuracy"].idxmin()
-        rho = difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"])
-        text = (f"Hardest dataset: <b>{html.escape(str(hardest))}</b>, where a classifier of the pool's median ability "
-                f"is expected to fail {100 * d.loc[hardest, 'failure_at_median']:.0f}% of the test instances")
-        if lowest != hardest:
-            text += (f"; lowest accuracy of the classifiers: <b>{html.escape(str(lowest))}</b> "
-                     f"({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)")
-        else:
-            text += f", also the one where the classifiers are least accurate ({100 * d.loc[lowest, 'classifier_accuracy']:.0f}%)"
-        if np.isfinite(rho):
-            text += f". Across datasets this difficulty has rank correlation {rho:.2f} with 1 &minus; mean accuracy."
-        out.append(text + ("" if np.isfinite(rho) else "."))
-        out.append(_fit_finding(d))
-        worst = d["share_negative_discrimination"].idxmax()
-        share = d.loc[worst, "share_negative_discrimination"]
-        if share > 0:
-            out.append(f"Worst discriminating: <b>{html.escape(str(worst))}</b>, where {100 * share:.0f}% of the instances have "
-                       "negative discrimination (better classifiers get them wrong more often).")
-        else:
-            out.append("No dataset has instances with negative discrimination.")
-    if len(ev.instances):
-        top = ev.instances.iloc[0]
-        out.append(f"Hardest instance: row <b>{html.escape(str(top['instance']))}</b> of {html.escape(str(top['dataset']))} "
-                   f"(a typical classifier gets it right with probability {top['p_typical']:.2f}; "
-                   f"{100 * top['share_correct']:.0f}% of the classifiers did).")
-    if len(ev.ei_pooled):
-        e = ev.ei_pooled.iloc[0]
-        out.append(f"Highest Efficiency Index on the binary datasets: <b>{html.escape(str(ev.ei_pooled.index[0]))}</b>, "
-                   f"EI {_fmt(e['ei'])} (95% interval {_fmt(e['ei_lower'])}\u2013{_fmt(e['ei_upper'])}).")
-    if ev.failed:
-        out.append(f"<span class='warn'>{len(ev.failed)} dataset(s) could not be evaluated</span>: "
-                   + ", ".join(html.escape(f.name) for f in ev.failed) + " (see Notes).")
-    return out
-
-
 def page_context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) -> dict[str, Any]:
     """Every variable of the page template: the sections' builders merged, in page order."""
-    ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": _findings(ev), "settings": ev.settings,
+    # the headline is the Evaluation's own Summary: the same lines the CLI prints and summary.json holds
+    ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": [x.html for x in ev.summary().lines],
+                           "settings": ev.settings,
                            "provenance": ev.provenance, "files": tables, "references": _references(ev),
                            "timings": {k: f"{v:.2f}" for k, v in ev.timings.items()}}
     for section in (_section_overview, _section_ratings, _section_diagnostics, _section_instances,
