@@ -1,12 +1,40 @@
 """irtbridge: Item Response Theory for evaluating models, datasets and algorithm portfolios.
 
-Item calibration is delegated to R's ``mirt`` and ``ltm`` through rpy2; everything around it is native
-Python. Importing irtbridge never imports rpy2 or starts R: R starts on the first call that needs it.
+Calibration is delegated to R's mirt and ltm (or the native EM); everything around it is native Python.
+``import irtbridge`` never starts R. Where each capability lives (the top level holds the first column):
+
+  calibrate, Calibration              fit an IRT model: mirt, ltm or native     irtbridge.calibration
+  calibrate_groups, GroupCalibration,
+    dif                               multiple groups, DIF (mirt)               irtbridge.calibration
+  ModelSpec, Prior, parameter_table,
+    compare                           structure, priors, linking, comparison    irtbridge.calibration
+  estimate_abilities, true_score      scoring with known items (native)         irtbridge.irt
+  evaluate, Evaluation, Settings      the main job: classifiers on datasets     irtbridge.pipeline
+  write_report                        its HTML page, CSVs and summary.json      irtbridge.report
+  glicko2                             Glicko-2 ratings and tournaments          irtbridge.rating
+  efficiency_indices                  Efficiency Index family (Larner 2023)     irtbridge.efficiency
+  instance_hardness                   cost-curve instance hardness (Prudêncio)  irtbridge.hardness
+  evaluate_mlc                        per-class MLC (the MLC paper)             irtbridge.mlc
+  simulate_cat                        computer-adaptive testing                 irtbridge.cat
+  evaluate_portfolio                  algorithm portfolios (airt)               irtbridge.portfolio
+  responses_from_long, select_anchors,
+    estimate_performance,
+    validate_anchors,
+    adaptive_evaluate                 leaderboard scale: anchors, adaptive      irtbridge.leaderboard
+  Summary                             what every result's summary() returns
+  doctor                              R and the pinned packages, checked
+
+More in the subpackages: irtbridge.benchmark (the benchmark's stages: datasets, classifier pool,
+per-dataset pipeline, tournaments), irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers,
+irtbridge.datasets (mirt's example data), irtbridge.batch, irtbridge.exceptions; the ``irtbridge``
+command (``irtbridge --help``). Names that used to sit at the top level still work, with a
+DeprecationWarning naming their home.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 __version__ = "0.1.0"
@@ -16,24 +44,39 @@ __version__ = "0.1.0"
 _LAZY = {
     "calibrate": "irtbridge.calibration",
     "Calibration": "irtbridge.calibration",
+    "calibrate_groups": "irtbridge.calibration",
+    "GroupCalibration": "irtbridge.calibration",
+    "dif": "irtbridge.calibration",
     "compare": "irtbridge.calibration",
+    "ModelSpec": "irtbridge.calibration",
+    "Prior": "irtbridge.calibration",
+    "parameter_table": "irtbridge.calibration",
+    "estimate_abilities": "irtbridge.irt",
+    "true_score": "irtbridge.irt",
+    "evaluate": "irtbridge.pipeline",
+    "Evaluation": "irtbridge.pipeline",
+    "Settings": "irtbridge.pipeline",
+    "write_report": "irtbridge.report",
+    "glicko2": "irtbridge.rating",
+    "efficiency_indices": "irtbridge.efficiency",
+    "instance_hardness": "irtbridge.hardness",
+    "evaluate_mlc": "irtbridge.mlc",
+    "simulate_cat": "irtbridge.cat",
+    "evaluate_portfolio": "irtbridge.portfolio",
     "responses_from_long": "irtbridge.leaderboard",
-    "responses_to_long": "irtbridge.leaderboard",
     "select_anchors": "irtbridge.leaderboard",
     "estimate_performance": "irtbridge.leaderboard",
     "validate_anchors": "irtbridge.leaderboard",
-    "AnchorValidation": "irtbridge.leaderboard",
     "adaptive_evaluate": "irtbridge.leaderboard",
-    "AdaptiveResult": "irtbridge.leaderboard",
-    "Prior": "irtbridge.calibration",
-    "ModelSpec": "irtbridge.calibration",
-    "parameter_table": "irtbridge.calibration",
-    "calibrate_groups": "irtbridge.calibration",
-    "dif": "irtbridge.calibration",
-    "GroupCalibration": "irtbridge.calibration",
-    "calibrate_classifier_responses": "irtbridge.benchmark",
     "doctor": "irtbridge._r.doctor",
-    "write_report": "irtbridge.report",
+    "Summary": "irtbridge._summary",
+}
+# names that lived at the top level before it was given a map: still importable, with a warning
+_MOVED = {
+    "responses_to_long": "irtbridge.leaderboard",
+    "AnchorValidation": "irtbridge.leaderboard",
+    "AdaptiveResult": "irtbridge.leaderboard",
+    "calibrate_classifier_responses": "irtbridge.benchmark",
     "run_batch": "irtbridge.batch",
     "ItemBank": "irtbridge.irt",
     "as_item_bank": "irtbridge.irt",
@@ -43,9 +86,6 @@ _LAZY = {
     "item_information": "irtbridge.irt",
     "test_information": "irtbridge.irt",
     "sem": "irtbridge.irt",
-    "estimate_abilities": "irtbridge.irt",
-    "true_score": "irtbridge.irt",
-    "glicko2": "irtbridge.rating",
     "glicko2_period": "irtbridge.rating",
     "Glicko2Result": "irtbridge.rating",
     "round_robin": "irtbridge.rating",
@@ -53,14 +93,12 @@ _LAZY = {
     "nemenyi": "irtbridge.rankstats",
     "critical_difference": "irtbridge.rankstats",
     "plot_cd_diagram": "irtbridge.rankstats",
-    "instance_hardness": "irtbridge.hardness",
     "class_hardness": "irtbridge.hardness",
     "hardness_table": "irtbridge.hardness",
     "instance_cost_curves": "irtbridge.hardness",
     "class_cost_curves": "irtbridge.hardness",
     "hardness_from_estimators": "irtbridge.hardness",
     "PoolHardness": "irtbridge.hardness",
-    "efficiency_indices": "irtbridge.efficiency",
     "efficiency_indices_from_predictions": "irtbridge.efficiency",
     "efficiency_frame": "irtbridge.efficiency",
     "efficiency_by_cutoff": "irtbridge.efficiency",
@@ -68,16 +106,12 @@ _LAZY = {
     "classify_ei": "irtbridge.efficiency",
     "EfficiencyIndices": "irtbridge.efficiency",
     "Interval": "irtbridge.efficiency",
-    "evaluate_portfolio": "irtbridge.portfolio",
     "PortfolioEvaluation": "irtbridge.portfolio",
     "fit_crm": "irtbridge.portfolio",
     "CRMCalibration": "irtbridge.portfolio",
     "bin_performance": "irtbridge.portfolio",
     "latent_trait_analysis": "irtbridge.portfolio",
     "portfolio_dataset": "irtbridge.portfolio",
-    "evaluate": "irtbridge.pipeline",
-    "Evaluation": "irtbridge.pipeline",
-    "Settings": "irtbridge.pipeline",
     "run_benchmark": "irtbridge.benchmark",
     "BenchmarkResult": "irtbridge.benchmark",
     "evaluate_dataset": "irtbridge.benchmark",
@@ -90,20 +124,28 @@ _LAZY = {
     "ClassifierSpec": "irtbridge.classifiers",
     "classifier_spec": "irtbridge.classifiers",
     "build_classifier": "irtbridge.classifiers",
-    "simulate_cat": "irtbridge.cat",
     "CATResult": "irtbridge.cat",
-    "evaluate_mlc": "irtbridge.mlc",
     "MLCResult": "irtbridge.mlc",
     "case_difficulty": "irtbridge.mlc",
     "run_mlc_cat": "irtbridge.mlc",
     "mlc_decision": "irtbridge.mlc",
 }
+# subpackages reachable as attributes without an explicit import (irtbridge.rankstats.friedman)
+_SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency", "hardness", "mlc", "cat",
+               "portfolio", "leaderboard", "benchmark", "rankstats", "classifiers", "datasets", "batch", "exceptions")
 
 __all__ = sorted(["__version__", *_LAZY])
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
+    if module is None and name in _MOVED:
+        module = _MOVED[name]
+        warnings.warn(f"irtbridge.{name} moved to {module}.{name}; import it from there (the top-level name will "
+                      "be removed)", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(module), name)
+    if module is None and name in _SUBMODULES:
+        return importlib.import_module(f"irtbridge.{name}")
     if module is None:
         raise AttributeError(f"module 'irtbridge' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
@@ -112,4 +154,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

@@ -39,7 +39,7 @@ from irtbridge.exceptions import DataWarning, ValidationError
 
 
 def test_import_is_r_free():
-    code = ("import sys, irtbridge, irtbridge.benchmark, irtbridge.cli.benchmark; irtbridge.run_benchmark; "
+    code = ("import sys, irtbridge, irtbridge.benchmark, irtbridge.cli.benchmark; irtbridge.benchmark.run_benchmark; "
             "assert 'rpy2' not in sys.modules, 'rpy2 imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

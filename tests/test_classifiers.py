@@ -109,7 +109,7 @@ def test_display_names_come_from_the_registry():
                 "knn": "k-nearest neighbours", "tree": "decision tree", "naive_bayes": "naive Bayes"}
     assert {n: display_name(n, MLC_NAMES) for n in expected} == expected
     assert display_name("SVM_linear") == "support vector machine" and display_name("MyEstimator") == "MyEstimator"
-    assert irtbridge.classifier_spec("KNN13").params == {"n_neighbors": 13}
+    assert irtbridge.classifiers.classifier_spec("KNN13").params == {"n_neighbors": 13}
 
 
 def test_unknown_names_are_one_line_errors():

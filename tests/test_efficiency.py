@@ -616,6 +616,6 @@ def test_plot_like_figure2():
 
 def test_public_names_are_lazy_and_r_free():
     assert irtbridge.efficiency_indices is efficiency_indices
-    code = "import irtbridge, sys; irtbridge.efficiency_indices(1, 2, 3, 4); irtbridge.classify_ei(2.0); print('rpy2' in sys.modules)"
+    code = "import irtbridge, sys; irtbridge.efficiency_indices(1, 2, 3, 4); irtbridge.efficiency.classify_ei(2.0); print('rpy2' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -109,7 +109,7 @@ def test_estimate_cli_json_and_long(files, bank, capsys):
     x = (rng.random((3, len(anchors))) < 0.6).astype(float)
     wide = pd.DataFrame(x, columns=anchors, index=["m1", "m2", "m3"])
     wide.rename_axis("model").reset_index().to_csv(folder / "wide.csv", index=False)
-    irtbridge.responses_to_long(wide.rename_axis("model")).to_csv(folder / "long.csv", index=False)
+    irtbridge.leaderboard.responses_to_long(wide.rename_axis("model")).to_csv(folder / "long.csv", index=False)
     common = ["--calibration", str(cal), "--anchors", str(folder / "anchors.csv"), "--json"]
     assert main(["estimate", str(folder / "wide.csv"), "--id-column", "model", *common]) == 0
     rows = json.loads(capsys.readouterr().out)["respondents"]
@@ -151,7 +151,7 @@ def test_calibrate_reads_long(tmp_path, capsys):
     x[rng.random(x.shape) < 0.2] = np.nan
     wide = pd.DataFrame(x, columns=items.index, index=[f"r{i}" for i in range(300)])
     wide.to_csv(tmp_path / "wide.csv", index=False)
-    long = irtbridge.responses_to_long(wide, "who", "what", "y")
+    long = irtbridge.leaderboard.responses_to_long(wide, "who", "what", "y")
     long.to_csv(tmp_path / "long.csv", index=False)
     args = ["--model", "2PL", "--engine", "native", "--json"]
     assert main(["calibrate", str(tmp_path / "wide.csv"), *args]) == 0

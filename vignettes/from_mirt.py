@@ -90,7 +90,7 @@ def main() -> None:
     import matplotlib.pyplot as plt
 
     theta = np.linspace(-4, 4, 161)
-    probs = irtbridge.response_probability(theta, fit)
+    probs = irtbridge.irt.response_probability(theta, fit)
     fig, ax = plt.subplots(figsize=(6, 4))
     for j, name in enumerate(fit.items.index):
         ax.plot(theta, np.asarray(probs)[:, j], label=name)
