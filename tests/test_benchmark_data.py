@@ -77,7 +77,7 @@ def test_csv_without_target_column_is_an_error(tmp_path):
 
 
 def test_unknown_dataset_is_an_error():
-    with pytest.raises(ValidationError, match="neither a known name"):
+    with pytest.raises(ValidationError, match="neither an embedded dataset"):
         load_benchmark_dataset("no-such-dataset")
 
 
@@ -333,3 +333,21 @@ def test_class_labels_put_the_minority_second():
     assert class_labels(["M"] * 5 + ["R"] * 3) == ("M", "R")
     assert class_labels(["R"] * 3 + ["M"] * 5) == ("M", "R")
     assert class_labels([1, 0, 1, 0]) == ("0", "1")
+
+
+def test_one_reference_parser_for_every_entry(tmp_path):
+    """resolve_datasets, run_benchmark's names and the loader share parse_dataset_ref: what one accepts
+    the others load, and 'x.csv:' (no target after the colon) is refused by all of them at once."""
+    from irtbridge.benchmark.data import parse_dataset_ref
+    from irtbridge.benchmark.runner import _dataset_name
+    from irtbridge.pipeline import resolve_datasets
+
+    path = tmp_path / "x.csv"
+    path.write_text("f1,f2,y\n1,2,a\n3,4,b\n5,6,a\n")
+    assert parse_dataset_ref(f"{path}:y").target == "y" and parse_dataset_ref(str(path)).label == "x"
+    assert load_benchmark_dataset(f"{path}:y").y.tolist() == ["a", "b", "a"]
+    for bad in (f"{path}:", str(tmp_path / "missing.csv"), "nope", ""):
+        for entry in (parse_dataset_ref, lambda r: resolve_datasets([r]), _dataset_name, load_benchmark_dataset):
+            with pytest.raises(ValidationError):
+                entry(bad)
+    assert resolve_datasets(["SONAR", f"{path}:y"]) == ["Sonar", f"{path}:y"]

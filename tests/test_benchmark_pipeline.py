@@ -254,7 +254,7 @@ def test_plot_bad_input():
     "kwargs,match",
     [
         ({"datasets": ["iris", "IRIS"]}, "repeat a name"),
-        ({"datasets": ["nope"]}, "neither a known name"),
+        ({"datasets": ["nope"]}, "neither an embedded dataset"),
         ({"datasets": []}, "empty"),
         ({"datasets": ["iris"], "orders": ["hardest"]}, "order="),
         ({"datasets": ["iris"], "engine": "stan"}, "engine="),

@@ -93,7 +93,7 @@ def test_text_output(tmp_path, capsys):
     "args,match",
     [
         (["--datasets", "iris"], "--out DIR is required"),
-        (["--datasets", "no-such-set", "--out", "{tmp}"], "neither a known name"),
+        (["--datasets", "no-such-set", "--out", "{tmp}"], "neither an embedded dataset"),
         (["--datasets", "iris", "--order", "hardest", "--out", "{tmp}"], "--order 'hardest'"),
         (["--datasets", "iris", "--engine", "stan", "--out", "{tmp}"], "engine='stan'"),
         (["--datasets", "iris", "--jobs", "0", "--out", "{tmp}"], "jobs must be >= 1"),

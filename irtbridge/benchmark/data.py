@@ -27,6 +27,8 @@ __all__ = [
     "DEFAULT_DATASETS",
     "QUICK_DATASETS",
     "available_datasets",
+    "DatasetRef",
+    "parse_dataset_ref",
     "load_benchmark_dataset",
     "DatasetInfo",
     "DATASETS",
@@ -204,12 +206,48 @@ def available_datasets() -> dict[str, str]:
     return {k: info.source for k, info in DATASETS.items()}
 
 
-def _split_csv_ref(ref: str) -> tuple[str, str | None]:
-    # "path.csv:target"; only split when what is left of the last colon is a CSV path (Windows drives)
-    head, sep, tail = ref.rpartition(":")
-    if sep and head.lower().endswith(".csv") and tail and not any(c in tail for c in "/\\"):
-        return head, tail
-    return ref, None
+@dataclass(frozen=True)
+class DatasetRef:
+    """A checked dataset reference: an embedded dataset's name, or a CSV file with an optional target column.
+
+    Built by :func:`parse_dataset_ref`, the one parser of ``NAME`` / ``PATH.csv`` / ``PATH.csv:TARGET`` that
+    the CLI, :func:`irtbridge.pipeline.resolve_datasets`, :func:`irtbridge.benchmark.run_benchmark` and
+    :func:`load_benchmark_dataset` share, so a reference one accepts the others load.
+    """
+
+    label: str
+    path: str | None = None
+    target: str | None = None
+
+
+def parse_dataset_ref(ref: Any) -> DatasetRef:
+    """Check one dataset reference without loading it (a one-line ValidationError naming it if it is bad).
+
+    Examples
+    --------
+    >>> parse_dataset_ref("WINE")
+    DatasetRef(label='wine', path=None, target=None)
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {ref!r}")
+    raw = ref.strip()
+    registry = {k.lower(): k for k in available_datasets()}
+    if raw.lower() in registry:
+        return DatasetRef(registry[raw.lower()])
+    path, target = raw, None
+    head, sep, tail = raw.rpartition(":")
+    # only split when what is left of the last colon is a CSV path (a Windows drive letter is not a target)
+    if sep and head.lower().endswith(".csv") and not any(c in tail for c in "/\\"):
+        if not tail:
+            raise ValidationError(f"datasets: {raw!r} has no target column after the colon; give PATH.csv:COLUMN, "
+                                  "or PATH.csv for the column 'target'")
+        path, target = head, tail
+    if not os.path.isfile(path):
+        raise ValidationError(
+            f"datasets: {raw!r} is neither an embedded dataset nor an existing .csv file; embedded: "
+            f"{', '.join(sorted(available_datasets(), key=str.lower))} (or give PATH.csv[:TARGET])"
+        )
+    return DatasetRef(os.path.splitext(os.path.basename(path))[0], path, target)
 
 
 def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None = None) -> BenchmarkDataset:
@@ -243,10 +281,8 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
     """
     if isinstance(ref, BenchmarkDataset):
         return ref
-    if not isinstance(ref, str) or not ref:
-        raise ValidationError(f"datasets must be names or CSV paths, got {ref!r}")
-    registry = {k.lower(): k for k in available_datasets()}
-    key = registry.get(ref.lower())
+    checked = parse_dataset_ref(ref)
+    key = checked.label if checked.path is None else None
     if key in SKLEARN_DATASETS:
         import sklearn.datasets
 
@@ -265,9 +301,9 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
         y = frame[column]
         X = frame.drop(columns=[column, *drop])
         return BenchmarkDataset(name or key, X, y, "mlbench")
-    path, after_colon = _split_csv_ref(ref)
-    if path.lower().endswith(".csv") or os.path.exists(path):
-        column = target or after_colon or "target"
+    path = checked.path
+    if path is not None:
+        column = target or checked.target or "target"
         frame = read_csv(path, "dataset")
         require_columns(frame, [column], f"dataset file {path!r} (choose the target column with path.csv:COLUMN)")
         y = frame[column]
@@ -279,10 +315,8 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
                 stacklevel=2,
             )
         frame = frame.loc[keep]
-        stem = os.path.splitext(os.path.basename(path))[0]
-        return BenchmarkDataset(name or stem, frame.drop(columns=[column]), frame[column], path)
-    known = ", ".join(sorted(available_datasets(), key=str.lower))
-    raise ValidationError(f"dataset {ref!r} is neither a known name ({known}) nor a CSV file")
+        return BenchmarkDataset(name or checked.label, frame.drop(columns=[column]), frame[column], path)
+    raise ValidationError(f"dataset {checked.label!r} is in the registry but has no loader")  # pragma: no cover
 
 
 def stratified_split(

@@ -20,8 +20,7 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.benchmark.data import (
     DEFAULT_DATASETS,
     BenchmarkDataset,
-    _split_csv_ref,
-    available_datasets,
+    parse_dataset_ref,
 )
 from irtbridge.benchmark.modes import CalibrationMode
 from irtbridge.benchmark.per_dataset import (
@@ -39,18 +38,7 @@ __all__ = ["BenchmarkResult", "run_benchmark"]
 
 def _dataset_name(ref: Any) -> str:
     """The label a dataset reference will get, checked without loading the data."""
-    if isinstance(ref, BenchmarkDataset):
-        return ref.name
-    if not isinstance(ref, str) or not ref:
-        raise ValidationError(f"datasets must be names, CSV paths or BenchmarkDataset objects, got {ref!r}")
-    registry = {k.lower(): k for k in available_datasets()}
-    if ref.lower() in registry:
-        return registry[ref.lower()]
-    path, _ = _split_csv_ref(ref)
-    if os.path.isfile(path):
-        return os.path.splitext(os.path.basename(path))[0]
-    known = ", ".join(sorted(available_datasets(), key=str.lower))
-    raise ValidationError(f"dataset {ref!r} is neither a known name ({known}) nor an existing CSV file")
+    return ref.name if isinstance(ref, BenchmarkDataset) else parse_dataset_ref(ref).label
 
 
 def _quiet_evaluate(ref: Any, options: dict[str, Any]) -> DatasetResult:

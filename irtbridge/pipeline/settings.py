@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 
-from irtbridge._validation import _show, check_choice, check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number
+from irtbridge.benchmark.data import parse_dataset_ref
 from irtbridge.benchmark.modes import CalibrationMode
 from irtbridge.exceptions import ValidationError
 
@@ -118,31 +118,16 @@ def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False)
     >>> resolve_datasets(["sonar", "WINE"])
     ['Sonar', 'wine']
     """
-    from irtbridge.benchmark import available_datasets
     from irtbridge.benchmark import data as bdata
 
     if names is None:
         names = bdata.QUICK_DATASETS if quick else bdata.DEFAULT_DATASETS
     if isinstance(names, str):
         names = [names]
-    registry = {k.lower(): k for k in available_datasets()}
-    out: list[str] = []
+    out = []
     for raw in names:
-        if not isinstance(raw, str) or not raw.strip():
-            raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {_show(raw)}")
-        raw = raw.strip()
-        if raw.lower() in registry:
-            out.append(registry[raw.lower()])
-            continue
-        head, sep, tail = raw.rpartition(":")
-        path = head if sep and head.lower().endswith(".csv") else raw
-        if path.lower().endswith(".csv") and os.path.isfile(path):
-            out.append(raw)
-            continue
-        raise ValidationError(
-            f"datasets: {raw!r} is neither an embedded dataset nor an existing .csv file; embedded: "
-            f"{', '.join(sorted(available_datasets(), key=str.lower))} (or give PATH.csv[:TARGET])"
-        )
+        ref = parse_dataset_ref(raw)  # the loader's own parser: what passes here loads
+        out.append(ref.label if ref.path is None else raw.strip())
     names_seen = [_label(r) for r in out]
     dup = sorted({n for n in names_seen if names_seen.count(n) > 1})
     if dup:
@@ -153,6 +138,4 @@ def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False)
 
 
 def _label(ref: str) -> str:
-    head, sep, _ = ref.rpartition(":")
-    path = head if sep and head.lower().endswith(".csv") else ref
-    return os.path.splitext(os.path.basename(path))[0] if path.lower().endswith(".csv") else ref
+    return parse_dataset_ref(ref).label
