@@ -20,7 +20,7 @@ from irtbridge.cli import main
 
 pytestmark = pytest.mark.r
 
-ARGS = ["--calibration", "paper", "--datasets", "iris", "wine", "--pool", "quick", "--max-test", "20", "--order", "difficulty", "given",
+ARGS = ["--calibration", "paper", "--datasets", "iris", "wine", "--pool", "quick", "--max-items", "20", "--order", "difficulty", "given",
         "--seed", "2"]
 
 
@@ -79,7 +79,7 @@ def test_spawned_workers_match_the_library(cli_run, library_run):
 
 
 def test_text_output(tmp_path, capsys):
-    code = main(["benchmark", "--datasets", "iris", "--pool", "GaussianNB,KNN3,SVM,DecisionTree", "--max-test", "12",
+    code = main(["benchmark", "--datasets", "iris", "--pool", "GaussianNB,KNN3,SVM,DecisionTree", "--max-items", "12",
                  "--order", "given", "--no-figures", "--no-progress", "--out", str(tmp_path / "o")])
     out = capsys.readouterr().out
     assert code == 0
@@ -116,7 +116,7 @@ def test_bad_dataset_in_a_worker_exits_2(tmp_path):
     pd.DataFrame({"x": range(11), "target": ["a"] * 10 + ["b"]}).to_csv(path, index=False)
     proc = subprocess.run(
         [sys.executable, "-m", "irtbridge", "benchmark", "--datasets", "iris", str(path), "--pool", "quick",
-         "--max-test", "12", "--jobs", "2", "--no-progress", "--no-figures", "--out", str(tmp_path / "o")],
+         "--max-items", "12", "--jobs", "2", "--no-progress", "--no-figures", "--out", str(tmp_path / "o")],
         capture_output=True, text=True,
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
@@ -130,3 +130,21 @@ def test_help_lists_the_flags(capsys):
     text = capsys.readouterr().out
     for flag in ("--datasets", "--order", "--engine", "--jobs", "--quick", "--out", "--json"):
         assert flag in text
+
+
+def test_benchmark_and_evaluate_share_flags_and_defaults():
+    """--quick, --max-items and --jobs mean the same in both commands (--max-test stays as an alias)."""
+    import argparse
+
+    from irtbridge.benchmark.data import QUICK_MAX_ITEMS
+    from irtbridge.cli import build_parser
+    from irtbridge.pipeline import Settings
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    bench, ev = sub.choices["benchmark"], sub.choices["evaluate"]
+    for p in (bench, ev):
+        assert p.parse_args(["--max-items", "7"]).max_items == 7 and p.parse_args([]).jobs is None
+    assert bench.parse_args(["--max-test", "9"]).max_items == 9
+    assert Settings.quick_run().max_items == QUICK_MAX_ITEMS == 60
+    assert "60 items per dataset" in " ".join(bench.format_help().split())

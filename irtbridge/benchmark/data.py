@@ -26,6 +26,7 @@ __all__ = [
     "MLBENCH_DATASETS",
     "DEFAULT_DATASETS",
     "QUICK_DATASETS",
+    "QUICK_MAX_ITEMS",
     "available_datasets",
     "DatasetRef",
     "parse_dataset_ref",
@@ -72,6 +73,8 @@ DEFAULT_DATASETS = (
 
 #: three small sets for smoke runs (``--quick``)
 QUICK_DATASETS = ("iris", "wine", "Sonar")
+#: the test-set cap of a quick run (`irtbridge evaluate --quick` and `irtbridge benchmark --quick`)
+QUICK_MAX_ITEMS = 60
 
 
 @dataclass(frozen=True)

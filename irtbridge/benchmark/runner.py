@@ -276,7 +276,7 @@ def run_benchmark(
     artificial: bool = True,
     ability_method: str = "ML",
     target: str | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     progress: bool = True,
     random_state: int = 0,
 ) -> BenchmarkResult:
@@ -324,8 +324,9 @@ def run_benchmark(
     ability_method : {"ML", "MAP", "EAP"}, default "ML"
     target : str, optional
         Target column of CSV datasets without ``:column``.
-    jobs : int, default 1
-        Datasets evaluated in parallel, each worker a spawned process with its own R.
+    jobs : int, optional
+        Datasets evaluated in parallel, each worker a spawned process with its own R (default: one per
+        CPU, at most one per dataset, as :func:`irtbridge.evaluate`).
     progress : bool, default True
         A progress bar on stderr.
     random_state : int, default 0
@@ -363,7 +364,7 @@ def run_benchmark(
     mode = CalibrationMode.resolve(calibration, engine, fallback, engine_options)
     orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
     score = check_choice(score, "score", SCORES)
-    jobs = check_int(jobs, "jobs", low=1)
+    jobs = max(1, min(os.cpu_count() or 1, len(refs))) if jobs is None else check_int(jobs, "jobs", low=1)
     check_number(tolerance, "tolerance", low=0.0)
     check_number(tau, "tau", low=0.0, low_open=True)
     check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 # kept here (not imported from irtbridge.benchmark) so that `irtbridge --help` stays light
 _ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
            "discrimination_sd_low", "discrimination_sd_high")
-_QUICK_MAX_TEST = 40
+_QUICK_MAX_ITEMS = 60  # = irtbridge.benchmark.data.QUICK_MAX_ITEMS, kept here so `irtbridge --help` stays light
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
                    help="stable (default): mirt's 3PL with weakly informative priors, no fallback; paper: ltm's "
                         "3PL as Cardoso et al. (decodIRT), with fallback to mirt (docs/calibration-modes.md)")
-    p.add_argument("--engine", choices=("mirt", "native", "ltm"),
+    p.add_argument("--engine", metavar="{mirt,native,ltm}",
                    help="3PL engine tried first: stable mode mirt (default) or native; paper mode ltm (default, "
                         "as the paper) or mirt")
     p.add_argument("--no-fallback", action="store_true", help="paper mode: do not retry with the other engine on failure")
@@ -50,14 +50,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tolerance", type=float, default=1e-6, help="scores this close draw (default 1e-6)")
     p.add_argument("--tau", type=float, default=0.5, help="Glicko-2 system constant (default 0.5)")
     p.add_argument("--test-size", type=float, default=0.3, help="test share before the cap (default 0.3)")
-    p.add_argument("--max-test", type=int, help="largest test set = number of items (default 500; 40 with --quick)")
+    p.add_argument("--max-items", "--max-test", dest="max_items", type=int, metavar="N",
+                   help=f"cap on the test instances (items) per dataset (default 500; {_QUICK_MAX_ITEMS} with --quick), "
+                        "as in `irtbridge evaluate`")
     p.add_argument("--max-train", type=int, help="largest training set (default: all the rest)")
     p.add_argument("--ability", default="ML", help="ability estimator: ML (default), MAP or EAP")
-    p.add_argument("--jobs", type=int, default=1, help="datasets in parallel, one R per worker process (default 1)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
+                        "as in `irtbridge evaluate`")
     p.add_argument("--seed", type=int, default=0, help="random seed (split, classifiers, random guessers)")
     p.add_argument("--quick", action="store_true",
-                   help=f"smoke run: datasets iris, wine, Sonar, the quick pool, {_QUICK_MAX_TEST} items per dataset "
-                        "(explicit --datasets/--pool/--max-test win)")
+                   help=f"smoke run, as `irtbridge evaluate --quick`: datasets iris, wine, Sonar, the quick pool, "
+                        f"{_QUICK_MAX_ITEMS} items per dataset (explicit --datasets/--pool/--max-items win)")
     p.add_argument("--out", metavar="DIR", help="output directory (required)")
     p.add_argument("--no-figures", action="store_true", help="write the tables only")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -73,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         QUICK_DATASETS,
         run_benchmark,
     )
+    from irtbridge.benchmark.data import QUICK_MAX_ITEMS
     from irtbridge.cli._common import print_json
     from irtbridge.exceptions import ValidationError
 
@@ -94,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     pool = args.pool or ("quick" if args.quick else "default")
     if "," in pool:
         pool = [p.strip() for p in pool.split(",") if p.strip()]
-    max_test = args.max_test if args.max_test is not None else (_QUICK_MAX_TEST if args.quick else 500)
+    max_test = args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500)
     result = run_benchmark(
         datasets, pool=pool, calibration=args.calibration, engine=args.engine, fallback=False if args.no_fallback else None,
         accept_unconverged=args.accept_unconverged, orders=orders, score=args.score, tolerance=args.tolerance,

@@ -221,7 +221,7 @@ def assemble(
     v = main.validity
     validity = {"valid": v.valid, "optimal_first": v.optimal_first, "pessimal_last": v.pessimal_last,
                 "optimal_rank": v.optimal_rank, "pessimal_rank": v.pessimal_rank}
-    subsets = benchmark_subsets(table, diagnostics, settings) if len(ok) >= 2 else pd.DataFrame()
+    subsets = benchmark_subsets(table, diagnostics, settings, {settings.order: main}) if len(ok) >= 2 else pd.DataFrame()
     instances = hard_instances(ok)
     per, pooled = pooled_efficiency(ok)
     timings["across datasets"] = time.perf_counter() - t0

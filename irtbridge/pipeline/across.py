@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -12,26 +12,27 @@ from irtbridge.pipeline.stages import DatasetResult
 
 
 def dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
-    """Item-parameter summary per dataset (:func:`irtbridge.benchmark.dataset_diagnostics`), with the
-    mean accuracy of the real classifiers and two ranks: ``rank_difficulty`` (1 = the largest share of
-    instances a classifier of median ability fails, ``failure_at_median``) and ``rank_bad_discrimination`` (1 = largest share of negative discrimination)."""
+    """Item-parameter summary per dataset (:func:`irtbridge.benchmark.dataset_diagnostics`, whose
+    ``mean_accuracy`` is the real classifiers' mean accuracy), with two ranks: ``rank_difficulty`` (1 = the
+    largest share of instances a classifier of median ability fails, ``failure_at_median``) and
+    ``rank_bad_discrimination`` (1 = largest share of negative discrimination). Each number appears once."""
     from irtbridge.benchmark import dataset_diagnostics as bench_diagnostics
 
     ok = [r for r in results if r.ok]
     frame = bench_diagnostics([r.benchmark for r in ok])
     frame = frame[frame["status"] == "ok"].copy()
-    accuracy = {r.name: float(r.respondents.loc[r.respondents["kind"] == "classifier", "accuracy"].mean()) for r in ok}
-    frame["classifier_accuracy"] = [accuracy[name] for name in frame.index]
     frame["rank_difficulty"] = frame["failure_at_median"].rank(ascending=False, method="min").astype("Int64")
     frame["rank_bad_discrimination"] = frame["share_negative_discrimination"].rank(ascending=False, method="min").astype(int)
     return frame
 
 
-def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: Settings) -> pd.DataFrame:
+def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: Settings,
+                      played: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Glicko-2 tournaments on the paper's six dataset orders/subsets: is each a valid benchmark?
 
     Returns one row per order: the datasets played, whether optimal ranks first and pessimal last,
-    and the best real classifier with its rating (Cardoso et al., decodIRT, Tables 5-9).
+    and the best real classifier with its rating (Cardoso et al., decodIRT, Tables 5-9). ``played``
+    holds tournaments already played on the same table (order -> TournamentResult), reused, not replayed.
     """
     from irtbridge.benchmark import PAPER_ORDERS, order_datasets, tournament
 
@@ -40,7 +41,8 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
         chosen = order_datasets(diagnostics, order)
         if not chosen:
             continue
-        t = tournament(table, chosen, name=order, tolerance=settings.tolerance, tau=settings.tau)
+        t = (played or {}).get(order) or tournament(table, chosen, name=order, tolerance=settings.tolerance,
+                                                    tau=settings.tau)
         ratings = t.ratings.set_index("player")
         real = [p for p in ratings.index if not _artificial(p)]
         rows.append({

@@ -99,11 +99,11 @@ def _calibration_line(ev: "Evaluation") -> Line:
 
 def _hardest_dataset_line(d: pd.DataFrame) -> Line:
     hardest = d["failure_at_median"].idxmax()
-    lowest = d["classifier_accuracy"].idxmin()
-    rho = difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"])
+    lowest = d["mean_accuracy"].idxmin()
+    rho = difficulty_agreement(d["failure_at_median"], d["mean_accuracy"])
     parts: list[str] = ["Hardest dataset: ", Strong(str(hardest)), ", where a classifier of the pool's median ability "
                         f"is expected to fail {100 * d.loc[hardest, 'failure_at_median']:.0f}% of the test instances"]
-    accuracy = f"{100 * d.loc[lowest, 'classifier_accuracy']:.0f}%"
+    accuracy = f"{100 * d.loc[lowest, 'mean_accuracy']:.0f}%"
     if lowest != hardest:
         parts += ["; lowest accuracy of the classifiers: ", Strong(str(lowest)), f" ({accuracy})"]
     else:
@@ -149,7 +149,7 @@ def _data(ev: "Evaluation") -> dict[str, Any]:
          "volatility": row["volatility"], "lower": row["lower"], "upper": row["upper"]}
         for p, row in ev.ratings.iterrows()
     ]
-    rho = difficulty_agreement(d["failure_at_median"], d["classifier_accuracy"]) if len(d) else float("nan")
+    rho = difficulty_agreement(d["failure_at_median"], d["mean_accuracy"]) if len(d) else float("nan")
     out: dict[str, Any] = {
         "irtbridge": __version__,
         "report": None,

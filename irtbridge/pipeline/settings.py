@@ -76,7 +76,9 @@ class Settings:
     @classmethod
     def quick_run(cls, **overrides: Any) -> "Settings":
         """Settings of ``--quick``: the fast 12-model pool and at most 60 test instances per dataset."""
-        return cls(**{"quick": True, "max_items": 60, "pool": "quick", **overrides})
+        from irtbridge.benchmark.data import QUICK_MAX_ITEMS
+
+        return cls(**{"quick": True, "max_items": QUICK_MAX_ITEMS, "pool": "quick", **overrides})
 
     def __post_init__(self) -> None:
         from irtbridge.benchmark import ORDERS

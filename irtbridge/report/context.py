@@ -155,7 +155,7 @@ def _section_diagnostics(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
          "difficulty_mean": ("mean b", _d(2)),
          "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
          "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),
-         "guessing_mean": ("mean g", _d(2)), "classifier_accuracy": ("accuracy", _pct),
+         "guessing_mean": ("mean g", _d(2)), "mean_accuracy": ("accuracy", _pct),
          "valid_true_score": ("anchors in place", _fmt), "engine": ("engine", str)},
         index_label="dataset",
         row_class=lambda k, row: "bad" if row["share_negative_discrimination"] >= 0.1 else ("hard" if k == hardest else ""),

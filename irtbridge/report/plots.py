@@ -121,7 +121,7 @@ def plot_dataset_map(diagnostics: pd.DataFrame, *, ax: Any = None):
     x = diagnostics["difficulty_median"].to_numpy(float)
     y = diagnostics["discrimination_median"].to_numpy(float)
     size = 30 + 400 * diagnostics["share_negative_discrimination"].to_numpy(float)
-    sc = ax.scatter(x, y, s=size, c=diagnostics["classifier_accuracy"].to_numpy(float), cmap="RdYlGn",
+    sc = ax.scatter(x, y, s=size, c=diagnostics["mean_accuracy"].to_numpy(float), cmap="RdYlGn",
                     vmin=0.5, vmax=1.0, edgecolors="0.3", linewidths=0.6)
     for name, xi, yi in zip(diagnostics.index, x, y):
         ax.annotate(str(name), (xi, yi), xytext=(5, 4), textcoords="offset points", fontsize=8)
