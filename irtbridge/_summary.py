@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-__all__ = ["Summary", "Line", "Strong", "Warn"]
+__all__ = ["Summary", "Line", "Strong", "Warn", "HasSummary"]
 
 
 class Strong(str):
@@ -69,8 +69,8 @@ class Summary:
         Footnotes: convergence, warnings, what is missing and why.
     data : mapping
         The numbers behind the lines, JSON-ready and unrounded (:meth:`to_dict` returns them).
-    digits : int
-        Decimals of floats when the tables are rendered.
+    digits : int or mapping
+        Decimals of floats when the tables are rendered; a mapping column -> decimals (``"*"``: the rest).
     """
 
     title: str
@@ -78,7 +78,7 @@ class Summary:
     tables: tuple[tuple[str, pd.DataFrame], ...] = ()
     notes: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
-    digits: int = 3
+    digits: int | Mapping[str, int] = 3
 
     def line(self, key: str) -> Line | None:
         """The headline line with this key, or None."""
@@ -89,7 +89,7 @@ class Summary:
         out = [self.title, "=" * min(len(self.title), 100)]
         out += [f"  {x.text}" for x in self.lines]
         for caption, frame in self.tables:
-            out += ["", caption, frame.to_string(float_format=lambda v: f"{v:.{self.digits}f}")]
+            out += ["", caption, frame.to_string(formatters=self._formatters(frame))]
         if self.notes:
             out += ["", "Notes:"] + [f"  [{i}] {n}" for i, n in enumerate(self.notes, 1)]
         return "\n".join(out)
@@ -101,11 +101,21 @@ class Summary:
             out.append("<ul>" + "".join(f"<li>{x.html}</li>" for x in self.lines) + "</ul>")
         for caption, frame in self.tables:
             out.append(f"<p><b>{html.escape(caption)}</b></p>")
-            out.append(frame.to_html(float_format=lambda v: f"{v:.{self.digits}f}", border=0))
+            out.append(frame.to_html(formatters=self._formatters(frame), border=0))
         if self.notes:
             out.append("<p>Notes:</p><ol>" + "".join(f"<li>{html.escape(n)}</li>" for n in self.notes) + "</ol>")
         out.append("</div>")
         return "".join(out)
+
+    def _formatters(self, frame: pd.DataFrame) -> dict[str, Any]:
+        """Per float column: its decimals (rounding happens here, never in the stored numbers)."""
+        table = self.digits if isinstance(self.digits, Mapping) else {"*": self.digits}
+        out = {}
+        for col in frame.columns:
+            if pd.api.types.is_float_dtype(frame[col]):
+                d = table.get(str(col), table.get("*", 3))
+                out[col] = lambda v, d=d: "" if pd.isna(v) else f"{v:.{d}f}"
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """``data`` plus ``headline`` (key -> text) and ``notes``, JSON-ready."""
@@ -126,6 +136,16 @@ class Summary:
     def __contains__(self, text: object) -> bool:
         """``"x" in summary`` searches the text rendering (as it did when ``summary()`` returned a string)."""
         return isinstance(text, str) and text in self.as_text()
+
+
+class HasSummary:
+    """Mixin of the result classes: Jupyter shows ``summary()`` as HTML, the same content ``print`` shows."""
+
+    def summary(self) -> Summary:  # pragma: no cover - every result defines its own
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
 
 def frame_of(rows: Iterable[Mapping[str, Any]], index: str | None = None) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import HasSummary, Line, Strong, Summary
 from irtbridge._validation import check_number
 from irtbridge.exceptions import ConvergenceError, ValidationError
 from irtbridge.matches import _as_matches, _check_score_values, _period_codes, _player_codes, _score_array, round_robin
@@ -277,7 +278,7 @@ def glicko2_period(
 
 
 @dataclass(frozen=True)
-class Glicko2Result:
+class Glicko2Result(HasSummary):
     """Final Glicko-2 ratings and their history over the rating periods.
 
     Attributes
@@ -309,20 +310,19 @@ class Glicko2Result:
     init: tuple[float, float, float]
     n_games: int
 
-    def summary(self, top: int | None = None) -> str:
-        """Text table of the final ratings (numbers are rounded here only)."""
-        table = self.ratings if top is None else self.ratings.head(top)
-        lines = [
-            f"Glicko-2 ratings: {len(self.ratings)} players, {self.n_games} games, {len(self.periods)} periods "
-            f"(tau={self.tau:g}, init={self.init[0]:g}/{self.init[1]:g}/{self.init[2]:g})",
-            f"{'rank':>4}  {'player':<24} {'rating':>9} {'rd':>7} {'volatility':>10} {'lower':>9} {'upper':>9} {'games':>6}",
-        ]
-        for rank, (player, row) in enumerate(table.iterrows(), start=1):
-            lines.append(
-                f"{rank:>4}  {str(player):<24.24} {row['rating']:>9.2f} {row['rd']:>7.2f} {row['volatility']:>10.5f} "
-                f"{row['lower']:>9.2f} {row['upper']:>9.2f} {int(row['games']):>6d}"
-            )
-        return "\n".join(lines)
+    def summary(self, top: int | None = None) -> Summary:
+        """The final ratings, best first (numbers are rounded only when rendered)."""
+        table = (self.ratings if top is None else self.ratings.head(top)).copy()
+        table.insert(0, "rank", range(1, len(table) + 1))
+        cols = [c for c in ("rank", "rating", "rd", "volatility", "lower", "upper", "games") if c in table]
+        title = (f"Glicko-2 ratings: {len(self.ratings)} players, {self.n_games} games, {len(self.periods)} periods "
+                 f"(tau={self.tau:g}, init={self.init[0]:g}/{self.init[1]:g}/{self.init[2]:g})")
+        best = [Line.of("best", "Best: ", Strong(str(table.index[0])),
+                        f", rating {table['rating'].iloc[0]:.2f} (95% interval {table['lower'].iloc[0]:.2f} to "
+                        f"{table['upper'].iloc[0]:.2f})")] if len(table) else []
+        return Summary(title, tuple(best), (("ratings", table[cols]),), digits={"volatility": 5, "*": 2},
+                       data={"players": len(self.ratings), "games": self.n_games, "periods": len(self.periods),
+                             "tau": self.tau, "ratings": self.ratings.reset_index()})
 
 
 def _check_init(init: Sequence[float]) -> tuple[float, float, float]:

@@ -91,7 +91,8 @@ def test_text_output_and_history_file(tmp_path, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith(f"Glicko-2 ratings: 10 players, {len(games)} games, 4 periods (tau=0.5")
-    assert len(lines) == 2 + 10
+    # title and rule, the best player, a blank line, the caption, the column header, the index header, 10 rows
+    assert len(lines) == 7 + 10 and lines[2].startswith("  Best: ")
     history = pd.read_csv(tmp_path / "h.csv")
     assert list(history.columns) == ["period", "player", "rating", "rd", "volatility", "games"]
     assert len(history) == 4 * 10

@@ -20,6 +20,7 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge._io import atomic_write_text, make_readable, to_jsonable
 from irtbridge._parallel import WORKER_ENV, progress_bar
+from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.batch.kinds import KINDS
 from irtbridge.batch.manifest import Manifest, Unit, load_manifest
@@ -121,7 +122,7 @@ def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class BatchResult:
+class BatchResult(HasSummary):
     """What :func:`run_batch` did.
 
     Attributes
@@ -147,20 +148,18 @@ class BatchResult:
     def n_failed(self) -> int:
         return int((self.units["status"] == "failed").sum())
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
+        """What ran, what was recomputed after a lost worker, what failed and where the results are."""
         counts = self.units["status"].value_counts()
-        lines = [
-            f"irtbridge batch: {len(self.units)} unit(s) on {self.scheduler}"
-            + (f" ({self.workers} workers)" if self.workers else "") + f" in {self.seconds:.1f} s: "
-            + ", ".join(f"{int(counts.get(s, 0))} {s}" for s in ("done", "skipped", "failed")),
-        ]
-        lost = self.units[self.units["interrupted"] > 0]
-        for uid, row in lost.iterrows():
-            lines.append(f"  {uid}: {int(row['interrupted'])} attempt(s) lost with a worker, recomputed")
-        for uid, row in self.units[self.units["status"] == "failed"].iterrows():
-            lines.append(f"  FAILED {uid}: {row['error']}")
-        lines.append(f"results in {self.out}/units/<id>/, summary in {self.out / 'batch.json'}")
-        return "\n".join(lines)
+        lines = [Line.of("lost", f"{uid}: {int(row['interrupted'])} attempt(s) lost with a worker, recomputed")
+                 for uid, row in self.units[self.units["interrupted"] > 0].iterrows()]
+        lines += [Line.of("failed", Warn(f"FAILED {uid}"), f": {row['error']}")
+                  for uid, row in self.units[self.units["status"] == "failed"].iterrows()]
+        lines.append(Line.of("out", f"results in {self.out}/units/<id>/, summary in {self.out / 'batch.json'}"))
+        title = (f"irtbridge batch: {len(self.units)} unit(s) on {self.scheduler}"
+                 + (f" ({self.workers} workers)" if self.workers else "") + f" in {self.seconds:.1f} s: "
+                 + ", ".join(f"{int(counts.get(s, 0))} {s}" for s in ("done", "skipped", "failed")))
+        return Summary(title, tuple(lines), data={"units": self.units.reset_index()})
 
 
 def local_cluster(workers: int | None = None, **kwargs: Any):

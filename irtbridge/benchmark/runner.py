@@ -16,6 +16,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._plotting import figure_of
+from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.benchmark.data import (
     DEFAULT_DATASETS,
@@ -49,7 +50,7 @@ def _quiet_evaluate(ref: Any, options: dict[str, Any]) -> DatasetResult:
 
 
 @dataclass(frozen=True, eq=False)
-class BenchmarkResult:
+class BenchmarkResult(HasSummary):
     """Everything :func:`run_benchmark` produced.
 
     Attributes
@@ -140,34 +141,30 @@ class BenchmarkResult:
             "seconds": self.seconds,
         }
 
-    def summary(self) -> str:
-        """Text report: the dataset diagnostics, then each tournament's rating table and validity."""
+    def summary(self) -> Summary:
+        """The dataset diagnostics, then each tournament's rating table and validity."""
         d = self.diagnostics
         cols = ["status", "engine", "n_items", "n_dropped", "difficulty_mean", "difficulty_sd",
                 "discrimination_mean", "discrimination_sd", "guessing_mean", "share_negative_discrimination",
                 "valid_true_score", "valid_true_score_positive"]
-        lines = [
-            f"irtbridge benchmark: {len(d)} dataset(s), {int((d['status'] == 'ok').sum())} calibrated "
-            f"({self.settings.get('description', '3PL')}), {self.seconds:.1f} s",
-            "",
-            d[cols].to_string(float_format=lambda v: f"{v:.3f}"),
-        ]
+        lines = [Line.of("calibrated", f"{len(d)} dataset(s), {int((d['status'] == 'ok').sum())} calibrated "
+                                       f"({self.settings.get('description', '3PL')}), {self.seconds:.1f} s")]
         fell_back = d.index[d["fallback"]].tolist()
         failed = d.index[d["status"] != "ok"].tolist()
         if fell_back:
-            lines.append(f"\nparameters from the fallback engine: {', '.join(fell_back)}")
+            lines.append(Line.of("fallback", f"parameters from the fallback engine: {', '.join(fell_back)}"))
         if failed:
-            lines.append(f"left out (no item parameters): {', '.join(failed)}")
+            lines.append(Line.of("failed", Warn(f"left out (no item parameters): {', '.join(failed)}")))
+        tables = [("diagnostics", d[cols])]
         for order, t in self.tournaments.items():
-            lines += ["", f"== {order}: {len(t.datasets)} dataset(s), score {t.score} ==", t.rating_table()]
-            lines.append(t.validity.describe())
+            facts = [t.validity.describe()]
             if t.friedman is not None:
-                lines.append(
-                    f"Friedman chi2 = {t.friedman.statistic:.3f}, p = {t.friedman.pvalue:.3g} "
-                    f"({t.friedman.n_datasets} datasets); Nemenyi CD = {t.nemenyi.critical_difference:.3f}"
-                )
-                lines.append(t.rank_validity.describe())
-        return "\n".join(lines)
+                facts += [f"Friedman chi2 = {t.friedman.statistic:.3f}, p = {t.friedman.pvalue:.3g} "
+                          f"({t.friedman.n_datasets} datasets); Nemenyi CD = {t.nemenyi.critical_difference:.3f}",
+                          t.rank_validity.describe()]
+            lines.append(Line.of(f"tournament_{order}", f"{order}: " + "; ".join(facts)))
+            tables.append((f"== {order}: {len(t.datasets)} dataset(s), score {t.score} ==", t.ratings.set_index("player")))
+        return Summary("irtbridge benchmark", tuple(lines), tuple(tables), digits=3, data=self.to_dict())
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, out: str | os.PathLike, *, figures: bool = True, responses: bool = True) -> list[Path]:
@@ -200,7 +197,7 @@ class BenchmarkResult:
         atomic_write_text(path, json.dumps(to_jsonable(self.to_dict()), indent=2, allow_nan=False) + "\n")
         written.append(path)
         path = out / "summary.txt"
-        atomic_write_text(path, self.summary() + "\n")
+        atomic_write_text(path, self.summary().as_text() + "\n")
         written.append(path)
         if figures:
             written += self.save_figures(out / "figures")

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import irt
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge.irt import fast
 from irtbridge._validation import check_int, check_random_state
 from irtbridge.cat.estimators import AbilityEstimator
@@ -72,7 +73,7 @@ def draw_responses(theta: Any, items: Any, model: str | None = None, random_stat
 
 
 @dataclass(frozen=True, eq=False)
-class CATResult:
+class CATResult(HasSummary):
     """The outcome of :func:`simulate_cat`.
 
     Attributes
@@ -142,23 +143,24 @@ class CATResult:
             index=pd.RangeIndex(1, n + 1, name="step"),
         )
 
-    def summary(self) -> str:
-        """Text summary: test lengths, precision, exposure, and bias/RMSE when true abilities are known."""
+    def summary(self) -> Summary:
+        """Test lengths, precision, exposure, and bias/RMSE when true abilities are known."""
         est = self.estimates
         lines = [
-            f"CAT simulation: {len(est)} examinees, bank of {self.bank.n_items} {self.bank.model} items, "
-            f"{self.n_administered} administrations in {self.elapsed:.3f} s",
-            f"test length: mean {est['n_items'].mean():.2f}, min {est['n_items'].min()}, max {est['n_items'].max()}",
-            f"final se: mean {est['se'].mean():.4f}",
-            f"exposure: max {self.exposure.max():.3f}, items never used {int((self.exposure == 0).sum())}, "
-            f"test overlap {self.test_overlap:.3f}",
+            Line.of("length", f"test length: mean {est['n_items'].mean():.2f}, min {est['n_items'].min()}, "
+                              f"max {est['n_items'].max()}"),
+            Line.of("se", f"final se: mean {est['se'].mean():.4f}"),
+            Line.of("exposure", f"exposure: max {self.exposure.max():.3f}, items never used "
+                                f"{int((self.exposure == 0).sum())}, test overlap {self.test_overlap:.3f}"),
         ]
         if "true_theta" in est:
             err = est["theta"] - est["true_theta"]
-            lines.append(f"bias {err.mean():.4f}, RMSE {np.sqrt((err**2).mean()):.4f}")
-        lines.append("stop: " + ", ".join(f"{k} {v}" for k, v in est["stop"].value_counts().items()))
-        lines += [f"{k}: {v}" for k, v in self.settings.items()]
-        return "\n".join(lines)
+            lines.append(Line.of("error", f"bias {err.mean():.4f}, RMSE {np.sqrt((err**2).mean()):.4f}"))
+        lines.append(Line.of("stop", "stop: " + ", ".join(f"{k} {v}" for k, v in est["stop"].value_counts().items())))
+        notes = tuple(f"{k}: {v}" for k, v in self.settings.items())
+        title = (f"CAT simulation: {len(est)} examinees, bank of {self.bank.n_items} {self.bank.model} items, "
+                 f"{self.n_administered} administrations in {self.elapsed:.3f} s")
+        return Summary(title, tuple(lines), notes=notes, data={"estimates": est.reset_index()})
 
 
 def _response_matrix(responses: Any, bank: ItemBank) -> tuple[np.ndarray, pd.Index]:

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_csv(out / f"trajectory_class{cat.label}.csv", cat.trajectory)
     atomic_write_csv(out / "orientation.csv", result.orientation.rename_axis("feature"))
     atomic_write_csv(out / "accuracy_by_mlc.csv", result.accuracy_by_mlc())
-    atomic_write_text(out / "summary.txt", result.summary() + "\n")
+    atomic_write_text(out / "summary.txt", result.summary().as_text() + "\n")
     _save_figures(result, out, Path(args.file).stem,
                   (plot_cdi_distributions, plot_difficulty_kde, plot_accuracy_by_cdi, plot_cat_trajectories))
 

@@ -147,7 +147,7 @@ def _write(evaluation, args: argparse.Namespace) -> None:
     atomic_write_csv(out / "strengths.csv", evaluation.latent.strengths.astype(np.int8))
     atomic_write_csv(out / "weaknesses.csv", evaluation.latent.weaknesses.astype(np.int8))
     atomic_write_text(out / "portfolio.json", json.dumps(to_jsonable(evaluation.to_dict()), indent=2, allow_nan=False) + "\n")
-    atomic_write_text(out / "summary.txt", evaluation.summary() + "\n")
+    atomic_write_text(out / "summary.txt", evaluation.summary().as_text() + "\n")
     if not args.no_figures:
         from irtbridge.portfolio.plots import save_figures
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import _show, check_binary_labels, check_random_state, check_same_length, check_scores
 from irtbridge.exceptions import ValidationError
 from irtbridge.efficiency.core import (
@@ -54,7 +55,7 @@ class Interval:
 
 
 @dataclass(frozen=True)
-class EfficiencyIndices:
+class EfficiencyIndices(HasSummary):
     """The eight indices of one 2 x 2 table with their intervals; returned by :func:`efficiency_indices`.
 
     Attributes
@@ -134,28 +135,19 @@ class EfficiencyIndices:
         """Table 1 classification of this EI (see :func:`classify_ei`)."""
         return classify_ei(self.ei.value).iloc[0]
 
-    def summary(self) -> str:
-        """A plain-text report: counts, P and Q, the eight intervals, the EI classification, notes."""
+    def summary(self) -> Summary:
+        """Counts, P and Q, the eight intervals, the EI classification and notes (text, HTML or dict)."""
         pct = f"{100 * self.level:g}%"
         lines = [
-            f"Efficiency indices  TP={self.tp} FP={self.fp} FN={self.fn} TN={self.tn}  (N={self.n})",
-            f"prevalence P = {_fmt(self.prevalence)}   level Q = {_fmt(self.positive_sign_rate)}",
-            f"{pct} confidence intervals, ci_method={self.ci_method!r}",
-            "",
-            f"{'index':<7}{'value':>10}{'lower':>10}{'upper':>10}",
+            Line.of("prevalence", f"prevalence P = {_fmt(self.prevalence)}   level Q = {_fmt(self.positive_sign_rate)}"),
+            Line.of("intervals", f"{pct} confidence intervals, ci_method={self.ci_method!r}"),
         ]
-        for k in INDICES:
-            iv = getattr(self, k)
-            lines.append(f"{k:<7}{_fmt(iv.value):>10}{_fmt(iv.lower):>10}{_fmt(iv.upper):>10}")
         c = self.classify()
         if isinstance(c["jaeschke"], str):
             change = c["change_in_probability"]
             mcgee = f"; about {100 * change:+.0f} percentage points (McGee)" if np.isfinite(change) else ""
-            lines += [
-                "",
-                f"EI {_fmt(self.ei.value)}: {c['jaeschke']} in the probability of diagnosis (Jaeschke); "
-                f"{c['rosenthal']} effect size (Rosenthal){mcgee}",
-            ]
+            lines.append(Line.of("classification", f"EI {_fmt(self.ei.value)}: {c['jaeschke']} in the probability of "
+                                 f"diagnosis (Jaeschke); {c['rosenthal']} effect size (Rosenthal){mcgee}"))
         notes = []
         if self.zero_cells:
             notes.append(f"empty cell(s): {', '.join(self.zero_cells)}")
@@ -170,12 +162,12 @@ class EfficiencyIndices:
             notes.append(f"percentile bootstrap, {self.n_boot} replicates")
         if self.ci_method == "larner2023":
             notes.append("acc/inacc/ei/ini intervals as printed in Larner (2023); others: default closed forms")
-        if notes:
-            lines += ["", "Notes:"] + [f"  - {n}" for n in notes]
-        return "\n".join(lines)
+        return Summary(f"Efficiency indices  TP={self.tp} FP={self.fp} FN={self.fn} TN={self.tn}  (N={self.n})",
+                       tuple(lines), ((f"{pct} confidence intervals", self.to_frame()),), tuple(notes),
+                       {"counts": {"tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn}, **self.to_dict()})
 
     def __str__(self) -> str:
-        return self.summary()
+        return self.summary().as_text()
 
 
 def _fmt(x: float) -> str:

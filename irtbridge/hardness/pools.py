@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import _show, check_binary_labels, check_int, check_probability, check_random_state
 from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
 from irtbridge.exceptions import ValidationError
@@ -204,7 +205,7 @@ def hardness_from_estimators(
 
 
 @dataclass(frozen=True)
-class PoolHardness:
+class PoolHardness(HasSummary):
     """Labels and out-of-fold scores of a pool of models, with their hardness.
 
     Returned by :func:`hardness_from_estimators`; also built directly from any pool of scores.
@@ -282,16 +283,13 @@ class PoolHardness:
         """See :func:`plot_cost_curves`."""
         return plot_cost_curves(self.y, self.scores, methods, threshold=self.threshold, **kwargs)
 
-    def summary(self) -> str:
-        """Class hardness under every method and per model, as text."""
-        lines = [
-            f"Instance hardness: {self.scores.shape[1]} instances "
-            f"({int((self.y == 0).sum())} of class 0, {int((self.y == 1).sum())} of class 1), "
-            f"{self.scores.shape[0]} model(s): {', '.join(map(str, self.scores.index))}",
-            "",
-            "Class hardness (mean instance hardness, pool-averaged):",
-            self.class_table().to_string(float_format=lambda v: f"{v:.4f}"),
-        ]
-        if self.cv:
-            lines += ["", f"Notes: scores out of fold from {self.cv}; sf threshold {self.threshold:g}."]
-        return "\n".join(lines)
+    def summary(self) -> Summary:
+        """Class hardness under every method and per model."""
+        head = Line.of("instances", f"{self.scores.shape[1]} instances ({int((self.y == 0).sum())} of class 0, "
+                                    f"{int((self.y == 1).sum())} of class 1), {self.scores.shape[0]} model(s): "
+                                    f"{', '.join(map(str, self.scores.index))}")
+        notes = (f"scores out of fold from {self.cv}; sf threshold {self.threshold:g}.",) if self.cv else ()
+        table = self.class_table()
+        return Summary("Instance hardness", (head,),
+                       (("Class hardness (mean instance hardness, pool-averaged)", table),), notes, digits=4,
+                       data={"class_hardness": table.reset_index()})

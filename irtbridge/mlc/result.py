@@ -8,6 +8,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice
 from irtbridge.exceptions import ValidationError
 from irtbridge.mlc.data import _features
@@ -68,7 +69,7 @@ def mlc_decision(cdi: Any, predicted: Any, mlc: Mapping[int, float]):
 
 
 @dataclass(frozen=True, eq=False)
-class MLCResult:
+class MLCResult(HasSummary):
     """Everything :func:`evaluate_mlc` found.
 
     Attributes
@@ -219,20 +220,8 @@ class MLCResult:
             "traditional": {k: float(v) for k, v in self.traditional["value"].items()},
         }
 
-    def summary(self, digits: int = 3) -> str:
-        """Text summary: the Tables 4-5 layout, accuracy below/above the MLC, and Notes."""
-        table = self.table().copy()
-        table["share"] = table["share"].map(lambda v: f"{100 * v:.2f}%")
-        table["seconds"] = table["seconds"].map(lambda v: f"{v:.4f}")
-        lines = [
-            f"MLC evaluation: {len(self.cases)} cases ({int(self.cases['test'].sum())} test), "
-            f"features {self.settings.get('features')}, classifier {self.settings.get('classifier')}",
-            "",
-            table.to_string(float_format=lambda v: f"{v:.{digits}f}"),
-            "",
-            "accuracy at/below vs above the MLC (test cases, by predicted class):",
-            self.accuracy_by_mlc().to_string(float_format=lambda v: f"{v:.{digits}f}"),
-        ]
+    def summary(self, digits: int = 3) -> Summary:
+        """The Tables 4-5 layout, accuracy below/above the MLC, and Notes."""
         notes = [
             f"class labels: {', '.join(f'{k!r} -> {v}' for k, v in self.class_labels.items())}; CDIs of class 1 "
             "are negated in the CATs",
@@ -257,5 +246,11 @@ class MLCResult:
                     f"class {c.label}: all {c.cases_used} cases were classified wrong; the MLC rests on the "
                     "half-case correction of Eq. 10"
                 )
-        lines += ["", "Notes:"] + [f"  [{i + 1}] {n}" for i, n in enumerate(notes)]
-        return "\n".join(lines)
+        lines = tuple(Line.of(f"class_{c.label}", f"class {c.label}: MLC {c.mlc:.{digits}f} after {c.cases_used} "
+                              f"cases ({100 * c.share_used:.2f}% of the data)") for c in self.classes)
+        title = (f"MLC evaluation: {len(self.cases)} cases ({int(self.cases['test'].sum())} test), "
+                 f"features {self.settings.get('features')}, classifier {self.settings.get('classifier')}")
+        tables = (("MLC per class and the traditional metrics", self.table()),
+                  ("accuracy at/below vs above the MLC (test cases, by predicted class)", self.accuracy_by_mlc()))
+        return Summary(title, lines, tables, tuple(notes), data=self.to_dict(),
+                       digits={"share": 4, "seconds": 4, "*": digits})

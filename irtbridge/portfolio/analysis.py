@@ -31,6 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge import irt
 from irtbridge.calibration import calibrate
@@ -227,7 +228,7 @@ class _Fitted:
 
 
 @dataclass(frozen=True, eq=False)
-class PortfolioEvaluation:
+class PortfolioEvaluation(HasSummary):
     """Everything :func:`evaluate_portfolio` computes.
 
     Attributes
@@ -291,22 +292,14 @@ class PortfolioEvaluation:
                      for r in self.occupancy.itertuples()]
         return {"algorithms": rows, "occupancy": occupancy}
 
-    def summary(self, digits: int = 3) -> str:
-        """A text report: the algorithm table, occupancy, and Notes."""
+    def summary(self, digits: int = 3) -> Summary:
+        """The algorithm table, occupancy, and Notes."""
         cal = self.calibration
         kind = "continuous response model (EstCRM)" if self.model == "continuous" else f"{cal.model} model (mirt)"
         cols = ["discrimination", "anomalous", "stability", "goodness_auc", "effectiveness_auc_actual",
                 "effectiveness_auc_predicted"]
-        occ = self.occupancy.set_index("algorithm")["proportion"]
-        lines = [
-            f"irtbridge portfolio evaluation: {kind}, convention {self.convention!r}",
-            f"datasets {len(self.datasets)}   algorithms {len(self.algorithms)}",
-            "",
-            self.algorithms[cols].to_string(float_format=lambda v: f"{v:.{digits}f}"),
-            "",
-            f"latent trait occupancy (epsilon = {self.latent.epsilon:g}):",
-            occ.to_string(float_format=lambda v: f"{v:.{digits}f}") if len(occ) else "  (none)",
-        ]
+        occ = self.occupancy.set_index("algorithm")[["proportion"]]
+        lines = (Line.of("size", f"datasets {len(self.datasets)}   algorithms {len(self.algorithms)}"),)
         notes = []
         if not cal.converged:
             notes.append("the IRT calibration did not converge; treat the results with caution")
@@ -314,9 +307,10 @@ class PortfolioEvaluation:
         if anomalous:
             notes.append(f"anomalous algorithm(s) (negative discrimination): {', '.join(anomalous)}")
         notes += [f"calibration warning: {w}" for w in cal.warnings]
-        if notes:
-            lines += ["", "Notes:"] + [f"  [{i + 1}] {n}" for i, n in enumerate(notes)]
-        return "\n".join(lines)
+        tables = (("algorithms", self.algorithms[cols]),
+                  (f"latent trait occupancy (epsilon = {self.latent.epsilon:g})", occ))
+        return Summary(f"irtbridge portfolio evaluation: {kind}, convention {self.convention!r}", lines, tables,
+                       tuple(notes), data=self.to_dict(), digits=digits)
 
 
 def evaluate_portfolio(

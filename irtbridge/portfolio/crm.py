@@ -22,6 +22,7 @@ import pandas as pd
 from scipy.special import expit
 
 from irtbridge import __version__
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RError, RWarning, ValidationError
 from irtbridge.portfolio._data import bounds, check_within, performance_matrix
@@ -45,7 +46,7 @@ _EDGE = 0.01
 
 
 @dataclass(frozen=True, eq=False)
-class CRMCalibration:
+class CRMCalibration(HasSummary):
     """The result of :func:`fit_crm`.
 
     Attributes
@@ -103,26 +104,24 @@ class CRMCalibration:
             f"datasets={self.n_datasets}, loglik={self.loglik:.4f}, converged={self.converged})"
         )
 
-    def summary(self, digits: int = 3) -> str:
-        """A text summary: the item table, bounds and Notes."""
+    def summary(self, digits: int = 3) -> Summary:
+        """The item table, bounds and Notes."""
         table = self.items.assign(min_item=self.min_item, max_item=self.max_item)
-        lines = [
-            f"continuous response model by {self.estimator} (Shojima EM; EstCRM "
-            f"{self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})",
-            f"datasets {self.n_datasets}   algorithms {len(self.items)}   log-likelihood {self.loglik:.{digits}f}",
-            f"converged {'yes' if self.converged else 'NO'} after {self.iterations} EM cycles",
-            "",
-            table.to_string(float_format=lambda v: f"{v:.{digits}f}"),
-        ]
+        lines = (
+            Line.of("fit", f"datasets {self.n_datasets}   algorithms {len(self.items)}   log-likelihood "
+                           f"{self.loglik:.{digits}f}"),
+            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} EM cycles"),
+        )
         notes = []
         if not self.converged:
             notes.append("the EM stopped at max_em_cycle before the log-likelihood settled")
         if (self.items["a"] < 0).any():
             notes.append("negative a: anomalous algorithm(s) " + ", ".join(self.items.index[self.items["a"] < 0]))
         notes += list(self.warnings)
-        if notes:
-            lines += ["", "Notes:"] + [f"  [{i + 1}] {n}" for i, n in enumerate(notes)]
-        return "\n".join(lines)
+        title = (f"continuous response model by {self.estimator} (Shojima EM; EstCRM "
+                 f"{self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})")
+        return Summary(title, lines, (("items", table),), tuple(notes), digits=digits,
+                       data={"loglik": self.loglik, "converged": bool(self.converged), "items": table.reset_index()})
 
 
 def rescale_performance(performance: Any, scale: str, min_item: Any = None, max_item: Any = None):
