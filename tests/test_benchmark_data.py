@@ -39,7 +39,7 @@ from irtbridge.exceptions import DataWarning, ValidationError
 
 
 def test_import_is_r_free():
-    code = ("import sys, irtbridge, irtbridge.benchmark, irtbridge.cli.benchmark; irtbridge.benchmark.run_benchmark; "
+    code = ("import sys, irtbridge, irtbridge.benchmark, irtbridge.cli.benchmark; irtbridge.pipeline.run_benchmark; "
             "assert 'rpy2' not in sys.modules, 'rpy2 imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -339,7 +339,7 @@ def test_one_reference_parser_for_every_entry(tmp_path):
     """resolve_datasets, run_benchmark's names and the loader share parse_dataset_ref: what one accepts
     the others load, and 'x.csv:' (no target after the colon) is refused by all of them at once."""
     from irtbridge.benchmark.data import parse_dataset_ref
-    from irtbridge.benchmark.runner import _dataset_name
+    from irtbridge.pipeline.benchmark_run import _dataset_name
     from irtbridge.pipeline import resolve_datasets
 
     path = tmp_path / "x.csv"

@@ -19,16 +19,15 @@ import pytest
 
 from irtbridge.benchmark import (
     PAPER_ORDERS,
-    BenchmarkResult,
     plot_bump,
     plot_dataset_parameters,
     plot_item_curves,
     plot_parameter_bins,
     plot_ratings,
     plot_true_scores,
-    run_benchmark,
     score_table,
 )
+from irtbridge.pipeline import BenchmarkResult, run_benchmark
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r

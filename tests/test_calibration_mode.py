@@ -11,7 +11,8 @@ import re
 import pytest
 
 import irtbridge._parallel
-from irtbridge.benchmark import CalibrationMode, STABLE_PRIORS, run_benchmark
+from irtbridge.benchmark import CalibrationMode, STABLE_PRIORS
+from irtbridge.pipeline import run_benchmark
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline import Settings
@@ -77,7 +78,10 @@ def no_workers(monkeypatch):
         started.append(args)
         raise AssertionError("a unit of work was started before the options were checked")
 
+    import irtbridge.pipeline.stages
+
     monkeypatch.setattr(irtbridge._parallel, "run_units", refuse)
+    monkeypatch.setattr(irtbridge.pipeline.stages, "run_units", refuse)  # the one runner of dataset units
     return started
 
 

@@ -15,7 +15,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from irtbridge.benchmark import run_benchmark
+from irtbridge.pipeline import run_benchmark
 from irtbridge.cli import main
 
 pytestmark = pytest.mark.r

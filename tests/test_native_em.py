@@ -77,7 +77,7 @@ def test_native_engine_never_starts_r():
             "import numpy as np, pandas as pd\n"
             "x = pd.DataFrame((np.random.default_rng(0).random((200, 6)) < 0.6).astype(float))\n"
             "fit = irtbridge.calibrate(x, '2PL', engine='native')\n"
-            "head = fit.summary().splitlines()[0]\n"
+            "head = fit.summary().as_text().splitlines()[0]\n"
             "assert head == 'irtbridge calibration: 2PL by native (' + irtbridge.__version__ + ')', head\n"
             "assert 'rpy2' not in sys.modules, 'rpy2 was imported'\nprint(fit.converged)\n")
     out = sp.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from irtbridge.benchmark import DEFAULT_DATASETS, QUICK_DATASETS, run_benchmark
+from irtbridge.benchmark import DEFAULT_DATASETS, QUICK_DATASETS
+from irtbridge.pipeline import run_benchmark
 
 ARTIFICIAL = ("optimal", "pessimal", "majority", "minority", "rand1", "rand2", "rand3")
 

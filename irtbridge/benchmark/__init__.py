@@ -10,7 +10,7 @@ dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pes
 One small dataset (a few seconds; the saved tables, summary and figures go to a temporary folder):
 
 >>> import tempfile
->>> from irtbridge.benchmark import run_benchmark
+>>> from irtbridge.pipeline import run_benchmark
 >>> res = run_benchmark(["iris"], pool="quick", max_test=30, jobs=1)   # doctest: +R
 >>> paths = res.save(tempfile.mkdtemp())
 >>> sorted(p.name for p in paths if p.suffix == ".json")
@@ -53,7 +53,6 @@ from irtbridge.benchmark.modes import (
     flag_items,
     simulate_classifier_responses,
 )
-from irtbridge.benchmark.runner import BenchmarkResult, run_benchmark
 from irtbridge.benchmark.plots import (
     plot_bump,
     plot_dataset_parameters,
@@ -89,7 +88,6 @@ __all__ = [
     "available_datasets", "load_benchmark_dataset", "prepare_features", "stratified_split",
     "DIAGNOSTICS", "SCORES", "CalibrationAttempt", "DatasetResult", "StageWarning", "calibrate_with_fallback",
     "dataset_diagnostics", "diagnostic_rankings", "evaluate_dataset", "score_respondents",
-    "BenchmarkResult", "run_benchmark",
     "CALIBRATION_MODES", "STABLE_PRIORS", "CalibrationMode", "calibrate_classifier_responses", "dataset_difficulty", "flag_items",
     "simulate_classifier_responses",
     "plot_bump", "plot_dataset_parameters", "plot_item_curves", "plot_parameter_bins", "plot_ratings",
@@ -100,3 +98,15 @@ __all__ = [
     "ORDERS", "PAPER_ORDERS", "TournamentResult", "Validity", "order_datasets", "score_table", "tournament",
     "validity_check",
 ]
+
+
+def __getattr__(name: str):
+    # the benchmark's orchestrator moved up to the pipeline (one runner for `evaluate` and `benchmark`)
+    if name in ("run_benchmark", "BenchmarkResult"):
+        import importlib
+        import warnings
+
+        warnings.warn(f"irtbridge.benchmark.{name} moved to irtbridge.pipeline.{name}; import it from there",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("irtbridge.pipeline"), name)
+    raise AttributeError(f"module 'irtbridge.benchmark' has no attribute {name!r}")

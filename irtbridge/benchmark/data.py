@@ -214,7 +214,7 @@ class DatasetRef:
     """A checked dataset reference: an embedded dataset's name, or a CSV file with an optional target column.
 
     Built by :func:`parse_dataset_ref`, the one parser of ``NAME`` / ``PATH.csv`` / ``PATH.csv:TARGET`` that
-    the CLI, :func:`irtbridge.pipeline.resolve_datasets`, :func:`irtbridge.benchmark.run_benchmark` and
+    the CLI, :func:`irtbridge.pipeline.resolve_datasets`, :func:`irtbridge.pipeline.run_benchmark` and
     :func:`load_benchmark_dataset` share, so a reference one accepts the others load.
     """
 

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
@@ -303,39 +304,34 @@ class Calibration:
         return lines
 
     def _repr_html_(self) -> str:
-        """Jupyter: the header, the item table and the notes as HTML."""
-        import html
+        """Jupyter: :meth:`summary` as HTML (the same content ``print(fit.summary())`` shows)."""
+        return self.summary().as_html()
 
-        head = (f"<p><b>irtbridge calibration</b>: {html.escape(self.model)} by {html.escape(self.engine)}, "
-                f"{self.n_respondents} respondents, {len(self.items)} items; log-likelihood {self.loglik:.3f}, "
-                f"AIC {self.aic:.3f}, BIC {self.bic:.3f}; converged: {'yes' if self.converged else 'NO'}</p>")
-        notes = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
-        return head + self.items.to_html(float_format=lambda v: f"{v:.3f}") + (f"<ul>{notes}</ul>" if notes else "")
-
-    def summary(self, digits: int = 3, fit: bool = True) -> str:
-        """A text summary: fit statistics, the item table, a fit section (M2 and reliability, for mirt
-        fits in this process; ``fit=False`` skips it) and Notes (convergence, R warnings)."""
+    def summary(self, digits: int = 3, fit: bool = True) -> Summary:
+        """Fit statistics, the item table, a fit section (M2 and reliability, for mirt fits in this process;
+        ``fit=False`` skips it) and Notes (convergence, R warnings): one :class:`~irtbridge._summary.Summary`."""
         r_version = self.provenance.get("r_version")
         runtime = f", R {r_version}" if r_version else ""  # the native engine runs without R
         lines = [
-            f"irtbridge calibration: {self.model} by {self.engine} "
-            f"({self.provenance.get('engine_version', '?')}{runtime})",
-            f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}",
-            f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   BIC {self.bic:.{digits}f}",
-            f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations",
+            Line.of("size", f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}"),
+            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   BIC {self.bic:.{digits}f}"),
+            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
         ]
         if fit:
-            lines += self._fit_lines(digits)
-        lines += ["", self.items.to_string(float_format=lambda v: f"{v:.{digits}f}")]
+            lines += [Line.of(f"fit_{i}", text) for i, text in enumerate(self._fit_lines(digits))]
         notes = []
         if not self.converged:
             notes.append("the engine did not report convergence; treat the estimates with caution")
         if self.dropped_items:
             notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
         notes += [f"R warning: {w}" for w in self.warnings]
-        if notes:
-            lines += ["", "Notes:"] + [f"  [{i + 1}] {n}" for i, n in enumerate(notes)]
-        return "\n".join(lines)
+        title = (f"irtbridge calibration: {self.model} by {self.engine} "
+                 f"({self.provenance.get('engine_version', '?')}{runtime})")
+        return Summary(title, tuple(lines), (("items", self.items),), tuple(notes), digits=digits,
+                       data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
+                             "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
+                             "n_parameters": int(self.n_parameters), "n_respondents": int(self.n_respondents),
+                             "items": self.items.reset_index().rename(columns={"index": "item"})})
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields."""

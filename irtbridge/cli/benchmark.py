@@ -71,12 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge.benchmark import (
-        DEFAULT_DATASETS,
-        PAPER_ORDERS,
-        QUICK_DATASETS,
-        run_benchmark,
-    )
+    from irtbridge.benchmark import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS
+    from irtbridge.pipeline import run_benchmark
     from irtbridge.benchmark.data import QUICK_MAX_ITEMS
     from irtbridge.cli._common import print_json
     from irtbridge.exceptions import ValidationError

@@ -56,15 +56,23 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge._parallel import progress_bar, run_units
 from irtbridge._summary import Summary
-from irtbridge._validation import check_int
 # the embedded benchmark's dataset lists (R-free): what `irtbridge evaluate` runs by default / with --quick
 from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, dataset_info
 from irtbridge.exceptions import IrtBridgeError
 from irtbridge.pipeline.across import benchmark_subsets, dataset_diagnostics, hard_instances, pooled_efficiency, _artificial
 from irtbridge.pipeline.settings import Settings, _label, resolve_datasets
-from irtbridge.pipeline.stages import DatasetResult, binary_extras, run_dataset, run_mlc
+from irtbridge.pipeline.stages import (
+    DatasetResult,
+    _jobs,
+    _run,
+    binary_extras,
+    dataset_units,
+    run_dataset,
+    run_datasets,
+    run_mlc,
+)
+from irtbridge.pipeline.benchmark_run import BenchmarkResult, run_benchmark
 
 __all__ = [
     "DEFAULT_DATASETS",
@@ -74,6 +82,10 @@ __all__ = [
     "Evaluation",
     "resolve_datasets",
     "run_dataset",
+    "run_datasets",
+    "dataset_units",
+    "run_benchmark",
+    "BenchmarkResult",
     "binary_extras",
     "run_mlc",
     "dataset_diagnostics",
@@ -277,33 +289,19 @@ def evaluate(
     settings = settings or Settings()
     refs = resolve_datasets(datasets, quick=settings.quick)
     mlc_ref = _mlc_ref(refs, settings)
-    units: list[tuple[str, str]] = [("dataset", r) for r in refs] + ([("mlc", mlc_ref)] if mlc_ref else [])
-    n = len(units)
-    jobs = max(1, min(os.cpu_count() or 1, n)) if jobs is None else min(check_int(jobs, "jobs", low=1), n)
+    units = dataset_units(refs, settings)
+    if mlc_ref:
+        units[("mlc", mlc_ref)] = (run_mlc, (mlc_ref, settings))
+    jobs = _jobs(jobs, len(units))
     started = time.perf_counter()
-    bar = progress_bar(progress, n, desc="irtbridge evaluate")
-    try:
-        done = run_units({u: (run_dataset if u[0] == "dataset" else run_mlc, (u[1], settings)) for u in units},
-                         jobs=jobs, bar=bar, label=lambda u: _unit_name(*u), cost=_unit_cost)
-    finally:
-        bar.close()
-    results = {ref: done[(kind, ref)] for kind, ref in units if kind == "dataset"}
+    done = _run(units, jobs, progress, "irtbridge evaluate")
+    results = {ref: done[("dataset", ref)] for ref in refs}
     mlc = done.get(("mlc", mlc_ref)) if mlc_ref else None
     timings = {"datasets and MLC (wall)": time.perf_counter() - started}
     if mlc is None:
         mlc = {"dataset": None, "classes": None, "error": "no binary dataset in this run"}
     provenance = _provenance(jobs, [results[r] for r in refs])
     return assemble([results[r] for r in refs], settings, mlc=mlc, timings=timings, provenance=provenance)
-
-
-def _unit_cost(unit: tuple[str, str]) -> float:
-    # the registry's rough cost of a dataset (5 for a CSV); an MLC run costs a little more
-    info = dataset_info(_label(unit[1]))
-    return (info.cost if info is not None else 5) + (4 if unit[0] == "mlc" else 0)
-
-
-def _unit_name(kind: str, ref: str) -> str:
-    return f"MLC of {_label(ref)}" if kind == "mlc" else _label(ref)
 
 
 def _provenance(jobs: int, results: Sequence[DatasetResult]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 
 from irtbridge._validation import check_choice, check_int, check_number
@@ -33,13 +33,23 @@ class Settings:
     mode : CalibrationMode
         Resolved from ``calibration``, ``engine`` and ``fallback`` once, at construction (an invalid
         combination is a one-line ValidationError there, before any work); everything below reads it.
-    pool : str
+    engine_options : mapping, optional
+        Extra options per engine (``{"mirt": {"technical": {"NCYCLES": 2000}}}``), part of ``mode``.
+    pool : str, list or mapping
         Classifier pool of :func:`irtbridge.benchmark.classifier_pool`: ``"default"`` (the paper's 12
-        and variants, 43 respondents with the artificial ones) or ``"quick"``/``"paper"``.
+        and variants, 43 respondents with the artificial ones) or ``"quick"``/``"paper"``, or members.
     test_fraction : float
         Share of each dataset held out as items (0.3).
-    max_items : int
-        Cap on the test set (500, the paper's; 60 in quick runs).
+    max_items : int or None
+        Cap on the test set (500, the paper's; 60 in quick runs; None: no cap).
+    max_train : int or None
+        Cap on the training set (None: all the rest).
+    n_random, artificial : int, bool
+        Random guessers among the artificial respondents; whether to add those respondents at all.
+    accept_unconverged : bool
+        Keep an unconverged fit when no engine converges (otherwise the dataset is left out).
+    target : str or None
+        Target column of CSV datasets given without ``:TARGET`` (default ``"target"``).
     ability_method : {"ML", "MAP", "EAP"}
         Ability estimator before the True-Scores (ML, as the paper's catsim).
     order : str
@@ -71,6 +81,12 @@ class Settings:
     mlc_dataset: str | None = None
     mlc_classifier: str = "mlp"
     quick: bool = False
+    engine_options: Mapping[str, Mapping[str, Any]] | None = None
+    max_train: int | None = None
+    n_random: int = 3
+    artificial: bool = True
+    accept_unconverged: bool = False
+    target: str | None = None
     mode: CalibrationMode = field(init=False, repr=False, compare=False)
 
     @classmethod
@@ -84,14 +100,23 @@ class Settings:
         from irtbridge.benchmark import ORDERS
 
         check_int(self.seed, "seed", low=0)
-        mode = CalibrationMode.resolve(self.calibration, self.engine, self.fallback)
+        mode = CalibrationMode.resolve(self.calibration, self.engine, self.fallback, self.engine_options)
         object.__setattr__(self, "mode", mode)
         object.__setattr__(self, "calibration", mode.name)
         object.__setattr__(self, "engine", mode.engine)
         object.__setattr__(self, "fallback", bool(mode.fallback))
-        check_choice(self.pool, "pool", ("default", "paper", "quick"))
+        object.__setattr__(self, "engine_options", {e: dict(o) for e, o in mode.engine_options.items()} or None)
+        if isinstance(self.pool, str):
+            check_choice(self.pool, "pool", ("default", "paper", "quick"))
+        else:  # a list of members or a mapping name -> estimator: checked here, not in every worker
+            from irtbridge.benchmark.respondents import classifier_pool
+
+            classifier_pool(self.pool)
         check_number(self.test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
-        check_int(self.max_items, "max_items", low=10)
+        for value, label in ((self.max_items, "max_items"), (self.max_train, "max_train")):
+            if value is not None:
+                check_int(value, label, low=10 if label == "max_items" else 2)
+        check_int(self.n_random, "n_random", low=0)
         check_choice(self.ability_method, "ability_method", ("ML", "MAP", "EAP"))
         check_choice(self.order, "order", ORDERS)
         check_number(self.tolerance, "tolerance", low=0.0)
@@ -105,8 +130,10 @@ class Settings:
 
     def benchmark_options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`irtbridge.benchmark.evaluate_dataset` for these settings."""
-        return dict(pool=self.pool, calibration=self.mode, test_size=self.test_fraction,
-                    max_test=self.max_items, ability_method=self.ability_method, random_state=self.seed)
+        return dict(pool=self.pool, calibration=self.mode, test_size=self.test_fraction, max_test=self.max_items,
+                    max_train=self.max_train, n_random=self.n_random, artificial=bool(self.artificial),
+                    accept_unconverged=bool(self.accept_unconverged), ability_method=self.ability_method,
+                    random_state=self.seed, target=self.target)
 
 
 def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False) -> list[str]:

@@ -16,12 +16,14 @@ import os
 import time
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from irtbridge._parallel import progress_bar, run_units
+from irtbridge._validation import check_int
 from irtbridge.benchmark.data import dataset_info
 from irtbridge.benchmark.records import CalibrationAttempt, StageWarning
 from irtbridge.exceptions import ValidationError
@@ -93,23 +95,29 @@ class DatasetResult:
         return self.error is None
 
 
-def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
-    """The per-dataset unit of :func:`evaluate` (run it in spawned workers: one R per process).
+def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True, strict: bool = False) -> DatasetResult:
+    """The per-dataset unit of :func:`evaluate` and of :func:`irtbridge.pipeline.run_benchmark` (run it in
+    spawned workers: one R per process).
 
-    Never raises for a bad dataset: the reason is kept in ``error`` so the other datasets go on
-    (decodIRT, Cardoso et al., lost "pc4" to a calibration that did not converge).
+    ``extras``: also the stages that read the benchmark's result (the typical-classifier probability is
+    always there; the EI family and cost-curve hardness of binary datasets only with ``extras``).
+    Unless ``strict``, never raises for a bad dataset: the reason is kept in ``error`` so the other
+    datasets go on (decodIRT, Cardoso et al., lost "pc4" to a calibration that did not converge);
+    ``strict`` (the benchmark's contract) lets the dataset's error propagate.
     """
-    from irtbridge.benchmark import evaluate_dataset, load_benchmark_dataset
+    from irtbridge.benchmark import BenchmarkDataset, evaluate_dataset, load_benchmark_dataset
 
     settings = settings or Settings()
     start = time.perf_counter()
-    name = _label(ref)
+    name = ref.name if isinstance(ref, BenchmarkDataset) else _label(ref)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # kept in the benchmark result and reported on the page
             ds = load_benchmark_dataset(ref)
             bres = evaluate_dataset(ds, **settings.benchmark_options())
     except Exception as exc:  # one dataset's failure must not stop the evaluation
+        if strict:
+            raise
         return DatasetResult(name=name, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
     base = dict(
         name=bres.name, source=_source(bres.source, bres.name), n_instances=int(bres.n_instances),
@@ -135,7 +143,7 @@ def run_dataset(ref: str, settings: Settings | None = None) -> DatasetResult:
     result = DatasetResult(
         **base, items=items, respondents=respondents, converged=bool(bres.calibration.converged),
     )
-    if result.binary:
+    if result.binary and extras:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -189,6 +197,49 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     for m in METHODS:
         items[f"hardness_{m}"] = table[m].reindex(items.index).to_numpy()
     return replace(result, items=items, ei=ei)
+
+
+def dataset_units(refs: Sequence[Any], settings: Settings, *, extras: bool = True,
+                  strict: bool = False) -> dict[tuple[str, Any], tuple[Any, tuple]]:
+    """The per-dataset units of a run, ``("dataset", ref) -> (run_dataset, args)`` (see :func:`run_dataset`)."""
+    return {("dataset", r): (run_dataset, (r, settings, extras, strict)) for r in refs}
+
+
+def run_datasets(refs: Sequence[Any], settings: Settings, *, jobs: int | None = None, progress: bool = False,
+                 extras: bool = True, strict: bool = False, desc: str = "datasets") -> list[DatasetResult]:
+    """The per-dataset stages of every dataset, in spawned workers (one R each), in the order given.
+
+    The one runner of the benchmark's datasets: :func:`evaluate` runs these units (with the MLC unit
+    beside them) and :func:`irtbridge.pipeline.run_benchmark` runs them without the report's stages
+    (``extras=False``) and with ``strict`` errors.
+    """
+    units = dataset_units(refs, settings, extras=extras, strict=strict)
+    done = _run(units, _jobs(jobs, len(units)), progress, desc)
+    return [done[("dataset", r)] for r in refs]
+
+
+def _jobs(jobs: int | None, n: int) -> int:
+    # one worker per CPU by default, never more workers than units
+    return max(1, min(os.cpu_count() or 1, n)) if jobs is None else max(1, min(check_int(jobs, "jobs", low=1), n))
+
+
+def _run(units: Mapping[Any, tuple[Any, tuple]], jobs: int, progress: bool, desc: str) -> dict[Any, Any]:
+    bar = progress_bar(progress, len(units), desc=desc)
+    try:
+        return run_units(units, jobs=jobs, bar=bar, label=lambda u: _unit_name(*u), cost=_unit_cost)
+    finally:
+        bar.close()
+
+
+def _unit_cost(unit: tuple[str, Any]) -> float:
+    # the registry's rough cost of a dataset (5 for a CSV or an in-memory dataset); an MLC run costs a little more
+    info = dataset_info(_label(unit[1])) if isinstance(unit[1], str) else None
+    return (info.cost if info is not None else 5) + (4 if unit[0] == "mlc" else 0)
+
+
+def _unit_name(kind: str, ref: Any) -> str:
+    label = ref.name if hasattr(ref, "name") and not isinstance(ref, str) else _label(ref)
+    return f"MLC of {label}" if kind == "mlc" else label
 
 
 # --------------------------------------------------------------------------------------------------

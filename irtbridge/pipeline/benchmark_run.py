@@ -1,5 +1,10 @@
-"""The whole benchmark: datasets in parallel (one R per spawned worker), then diagnostics, tournaments
-and outputs."""
+"""``irtbridge benchmark``: the evaluation's per-dataset stages without the report, then diagnostics, Glicko-2
+tournaments in several dataset orders and their outputs.
+
+The datasets run through the pipeline's own unit runner (:func:`irtbridge.pipeline.run_datasets`, one R
+per spawned worker) with the same :class:`~irtbridge.pipeline.Settings` object ``irtbridge evaluate``
+uses, so the two commands share one validation, one per-dataset pipeline and one set of defaults.
+"""
 
 from __future__ import annotations
 
@@ -23,16 +28,13 @@ from irtbridge.benchmark.data import (
     BenchmarkDataset,
     parse_dataset_ref,
 )
-from irtbridge.benchmark.modes import CalibrationMode
-from irtbridge.benchmark.per_dataset import (
-    SCORES,
-    DatasetResult,
-    evaluate_dataset,
-)
+from irtbridge.benchmark.per_dataset import SCORES, DatasetResult
 from irtbridge.benchmark.diagnostics import dataset_diagnostics, diagnostic_rankings
 from irtbridge.benchmark.respondents import classifier_pool
 from irtbridge.benchmark.tournaments import ORDERS, PAPER_ORDERS, TournamentResult, order_datasets, score_table, tournament
 from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
+from irtbridge.pipeline.settings import Settings
+from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
 
@@ -40,13 +42,6 @@ __all__ = ["BenchmarkResult", "run_benchmark"]
 def _dataset_name(ref: Any) -> str:
     """The label a dataset reference will get, checked without loading the data."""
     return ref.name if isinstance(ref, BenchmarkDataset) else parse_dataset_ref(ref).label
-
-
-def _quiet_evaluate(ref: Any, options: dict[str, Any]) -> DatasetResult:
-    # runs in a worker (or inline): the result records its warnings; the parent re-raises them once
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return evaluate_dataset(ref, **options)
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,27 +353,28 @@ def run_benchmark(
     names = [_dataset_name(ref) for ref in refs]
     if len(set(names)) != len(names):
         raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
-    mode = CalibrationMode.resolve(calibration, engine, fallback, engine_options)
     orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
     score = check_choice(score, "score", SCORES)
-    jobs = max(1, min(os.cpu_count() or 1, len(refs))) if jobs is None else check_int(jobs, "jobs", low=1)
-    check_number(tolerance, "tolerance", low=0.0)
-    check_number(tau, "tau", low=0.0, low_open=True)
     check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
     check_number(fraction, "fraction", low=0.0, high=1.0, low_open=True)
-    check_number(test_size, "test_size", low=0.0, high=1.0, low_open=True, high_open=True)
-    for value, label in ((max_test, "max_test"), (max_train, "max_train")):
-        if value is not None:
-            check_int(value, label, low=2)
-    check_int(n_random, "n_random", low=0)
     check_int(random_state, "random_state", low=0)
     ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
-    classifier_pool(pool)  # fail here, not in every worker
-    options = dict(
-        pool=pool, calibration=mode, accept_unconverged=bool(accept_unconverged), test_size=test_size, max_test=max_test, max_train=max_train,
-        n_random=n_random, artificial=bool(artificial), ability_method=ability_method, random_state=random_state, target=target,
-    )
-    results = _run_all(refs, names, options, jobs, progress)
+    if max_test is not None:  # named as the caller named it (Settings calls it max_items)
+        check_int(max_test, "max_test", low=10)
+    # the evaluation's own settings object: every option checked once, here, before any dataset is loaded
+    run = Settings(seed=random_state, calibration=calibration, engine=engine, fallback=fallback,
+                   engine_options=engine_options, pool=tuple(pool) if isinstance(pool, list) else pool,
+                   test_fraction=test_size, max_items=max_test, max_train=max_train, n_random=n_random,
+                   artificial=bool(artificial), accept_unconverged=bool(accept_unconverged),
+                   ability_method=ability_method, tolerance=tolerance, tau=tau, target=target)
+    mode = run.mode
+    jobs = max(1, min(os.cpu_count() or 1, len(refs))) if jobs is None else check_int(jobs, "jobs", low=1)
+    options = dict(pool=pool, calibration=mode.name, accept_unconverged=bool(accept_unconverged), test_size=test_size,
+                   max_test=max_test, max_train=max_train, n_random=n_random, artificial=bool(artificial),
+                   ability_method=ability_method, random_state=random_state, target=target)
+    # the pipeline's per-dataset units, without the report's stages; a dataset's error is the run's error
+    units = run_datasets(refs, run, jobs=jobs, progress=progress, extras=False, strict=True)
+    results = {name: unit.benchmark for name, unit in zip(names, units)}
     for name in names:
         for w in results[name].warnings:
             warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=2)
@@ -414,13 +410,3 @@ def run_benchmark(
         datasets=results, diagnostics=diagnostics, rankings=rankings, tournaments=tournaments, settings=settings,
         seconds=time.perf_counter() - started,
     )
-
-
-def _run_all(refs: list[Any], names: list[str], options: dict[str, Any], jobs: int, progress: bool) -> dict[str, DatasetResult]:
-    from irtbridge._parallel import progress_bar, run_units
-
-    bar = progress_bar(progress, len(refs), desc="datasets", unit="dataset")
-    try:
-        return run_units({name: (_quiet_evaluate, (ref, options)) for ref, name in zip(refs, names)}, jobs=jobs, bar=bar)
-    finally:
-        bar.close()
