@@ -12,8 +12,15 @@ measure BLAS threading rather than workers; `--blas-threads` lifts the limit to 
 
     python benchmarks/evaluate.py            # the default run (11 datasets, up to 500 test items each)
     python benchmarks/evaluate.py --quick    # the reduced run of `irtbridge evaluate --quick`
+    python benchmarks/evaluate.py --engines  # stable mode by mirt and by the native engine, side by side
 
 Goal: a speed-up of at least 1.7x with 2 workers on 2 otherwise idle cores.
+
+``--engines`` runs the same evaluation twice (``--engine mirt``, the default, and ``--engine native``: the
+stable mode's 3PL with the same priors, without R) and prints each dataset's calibration-stage seconds
+(``calibration_seconds`` of ``tables/datasets.csv``) with the ratio (goal: the native calibration stage at
+least 5x faster in total), then whether the report's numbers agree: the ranking of the classifiers, the
+hardest dataset, the number of flagged items per dataset, and the largest rating difference.
 """
 
 from __future__ import annotations
@@ -33,8 +40,10 @@ import pandas as pd
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def run(jobs: int, out: Path, quick: bool, one_thread: bool) -> tuple[float, dict]:
+def run(jobs: int, out: Path, quick: bool, one_thread: bool, engine: str | None = None) -> tuple[float, dict]:
     cmd = [sys.executable, "-m", "irtbridge", "evaluate", "--jobs", str(jobs), "--out", str(out), "--json"]
+    if engine is not None:
+        cmd += ["--engine", engine]
     if quick:
         cmd.append("--quick")
     env = {**os.environ, "MPLBACKEND": "Agg", **(ONE_THREAD if one_thread else {})}
@@ -51,8 +60,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="time `irtbridge evaluate --quick` instead")
     parser.add_argument("--blas-threads", action="store_true",
                         help="let the serial run use OpenBLAS threads (default: one thread per process, as a worker)")
+    parser.add_argument("--engines", action="store_true",
+                        help="compare the calibration stage of --engine mirt and --engine native instead")
+    parser.add_argument("--jobs", type=int, default=2, help="workers of each run with --engines (default 2)")
     args = parser.parse_args()
     one = not args.blas_threads
+    if args.engines:
+        return engines(args.quick, one, args.jobs)
     with tempfile.TemporaryDirectory(prefix="irtbridge-bench-") as tmp:
         tmp = Path(tmp)
         t1, s1 = run(1, tmp / "one", args.quick, one)
@@ -76,6 +90,35 @@ def main() -> None:
           f"BLAS threads per process: {'1' if one else 'default'}")
     if not same:
         sys.exit(1)
+
+
+def engines(quick: bool, one: bool, jobs: int) -> None:
+    """mirt's and the native engine's stable-mode calibration of the same evaluation, side by side."""
+    with tempfile.TemporaryDirectory(prefix="irtbridge-bench-") as tmp:
+        tmp = Path(tmp)
+        runs = {}
+        for engine in ("mirt", "native"):
+            wall, summary = run(jobs, tmp / engine, quick, one, engine)
+            table = pd.read_csv(tmp / engine / "tables" / "datasets.csv", index_col=0)
+            ratings = pd.read_csv(tmp / engine / "tables" / "ratings.csv", index_col=0)
+            runs[engine] = (wall, summary, table, ratings)
+            print(f"irtbridge evaluate --engine {engine}: {wall:8.1f} s wall", flush=True)
+    cal = pd.DataFrame({e: runs[e][2]["calibration_seconds"] for e in runs})
+    cal["ratio"] = cal["mirt"] / cal["native"]
+    print("\ncalibration stage per dataset (seconds):")
+    print(cal.to_string(float_format=lambda v: f"{v:.2f}"))
+    total = cal["mirt"].sum() / cal["native"].sum()
+    print(f"total: mirt {cal['mirt'].sum():.1f} s, native {cal['native'].sum():.1f} s, {total:.1f}x (goal >= 5x)")
+    (_, s_m, _, r_m), (_, s_n, _, r_n) = runs["mirt"], runs["native"]
+    order_m = [p for p in r_m.index if r_m.loc[p, "kind"] == "classifier"]
+    order_n = [p for p in r_n.index if r_n.loc[p, "kind"] == "classifier"]
+    print(f"same classifier ranking: {'yes' if order_m == order_n else 'NO'}"
+          + ("" if order_m == order_n else f" (first difference at rank "
+             f"{next(i for i, (a, b) in enumerate(zip(order_m, order_n)) if a != b) + 1})"))
+    print(f"largest rating difference: {(r_m['rating'] - r_n['rating'].reindex(r_m.index)).abs().max():.1f}")
+    print(f"hardest dataset: mirt {s_m['hardest_datasets'][0]}, native {s_n['hardest_datasets'][0]}")
+    flags = pd.DataFrame({"mirt": s_m["flagged_items"], "native": s_n["flagged_items"]})
+    print("flagged items per dataset:\n" + flags.to_string())
 
 
 if __name__ == "__main__":

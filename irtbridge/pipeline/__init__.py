@@ -176,7 +176,10 @@ class Evaluation:
         rows = [{
             "dataset": d.name, "source": d.source, "instances": d.n_instances, "features": d.n_features,
             "classes": len(d.classes), "items": len(d.items), "respondents": len(d.respondents),
-            "engine": d.engine, "converged": d.converged, "seconds": d.seconds, "error": d.error or "",
+            "engine": d.engine, "converged": d.converged, "seconds": d.seconds,
+            "calibration_seconds": (d.benchmark.seconds.get("calibration", np.nan) if d.benchmark is not None
+                                    else np.nan),
+            "error": d.error or "",
         } for d in self.datasets]
         return pd.DataFrame(rows).set_index("dataset")
 
