@@ -22,7 +22,7 @@ import pytest
 from irtbridge.batch import KINDS, load_manifest, run_batch, run_unit
 from irtbridge.exceptions import DataWarning, ValidationError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------------------------------

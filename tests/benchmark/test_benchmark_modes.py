@@ -28,7 +28,7 @@ from irtbridge.benchmark import (
 )
 from irtbridge.exceptions import ValidationError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 R_FITS = r"""
 args <- commandArgs(TRUE)

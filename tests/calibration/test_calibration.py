@@ -34,7 +34,7 @@ from irtbridge.exceptions import (
 )
 
 pytestmark = pytest.mark.r
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 EXACT = 1e-8
 
 

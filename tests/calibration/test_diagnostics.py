@@ -26,7 +26,7 @@ from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 EXACT = 1e-8
 MIRT_MODELS = {"lsat7_2PL": ("LSAT7", "2PL"), "lsat7_3PL": ("LSAT7", "3PL"), "lsat7_rasch": ("LSAT7", "rasch"),
                "sat12_2PL": ("SAT12", "2PL"), "science_graded": ("Science", "graded"), "science_gpcm": ("Science", "gpcm")}

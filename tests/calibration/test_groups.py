@@ -17,7 +17,7 @@ from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-8
 
 

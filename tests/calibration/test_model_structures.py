@@ -24,7 +24,7 @@ from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 
 pytestmark = pytest.mark.r
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-8
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _shapes import classifier_responses
+from tests._shapes import classifier_responses
 from irtbridge import calibrate
 from irtbridge.cli import main
 from irtbridge.exceptions import RWarning
 
 pytestmark = pytest.mark.r
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
 @pytest.fixture(scope="module")

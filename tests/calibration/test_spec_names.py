@@ -23,7 +23,7 @@ from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 # reference case -> (irtbridge model, dataset, factors)
 CASES = {"rasch": ("rasch", "LSAT7", 1), "1PL": ("1PL", "LSAT7", 1), "2PL": ("2PL", "LSAT7", 1),
          "3PL": ("3PL", "LSAT7", 1), "4PL": ("4PL", "LSAT7", 1), "2PL_2": ("2PL", "LSAT7", 2),

@@ -107,7 +107,7 @@ RUN_LENGTH = 10
 def catr(tmp_path_factory):
     """catR's answers for both banks, computed once per module."""
     root = tmp_path_factory.mktemp("catr")
-    script = __import__("pathlib").Path(__file__).parent / "r" / "cat_reference.R"
+    script = __import__("pathlib").Path(__file__).resolve().parents[1] / "r" / "cat_reference.R"
     out = {}
     for model, case in CASES.items():
         kind = "dichotomous" if model == "3PL" else "GRM"

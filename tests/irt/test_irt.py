@@ -39,7 +39,7 @@ from irtbridge.irt import (
     true_score,
 )
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 R_SCRIPT = HERE / "r" / "irt_reference.R"
 
 # Specification tolerances (issue 3): EAP/MAP within 1e-4 of mirt, ML within 1e-3.

@@ -23,7 +23,7 @@ from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt.em import fit_em, prepare_responses
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-4
 
 

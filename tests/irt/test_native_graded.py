@@ -24,7 +24,7 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.irt import em_graded
 from irtbridge.irt.em import fit_em, prepare_graded, prepare_responses
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-4
 
 

@@ -20,7 +20,7 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard import estimate_performance, responses_from_long, responses_to_long, select_anchors
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _long():

@@ -50,7 +50,7 @@ from irtbridge.mlc import (
 )
 
 matplotlib.use("Agg")
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 EXACT = 1e-12  # arithmetic on a handful of numbers: only rounding differs
 
 

@@ -21,8 +21,8 @@ import pytest
 from scipy.special import expit
 
 # helpers in tests/ (pytest puts the folder on sys.path): Chromium rendering and a synthetic evaluation
-from _chromium import body_attribute, render
-from _synthetic import synthetic_evaluation
+from tests._chromium import body_attribute, render
+from tests._synthetic import synthetic_evaluation
 
 from irtbridge.cli import main
 from irtbridge.pipeline import Settings, evaluate, resolve_datasets

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 # helpers in tests/ (pytest puts the folder on sys.path): Chromium rendering and a synthetic evaluation
-from _chromium import body_attribute, render
-from _synthetic import synthetic_evaluation
+from tests._chromium import body_attribute, render
+from tests._synthetic import synthetic_evaluation
 
 from irtbridge.pipeline import assemble
 from irtbridge.exceptions import ValidationError

@@ -24,7 +24,7 @@ from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from test_native_em import _simulated
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 DATA = {"lsat7": lambda: response_dataset("LSAT7"), "missing": _simulated,
         "science": lambda: response_dataset("Science")}
 CASES = {"lsat7_2PL": ("lsat7", "2PL"), "lsat7_rasch": ("lsat7", "rasch"), "lsat7_1PL": ("lsat7", "1PL"),
