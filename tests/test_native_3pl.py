@@ -173,6 +173,16 @@ def test_sparse_and_dense_layouts_agree():
     assert answered.loglik == pytest.approx(dense.loglik, abs=1e-8)
 
 
+def test_squarem_reaches_the_plain_em_maximum_in_fewer_cycles():
+    x = _classifier(40, 200)
+    fits = {acc: irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, se=False, TOL=1e-6,
+                                     accelerate=acc, technical={"NCYCLES": 5000}) for acc in ("squarem", "none")}
+    fast, plain = fits["squarem"], fits["none"]
+    assert fast.converged and plain.converged and 2 * fast.iterations < plain.iterations
+    pd.testing.assert_frame_equal(fast.items, plain.items, rtol=0, atol=1e-4)
+    assert fast.loglik + fast.options["log_prior"] == pytest.approx(plain.loglik + plain.options["log_prior"], abs=1e-6)
+
+
 def test_without_priors_the_fit_is_maximum_likelihood():
     x = response_dataset("LSAT7")
     ml = irtbridge.calibrate(x, "3PL", engine="native", se=False, TOL=1e-6, technical={"NCYCLES": 5000})
@@ -207,6 +217,7 @@ def test_bad_options_are_one_line_errors():
         (dict(model="3PL", client=object()), "the 3PL runs in one process"),
         (dict(model="3PL", TOL=0.0), "TOL"),
         (dict(model="3PL", technical={"MAXQUAD": 3}), "technical takes only NCYCLES"),
+        (dict(model="3PL", accelerate="Ramsay"), "accelerate=.Ramsay. is not supported"),
     ]
     for kwargs, message in cases:
         with pytest.raises(ValidationError, match=message) as err:

@@ -51,11 +51,11 @@ import pandas as pd
 from scipy.special import betaln, expit, log_expit, logit, logsumexp
 from scipy.stats import norm
 
-from irtbridge._validation import check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt.em import ResponseData, nodes
 
-__all__ = ["PRIOR_FAMILIES", "ItemPriors", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
+__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
            "irt_table_3pl", "start_values_3pl"]
 
 #: The priors the native 3PL takes: parameter (mirt's name) -> the distributions it accepts there.
@@ -335,12 +335,79 @@ class ThreePLResult:
         return self.loglik + self.log_prior
 
 
+class _Cycles:
+    """The EM map ``x -> M(E(x))`` on ``x = (a1, d, lambda)`` (items x 3), counting cycles and watching TOL."""
+
+    def __init__(self, data, priors, quadpts, TOL, NCYCLES, progress):
+        self.data, self.priors, self.TOL, self.NCYCLES, self.progress = data, priors, TOL, NCYCLES, progress
+        theta, weights = nodes(quadpts)
+        self.theta, self.log_w = theta, np.log(weights)
+        self.cycle, self.history, self.converged = 0, [], False
+
+    def objective(self, x: np.ndarray, loglik: float) -> float:
+        return loglik + float(_penalty(self.priors, x[:, 0], x[:, 1], x[:, 2])[0].sum())
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        """One cycle from ``x``: the new point and the objective at ``x``."""
+        r, n, loglik = estep_3pl(self.data, x[:, 0], x[:, 1], x[:, 2], self.theta, self.log_w)
+        new = np.stack(newton_3pl(r, n, self.theta, x[:, 0], x[:, 1], x[:, 2], self.priors), axis=1)
+        # mirt's hasConverged: a1 and d as they are, g on the probability scale
+        change = float(max(np.abs(new[:, :2] - x[:, :2]).max(initial=0),
+                           np.abs(expit(new[:, 2]) - expit(x[:, 2])).max(initial=0)))
+        self.cycle += 1
+        self.history.append((loglik, change))
+        if self.progress is not None:
+            self.progress(self.cycle, change)
+        self.converged = change < self.TOL
+        return new, self.objective(x, loglik)
+
+    @property
+    def done(self) -> bool:
+        return self.converged or self.cycle >= self.NCYCLES
+
+
+def _squarem(em: _Cycles, x: np.ndarray) -> np.ndarray:
+    """SQUAREM (Varadhan & Roland 2008, step length S3) with a monotone safeguard.
+
+    Two cycles ``x1 = F(x)``, ``x2 = F(x1)`` give ``r = x1 - x`` and ``v = x2 - 2 x1 + x``; the point
+    ``x - 2 alpha r + alpha^2 v`` (``alpha = -|r| / |v|``, at most -1) is taken through one more cycle,
+    and kept only if its objective is not below that at ``x1`` (else ``x2``, plain EM, is kept). EM never
+    lowers the objective, so neither does this; its fixed points are EM's.
+    """
+    while not em.done:
+        x1, _ = em(x)
+        if em.done:
+            return x1
+        x2, f1 = em(x1)
+        if em.done:
+            return x2
+        r, v = x1 - x, x2 - 2 * x1 + x
+        vv = float((v * v).sum())
+        alpha = min(-np.sqrt(float((r * r).sum()) / vv), -1.0) if vv > 0 else -1.0
+        if alpha == -1.0:
+            x = x2
+            continue
+        trial = x - 2 * alpha * r + alpha**2 * v
+        trial[:, 2] = np.clip(trial[:, 2], -_LAMBDA_BOUND, _LAMBDA_BOUND)
+        x3, f_trial = em(trial)
+        x = x3 if np.isfinite(f_trial) and f_trial >= f1 else x2
+        if em.converged and x is x2:
+            em.converged = False  # the rejected trial's own change says nothing about x2
+    return x
+
+
+ACCELERATORS = ("squarem", "none")
+
+
 def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int = 61, TOL: float = 1e-4,
-            NCYCLES: int = 500, progress: Callable[[int, float], None] | None = None) -> ThreePLResult:
+            NCYCLES: int = 500, accelerate: str = "squarem",
+            progress: Callable[[int, float], None] | None = None) -> ThreePLResult:
     """Fit the 3PL by EM on 0/1 ``data`` (:func:`~irtbridge.irt.em.prepare_responses`); MAP with ``priors``.
 
     ``priors``: an :class:`ItemPriors` or anything :func:`item_priors` takes (e.g.
-    :data:`~irtbridge.benchmark.modes.STABLE_PRIORS`); ``None`` is maximum likelihood.
+    :data:`~irtbridge.benchmark.modes.STABLE_PRIORS`); ``None`` is maximum likelihood. ``accelerate``:
+    ``"squarem"`` (monotone SQUAREM, see :func:`_squarem`) or ``"none"`` (plain EM); both stop at the first
+    cycle whose change is below ``TOL`` and count every cycle in ``iterations``.
 
     Notes
     -----
@@ -362,30 +429,23 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     quadpts = check_int(quadpts, "quadpts", low=3)
     check_number(TOL, "TOL", low=0.0, low_open=True)
     NCYCLES = check_int(NCYCLES, "NCYCLES", low=1)
+    accelerate = check_choice(accelerate, "accelerate", ACCELERATORS)
     if not isinstance(priors, ItemPriors):
         priors = item_priors(priors, data.item_names)
     started = time.perf_counter()
-    theta, weights = nodes(quadpts)
-    log_w = np.log(weights)
-    a, d, lam = start_values_3pl(data)
-    converged, history, cycle = False, [], 0
-    for cycle in range(1, NCYCLES + 1):
-        r, n, loglik = estep_3pl(data, a, d, lam, theta, log_w)
-        new_a, new_d, new_lam = newton_3pl(r, n, theta, a, d, lam, priors)
-        change = float(max(np.abs(new_a - a).max(initial=0), np.abs(new_d - d).max(initial=0),
-                           np.abs(expit(new_lam) - expit(lam)).max(initial=0)))
-        a, d, lam = new_a, new_d, new_lam
-        history.append((loglik, change))
-        if progress is not None:
-            progress(cycle, change)
-        if change < TOL:
-            converged = True
-            break
-    loglik = estep_3pl(data, a, d, lam, theta, log_w)[2]
-    penalty = float(_penalty(priors, a, d, lam)[0].sum())
+    em = _Cycles(data, priors, quadpts, TOL, NCYCLES, progress)
+    x = np.stack(start_values_3pl(data), axis=1)
+    if accelerate == "squarem":
+        x = _squarem(em, x)
+    else:
+        while not em.done:
+            x, _ = em(x)
+    a, d, lam = x[:, 0], x[:, 1], x[:, 2]
+    loglik = estep_3pl(data, a, d, lam, em.theta, em.log_w)[2]
     return ThreePLResult(a=a, d=d, g=expit(lam), loglik=loglik, log_prior=log_prior(priors, a, d, lam),
-                         objective=loglik + penalty, iterations=cycle, converged=converged,
-                         n_parameters=3 * len(a), seconds=time.perf_counter() - started, history=tuple(history))
+                         objective=em.objective(x, loglik), iterations=em.cycle, converged=em.converged,
+                         n_parameters=3 * len(a), seconds=time.perf_counter() - started,
+                         history=tuple(em.history))
 
 
 def irt_table_3pl(result: ThreePLResult, item_names: Iterable[str]) -> pd.DataFrame:

@@ -151,13 +151,17 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
 
 def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...],
              priors: tuple) -> Calibration:
-    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`; SEs NaN with one warning."""
-    settings = _options(options)
+    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`; SEs NaN with one warning.
+
+    It also takes ``accelerate="squarem"`` (the default) or ``"none"`` (plain EM), as mirt's option.
+    """
+    accelerate = options.get("accelerate", "squarem")
+    settings = _options({k: v for k, v in options.items() if k != "accelerate"})
     if options.get("client") is not None:
         raise ValidationError("engine='native': the 3PL runs in one process; client= (Dask) serves rasch, 1PL, 2PL")
     names = list(data.item_names)
     layout = item_priors(priors, names)
-    result = fit_3pl(data, layout, **settings)
+    result = fit_3pl(data, layout, accelerate=accelerate, **settings)
     items = irt_table_3pl(result, names)
     notes = []
     if se:
@@ -173,7 +177,7 @@ def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: 
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model="3PL",
         engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=1.0,
-        options={**settings, "se": bool(se), "dask": False,
+        options={**settings, "accelerate": accelerate, "se": bool(se), "dask": False,
                  "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
                  "log_prior": result.log_prior},
         warnings=tuple(notes),
