@@ -14,7 +14,9 @@ point: on the classifier-shaped matrices mirt's default fit stops where its own 
   equals mirt's Newton-Raphson EM from mirt's own starting values to 1e-4;
 * the native log-posterior (mirt's ``logLik + logPrior``) is not lower than that of mirt's default fit
   (to 1e-6: both are within TOL of the same fixed point, which is not the maximum of that sum).
-Data: LSAT7, and simulated classifier-shaped 40 x 200 and 132 x 500 matrices (constant items dropped).
+Data: LSAT7; the response matrices ``irtbridge evaluate`` calibrates for iris and wine (43 respondents:
+40 classifiers and 3 artificial ones, 45 and 54 instances; the benchmark's own split, pool and seed); and
+simulated classifier-shaped 40 x 200 and 132 x 500 matrices. Constant items dropped, as the stable mode does.
 """
 
 from __future__ import annotations
@@ -48,9 +50,21 @@ def _classifier(n: int, j: int) -> pd.DataFrame:
     return x.loc[:, x.nunique() > 1]
 
 
+def _evaluate_matrix(name: str) -> pd.DataFrame:
+    """The matrix ``evaluate_dataset(name)`` calibrates (its defaults: 30% test split, 3 random guessers, seed 0)."""
+    from irtbridge.benchmark import classifier_pool, load_benchmark_dataset
+    from irtbridge.benchmark.per_dataset import _respond
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        responses, _, _ = _respond(load_benchmark_dataset(name), classifier_pool("default"), 0.3, 500, None, 3, 0)
+    return responses.loc[:, responses.nunique() > 1]
+
+
 def _data(name: str) -> pd.DataFrame:
     return {"lsat7": lambda: response_dataset("LSAT7"), "c40x200": lambda: _classifier(40, 200),
-            "c132x500": lambda: _classifier(132, 500)}[name]()
+            "c132x500": lambda: _classifier(132, 500), "iris": lambda: _evaluate_matrix("iris"),
+            "wine": lambda: _evaluate_matrix("wine")}[name]()
 
 
 def _native(x: pd.DataFrame):
@@ -76,7 +90,7 @@ def _reference(tmp: Path, names: list[str]) -> tuple[dict, dict]:
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
-    return _reference(tmp_path_factory.mktemp("native3pl"), ["lsat7", "c40x200"])
+    return _reference(tmp_path_factory.mktemp("native3pl"), ["lsat7", "c40x200", "iris", "wine"])
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +113,7 @@ def _check(fits, ref, name):
 
 
 @pytest.mark.r
-@pytest.mark.parametrize("name", ["lsat7", "c40x200"])
+@pytest.mark.parametrize("name", ["lsat7", "c40x200", "iris", "wine"])
 def test_native_3pl_is_a_fixed_point_of_mirts_em(small, name):
     _check(*small, name)
 
