@@ -86,10 +86,6 @@ class ItemPriors:
     def take(self, idx: np.ndarray) -> "ItemPriors":
         return ItemPriors(self.a1[idx], self.d[idx], self.g[idx])
 
-    @property
-    def any(self) -> bool:
-        return bool((self.a1[:, 0] > 0).any() or (self.d[:, 0] > 0).any() or (self.g[:, 0] > 0).any())
-
 
 def item_priors(priors: Any, item_names: Iterable[str]) -> ItemPriors:
     """Check priors for the native 3PL and lay them out per item.
@@ -315,7 +311,12 @@ def start_values_3pl(data: ResponseData) -> tuple[np.ndarray, np.ndarray, np.nda
 
 @dataclass(frozen=True)
 class ThreePLResult:
-    """What :func:`fit_3pl` estimated (mirt's slope-intercept metric; ``g`` on the probability scale)."""
+    """What :func:`fit_3pl` estimated (mirt's slope-intercept metric; ``g`` on the probability scale).
+
+    ``loglik`` is the marginal log-likelihood at the estimates, ``log_prior`` the prior as mirt reports it
+    (``extract.mirt(fit, "logPrior")``), and ``objective`` what the EM maximised: ``loglik`` plus the prior
+    terms of the M-step (``phi`` for ``expbeta``), up to additive constants.
+    """
 
     a: np.ndarray
     d: np.ndarray
