@@ -134,6 +134,20 @@ def test_native_3pl_equals_mirts_converged_fit_on_lsat7(small):
     assert fit.options["log_prior"] == pytest.approx(r["nr_start"]["logprior"], abs=1e-5)
 
 
+@pytest.mark.r
+def test_native_3pl_without_priors_equals_mirts_ml_fit_on_lsat7(small):
+    # four items' guessing runs to its boundary 0; mirt stops once g moves by less than TOL per cycle (g still
+    # 1e-4 to 3e-4, b of Item.3 1.2e-3 short), the native EM goes on: 2e-3 in a and b, 1e-3 in g, and the
+    # native log-likelihood is the higher
+    r = small[1]["lsat7"]["ml"]
+    fit = irtbridge.calibrate(response_dataset("LSAT7"), "3PL", engine="native", se=False, TOL=1e-6, quadpts=61,
+                              technical={"NCYCLES": 5000})
+    assert fit.converged and fit.options["log_prior"] == 0.0
+    for col, atol in (("a", 2e-3), ("b", 2e-3), ("g", DEFAULT)):
+        np.testing.assert_allclose(fit.items[col].to_numpy(), r[col], rtol=0, atol=atol, err_msg=col)
+    assert fit.loglik >= r["loglik"] - LOGPOST
+
+
 # -- pure Python ---------------------------------------------------------------------------------------
 
 

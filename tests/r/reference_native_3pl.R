@@ -3,7 +3,8 @@
 #   default: mirt's own fit from its own starting values (nlminb M-step), as the stable mode runs it;
 #   nr_native: mirt's EM with its Newton-Raphson M-step (optimizer = "NR": steps from mirt's own gradient
 #     and Hessian, no function values) started at the native estimates; a fixed point of mirt's EM stays put.
-#   nr_start (LSAT7 only): the same Newton-Raphson EM from mirt's own starting values.
+#   nr_start (LSAT7 only): the same Newton-Raphson EM from mirt's own starting values;
+#   ml (LSAT7 only): mirt's 3PL without priors (maximum likelihood), its defaults otherwise.
 #   Rscript tests/r/reference_native_3pl.R OUT.json NAME DATA.csv NATIVE.csv [NAME DATA.csv NATIVE.csv ...]
 suppressPackageStartupMessages({ library(mirt); library(jsonlite) })
 args <- commandArgs(trailingOnly = TRUE)
@@ -37,7 +38,10 @@ for (k in seq(2, length(args), by = 3)) {
   for (p in c("a1", "d", "g")) at_native$value[at_native$name == p] <- native[[p]]
   case <- list(default = stable_fit(data, sv),
                nr_native = suppressMessages(suppressWarnings(stable_fit(data, at_native, optimizer = "NR"))))
-  if (ncol(data) <= 10) case$nr_start <- suppressMessages(suppressWarnings(stable_fit(data, sv, optimizer = "NR")))
+  if (ncol(data) <= 10) {
+    case$nr_start <- suppressMessages(suppressWarnings(stable_fit(data, sv, optimizer = "NR")))
+    case$ml <- stable_fit(data, mirt(data, 1, "3PL", pars = "values", verbose = FALSE))
+  }
   out[[args[k]]] <- case
 }
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE), args[1])
