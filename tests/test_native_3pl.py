@@ -13,7 +13,9 @@ point: on the classifier-shaped matrices mirt's default fit stops where its own 
 * on LSAT7, where mirt's default fit does converge, the native fit equals it to 1e-3 in ``a, b, g``, and
   equals mirt's Newton-Raphson EM from mirt's own starting values to 1e-4;
 * the native log-posterior (mirt's ``logLik + logPrior``) is not lower than that of mirt's default fit
-  (to 1e-6: both are within TOL of the same fixed point, which is not the maximum of that sum).
+  (to 1e-6: both are within TOL of the same fixed point, which is not the maximum of that sum);
+* the native crossprod standard errors equal mirt's ``SE.type = "crossprod"`` at that fixed point (1e-4
+  relative; up to 1,000 parameters).
 Data: LSAT7; the response matrices ``irtbridge evaluate`` calibrates for iris and wine (43 respondents:
 40 classifiers and 3 artificial ones, 45 and 54 instances; the benchmark's own split, pool and seed); and
 simulated classifier-shaped 40 x 200 and 132 x 500 matrices. Constant items dropped, as the stable mode does.
@@ -70,8 +72,8 @@ def _data(name: str) -> pd.DataFrame:
 def _native(x: pd.DataFrame):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, se=False, TOL=1e-6,
-                                   quadpts=61, technical={"NCYCLES": 5000})
+        return irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, se=3 * x.shape[1] <= 1000,
+                                   TOL=1e-6, quadpts=61, technical={"NCYCLES": 5000})
 
 
 def _reference(tmp: Path, names: list[str]) -> tuple[dict, dict]:
@@ -110,6 +112,12 @@ def _check(fits, ref, name):
     _assert_items(fit, r["nr_native"], FIXED_POINT)
     mirt_logpost = r["default"]["loglik"] + r["default"]["logprior"]
     assert fit.loglik + fit.options["log_prior"] >= mirt_logpost - LOGPOST
+    if r["nr_native"]["se"]:
+        for col in ("a", "b", "g"):
+            np.testing.assert_allclose(fit.standard_errors[col].to_numpy(), r["nr_native"]["se"][col], rtol=1e-4,
+                                       err_msg=f"SE {col}")
+    else:
+        assert fit.standard_errors.isna().all().all()
 
 
 @pytest.mark.r
@@ -191,13 +199,14 @@ def test_sparse_and_dense_layouts_agree():
     x = _classifier(40, 120)
     x = x.mask(np.random.default_rng(3).random(x.shape) < 0.6)
     x = x.loc[x.notna().any(axis=1), x.nunique() > 1]
-    dense = irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, se=False, TOL=1e-6)
+    dense = irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, TOL=1e-6)
     values = x.to_numpy()
     seen = ~np.isnan(values)
     cells = ResponseData(sparse.csr_matrix(seen & (values == 1), dtype=float), sparse.csr_matrix(seen, dtype=float),
                          tuple(x.columns), x.index)
-    answered = irtbridge.calibrate(cells, "3PL", engine="native", priors=STABLE_PRIORS, se=False, TOL=1e-6)
+    answered = irtbridge.calibrate(cells, "3PL", engine="native", priors=STABLE_PRIORS, TOL=1e-6)
     pd.testing.assert_frame_equal(answered.items, dense.items, rtol=0, atol=1e-10)
+    pd.testing.assert_frame_equal(answered.standard_errors, dense.standard_errors, rtol=1e-8, atol=0)
     assert answered.loglik == pytest.approx(dense.loglik, abs=1e-8)
 
 
@@ -218,9 +227,10 @@ def test_without_priors_the_fit_is_maximum_likelihood():
     assert ml.options["log_prior"] == 0.0 and ml.loglik > stable.loglik
 
 
-def test_standard_errors_are_nan_with_one_warning():
-    x = _classifier(40, 60)
-    with pytest.warns(IrtBridgeWarning, match="not implemented for the native 3PL") as caught:
+def test_standard_errors_above_the_limit_are_nan_with_one_warning():
+    x = _classifier(40, 400)
+    assert 3 * x.shape[1] > 1000
+    with pytest.warns(IrtBridgeWarning, match="standard errors not computed") as caught:
         fit = irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS)
     assert len([w for w in caught if issubclass(w.category, IrtBridgeWarning)]) == 1
     assert fit.standard_errors.isna().all().all() and fit.items.notna().all().all()

@@ -37,7 +37,9 @@ How mirt applies the priors (mirt 1.48, ``R/utils.R``: ``LL.Priors`` and ``Deriv
   stationary point as mirt, reached by a consistent objective. :class:`ThreePLResult` reports both
   ``log_prior`` (as mirt's ``logPrior``) and ``objective`` (the function actually maximised).
 
-Without priors the fit is maximum likelihood, as ``mirt(data, 1, "3PL")``.
+Without priors the fit is maximum likelihood, as ``mirt(data, 1, "3PL")``. Standard errors:
+:func:`crossprod_covariance_3pl` is mirt's ``SE.type = "crossprod"`` (the respondents' score cross-products
+plus the prior term of mirt's ``SE.simple``), :func:`irt_standard_errors_3pl` its delta method to ``a, b, g``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.linalg import cho_factor, cho_solve
 from scipy.special import betaln, expit, log_expit, logit, logsumexp
 from scipy.stats import norm
 
@@ -55,7 +58,7 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt.em import ResponseData, nodes
 
-__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
+__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
            "irt_table_3pl", "start_values_3pl"]
 
 #: The priors the native 3PL takes: parameter (mirt's name) -> the distributions it accepts there.
@@ -321,6 +324,7 @@ class ThreePLResult:
     a: np.ndarray
     d: np.ndarray
     g: np.ndarray
+    logit_g: np.ndarray
     loglik: float
     log_prior: float
     objective: float
@@ -443,7 +447,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
             x, _ = em(x)
     a, d, lam = x[:, 0], x[:, 1], x[:, 2]
     loglik = estep_3pl(data, a, d, lam, em.theta, em.log_w)[2]
-    return ThreePLResult(a=a, d=d, g=expit(lam), loglik=loglik, log_prior=log_prior(priors, a, d, lam),
+    return ThreePLResult(a=a, d=d, g=expit(lam), logit_g=lam, loglik=loglik, log_prior=log_prior(priors, a, d, lam),
                          objective=em.objective(x, loglik), iterations=em.cycle, converged=em.converged,
                          n_parameters=3 * len(a), seconds=time.perf_counter() - started,
                          history=tuple(em.history))
@@ -457,3 +461,70 @@ def irt_table_3pl(result: ThreePLResult, item_names: Iterable[str]) -> pd.DataFr
     with np.errstate(divide="ignore", invalid="ignore"):
         b = -result.d / result.a
     return pd.DataFrame({"a": result.a, "b": b, "g": result.g, "u": 1.0}, index=pd.Index(names))
+
+
+def _mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Minus the prior's second derivative exactly as mirt's ``DerivativePriors`` computes it (its SEs use it)."""
+    code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
+    out = np.zeros_like(x)
+    sel = code == 1
+    out[sel] = 1.0 / p2[sel] ** 2
+    sel = code == 2
+    if sel.any():
+        v = np.where(x[sel] > 0, x[sel], 1e-10)
+        s2, lv = p2[sel] ** 2, np.log(v)
+        out[sel] = -(1 / v**2 - 1 / (v**2 * s2) - (lv - p1[sel]) / (v**2 * s2))
+    sel = code == 4
+    if sel.any():
+        v = np.clip(expit(x[sel]), 1e-10, 1 - 1e-10)
+        out[sel] = (p1[sel] - 1) / v**2 + (p2[sel] - 1) / (1 - v) ** 2
+    return out
+
+
+def crossprod_covariance_3pl(data: ResponseData, result: ThreePLResult, priors: ItemPriors | Any = None,
+                             quadpts: int = 61, chunk: int = 2000) -> np.ndarray:
+    """mirt's ``SE.type = "crossprod"`` covariance of ``(a1_1, d_1, logit g_1, a1_2, ...)``.
+
+    The information is ``sum_i s_i s_i^T`` (``s_i`` the gradient of respondent ``i``'s log marginal
+    likelihood) plus minus the priors' second derivatives as mirt's ``DerivativePriors`` has them (mirt's
+    ``SE.simple``: ``info <- Igrad + Iprior``); the covariance is its inverse (``LinAlgError`` if it is
+    not positive definite).
+    """
+    if not isinstance(priors, ItemPriors):
+        priors = item_priors(priors, data.item_names)
+    theta, weights = nodes(quadpts)
+    a, d, lam = result.a, result.d, result.logit_g
+    z, lp, lq = _log_pq(a, d, lam, theta)
+    g, s = expit(lam)[:, None], expit(z)
+    u = (1 - g) * s * (1 - s) * np.exp(-lp)  # d log P / dz at every item and node
+    v = g * (1 - g) * (1 - s) * np.exp(-lp)  # d log P / dlambda
+    right = np.concatenate([theta * u, u, v], axis=0).T  # nodes x 3J: (a | d | lambda) blocks
+    wrong = np.concatenate([-theta * s, -s, -np.broadcast_to(g, s.shape)], axis=0).T
+    j = len(a)
+    info = np.zeros((3 * j, 3 * j))
+    for start in range(0, data.shape[0], chunk):
+        block = data.rows(start, min(start + chunk, data.shape[0]))
+        ll = np.asarray(block.A @ (lp - lq) + block.M @ lq) + np.log(weights)[None, :]
+        post = np.exp(ll - logsumexp(ll, axis=1)[:, None])
+        A = block.A.toarray() if hasattr(block.A, "toarray") else np.asarray(block.A)
+        W = (block.M.toarray() if hasattr(block.M, "toarray") else np.asarray(block.M)) - A
+        scores = np.tile(A, 3) * (post @ right) + np.tile(W, 3) * (post @ wrong)
+        info += scores.T @ scores
+    info[np.diag_indices_from(info)] += np.concatenate([_mirt_prior_information(priors.a1, a),
+                                                        _mirt_prior_information(priors.d, d),
+                                                        _mirt_prior_information(priors.g, lam)])
+    order = np.arange(3 * j).reshape(3, j).T.ravel()  # item-major, as mirt's parameter numbers
+    info = info[np.ix_(order, order)]
+    factor = cho_factor(info)
+    return cho_solve(factor, np.eye(3 * j))
+
+
+def irt_standard_errors_3pl(cov: np.ndarray, result: ThreePLResult, item_names: Iterable[str]) -> pd.DataFrame:
+    """SEs of ``a, b, g`` by the delta method (``b = -d / a``, ``g = expit(logit g)``), as mirt's
+    ``coef(fit, IRTpars = TRUE, printSE = TRUE)``; ``u`` is fixed (NaN)."""
+    a, d, g = result.a, result.d, result.g
+    var = np.diag(cov).reshape(-1, 3)
+    cad = cov[np.arange(0, cov.shape[0], 3), np.arange(1, cov.shape[0], 3)]
+    vb = (d / a**2) ** 2 * var[:, 0] + var[:, 1] / a**2 - 2 * d / a**3 * cad
+    return pd.DataFrame({"a": np.sqrt(var[:, 0]), "b": np.sqrt(vb), "g": g * (1 - g) * np.sqrt(var[:, 2]),
+                         "u": np.nan}, index=pd.Index([str(n) for n in item_names]))

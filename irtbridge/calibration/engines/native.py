@@ -11,8 +11,8 @@ information matrix is singular, they are NaN and one warning says why (the estim
 
 Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`), and the ``3PL``
 (:mod:`irtbridge.irt.em_3pl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
-``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g``; only the 3PL takes priors). The 3PL's standard
-errors are NaN with one warning (not implemented for the native 3PL). A graded fit
+``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g``; only the 3PL takes priors), with crossprod SEs
+including mirt's prior term. A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
 ``options["categories"]`` (item -> values), so ``fit.abilities(responses=...)`` takes data in the codes
 the fit was given.
@@ -31,7 +31,8 @@ from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
 from irtbridge.irt.em import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
-from irtbridge.irt.em_3pl import fit_3pl, irt_table_3pl, item_priors
+from irtbridge.irt.em_3pl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
+                                  item_priors)
 from irtbridge.irt.em_se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
@@ -151,7 +152,7 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
 
 def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...],
              priors: tuple) -> Calibration:
-    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`; SEs NaN with one warning.
+    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`, with crossprod SEs.
 
     It also takes ``accelerate="squarem"`` (the default) or ``"none"`` (plain EM), as mirt's option.
     """
@@ -163,21 +164,33 @@ def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: 
     layout = item_priors(priors, names)
     result = fit_3pl(data, layout, accelerate=accelerate, **settings)
     items = irt_table_3pl(result, names)
-    notes = []
+    se_table, notes = items * np.nan, []
     if se:
-        notes.append("native engine: standard errors are not implemented for the native 3PL; estimates kept, "
-                     "standard errors set to NaN")
-        warnings.warn(notes[-1], IrtBridgeWarning, stacklevel=6)
+        problem = None
+        if result.n_parameters > MAX_SE_PARAMETERS:
+            problem = (f"native engine: standard errors not computed for {result.n_parameters} parameters (more "
+                       f"than {MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
+        else:
+            try:
+                cov = crossprod_covariance_3pl(data, result, layout, settings["quadpts"])
+                se_table = irt_standard_errors_3pl(cov, result, names)
+            except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+                problem = ("native engine: standard errors unavailable (the crossprod information matrix is not "
+                           "positive definite); estimates kept, standard errors set to NaN")
+        if problem:
+            notes.append(problem)
+            warnings.warn(problem, IrtBridgeWarning, stacklevel=6)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the 3PL model after {result.iterations} cycles; "
                       "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
     n = data.shape[0]
     return Calibration(
-        items=items, standard_errors=items * np.nan, loglik=result.loglik,
+        items=items, standard_errors=se_table, loglik=result.loglik,
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model="3PL",
         engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=1.0,
         options={**settings, "accelerate": accelerate, "se": bool(se), "dask": False,
+                 **({"SE.type": "crossprod"} if se else {}),
                  "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
                  "log_prior": result.log_prior},
         warnings=tuple(notes),
