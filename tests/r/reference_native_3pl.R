@@ -1,4 +1,4 @@
-# Reference fits for tests/test_native_3pl.py: mirt's 3PL with the stable mode's priors (a1 ~ norm(1, 0.5),
+# Reference fits for tests/irt/test_native_3pl.py: mirt's 3PL with the stable mode's priors (a1 ~ norm(1, 0.5),
 # d ~ norm(0, 3), g ~ expbeta(2, 17)), called directly, 61 nodes, TOL = 1e-6. For every case:
 #   default: mirt's own fit from its own starting values (nlminb M-step), as the stable mode runs it;
 #   nr_native: mirt's EM with its Newton-Raphson M-step (optimizer = "NR": steps from mirt's own gradient

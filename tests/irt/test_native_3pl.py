@@ -41,7 +41,7 @@ from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from irtbridge.irt import em_3pl
 from irtbridge.irt.em import ResponseData, prepare_graded, prepare_responses
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # tests/, where r/ holds the reference scripts
 FIXED_POINT = 1e-4  # mirt's Newton-Raphson EM started at the native estimates
 DEFAULT = 1e-3  # mirt's default stable-mode fit, where it converges (LSAT7)
 LOGPOST = 1e-6
