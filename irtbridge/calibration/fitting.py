@@ -53,7 +53,8 @@ def calibrate(
         polytomous ``Rasch``). ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one
         discrimination shared by all (1PL) items. A list or mapping is mirt's ``itemtype`` vector.
     engine : {"mirt", "ltm", "native"}
-        ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL, graded), checked against mirt;
+        ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL, graded) and
+        :mod:`irtbridge.irt.em_3pl` (3PL, with or without priors), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
     se : bool
         Compute standard errors (mirt ``SE = TRUE``; ltm from its Hessian, delta method to the IRT
@@ -63,10 +64,12 @@ def calibrate(
         are an error naming them; with ``drop_constant=True`` they are dropped with a
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
     priors : mapping or list of Prior, optional
-        mirt only: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g": ("expbeta", 5, 17)}``
-        (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP estimate. Each named
-        parameter must be one the model estimates, checked against mirt's ``pars = "values"`` table
-        before the fit (:mod:`irtbridge.calibration.checks`): a one-line :class:`ValidationError` if not.
+        mirt, and the native 3PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
+        ("expbeta", 5, 17)}`` (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP
+        estimate. Each named parameter must be one the model estimates, checked against mirt's
+        ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.checks`; the native 3PL
+        checks its own: ``norm``/``lnorm`` on a1, ``norm`` on d, ``expbeta`` on g): a one-line
+        :class:`ValidationError` if not.
     dims : int
         mirt only: an exploratory model with this many factors (``mirt(data, dims)``; rotate with
         ``rotate="oblimin"`` etc., read with :meth:`Calibration.loadings`).
@@ -120,7 +123,8 @@ def calibrate(
         options["SE.type"] = options.pop("SE_type")
     if sparse:  # answered cells only: the engine checks them on its own layout
         request = FitRequest(responses, tuple(responses.item_names), model, bool(se), options,
-                             drop_constant=bool(drop_constant))
+                             drop_constant=bool(drop_constant),
+                             priors=tuple(parse_priors(priors, responses.item_names)))
         return backend.fit(request)
     prep = _prepare(responses, columns, model, per_item, drop_constant)
     if priors is not None and per_item is not None:

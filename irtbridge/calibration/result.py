@@ -30,7 +30,7 @@ ENGINES: dict[str, dict[str, str]] = {
     "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
             "gpcm": "gpcm"},
     "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)",
-               "graded": "graded (EM in numpy)"},
+               "3PL": "3PL (EM in numpy; MAP with priors)", "graded": "graded (EM in numpy)"},
 }
 SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"), "native": ("EAP", "MAP", "ML")}
 

@@ -9,7 +9,7 @@ engine     module                                  priors  dims / spec / per-ite
 =========  ======================================  ======  =============================  ==============
 ``mirt``   :mod:`~.engines.mirt` (R's mirt)        yes     yes                            no
 ``ltm``    :mod:`~.engines.ltm` (R's ltm)          no      no                             no
-``native`` :mod:`~.engines.native` (numpy EM)      no      no                             yes
+``native`` :mod:`~.engines.native` (numpy EM)      3PL     no                             yes
 =========  ======================================  ======  =============================  ==============
 
 The models each engine fits are :data:`irtbridge.calibration.result.ENGINES`. Engine modules are
@@ -63,7 +63,7 @@ ENGINE_TABLE: dict[str, Engine] = {
                    sparse=False),
     "ltm": Engine("ltm", "irtbridge.calibration.engines.ltm", ENGINES["ltm"], priors=False, structure=False,
                   sparse=False),
-    "native": Engine("native", "irtbridge.calibration.engines.native", ENGINES["native"], priors=False,
+    "native": Engine("native", "irtbridge.calibration.engines.native", ENGINES["native"], priors=True,
                      structure=False, sparse=True),
 }
 

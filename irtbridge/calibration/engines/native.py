@@ -9,7 +9,10 @@ Standard errors (``se=True``, the default) are mirt's ``SE.type = "crossprod"`` 
 for up to :data:`~irtbridge.irt.em_se.MAX_SE_PARAMETERS` estimated parameters; above that, or when the
 information matrix is singular, they are NaN and one warning says why (the estimates are kept).
 
-Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`). A graded fit
+Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`), and the ``3PL``
+(:mod:`irtbridge.irt.em_3pl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
+``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g``; only the 3PL takes priors), with crossprod SEs
+including mirt's prior term. A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
 ``options["categories"]`` (item -> values), so ``fit.abilities(responses=...)`` takes data in the codes
 the fit was given.
@@ -28,6 +31,8 @@ from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
 from irtbridge.irt.em import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
+from irtbridge.irt.em_3pl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
+                                  item_priors)
 from irtbridge.irt.em_se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
@@ -51,24 +56,30 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def fit(request: FitRequest) -> Calibration:
     """The engine's entry in the dispatch table: a response matrix, or answered cells alone."""
+    if request.priors and request.model != "3PL":
+        raise ValidationError(f"priors: engine='native' takes priors only for the 3PL, not model {request.model!r}; "
+                              "use engine='mirt'")
+    priors = tuple((p.param, p.dist, p.p1, p.p2, p.items) for p in request.priors)
     if isinstance(request.data, ResponseData):
         return calibrate_native_sparse(request.data, request.model, request.se, request.drop_constant,
-                                       request.options)
+                                       request.options, priors)
     return calibrate_native(request.data, list(request.names), request.model, request.se, request.options,
-                            request.dropped)
+                            request.dropped, priors)
 
 
 def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool, options: Mapping[str, Any],
-                     dropped: tuple[str, ...] = ()) -> Calibration:
-    """Fit ``model`` (rasch, 1PL, 2PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix."""
+                     dropped: tuple[str, ...] = (), priors: tuple = ()) -> Calibration:
+    """Fit ``model`` (rasch, 1PL, 2PL, 3PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix."""
     if model == "graded":
         data, categories = prepare_graded(values, names)
         return _fit(data, model, se, options, dropped, categories)
+    if model == "3PL":
+        return _fit_3pl(prepare_responses(values, names), se, options, dropped, priors)
     return _fit(prepare_responses(values, names), model, se, options, dropped)
 
 
 def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_constant: bool,
-                            options: Mapping[str, Any]) -> Calibration:
+                            options: Mapping[str, Any], priors: tuple = ()) -> Calibration:
     """Fit on answered cells only (:class:`ResponseData`, e.g. ``responses_from_long(..., sparse=True)``).
 
     The checks of the dense path, on the sparse layout: no respondent without answers, constant items an
@@ -96,6 +107,8 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_const
     empty = int((np.asarray(data.M.sum(axis=1)).ravel() == 0).sum())
     if empty:
         raise ValidationError(f"responses: {empty} respondent(s) have no responses")
+    if model == "3PL":
+        return _fit_3pl(data, se, options, tuple(const), priors)
     return _fit(data, model, se, options, tuple(const))
 
 
@@ -133,6 +146,56 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
         warnings=tuple(notes),
         provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
                     "fit_seconds": elapsed},
+        dropped_items=dropped, r_model=None,
+    )
+
+
+def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...],
+             priors: tuple) -> Calibration:
+    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`, with crossprod SEs.
+
+    It also takes ``accelerate="squarem"`` (the default) or ``"none"`` (plain EM), as mirt's option.
+    """
+    accelerate = options.get("accelerate", "squarem")
+    settings = _options({k: v for k, v in options.items() if k != "accelerate"})
+    if options.get("client") is not None:
+        raise ValidationError("engine='native': the 3PL runs in one process; client= (Dask) serves rasch, 1PL, 2PL")
+    names = list(data.item_names)
+    layout = item_priors(priors, names)
+    result = fit_3pl(data, layout, accelerate=accelerate, **settings)
+    items = irt_table_3pl(result, names)
+    se_table, notes = items * np.nan, []
+    if se:
+        problem = None
+        if result.n_parameters > MAX_SE_PARAMETERS:
+            problem = (f"native engine: standard errors not computed for {result.n_parameters} parameters (more "
+                       f"than {MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
+        else:
+            try:
+                cov = crossprod_covariance_3pl(data, result, layout, settings["quadpts"])
+                se_table = irt_standard_errors_3pl(cov, result, names)
+            except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+                problem = ("native engine: standard errors unavailable (the crossprod information matrix is not "
+                           "positive definite); estimates kept, standard errors set to NaN")
+        if problem:
+            notes.append(problem)
+            warnings.warn(problem, IrtBridgeWarning, stacklevel=6)
+    if not result.converged:
+        warnings.warn(f"native EM did not converge for the 3PL model after {result.iterations} cycles; "
+                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
+    n = data.shape[0]
+    return Calibration(
+        items=items, standard_errors=se_table, loglik=result.loglik,
+        aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
+        n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model="3PL",
+        engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=1.0,
+        options={**settings, "accelerate": accelerate, "se": bool(se), "dask": False,
+                 **({"SE.type": "crossprod"} if se else {}),
+                 "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
+                 "log_prior": result.log_prior},
+        warnings=tuple(notes),
+        provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
+                    "fit_seconds": result.seconds},
         dropped_items=dropped, r_model=None,
     )
 
