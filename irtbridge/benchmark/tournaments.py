@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
 
@@ -283,6 +284,21 @@ class TournamentResult:
                 f"{row['rd']:>8.{digits}f} {row['volatility']:>10.{digits}f}"
             )
         return "\n".join(lines)
+
+    def summary(self) -> Summary:
+        """The final ranking, its validity and Friedman/Nemenyi on the same scores."""
+        lines = [Line.of("validity", self.validity.describe())]
+        if self.friedman is not None:
+            lines += [Line.of("friedman", f"Friedman chi2 = {self.friedman.statistic:.3f}, p = {self.friedman.pvalue:.3g} "
+                                          f"({self.friedman.n_datasets} datasets); Nemenyi CD = "
+                                          f"{self.nemenyi.critical_difference:.3f}"),
+                      Line.of("rank_validity", self.rank_validity.describe())]
+        table = self.ratings.set_index("player")[["rank", "rating", "rd", "volatility", "lower", "upper"]]
+        return Summary(f"Glicko-2 tournament {self.name!r}: {len(self.datasets)} dataset(s), score {self.score}",
+                       tuple(lines), (("ratings", table),), data=self.to_dict(), digits={"volatility": 5, "*": 2})
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary: datasets, final ratings, validity, Friedman/Nemenyi."""

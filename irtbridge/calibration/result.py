@@ -324,7 +324,8 @@ class Calibration:
             notes.append("the engine did not report convergence; treat the estimates with caution")
         if self.dropped_items:
             notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
-        notes += [f"R warning: {w}" for w in self.warnings]
+        label = "warning" if self.engine == "native" else "R warning"  # the native engine runs without R
+        notes += [f"{label}: {w}" for w in self.warnings]
         title = (f"irtbridge calibration: {self.model} by {self.engine} "
                  f"({self.provenance.get('engine_version', '?')}{runtime})")
         return Summary(title, tuple(lines), (("items", self.items),), tuple(notes), digits=digits,

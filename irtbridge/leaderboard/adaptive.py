@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
 from irtbridge.exceptions import ValidationError
@@ -65,6 +66,17 @@ class AdaptiveResult:
         return {"theta": self.theta, "se": self.se, "n_items": self.n_items, "items": list(self.items),
                 "responses": list(self.responses), "accuracy": self.accuracy, "lower": self.lower,
                 "upper": self.upper, "stop": self.stop}
+
+    def summary(self) -> Summary:
+        """The predicted accuracy with its interval, and how many items it took."""
+        lines = (Line.of("accuracy", f"predicted accuracy {self.accuracy:.3f} (95% interval {self.lower:.3f} to "
+                                     f"{self.upper:.3f})"),
+                 Line.of("ability", f"ability {self.theta:.3f} (posterior SD {self.se:.3f})"),
+                 Line.of("stop", f"{self.n_items} item(s) asked; stopped by {self.stop}"))
+        return Summary("adaptive evaluation", lines, data=self.to_dict())
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
 
 class _BadAnswer(Exception):

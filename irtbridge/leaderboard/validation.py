@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._parallel import progress_bar
+from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
@@ -60,7 +61,7 @@ class AnchorValidation:
         The factor on the model interval's half-width (>= 1).
     folds : int
         Cross-validation folds.
-    summary : dict
+    metrics : dict
         Held-out mean absolute errors (``mae_pirt``, ``mae_anchor_mean``, ``mae_blend``), the model
         interval's coverage before (``coverage_model``) and after (``coverage_scaled``) scaling,
         ``respondents`` and ``refits_converged`` (how many fold calibrations converged). The scaled
@@ -76,7 +77,7 @@ class AnchorValidation:
     weight: float
     scale: float
     folds: int
-    summary: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
     held_out: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     refits: tuple = field(default=(), repr=False)
 
@@ -87,14 +88,28 @@ class AnchorValidation:
                                   "with the anchors you estimate from")
         return (1.0 - self.weight) * accuracy + self.weight * _anchor_mean(x, accuracy), self.scale * sd
 
+    def summary(self) -> Summary:
+        """The blend weight, the interval scale and the held-out errors and coverage behind them."""
+        s = self.metrics
+        title = (f"anchor validation ({self.folds}-fold, {s.get('respondents', '?')} respondents, "
+                 f"{len(self.anchors)} anchors)")
+        lines = (
+            Line.of("blend", f"weight on the anchor mean {self.weight:.2f}, interval scale {self.scale:.2f}"),
+            Line.of("mae", f"held-out MAE p-IRT {s.get('mae_pirt', np.nan):.4f}, anchor mean "
+                           f"{s.get('mae_anchor_mean', np.nan):.4f}, blend {s.get('mae_blend', np.nan):.4f}"),
+            Line.of("coverage", f"model interval coverage {s.get('coverage_model', np.nan):.2f}, scaled "
+                                f"{s.get('coverage_scaled', np.nan):.2f}"),
+            Line.of("refits", f"{s.get('refits_converged', '?')} of {self.folds} refits converged"),
+        )
+        return Summary(title, lines, data={"weight": self.weight, "scale": self.scale, "folds": self.folds,
+                                           "anchors": list(self.anchors), **s})
+
     def __str__(self) -> str:
-        s = self.summary
-        return (f"anchor validation ({self.folds}-fold, {s.get('respondents', '?')} respondents, "
-                f"{len(self.anchors)} anchors): weight on the anchor mean {self.weight:.2f}, interval scale "
-                f"{self.scale:.2f}; held-out MAE p-IRT {s.get('mae_pirt', np.nan):.4f}, anchor mean "
-                f"{s.get('mae_anchor_mean', np.nan):.4f}, blend {s.get('mae_blend', np.nan):.4f}; model interval "
-                f"coverage {s.get('coverage_model', np.nan):.2f}; "
-                f"{s.get('refits_converged', '?')} of {self.folds} refits converged")
+        s = self.summary()
+        return f"{s.title}: " + "; ".join(x.text for x in s.lines)
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
 
 def _anchor_mean(x: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -105,7 +120,7 @@ def _anchor_mean(x: np.ndarray, fallback: np.ndarray) -> np.ndarray:
 
 def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
     """The fold's calibration as an item bank over all ``items`` (constant items at their constant answer), its
-    latent variance and whether it converged. Its warnings are not repeated: ``summary["refits_converged"]``
+    latent variance and whether it converged. Its warnings are not repeated: ``metrics["refits_converged"]``
     counts the folds that converged."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -213,9 +228,9 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     blend = (1.0 - weight) * p + weight * m
     sd = np.maximum(held["sd"].to_numpy(), 0.5 / len(items))  # half an item: the accuracy's resolution
     scale = max(1.0, float(np.sqrt(np.mean(((blend - t) / sd) ** 2))))
-    summary = {"respondents": n, "mae_pirt": float(np.abs(p - t).mean()), "mae_anchor_mean": float(np.abs(m - t).mean()),
+    metrics = {"respondents": n, "mae_pirt": float(np.abs(p - t).mean()), "mae_anchor_mean": float(np.abs(m - t).mean()),
                "mae_blend": float(np.abs(blend - t).mean()),
                "coverage_model": float((np.abs(p - t) <= _Z * sd).mean()),
                "coverage_scaled": float((np.abs(blend - t) <= _Z * scale * sd).mean()),
                "refits_converged": sum(converged for *_, converged in refits)}
-    return AnchorValidation(tuple(anchors), weight, scale, len(refits), summary, held, refits)
+    return AnchorValidation(tuple(anchors), weight, scale, len(refits), metrics, held, refits)

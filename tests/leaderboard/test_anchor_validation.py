@@ -68,9 +68,9 @@ def test_weight_and_scale_are_the_least_squares_blend_and_the_rms_standardized_e
     sd = np.maximum(h["sd"].to_numpy(), 0.5 / x.shape[1])
     rms = np.linalg.norm((blend - t) / sd) / np.sqrt(len(h))
     assert v.scale == pytest.approx(max(1.0, rms), abs=1e-12) and v.scale > 1.0
-    assert v.summary["respondents"] == 45 and set(h.index) == set(x.index)
-    assert v.summary["mae_pirt"] == pytest.approx(np.abs(p - t).mean())
-    assert v.summary["refits_converged"] == sum(
+    assert v.metrics["respondents"] == 45 and set(h.index) == set(x.index)
+    assert v.metrics["mae_pirt"] == pytest.approx(np.abs(p - t).mean())
+    assert v.metrics["refits_converged"] == sum(
         _fit(x.loc[[r for r in x.index if r not in set(held_out)]]).converged for held_out, *_ in v.refits)
 
 
@@ -133,7 +133,7 @@ def test_a_well_specified_large_calibration_is_left_almost_alone():
     v = validate_anchors(x, fit, anchors)
     assert v.weight < 0.25
     assert 1.0 <= v.scale < 1.3
-    assert v.summary["mae_pirt"] < 0.8 * v.summary["mae_anchor_mean"]
+    assert v.metrics["mae_pirt"] < 0.8 * v.metrics["mae_anchor_mean"]
 
 
 @pytest.mark.slow
