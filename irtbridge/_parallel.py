@@ -8,6 +8,9 @@ entry) in worker processes. The rules they share live here:
   the same environment);
 * **one thread per worker** (:data:`WORKER_ENV`): BLAS/OpenMP pools inside a worker would fight the
   other workers for the same cores, and figures are drawn off-screen;
+* **Ctrl-C belongs to the parent**: workers ignore SIGINT (a terminal sends it to the whole process
+  group, and R inside a worker would only print it and go on); on KeyboardInterrupt the parent ends its
+  workers, and their R with them, and re-raises;
 * **progress** on stderr with tqdm, or a no-op bar with the same methods (:func:`progress_bar`).
 
 Results never depend on the number of workers: units are seeded by their callers and collected by
@@ -17,7 +20,10 @@ key, so the order in which they finish does not matter.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence
 
@@ -118,6 +124,38 @@ def run_units(
     return {k: done[k] for k in keys}
 
 
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it ends the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _sigint_ignored_while_spawning() -> Iterator[None]:
+    """Ignore SIGINT while workers are started: they inherit the disposition from their first instruction,
+    before any initializer could run (a Ctrl-C then would print a traceback from the worker's bootstrap)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _end_workers(pool: Any, grace: float = 1.0) -> None:
+    """Terminate the pool's worker processes (SIGTERM, then SIGKILL after ``grace`` seconds)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
+
+
 def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ordered: Sequence[Hashable], jobs: int,
                  bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any]) -> None:
     import multiprocessing
@@ -125,8 +163,10 @@ def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ord
 
     with worker_env():
         # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(units[k][0], *units[k][1]): k for k in ordered}
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_ignore_sigint) as pool:
+            with _sigint_ignored_while_spawning():
+                futures = {pool.submit(units[k][0], *units[k][1]): k for k in ordered}
             pending = set(futures)
             try:
                 while pending:
@@ -137,8 +177,11 @@ def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ord
                         bar.update(1)
                     running = [label(futures[f]) for f in futures if f in pending and f.running()]
                     bar.set_postfix_str("running: " + ", ".join(running[:jobs]) if running else "")
-            except BaseException:
+            except BaseException as exc:
                 # a failing unit (or Ctrl-C) stops the run: do not start the units still queued
                 for fut in futures:
                     fut.cancel()
+                if not isinstance(exc, Exception):
+                    # Ctrl-C (or SystemExit): the units running now are abandoned too
+                    _end_workers(pool)
                 raise
