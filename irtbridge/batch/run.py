@@ -19,6 +19,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._io import atomic_write_text, make_readable, to_jsonable
+from irtbridge._outdir import output_lock
 from irtbridge._parallel import WORKER_ENV, progress_bar
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_int
@@ -268,6 +269,14 @@ def run_batch(
     elif out is not None:
         manifest = Manifest(manifest.path, manifest.units, Path(out).resolve(), manifest.retries)
     retries = manifest.retries if retries is None else check_int(retries, "retries", low=0)
+    # one driver per folder (OUT.lock beside it); the folder itself is not staged: each unit is
+    # published atomically into OUT/units/<id>, which is what lets a rerun resume
+    with output_lock(manifest.output, param="out"):
+        return _run_locked(manifest, scheduler, workers, retries, client, progress)
+
+
+def _run_locked(manifest: Manifest, scheduler: str, workers: int | None, retries: int, client: Any,
+                progress: bool) -> BatchResult:
     out_dir = manifest.output
     out_dir.mkdir(parents=True, exist_ok=True)
     _clear_leftovers(out_dir)
