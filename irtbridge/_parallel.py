@@ -83,6 +83,7 @@ def run_units(
     bar: Any = None,
     label: Callable[[Hashable], str] = str,
     cost: Callable[[Hashable], float] | None = None,
+    lost: Callable[[Hashable, str], Any] | None = None,
 ) -> dict[Hashable, Any]:
     """Run ``fn(*args)`` for every ``key: (fn, args)`` and return ``{key: result}`` in the input order.
 
@@ -98,6 +99,10 @@ def run_units(
         Display name of a key.
     cost : callable, optional
         Relative cost of a key: the most expensive units start first, so the run ends sooner.
+    lost : callable, optional
+        ``lost(key, reason)`` is the result of a unit whose worker process died under it (killed, out of
+        memory); the units that were only stopped with it run again in fresh workers. Without ``lost``,
+        a dead worker ends the run with :class:`concurrent.futures.process.BrokenProcessPool`.
 
     Notes
     -----
@@ -120,8 +125,41 @@ def run_units(
             bar.update(1)
         return {k: done[k] for k in keys}
     ordered = sorted(keys, key=lambda k: -cost(k)) if cost is not None else keys
-    _run_spawned(units, ordered, min(jobs, len(keys)), bar, label, done)
+    remaining, blameless = list(ordered), 0
+    while remaining:
+        victims = _run_spawned(units, remaining, min(jobs, len(remaining)), bar, label, done, lost is not None)
+        if victims is None:
+            break
+        # a worker that died before taking a unit costs a retry; a second such death must not loop
+        blameless += not victims
+        if not victims and blameless > 1:
+            victims = [k for k in remaining if k not in done]
+        for key in victims:
+            done[key] = lost(key, "its worker process died (killed, or out of memory)")  # type: ignore[misc]
+            bar.update(1)
+        remaining = [k for k in remaining if k not in done]
     return {k: done[k] for k in keys}
+
+
+def _tagged(slots: str, index: int, fn: Callable[..., Any], args: tuple) -> Any:
+    """Run one unit in a worker after noting which process runs it (to name it if the process dies)."""
+    with open(os.path.join(slots, str(index)), "w", encoding="utf-8") as fh:
+        fh.write(str(os.getpid()))
+    return fn(*args)
+
+
+def _victims(slots: str, ordered: Sequence[Hashable], done: Mapping[Hashable, Any], exitcodes: Mapping[int, Any]) -> list:
+    """The unfinished units whose worker died by itself (not terminated by the pool after the death)."""
+    out = []
+    for i, key in enumerate(ordered):
+        try:
+            with open(os.path.join(slots, str(i)), encoding="utf-8") as fh:
+                pid = int(fh.read())
+        except (OSError, ValueError):
+            continue
+        if key not in done and exitcodes.get(pid) not in (None, -signal.SIGTERM):
+            out.append(key)
+    return out
 
 
 def _ignore_sigint() -> None:
@@ -157,23 +195,35 @@ def _end_workers(pool: Any, grace: float = 1.0) -> None:
 
 
 def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ordered: Sequence[Hashable], jobs: int,
-                 bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any]) -> None:
+                 bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any], survive: bool) -> list | None:
+    """Run ``ordered`` in one pool; None when all ran, else the units lost with a dead worker (``survive``)."""
     import multiprocessing
+    import tempfile
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
-    with worker_env():
+    with worker_env(), tempfile.TemporaryDirectory(prefix="irtbridge-units-") as slots:
         # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                  initializer=_ignore_sigint) as pool:
             with _sigint_ignored_while_spawning():
-                futures = {pool.submit(units[k][0], *units[k][1]): k for k in ordered}
+                futures = {pool.submit(_tagged, slots, i, *units[k]): k for i, k in enumerate(ordered)}
+            procs = dict(pool._processes or {})
             pending = set(futures)
             try:
                 while pending:
                     # wake up now and then to show which units are running (units take minutes)
                     finished, pending = wait(pending, timeout=2.0, return_when=FIRST_COMPLETED)
+                    procs.update(pool._processes or {})
                     for fut in finished:
-                        done[futures[fut]] = fut.result()
+                        try:
+                            done[futures[fut]] = fut.result()
+                        except BrokenProcessPool:
+                            if not survive:
+                                raise
+                            for proc in procs.values():
+                                proc.join(5.0)
+                            return _victims(slots, ordered, done, {pid: p.exitcode for pid, p in procs.items()})
                         bar.update(1)
                     running = [label(futures[f]) for f in futures if f in pending and f.running()]
                     bar.set_postfix_str("running: " + ", ".join(running[:jobs]) if running else "")
@@ -185,3 +235,4 @@ def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ord
                     # Ctrl-C (or SystemExit): the units running now are abandoned too
                     _end_workers(pool)
                 raise
+    return None
