@@ -27,7 +27,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence
 
-__all__ = ["WORKER_ENV", "worker_env", "NoBar", "progress_bar", "run_units"]
+__all__ = ["WORKER_ENV", "worker_env", "sigint_ignored", "NoBar", "progress_bar", "run_units"]
 
 #: environment of every worker process: single-threaded numerics, off-screen figures
 WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
@@ -168,7 +168,7 @@ def _ignore_sigint() -> None:
 
 
 @contextmanager
-def _sigint_ignored_while_spawning() -> Iterator[None]:
+def sigint_ignored() -> Iterator[None]:
     """Ignore SIGINT while workers are started: they inherit the disposition from their first instruction,
     before any initializer could run (a Ctrl-C then would print a traceback from the worker's bootstrap)."""
     main = threading.current_thread() is threading.main_thread()
@@ -206,7 +206,7 @@ def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ord
         # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                  initializer=_ignore_sigint) as pool:
-            with _sigint_ignored_while_spawning():
+            with sigint_ignored():
                 futures = {pool.submit(_tagged, slots, i, *units[k]): k for i, k in enumerate(ordered)}
             procs = dict(pool._processes or {})
             pending = set(futures)

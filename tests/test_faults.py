@@ -252,3 +252,40 @@ def test_a_failed_run_leaves_the_previous_output_and_can_keep_its_partial_files(
     assert _is_previous(out)
     assert any(str(stage) in note for note in info.value.__notes__)
     assert (stage / "half.csv").exists()
+
+
+# --------------------------------------------------------------------------------------------------
+# batch: Ctrl-C, then a rerun resumes
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.slow
+def test_ctrl_c_stops_a_batch_and_a_rerun_resumes_with_the_finished_units(tmp_path):
+    from test_batch import _responses, _write
+
+    units = [{"id": f"cal{k}", "kind": "calibrate", "data": _responses(tmp_path, k, n=800).name,
+              "options": {"model": "3PL", "engine": "mirt", "se": False}} for k in range(4)]
+    manifest = _write(tmp_path / "manifest.json", {"output": "out", "units": units})
+    cmd = [sys.executable, "-m", "irtbridge", "batch", str(manifest), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    published = tmp_path / "out" / "units"
+
+    def finished():
+        return [p.name for p in published.iterdir() if not p.name.startswith(".")] if published.is_dir() else []
+
+    _wait(finished, proc, "a finished unit")
+    os.killpg(proc.pid, signal.SIGINT)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    assert err.rstrip().splitlines()[-1] == "irtbridge batch: interrupted"
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert _session(proc.pid) == []
+    kept = finished()
+    assert kept and not lock_path(tmp_path / "out").exists()
+
+    rerun = subprocess.run([*cmd, "--json"], capture_output=True, text=True, env=ENV, timeout=HANG * 2)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    status = {u["id"]: u["status"] for u in report["units"]}
+    assert {k for k, s in status.items() if s == "skipped"} == set(kept)
+    assert all(s in ("skipped", "done") for s in status.values())
