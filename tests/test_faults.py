@@ -61,9 +61,10 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.split()]
 
 
-def _has_r(pid: int) -> bool:
+def _has_r(pid: int, library: str = "libR.so") -> bool:
+    """Whether R (or an R package's shared library) is loaded in the process."""
     try:
-        return "libR.so" in Path(f"/proc/{pid}/maps").read_text()
+        return library in Path(f"/proc/{pid}/maps").read_text()
     except OSError:
         return False
 
@@ -107,8 +108,8 @@ def test_ctrl_c_to_the_group_ends_the_run_and_its_workers_and_keeps_the_previous
     out = tmp_path / "report"
     _previous_output(out)
     proc = _start(out, "--jobs", "2")
-    # mid-run: both workers have started their R
-    _wait(lambda: len([c for c in _children(proc.pid) if _has_r(c)]) >= 1, proc, "a worker running R")
+    # mid-run: a worker is calibrating (mirt loaded in its R)
+    _wait(lambda: any(_has_r(c, "mirt.so") for c in _children(proc.pid)), proc, "a worker running mirt")
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends
     code, _, err = _finish(proc)
     _assert_interrupted(code, err)
@@ -130,6 +131,23 @@ def test_ctrl_c_stops_r_running_in_the_main_process(tmp_path):
     assert not out.exists() and _leftovers(out) == []
 
 
+@pytest.mark.r
+@pytest.mark.slow
+def test_ctrl_c_stops_a_calibration_in_r(tmp_path):
+    from test_batch import _responses
+
+    data = _responses(tmp_path, 1, n=20000, items=40)  # a 3PL fit of many seconds
+    cmd = [sys.executable, "-m", "irtbridge", "calibrate", str(data), "--model", "3PL", "--out", str(tmp_path / "items.csv")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    _wait(lambda: _has_r(proc.pid, "mirt.so"), proc, "mirt loaded in R")
+    os.killpg(proc.pid, signal.SIGINT)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    assert err.strip() == "irtbridge calibrate: interrupted"  # nothing from R or rpy2 either
+    assert _session(proc.pid) == []
+    assert not (tmp_path / "items.csv").exists()
+
+
 def test_a_python_caller_gets_keyboard_interrupt_and_the_previous_output(tmp_path):
     out = tmp_path / "report"
     _previous_output(out)
@@ -149,7 +167,8 @@ def test_a_python_caller_gets_keyboard_interrupt_and_the_previous_output(tmp_pat
 def test_kill_9_of_one_worker_names_its_dataset_as_failed_and_keeps_the_others(tmp_path):
     out = tmp_path / "report"
     proc = _start(out, "--jobs", "2")
-    victim = _wait(lambda: next((c for c in _children(proc.pid) if _has_r(c)), None), proc, "a worker running R")
+    victim = _wait(lambda: next((c for c in _children(proc.pid) if _has_r(c, "mirt.so")), None), proc,
+                   "a worker running mirt")
     os.kill(victim, signal.SIGKILL)
     code, stdout, err = _finish(proc)
     assert code == 0, err

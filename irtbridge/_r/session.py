@@ -269,8 +269,12 @@ def _on_sigint(signum: int, frame: Any) -> None:  # noqa: ARG001
     calls back into Python, where this handler runs) and remember to raise KeyboardInterrupt after."""
     _INTERRUPT["pending"] = True
     if "ri" in _STATE:
-        from rpy2.rinterface_lib import openrlib
+        from rpy2.rinterface_lib import callbacks, openrlib
 
+        # R answers an interrupt by printing a newline to its error console, which rpy2 would show as
+        # "R[write to console]:": mute it for the rest of this call (restored by _interruptible)
+        _INTERRUPT.setdefault("console", callbacks.consolewrite_warnerror)
+        callbacks.consolewrite_warnerror = lambda text: None
         openrlib.rlib.R_interrupts_pending = 1
 
 
@@ -294,6 +298,10 @@ def _interruptible() -> Iterator[None]:
         raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if "console" in _INTERRUPT:
+            from rpy2.rinterface_lib import callbacks
+
+            callbacks.consolewrite_warnerror = _INTERRUPT.pop("console")
     if _INTERRUPT["pending"]:
         raise KeyboardInterrupt
 
