@@ -109,6 +109,7 @@ def staged_output(out: str | os.PathLike, *, param: str = "out", keep_partial: b
     """
     out = Path(out).absolute()
     with output_lock(out, param=param):
+        _recover(out)
         stage = out.with_name(f"{out.name}.partial-{os.getpid()}")
         shutil.rmtree(stage, ignore_errors=True)
         try:
@@ -128,6 +129,22 @@ def staged_output(out: str | os.PathLike, *, param: str = "out", keep_partial: b
                 kept = "the previous output is unchanged" if out.exists() else "nothing was written"
                 raise OutputError(f"{param} {str(out)!r}: writing failed ({exc.strerror or exc}); {kept}") from None
             raise
+
+
+def _recover(out: Path) -> None:
+    """Tidy what runs killed with ``kill -9`` left beside ``out`` (the caller holds the lock).
+
+    A staging folder of a dead run is deleted; a previous output moved aside by a run that died between
+    its two renames is put back, so ``out`` again holds the last complete run.
+    """
+    for sibling in out.parent.glob(f"{out.name}.*-*"):
+        kind, _, pid = sibling.name[len(out.name) + 1:].rpartition("-")
+        if kind not in ("partial", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        if kind == "old" and not out.exists():
+            os.rename(sibling, out)
+        else:
+            shutil.rmtree(sibling, ignore_errors=True)
 
 
 def _publish(stage: Path, out: Path) -> None:

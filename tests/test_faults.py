@@ -308,3 +308,19 @@ def test_ctrl_c_stops_a_batch_and_a_rerun_resumes_with_the_finished_units(tmp_pa
     status = {u["id"]: u["status"] for u in report["units"]}
     assert {k for k, s in status.items() if s == "skipped"} == set(kept)
     assert all(s in ("skipped", "done") for s in status.values())
+
+
+def test_what_a_killed_run_left_is_tidied_by_the_next(tmp_path):
+    out = tmp_path / "report"
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    # killed between its two renames: the previous output moved aside, its own staging folder complete
+    _previous_output(tmp_path / f"report.old-{dead}")
+    (tmp_path / f"report.partial-{dead}").mkdir()
+    with output_lock(out):
+        pass
+    with staged_output(out) as stage:
+        assert _is_previous(out)  # the last complete output is back before anything else happens
+        (stage / "summary.json").write_text('{"run": "new"}')
+    assert json.loads((out / "summary.json").read_text()) == {"run": "new"}
+    assert _leftovers(out) == []
