@@ -8,6 +8,9 @@ entry) in worker processes. The rules they share live here:
   the same environment);
 * **one thread per worker** (:data:`WORKER_ENV`): BLAS/OpenMP pools inside a worker would fight the
   other workers for the same cores, and figures are drawn off-screen;
+* **Ctrl-C belongs to the parent**: workers ignore SIGINT (a terminal sends it to the whole process
+  group, and R inside a worker would only print it and go on); on KeyboardInterrupt the parent ends its
+  workers, and their R with them, and re-raises;
 * **progress** on stderr with tqdm, or a no-op bar with the same methods (:func:`progress_bar`).
 
 Results never depend on the number of workers: units are seeded by their callers and collected by
@@ -17,11 +20,14 @@ key, so the order in which they finish does not matter.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence
 
-__all__ = ["WORKER_ENV", "worker_env", "NoBar", "progress_bar", "run_units"]
+__all__ = ["WORKER_ENV", "worker_env", "sigint_ignored", "NoBar", "progress_bar", "run_units"]
 
 #: environment of every worker process: single-threaded numerics, off-screen figures
 WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
@@ -77,6 +83,7 @@ def run_units(
     bar: Any = None,
     label: Callable[[Hashable], str] = str,
     cost: Callable[[Hashable], float] | None = None,
+    lost: Callable[[Hashable, str], Any] | None = None,
 ) -> dict[Hashable, Any]:
     """Run ``fn(*args)`` for every ``key: (fn, args)`` and return ``{key: result}`` in the input order.
 
@@ -92,6 +99,10 @@ def run_units(
         Display name of a key.
     cost : callable, optional
         Relative cost of a key: the most expensive units start first, so the run ends sooner.
+    lost : callable, optional
+        ``lost(key, reason)`` is the result of a unit whose worker process died under it (killed, out of
+        memory); the units that were only stopped with it run again in fresh workers. Without ``lost``,
+        a dead worker ends the run with :class:`concurrent.futures.process.BrokenProcessPool`.
 
     Notes
     -----
@@ -114,31 +125,114 @@ def run_units(
             bar.update(1)
         return {k: done[k] for k in keys}
     ordered = sorted(keys, key=lambda k: -cost(k)) if cost is not None else keys
-    _run_spawned(units, ordered, min(jobs, len(keys)), bar, label, done)
+    remaining, blameless = list(ordered), 0
+    while remaining:
+        victims = _run_spawned(units, remaining, min(jobs, len(remaining)), bar, label, done, lost is not None)
+        if victims is None:
+            break
+        # a worker that died before taking a unit costs a retry; a second such death must not loop
+        blameless += not victims
+        if not victims and blameless > 1:
+            victims = [k for k in remaining if k not in done]
+        for key in victims:
+            done[key] = lost(key, "its worker process died (killed, or out of memory)")  # type: ignore[misc]
+            bar.update(1)
+        remaining = [k for k in remaining if k not in done]
     return {k: done[k] for k in keys}
 
 
-def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ordered: Sequence[Hashable], jobs: int,
-                 bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any]) -> None:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+def _tagged(slots: str, index: int, fn: Callable[..., Any], args: tuple) -> Any:
+    """Run one unit in a worker after noting which process runs it (to name it if the process dies)."""
+    with open(os.path.join(slots, str(index)), "w", encoding="utf-8") as fh:
+        fh.write(str(os.getpid()))
+    return fn(*args)
 
-    with worker_env():
+
+def _victims(slots: str, ordered: Sequence[Hashable], done: Mapping[Hashable, Any], exitcodes: Mapping[int, Any]) -> list:
+    """The unfinished units whose worker died by itself (not terminated by the pool after the death)."""
+    out = []
+    for i, key in enumerate(ordered):
+        try:
+            with open(os.path.join(slots, str(i)), encoding="utf-8") as fh:
+                pid = int(fh.read())
+        except (OSError, ValueError):
+            continue
+        if key not in done and exitcodes.get(pid) not in (None, -signal.SIGTERM):
+            out.append(key)
+    return out
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it ends the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while workers are started: they inherit the disposition from their first instruction,
+    before any initializer could run (a Ctrl-C then would print a traceback from the worker's bootstrap)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _end_workers(pool: Any, grace: float = 1.0) -> None:
+    """Terminate the pool's worker processes (SIGTERM, then SIGKILL after ``grace`` seconds)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
+
+
+def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ordered: Sequence[Hashable], jobs: int,
+                 bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any], survive: bool) -> list | None:
+    """Run ``ordered`` in one pool; None when all ran, else the units lost with a dead worker (``survive``)."""
+    import multiprocessing
+    import tempfile
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    with worker_env(), tempfile.TemporaryDirectory(prefix="irtbridge-units-") as slots:
         # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(units[k][0], *units[k][1]): k for k in ordered}
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_ignore_sigint) as pool:
+            with sigint_ignored():
+                futures = {pool.submit(_tagged, slots, i, *units[k]): k for i, k in enumerate(ordered)}
+            procs = dict(pool._processes or {})
             pending = set(futures)
             try:
                 while pending:
                     # wake up now and then to show which units are running (units take minutes)
                     finished, pending = wait(pending, timeout=2.0, return_when=FIRST_COMPLETED)
+                    procs.update(pool._processes or {})
                     for fut in finished:
-                        done[futures[fut]] = fut.result()
+                        try:
+                            done[futures[fut]] = fut.result()
+                        except BrokenProcessPool:
+                            if not survive:
+                                raise
+                            for proc in procs.values():
+                                proc.join(5.0)
+                            return _victims(slots, ordered, done, {pid: p.exitcode for pid, p in procs.items()})
                         bar.update(1)
                     running = [label(futures[f]) for f in futures if f in pending and f.running()]
                     bar.set_postfix_str("running: " + ", ".join(running[:jobs]) if running else "")
-            except BaseException:
+            except BaseException as exc:
                 # a failing unit (or Ctrl-C) stops the run: do not start the units still queued
                 for fut in futures:
                     fut.cancel()
+                if not isinstance(exc, Exception):
+                    # Ctrl-C (or SystemExit): the units running now are abandoned too
+                    _end_workers(pool)
                 raise
+    return None

@@ -16,6 +16,8 @@ __all__ = [
     "RSessionForkedError",
     "ConvergenceError",
     "UnitError",
+    "OutputBusyError",
+    "OutputError",
     "IrtBridgeWarning",
     "RWarning",
     "ConvergenceWarning",
@@ -63,6 +65,14 @@ class RSessionForkedError(IrtBridgeError, RuntimeError):
 
 class UnitError(IrtBridgeError, RuntimeError):
     """A unit of a batch failed; the message names the unit and carries the original error."""
+
+
+class OutputBusyError(IrtBridgeError, FileExistsError):
+    """Another live run is writing the output folder (its lock file names the writer's pid)."""
+
+
+class OutputError(IrtBridgeError, OSError):
+    """Writing an output folder failed (e.g. a full disk); the previous output is left as it was."""
 
 
 class ConvergenceError(IrtBridgeError, RuntimeError):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import warnings
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -83,7 +85,14 @@ def _start() -> Any:
     # Without TZ, R asks timedatectl for the zone and warns where systemd is absent (containers, CI):
     # when TZ is unset, set it to UTC before R starts.
     os.environ.setdefault("TZ", "UTC")
+    # rpy2 replaces the SIGINT handler with one that raises inside its C callbacks, where the exception is
+    # only printed ("Exception ignored from cffi callback") and R goes on. Keep the process's own handler
+    # instead: a worker keeps ignoring SIGINT (its parent owns Ctrl-C), and a call in the main thread
+    # installs _on_sigint for its duration (see _interruptible).
+    previous = signal.getsignal(signal.SIGINT) if _main_thread() else None
     ri.initr_simple()
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)
     env = ri.baseenv["new.env"](parent=ri.globalenv)
     for path in sorted(R_SOURCE_DIR.glob("irtb_*.R")):
         ri.baseenv["sys.source"](ri.StrSexpVector([str(path)]), envir=env)
@@ -238,7 +247,7 @@ def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
     source. R warnings are re-raised as :class:`RWarning` here, at the call that caused them; an R error
     becomes :class:`RError` with R's message.
     """
-    with _LOCK:
+    with _LOCK, _interruptible():
         _start()
         _check_pid()
         value, warns = _call_locked(fun, kwargs)
@@ -246,6 +255,55 @@ def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
     for w, n in Counter(warns).items():
         warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=3)
     return value
+
+
+_INTERRUPT = {"pending": False}
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _on_sigint(signum: int, frame: Any) -> None:  # noqa: ARG001
+    """Ctrl-C while R evaluates: ask R to stop (R checks the flag at its next interrupt check, which
+    calls back into Python, where this handler runs) and remember to raise KeyboardInterrupt after."""
+    _INTERRUPT["pending"] = True
+    if "ri" in _STATE:
+        from rpy2.rinterface_lib import callbacks, openrlib
+
+        # R answers an interrupt by printing a newline to its error console, which rpy2 would show as
+        # "R[write to console]:": mute it for the rest of this call (restored by _interruptible)
+        _INTERRUPT.setdefault("console", callbacks.consolewrite_warnerror)
+        callbacks.consolewrite_warnerror = lambda text: None
+        openrlib.rlib.R_interrupts_pending = 1
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Make Ctrl-C stop R's evaluation in the main thread and surface as KeyboardInterrupt.
+
+    Only where Python's own handler is installed (the main thread of a process that has not chosen to
+    ignore SIGINT, as workers do); nested calls keep the outer handler.
+    """
+    if not _main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    _INTERRUPT["pending"] = False
+    signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    except Exception:
+        if _INTERRUPT["pending"]:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if "console" in _INTERRUPT:
+            from rpy2.rinterface_lib import callbacks
+
+            callbacks.consolewrite_warnerror = _INTERRUPT.pop("console")
+    if _INTERRUPT["pending"]:
+        raise KeyboardInterrupt
 
 
 def _call_locked(fun: str, kwargs: dict[str, Any]) -> tuple[Any, list[str]]:

@@ -19,7 +19,8 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._io import atomic_write_text, make_readable, to_jsonable
-from irtbridge._parallel import WORKER_ENV, progress_bar
+from irtbridge._outdir import output_lock
+from irtbridge._parallel import WORKER_ENV, progress_bar, sigint_ignored
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.batch.kinds import KINDS
@@ -189,7 +190,9 @@ def local_cluster(workers: int | None = None, **kwargs: Any):
             DataWarning, stacklevel=2,
         )
         dask.config.set({"distributed.worker.multiprocessing-method": "spawn"})
-    return LocalCluster(**options)
+    # workers ignore Ctrl-C (the driver ends them): they inherit the disposition when spawned
+    with sigint_ignored():
+        return LocalCluster(**options)
 
 
 def _collect_attempts(out: Path, units: Sequence[Unit]) -> dict[str, dict[str, int]]:
@@ -268,6 +271,14 @@ def run_batch(
     elif out is not None:
         manifest = Manifest(manifest.path, manifest.units, Path(out).resolve(), manifest.retries)
     retries = manifest.retries if retries is None else check_int(retries, "retries", low=0)
+    # one driver per folder (OUT.lock beside it); the folder itself is not staged: each unit is
+    # published atomically into OUT/units/<id>, which is what lets a rerun resume
+    with output_lock(manifest.output, param="out"):
+        return _run_locked(manifest, scheduler, workers, retries, client, progress)
+
+
+def _run_locked(manifest: Manifest, scheduler: str, workers: int | None, retries: int, client: Any,
+                progress: bool) -> BatchResult:
     out_dir = manifest.output
     out_dir.mkdir(parents=True, exist_ok=True)
     _clear_leftovers(out_dir)
@@ -302,6 +313,10 @@ def run_batch(
             try:
                 n_workers = len(client.scheduler_info().get("workers", {})) or None
                 rows.update(_distributed(client, todo, out_dir, retries, bar))
+            except KeyboardInterrupt:
+                if own is not None:
+                    _kill_workers(own)  # a graceful close waits for the running units
+                raise
             finally:
                 if own_client is not None:
                     own_client.close()
@@ -325,6 +340,19 @@ def run_batch(
         "units": table.reset_index(),
     }), indent=2, allow_nan=False) + "\n")
     return result
+
+
+def _kill_workers(cluster: Any) -> None:
+    """SIGKILL the worker processes of a local cluster (their R with them); finished units stay published."""
+    import signal
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _worker_of(out: Path, uid: str) -> str:

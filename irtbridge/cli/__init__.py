@@ -13,7 +13,7 @@ import sys
 import warnings
 
 from irtbridge import __version__
-from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, ValidationError
+from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError
 
 # subcommand modules, in the order `irtbridge --help` lists them
 COMMANDS = [
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     try:
         return int(args.func(args) or 0)
-    except ValidationError as exc:
+    except (ValidationError, OutputBusyError) as exc:
         print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except IrtBridgeError as exc:
@@ -70,8 +70,22 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
-        print("irtbridge: interrupted", file=sys.stderr)
+        _quiet_sigint()
+        print(f"irtbridge {args.command}: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # e.g. a full disk while writing: one line, not a traceback
+        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _quiet_sigint() -> None:
+    """A second Ctrl-C while the process winds down (interpreter exit) must not print a traceback."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

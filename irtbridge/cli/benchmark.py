@@ -72,6 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from irtbridge.benchmark import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS
+    from irtbridge._outdir import staged_output
     from irtbridge.pipeline import run_benchmark
     from irtbridge.benchmark.data import QUICK_MAX_ITEMS
     from irtbridge.cli._common import print_json
@@ -96,14 +97,16 @@ def run(args: argparse.Namespace) -> int:
     if "," in pool:
         pool = [p.strip() for p in pool.split(",") if p.strip()]
     max_test = args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500)
-    result = run_benchmark(
-        datasets, pool=pool, calibration=args.calibration, engine=args.engine, fallback=False if args.no_fallback else None,
-        accept_unconverged=args.accept_unconverged, orders=orders, score=args.score, tolerance=args.tolerance,
-        tau=args.tau, test_size=args.test_size, max_test=max_test, max_train=args.max_train,
-        ability_method=args.ability.upper(), target=args.target, jobs=args.jobs, progress=not args.no_progress,
-        random_state=args.seed,
-    )
-    files = result.save(out, figures=not args.no_figures)
+    # one run per folder: OUT is locked for the whole run and replaced only once every file is written
+    with staged_output(out, param="--out") as stage:
+        result = run_benchmark(
+            datasets, pool=pool, calibration=args.calibration, engine=args.engine, fallback=False if args.no_fallback else None,
+            accept_unconverged=args.accept_unconverged, orders=orders, score=args.score, tolerance=args.tolerance,
+            tau=args.tau, test_size=args.test_size, max_test=max_test, max_train=args.max_train,
+            ability_method=args.ability.upper(), target=args.target, jobs=args.jobs, progress=not args.no_progress,
+            random_state=args.seed,
+        )
+        files = [out / f.relative_to(stage) for f in result.save(stage, figures=not args.no_figures)]
     if args.json:
         payload = result.to_dict()
         payload["out"] = str(out)

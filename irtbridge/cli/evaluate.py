@@ -58,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from irtbridge.pipeline import Settings, evaluate, resolve_datasets
     from irtbridge.exceptions import ValidationError
+    from irtbridge._outdir import staged_output
     from irtbridge.report import write_report
 
     if args.jobs is not None and args.jobs < 1:
@@ -75,10 +76,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
 
     started = time.perf_counter()
-    print(f"irtbridge evaluate: {len(refs)} dataset(s): {', '.join(refs)}", file=sys.stderr)
-    evaluation = evaluate(refs, settings, jobs=args.jobs, progress=True)
-    print("irtbridge evaluate: writing the report", file=sys.stderr)
-    files = write_report(evaluation, out)
+    # one run per folder: OUT is locked for the whole run and replaced only once the new report is whole
+    with staged_output(out, param="--out") as stage:
+        print(f"irtbridge evaluate: {len(refs)} dataset(s): {', '.join(refs)}", file=sys.stderr)
+        evaluation = evaluate(refs, settings, jobs=args.jobs, progress=True)
+        print("irtbridge evaluate: writing the report", file=sys.stderr)
+        files = write_report(evaluation, out, staging=stage)
     elapsed = time.perf_counter() - started
 
     if args.json:

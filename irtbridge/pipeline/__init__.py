@@ -65,6 +65,7 @@ from irtbridge.pipeline.settings import Settings, _label, resolve_datasets
 from irtbridge.pipeline.stages import (
     DatasetResult,
     _jobs,
+    _lost,
     _run,
     binary_extras,
     dataset_units,
@@ -297,7 +298,7 @@ def evaluate(
         units[("mlc", mlc_ref)] = (run_mlc, (mlc_ref, settings))
     jobs = _jobs(jobs, len(units))
     started = time.perf_counter()
-    done = _run(units, jobs, progress, "irtbridge evaluate")
+    done = _run(units, jobs, progress, "irtbridge evaluate", lost=_lost)
     results = {ref: done[("dataset", ref)] for ref in refs}
     mlc = done.get(("mlc", mlc_ref)) if mlc_ref else None
     timings = {"datasets and MLC (wall)": time.perf_counter() - started}

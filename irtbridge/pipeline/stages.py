@@ -214,7 +214,7 @@ def run_datasets(refs: Sequence[Any], settings: Settings, *, jobs: int | None = 
     (``extras=False``) and with ``strict`` errors.
     """
     units = dataset_units(refs, settings, extras=extras, strict=strict)
-    done = _run(units, _jobs(jobs, len(units)), progress, desc)
+    done = _run(units, _jobs(jobs, len(units)), progress, desc, lost=None if strict else _lost)
     return [done[("dataset", r)] for r in refs]
 
 
@@ -223,12 +223,21 @@ def _jobs(jobs: int | None, n: int) -> int:
     return max(1, min(os.cpu_count() or 1, n)) if jobs is None else max(1, min(check_int(jobs, "jobs", low=1), n))
 
 
-def _run(units: Mapping[Any, tuple[Any, tuple]], jobs: int, progress: bool, desc: str) -> dict[Any, Any]:
+def _run(units: Mapping[Any, tuple[Any, tuple]], jobs: int, progress: bool, desc: str,
+         lost: Any = None) -> dict[Any, Any]:
     bar = progress_bar(progress, len(units), desc=desc)
     try:
-        return run_units(units, jobs=jobs, bar=bar, label=lambda u: _unit_name(*u), cost=_unit_cost)
+        return run_units(units, jobs=jobs, bar=bar, label=lambda u: _unit_name(*u), cost=_unit_cost, lost=lost)
     finally:
         bar.close()
+
+
+def _lost(unit: tuple[str, Any], reason: str) -> Any:
+    # a unit whose worker died is a failed dataset (or MLC), named like any other failure
+    if unit[0] == "mlc":
+        return {"dataset": _label(unit[1]), "classes": None, "error": f"MLC failed: {reason}"}
+    name = unit[1].name if hasattr(unit[1], "name") and not isinstance(unit[1], str) else _label(unit[1])
+    return DatasetResult(name=name, error=reason)
 
 
 def _unit_cost(unit: tuple[str, Any]) -> float:

@@ -29,6 +29,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge._outdir import staged_output
 from irtbridge.exceptions import ValidationError
 from irtbridge.report.context import page_context
 from irtbridge.report.plots import (
@@ -89,11 +90,15 @@ def _stem(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
 
 
-def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report") -> ReportFiles:
+def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report", *,
+                 staging: str | os.PathLike | None = None) -> ReportFiles:
     """Write ``index.html``, ``tables/*.csv`` and ``summary.json`` into ``out`` (created if needed).
 
-    Every file is written atomically (a temporary file renamed into place), so a reader never sees a
-    half-written report; the page is written last.
+    The report is written into a staging folder beside ``out`` and moved into place when complete
+    (:func:`irtbridge._outdir.staged_output`): ``out`` holds one run's files, the previous report stays
+    until the new one is whole, and a second writer of ``out`` gets :class:`~irtbridge.exceptions.OutputBusyError`.
+    ``staging``: a staging folder the caller already holds (the CLI locks ``out`` for the whole run);
+    the files go there and the returned paths name their place in ``out``.
 
     Examples
     --------
@@ -105,20 +110,24 @@ def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report") -
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValidationError(f"out={str(out)!r} is a file; give a folder for the report")
-    (out / "tables").mkdir(parents=True, exist_ok=True)
+    if staging is None:
+        with staged_output(out, param="out") as stage:
+            return write_report(evaluation, out, staging=stage)
+    stage = Path(staging)
+    (stage / "tables").mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     relative: dict[str, str] = {}
     for name, frame in evaluation.tables().items():
         if frame is None or not isinstance(frame, pd.DataFrame):
             continue
         path = out / "tables" / f"{_stem(name)}.csv"
-        atomic_write_csv(path, frame, index=not isinstance(frame.index, pd.RangeIndex))
+        atomic_write_csv(stage / "tables" / path.name, frame, index=not isinstance(frame.index, pd.RangeIndex))
         written[name] = path
         relative[name] = f"tables/{path.name}"
     summary = summary_dict(evaluation, out=out)
     summary["files"] = {"index": "index.html", **relative}
     summary_path = out / "summary.json"
-    atomic_write_text(summary_path, json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    atomic_write_text(stage / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
     index = out / "index.html"
-    atomic_write_text(index, render_html(evaluation, table_files=relative))
+    atomic_write_text(stage / "index.html", render_html(evaluation, table_files=relative))
     return ReportFiles(out=out, index=index, summary=summary_path, tables=written)

@@ -1,0 +1,326 @@
+"""Faults a user meets: Ctrl-C, a worker killed, an unwritable or full output, two runs into one folder.
+
+Each test asserts what the user is left with (exit status, one line on stderr, the output folder). No
+test measures time: waits are on events (progress on stderr, R loaded in a process) with generous
+timeouts only so that a regression cannot hang the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from _synthetic import synthetic_evaluation
+
+from irtbridge._outdir import lock_path, output_lock, staged_output
+from irtbridge.cli import main
+from irtbridge.exceptions import OutputBusyError, OutputError
+from irtbridge.report import write_report
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "TZ": "UTC", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+HANG = 180  # seconds: only a guard against hanging, never an expectation
+
+
+def _previous_output(out: Path) -> None:
+    """A complete output of an earlier run, to be found intact."""
+    (out / "tables").mkdir(parents=True)
+    (out / "summary.json").write_text('{"run": "previous"}\n')
+    (out / "tables" / "responses_old.csv").write_text("x\n1\n")
+
+
+def _is_previous(out: Path) -> bool:
+    return (json.loads((out / "summary.json").read_text()) == {"run": "previous"}
+            and sorted(p.name for p in (out / "tables").iterdir()) == ["responses_old.csv"])
+
+
+def _leftovers(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(out.name + "."))
+
+
+def _start(out: Path, *extra: str, datasets=("iris", "wine")) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "irtbridge", "evaluate", "--quick", "--datasets", *datasets, "--out", str(out), *extra]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+
+
+def _session(sid: int) -> list[str]:
+    """Live (not zombie) processes of a session: a container's pid 1 may not reap orphans."""
+    ps = subprocess.run(["ps", "-e", "-o", "pid=,sid=,stat="], capture_output=True, text=True).stdout
+    return [ln for ln in ps.splitlines() if ln.split()[1] == str(sid) and not ln.split()[2].startswith("Z")]
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _has_r(pid: int, library: str = "libR.so") -> bool:
+    """Whether R (or an R package's shared library) is loaded in the process."""
+    try:
+        return library in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def _wait(cond, proc: subprocess.Popen, what: str):
+    """Poll ``cond()`` until it is truthy (the run must still be going)."""
+    deadline = time.monotonic() + HANG
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended (status {proc.returncode}) before {what}: {proc.stderr.read().decode()}")
+        time.sleep(0.1)
+    proc.kill()
+    pytest.fail(f"no {what} within {HANG} s")
+
+
+def _finish(proc: subprocess.Popen) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("the run did not end")
+    return proc.returncode, out.decode(), err.decode()
+
+
+def _assert_interrupted(code: int, err: str) -> None:
+    assert code == 130, err
+    assert err.rstrip().splitlines()[-1] == "irtbridge evaluate: interrupted"
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+# --------------------------------------------------------------------------------------------------
+# Ctrl-C
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.slow
+def test_ctrl_c_to_the_group_ends_the_run_and_its_workers_and_keeps_the_previous_output(tmp_path):
+    out = tmp_path / "report"
+    _previous_output(out)
+    proc = _start(out, "--jobs", "2")
+    # mid-run: a worker is calibrating (mirt loaded in its R)
+    _wait(lambda: any(_has_r(c, "mirt.so") for c in _children(proc.pid)), proc, "a worker running mirt")
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends
+    code, _, err = _finish(proc)
+    _assert_interrupted(code, err)
+    assert _session(proc.pid) == []
+    assert _is_previous(out)
+    assert _leftovers(out) == []
+
+
+@pytest.mark.r
+@pytest.mark.slow
+def test_ctrl_c_stops_r_running_in_the_main_process(tmp_path):
+    out = tmp_path / "report"
+    proc = _start(out, "--jobs", "1")
+    _wait(lambda: _has_r(proc.pid), proc, "R started in the main process")
+    os.kill(proc.pid, signal.SIGINT)  # the main process alone
+    code, _, err = _finish(proc)
+    _assert_interrupted(code, err)
+    assert _session(proc.pid) == []
+    assert not out.exists() and _leftovers(out) == []
+
+
+@pytest.mark.r
+@pytest.mark.slow
+def test_ctrl_c_stops_a_calibration_in_r(tmp_path):
+    from test_batch import _responses
+
+    data = _responses(tmp_path, 1, n=20000, items=40)  # a 3PL fit of many seconds
+    cmd = [sys.executable, "-m", "irtbridge", "calibrate", str(data), "--model", "3PL", "--out", str(tmp_path / "items.csv")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    _wait(lambda: _has_r(proc.pid, "mirt.so"), proc, "mirt loaded in R")
+    os.killpg(proc.pid, signal.SIGINT)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    assert err.strip() == "irtbridge calibrate: interrupted"  # nothing from R or rpy2 either
+    assert _session(proc.pid) == []
+    assert not (tmp_path / "items.csv").exists()
+
+
+def test_a_python_caller_gets_keyboard_interrupt_and_the_previous_output(tmp_path):
+    out = tmp_path / "report"
+    _previous_output(out)
+    with pytest.raises(KeyboardInterrupt):
+        with staged_output(out) as stage:
+            (stage / "summary.json").write_text("{}")
+            raise KeyboardInterrupt
+    assert _is_previous(out) and _leftovers(out) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# a worker killed
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.slow
+def test_kill_9_of_one_worker_names_its_dataset_as_failed_and_keeps_the_others(tmp_path):
+    out = tmp_path / "report"
+    proc = _start(out, "--jobs", "2")
+    victim = _wait(lambda: next((c for c in _children(proc.pid) if _has_r(c, "mirt.so")), None), proc,
+                   "a worker running mirt")
+    os.kill(victim, signal.SIGKILL)
+    code, stdout, err = _finish(proc)
+    assert code == 0, err
+    assert "Traceback" not in err
+    summary = json.loads((out / "summary.json").read_text())
+    table = (out / "tables" / "datasets.csv").read_text().splitlines()
+    failed = [row for row in table[1:] if "worker process died" in row]
+    assert len(failed) == 1, table
+    assert len(table) == 3  # header, the dataset that failed, the dataset that was kept
+    assert "1 of 2 dataset(s) evaluated" in stdout, stdout
+    assert summary["report"] == str(out / "index.html")
+
+
+# --------------------------------------------------------------------------------------------------
+# output folders
+# --------------------------------------------------------------------------------------------------
+
+def test_an_unwritable_out_is_one_line_and_exit_2(tmp_path, capsys):
+    # tests run as root, for whom permission bits do not stop a write: a folder under a regular file can
+    # never be created, by anyone
+    blocker = tmp_path / "a-file"
+    blocker.write_text("keep me")
+    out = blocker / "report"
+    code = main(["evaluate", "--quick", "--datasets", "iris", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "--out" in err and str(out) in err, err
+    assert blocker.read_text() == "keep me"
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 256 KiB tmpfs: too small for a report."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"a small tmpfs cannot be mounted here (needs root or CAP_SYS_ADMIN): {done.stderr.strip()}")
+    yield mnt
+    subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_a_full_disk_fails_in_one_line_and_keeps_the_previous_report(small_disk):
+    out = small_disk / "report"
+    _previous_output(out)
+    with pytest.raises(OutputError, match="report.*writing failed.*previous output is unchanged"):
+        write_report(synthetic_evaluation(), out)
+    assert _is_previous(out)
+    assert _leftovers(out) == []
+
+
+def test_a_second_run_into_a_folder_being_written_exits_2_at_once(tmp_path, capsys):
+    out = tmp_path / "report"
+    _previous_output(out)
+    # a real concurrent writer: another process holding the folder
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from irtbridge._outdir import output_lock\n"
+                               f"with output_lock({str(out)!r}):\n    print('locked', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV)
+    try:
+        assert holder.stdout.readline().strip() == b"locked"
+        code = main(["evaluate", "--quick", "--datasets", "iris", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert len(err.strip().splitlines()) == 1 and f"pid {holder.pid}" in err and str(out) in err, err
+        with pytest.raises(OutputBusyError):
+            write_report(synthetic_evaluation(), out)
+    finally:
+        holder.communicate(b"", timeout=HANG)
+    assert _is_previous(out)
+    assert not lock_path(out).exists()
+
+
+def test_a_lock_left_by_a_dead_run_is_taken_over(tmp_path):
+    out = tmp_path / "report"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    lock_path(out).write_text(dead.stdout)
+    with output_lock(out):
+        assert lock_path(out).read_text().strip() == str(os.getpid())
+    assert not lock_path(out).exists()
+
+
+def test_a_new_run_replaces_the_old_output_whole(tmp_path):
+    out = tmp_path / "report"
+    _previous_output(out)
+    files = write_report(synthetic_evaluation(), out)
+    assert not (out / "tables" / "responses_old.csv").exists()  # nothing of the earlier run mixes in
+    assert sorted(p.name for p in (out / "tables").iterdir()) == sorted(p.name for p in files.tables.values())
+    assert json.loads(files.summary.read_text())["report"] == str(out / "index.html")
+    assert _leftovers(out) == []
+
+
+def test_a_failed_run_leaves_the_previous_output_and_can_keep_its_partial_files(tmp_path):
+    out = tmp_path / "report"
+    _previous_output(out)
+    with pytest.raises(RuntimeError) as info:
+        with staged_output(out, keep_partial=True) as stage:
+            (stage / "half.csv").write_text("x\n")
+            raise RuntimeError("boom")
+    assert _is_previous(out)
+    assert any(str(stage) in note for note in info.value.__notes__)
+    assert (stage / "half.csv").exists()
+
+
+# --------------------------------------------------------------------------------------------------
+# batch: Ctrl-C, then a rerun resumes
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.slow
+def test_ctrl_c_stops_a_batch_and_a_rerun_resumes_with_the_finished_units(tmp_path):
+    from test_batch import _responses, _write
+
+    units = [{"id": f"cal{k}", "kind": "calibrate", "data": _responses(tmp_path, k, n=800).name,
+              "options": {"model": "3PL", "engine": "mirt", "se": False}} for k in range(4)]
+    manifest = _write(tmp_path / "manifest.json", {"output": "out", "units": units})
+    cmd = [sys.executable, "-m", "irtbridge", "batch", str(manifest), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    published = tmp_path / "out" / "units"
+
+    def finished():
+        return [p.name for p in published.iterdir() if not p.name.startswith(".")] if published.is_dir() else []
+
+    _wait(finished, proc, "a finished unit")
+    os.killpg(proc.pid, signal.SIGINT)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    assert err.rstrip().splitlines()[-1] == "irtbridge batch: interrupted"
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert _session(proc.pid) == []
+    kept = finished()
+    assert kept and not lock_path(tmp_path / "out").exists()
+
+    rerun = subprocess.run([*cmd, "--json"], capture_output=True, text=True, env=ENV, timeout=HANG * 2)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    status = {u["id"]: u["status"] for u in report["units"]}
+    assert {k for k, s in status.items() if s == "skipped"} == set(kept)
+    assert all(s in ("skipped", "done") for s in status.values())
+
+
+def test_what_a_killed_run_left_is_tidied_by_the_next(tmp_path):
+    out = tmp_path / "report"
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    # killed between its two renames: the previous output moved aside, its own staging folder complete
+    _previous_output(tmp_path / f"report.old-{dead}")
+    (tmp_path / f"report.partial-{dead}").mkdir()
+    with output_lock(out):
+        pass
+    with staged_output(out) as stage:
+        assert _is_previous(out)  # the last complete output is back before anything else happens
+        (stage / "summary.json").write_text('{"run": "new"}')
+    assert json.loads((out / "summary.json").read_text()) == {"run": "new"}
+    assert _leftovers(out) == []
