@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from _synthetic import synthetic_evaluation
+from tests._synthetic import synthetic_evaluation
 
 from irtbridge._outdir import lock_path, output_lock, staged_output
 from irtbridge.cli import main
@@ -134,7 +134,7 @@ def test_ctrl_c_stops_r_running_in_the_main_process(tmp_path):
 @pytest.mark.r
 @pytest.mark.slow
 def test_ctrl_c_stops_a_calibration_in_r(tmp_path):
-    from test_batch import _responses
+    from tests.batch.test_batch import _responses
 
     data = _responses(tmp_path, 1, n=20000, items=40)  # a 3PL fit of many seconds
     cmd = [sys.executable, "-m", "irtbridge", "calibrate", str(data), "--model", "3PL", "--out", str(tmp_path / "items.csv")]
@@ -280,7 +280,7 @@ def test_a_failed_run_leaves_the_previous_output_and_can_keep_its_partial_files(
 @pytest.mark.r
 @pytest.mark.slow
 def test_ctrl_c_stops_a_batch_and_a_rerun_resumes_with_the_finished_units(tmp_path):
-    from test_batch import _responses, _write
+    from tests.batch.test_batch import _responses, _write
 
     units = [{"id": f"cal{k}", "kind": "calibrate", "data": _responses(tmp_path, k, n=800).name,
               "options": {"model": "3PL", "engine": "mirt", "se": False}} for k in range(4)]
