@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._ties import tie_greater
 from irtbridge._validation import check_number, require_columns
 from irtbridge.exceptions import ValidationError
 
@@ -100,8 +101,8 @@ def round_robin(scores: Any, *, tolerance: float = 0.0) -> pd.DataFrame:
         Periods x players (e.g. datasets x classifiers holding True-Scores). Rows are the periods in
         the order they are to be rated; NaN means the player does not take part in that period.
     tolerance : float, default 0.0
-        Two scores within ``tolerance`` of each other make a draw (0 = only exact ties draw, as in the
-        decodIRT paper; use a small value when scores carry floating-point noise).
+        Two scores within ``tolerance`` of each other make a draw (0 = only ties draw, as in the
+        decodIRT paper; ties are judged up to rounding noise, see Notes).
 
     Returns
     -------
@@ -115,7 +116,9 @@ def round_robin(scores: Any, *, tolerance: float = 0.0) -> pd.DataFrame:
     Notes
     -----
     score(i, j) = 0.5 if |s_i - s_j| <= tolerance, else 1[s_i > s_j]. A period with P players yields
-    P (P - 1) / 2 games.
+    P (P - 1) / 2 games. The comparison allows for rounding noise (``irtbridge._ties``): a draw is
+    ``|s_i - s_j| <= tolerance + 1e-9 * max(1, |s_i|, |s_j|)``, so ``tolerance=0`` draws scores equal in
+    exact arithmetic whatever their last bits, and a difference of exactly ``tolerance`` draws.
 
     Examples
     --------
@@ -153,7 +156,10 @@ def round_robin(scores: Any, *, tolerance: float = 0.0) -> pd.DataFrame:
     b = values[:, second]
     both = ~(np.isnan(a) | np.isnan(b))
     with np.errstate(invalid="ignore"):
-        result = np.where(np.abs(a - b) <= tolerance, 0.5, np.where(a > b, 1.0, 0.0))
+        # a draw up to rounding noise too: |a - b| = tolerance in exact arithmetic may come out a few ulps
+        # above it (0.4 - 0.3 > 0.1), and with tolerance 0 equal scores may differ in their last bits
+        draw = ~tie_greater(np.abs(a - b), tolerance, scale=np.maximum(np.abs(a), np.abs(b)))
+        result = np.where(draw, 0.5, np.where(a > b, 1.0, 0.0))
     rows, pairs = np.nonzero(both)  # row-major: periods stay in row order
     labels = frame.index
     period = pd.Categorical(labels[rows], categories=labels, ordered=True)

@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from irtbridge._plotting import single_axes
+from irtbridge._ties import stable_argsort, tie_rank
 from irtbridge._validation import check_int, check_number
 from irtbridge.exceptions import ValidationError
 
@@ -61,9 +62,9 @@ def _as_score_table(scores: Any, name: str = "scores") -> pd.DataFrame:
 
 
 def _ranks(frame: pd.DataFrame, higher_is_better: bool) -> pd.DataFrame:
-    values = frame.to_numpy()
-    # rank 1 = best; ties share the average of the ranks they span
-    ranked = stats.rankdata(-values if higher_is_better else values, axis=1)
+    # rank 1 = best; ties (within the tie tolerance of irtbridge._ties, per dataset) share the average
+    # of the ranks they span
+    ranked = tie_rank(frame.to_numpy(), descending=higher_is_better)
     return pd.DataFrame(ranked, index=frame.index, columns=frame.columns)
 
 
@@ -121,6 +122,10 @@ def friedman(scores: Any, *, higher_is_better: bool = True) -> FriedmanResult:
     which is Demšar's (2006) :math:`\\frac{12N}{k(k+1)}[\\sum_j R_j^2 - k(k+1)^2/4]` when there are no
     ties, and :math:`F_F = (N-1)\\chi^2_F / (N(k-1) - \\chi^2_F)`. R equivalent:
     ``friedman.test(as.matrix(scores))`` (same statistic and p-value).
+
+    Two scores of one dataset within ``1e-9 * max(1, largest |score| of the dataset)`` tie
+    (``irtbridge._ties``): scores equal in exact arithmetic but not in their last bits (an accuracy
+    summed in another order) share their rank instead of being ordered by rounding noise.
 
     Examples
     --------
@@ -204,8 +209,13 @@ def critical_difference(n_algorithms: int, n_datasets: int, alpha: float = 0.05)
     return _q_alpha(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
 
 
+def _ordered(average_ranks: pd.Series) -> pd.Series:
+    """Average ranks, best first; equal ranks (within the tie tolerance) in column order."""
+    return average_ranks.iloc[stable_argsort(average_ranks.to_numpy(dtype=float))]
+
+
 def _cliques(average_ranks: pd.Series, cd: float) -> tuple[tuple[Any, ...], ...]:
-    ordered = average_ranks.sort_values(kind="mergesort")
+    ordered = _ordered(average_ranks)
     r = ordered.to_numpy()
     names = list(ordered.index)
     groups: list[tuple[Any, ...]] = []
@@ -275,7 +285,9 @@ def nemenyi(scores: Any, *, alpha: float = 0.05, higher_is_better: bool = True) 
     :math:`q = \\sqrt{2} |R_i - R_j| / \\sqrt{k(k+1)/(6N)}` and the p-value is the upper tail of the
     studentized range distribution with k groups and infinite df (R: ``ptukey(q, k, Inf,
     lower.tail = FALSE)``, as in PMCMRplus' ``frdAllPairsNemenyiTest``). The pair differs at level
-    alpha exactly when :math:`|R_i - R_j| > CD`.
+    alpha exactly when :math:`|R_i - R_j| > CD`. Ranks within a dataset treat scores within
+    ``1e-9 * max(1, largest |score| of the dataset)`` as tied (see :func:`friedman`), and ``groups``
+    orders equal average ranks by column.
 
     Examples
     --------
@@ -343,7 +355,7 @@ def plot_cd_diagram(result: NemenyiResult, *, ax: Any = None, title: str | None 
     """
     if not isinstance(result, NemenyiResult):
         raise ValidationError(f"result must be a NemenyiResult from nemenyi(), got {type(result).__name__}")
-    ordered = result.average_ranks.sort_values(kind="mergesort")
+    ordered = _ordered(result.average_ranks)
     k = len(ordered)
     n_left = (k + 1) // 2
     step = 0.35

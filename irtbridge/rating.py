@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import HasSummary, Line, Strong, Summary
+from irtbridge._ties import stable_argsort
 from irtbridge._validation import check_number
 from irtbridge.exceptions import ConvergenceError, ValidationError
 from irtbridge.matches import _as_matches, _check_score_values, _period_codes, _player_codes, _score_array, round_robin
@@ -372,7 +373,10 @@ def glicko2(
     Each period applies :func:`glicko2_period` to every player who has played at least once so far:
     the players of the period are updated from everybody's start-of-period state, the others only
     age: phi' = sqrt(phi^2 + sigma^2). A player enters with ``init`` at their first period (Glickman's
-    unrated player), so periods before it do not age them.
+    unrated player), so periods before it do not age them. The final table lists the best first;
+    ratings within ``1e-9 * max(1, largest |rating|)`` of each other (1.5e-6 points at 1500) count as
+    equal and keep the players' sorted order (``irtbridge._ties``), so players with the same record are
+    not ordered by the rounding of their sums.
 
     R equivalent (PlayerRatings)::
 
@@ -466,8 +470,8 @@ def glicko2(
         },
         index=players,
     )
-    # stable sort: equal ratings keep the player order
-    ratings = ratings.iloc[np.argsort(-rating, kind="stable")]
+    # equal ratings, up to rounding noise, keep the player order
+    ratings = ratings.iloc[stable_argsort(rating, descending=True)]
 
     hist[:, :, 0] = hist[:, :, 0] * GLICKO2_SCALE + _BASE_RATING
     hist[:, :, 1] *= GLICKO2_SCALE

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import Line, Summary
+from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
 
@@ -68,7 +69,9 @@ def order_datasets(diagnostics: pd.DataFrame, order: str = "difficulty", *, frac
 
     Notes
     -----
-    Sorting is ascending and stable (ties keep the input order). The low / high subsets keep
+    Sorting is ascending and stable: ties keep the input order, and values within
+    ``1e-9 * max(1, largest |value|)`` of each other are ties (``irtbridge._ties``), so rounding noise in
+    a diagnostic does not reorder the datasets. The low / high subsets keep
     ``ceil(fraction * N)`` datasets: the first / last ones of the ascending order, still ascending (the
     paper's 30 of 60). With an odd N the two halves share the middle dataset.
 
@@ -91,7 +94,7 @@ def order_datasets(diagnostics: pd.DataFrame, order: str = "difficulty", *, frac
         raise ValidationError(f"order {order!r} needs the diagnostic {column!r}; build diagnostics with dataset_diagnostics()")
     values = frame[column].astype(float)
     values = values[values.notna()]
-    ordered = [str(i) for i in values.sort_values(kind="mergesort").index]
+    ordered = [str(i) for i in values.index[stable_argsort(values.to_numpy())]]
     if part == "all" or not ordered:
         return ordered
     k = max(1, math.ceil(fraction * len(ordered)))
@@ -203,6 +206,8 @@ def validity_check(
     -----
     optimal_rank = 1 + #{players strictly better than optimal}; pessimal_rank = n - #{players strictly
     worse than pessimal}. So optimal tied for first counts as first, and pessimal tied for last as last.
+    "Strictly" allows for rounding noise: values within ``1e-9 * max(1, |value|, |anchor's value|)`` of
+    the anchor's are ties (``irtbridge._ties``).
 
     Examples
     --------
@@ -219,11 +224,12 @@ def validity_check(
     n = len(s)
     opt_rank = pes_rank = None
     opt_first = pes_last = None
+    x = s.to_numpy()
     if optimal in s.index:
-        opt_rank = 1 + int((s > s[optimal]).sum())
+        opt_rank = 1 + int(tie_greater(x, s[optimal]).sum())
         opt_first = opt_rank == 1
     if pessimal in s.index:
-        pes_rank = n - int((s < s[pessimal]).sum())
+        pes_rank = n - int(tie_greater(s[pessimal], x).sum())
         pes_last = pes_rank == n
     return Validity(ranking, opt_rank, pes_rank, n, opt_first, pes_last)
 
@@ -364,8 +370,11 @@ def tournament(
     Notes
     -----
     In period t (dataset t of the order) each pair (i, j) plays once: score 1 if s_i - s_j > tolerance,
-    0.5 if |s_i - s_j| <= tolerance, else 0 (:func:`irtbridge.rating.round_robin`); ratings start at
-    1500 / 350 / 0.06 and are updated by :func:`irtbridge.rating.glicko2` period after period. Friedman
+    0.5 if |s_i - s_j| <= tolerance, else 0 (:func:`irtbridge.rating.round_robin`, which allows for
+    rounding noise on top of ``tolerance``); ratings start at
+    1500 / 350 / 0.06 and are updated by :func:`irtbridge.rating.glicko2` period after period; in
+    ``ratings`` and ``history`` ratings within ``1e-9 * max(1, largest |rating|)`` share the best rank
+    (``irtbridge._ties``). Friedman
     and Nemenyi (:mod:`irtbridge.rankstats`) weigh every dataset equally, whatever the order.
 
     Examples
@@ -408,11 +417,13 @@ def tournament(
     result = glicko2(matches, tau=tau)
 
     ratings = result.ratings.reset_index()
-    ratings.insert(0, "rank", ratings["rating"].rank(ascending=False, method="min").astype(int))
+    ratings.insert(0, "rank", tie_rank(ratings["rating"].to_numpy(), method="min", descending=True).astype(int))
     ratings = ratings[["rank", "player", "rating", "rd", "volatility", "lower", "upper", "wins", "draws", "losses"]]
     history = result.history.copy()
     history.insert(1, "dataset", np.asarray(datasets, dtype=object)[history["period"].to_numpy(dtype=int) - 1])
-    history["rank"] = history.groupby("period")["rating"].rank(ascending=False, method="min").astype(int)
+    history["rank"] = history.groupby("period")["rating"].transform(
+        lambda r: tie_rank(r.to_numpy(), method="min", descending=True)
+    ).astype(int)
     validity = validity_check(result.ratings["rating"], ranking="glicko2")
 
     complete = table.dropna(axis=0, how="any")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irtbridge.irt import fast
+from irtbridge._ties import stable_argsort, tie_argmax
 from irtbridge._validation import check_int
 from irtbridge.cat.initializers import item_locations
 from irtbridge.exceptions import ValidationError
@@ -69,10 +70,14 @@ def _check_shapes(bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray) ->
     return theta, unavailable
 
 
-def _best(score: np.ndarray, unavailable: np.ndarray) -> np.ndarray:
-    """Row-wise argmax of ``score`` over the available items; -1 for rows with none left."""
+def _best(score: np.ndarray, unavailable: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise argmax of ``score`` over the available items; -1 for rows with none left.
+
+    Scores within the tie tolerance of a row's best (:mod:`irtbridge._ties`, ``scale`` as there) tie, and
+    the first of them in bank order wins, so rounding noise in the score never changes the pick.
+    """
     score = np.where(unavailable, -np.inf, score)
-    pos = np.argmax(score, axis=1)
+    pos = tie_argmax(score, scale=scale)
     pos[unavailable.all(axis=1)] = -1
     return pos
 
@@ -84,7 +89,9 @@ class MaxInfoSelector:
     Notes
     -----
     catR's ``nextItem(itemBank, theta, out = administered, criterion = "MFI")`` (information from
-    ``Ii``, i.e. expected information). Ties go to the first item in bank order (catR samples among them).
+    ``Ii``, i.e. expected information). Ties go to the first item in bank order (catR samples among them);
+    informations within ``1e-9 * max(1, largest information)`` of the largest tie (``irtbridge._ties``),
+    so rounding noise never decides the item.
 
     Examples
     --------
@@ -114,7 +121,10 @@ class UrrySelector:
     Notes
     -----
     catR's ``nextItem(..., criterion = "bOpt")``: ``argmin_j |b_j - theta|``. For polytomous items the
-    location is the mean threshold (catR does not offer bOpt for them). Ties go to the first item.
+    location is the mean threshold (catR does not offer bOpt for them). Ties go to the first item in bank
+    order: distances within ``1e-9 * max(1, |theta| + max_j |b_j|)`` of the smallest tie (the scale of
+    the numbers the distances come from; ``irtbridge._ties``), so rounding noise in the locations or the
+    ability never decides the item.
 
     Examples
     --------
@@ -127,8 +137,10 @@ class UrrySelector:
 
     def select(self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng=None) -> np.ndarray:
         theta, unavailable = _check_shapes(bank, theta, unavailable)
-        distance = np.abs(item_locations(bank)[None, :] - theta[:, None])
-        return _best(-distance, unavailable)
+        locations = item_locations(bank)
+        distance = np.abs(locations[None, :] - theta[:, None])
+        scale = np.abs(theta)[:, None] + np.max(np.abs(locations), initial=0.0)
+        return _best(-distance, unavailable, scale)
 
 
 @dataclass(frozen=True)
@@ -146,7 +158,11 @@ class RandomSelector:
 
     def select(self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         theta, unavailable = _check_shapes(bank, theta, unavailable)
-        return _best(rng.random(unavailable.shape), unavailable)
+        # the draws are the choice itself, not a computed quantity: no tie tolerance
+        draws = np.where(unavailable, -np.inf, rng.random(unavailable.shape))
+        pos = np.argmax(draws, axis=1)
+        pos[unavailable.all(axis=1)] = -1
+        return pos
 
 
 @dataclass(frozen=True)
@@ -163,6 +179,9 @@ class RandomesqueSelector:
     -----
     catR's ``nextItem(..., criterion = "MFI", randomesque = k)``. It trades a little information for
     lower exposure of the most informative items; the simulator's ``exposure`` shows the effect.
+    Informations within ``1e-9 * max(1, largest information)`` of each other tie (``irtbridge._ties``)
+    and the earlier item in bank order ranks first, so the group and the draw from it (among the group
+    in bank order) do not depend on rounding noise.
 
     Examples
     --------
@@ -183,8 +202,11 @@ class RandomesqueSelector:
         theta, unavailable = _check_shapes(bank, theta, unavailable)
         info = np.where(unavailable, -np.inf, information_matrix(bank, theta))
         k = min(self.k, bank.n_items)
-        # the k best of each row (unordered); unavailable items land there only when fewer than k are left
-        top = np.argpartition(-info, k - 1, axis=1)[:, :k]
+        # the k best of each row, informations within the tie tolerance in bank order, then put back in
+        # bank order: the draw below maps to the same items whatever rounding noise did to the ranking
+        # (argpartition's order is not even defined); unavailable items land there only when fewer than
+        # k are left
+        top = np.sort(stable_argsort(info, descending=True)[:, :k], axis=1)
         ok = ~np.take_along_axis(unavailable, top, axis=1)
         keys = np.where(ok, rng.random(top.shape), -1.0)
         pos = top[np.arange(top.shape[0]), np.argmax(keys, axis=1)]

@@ -27,6 +27,9 @@ Conventions (stated once, enforced everywhere)
   included) and ``d = l/n``; ``R - d`` is the rate just below ``s``. Between the two rates the
   instance is predicted class 0 with the interpolated frequency of Eqs. 21-26 (the paper's "stochastic
   interpolation"); with ``n`` large and no ties ``rd`` tends to ``R**2`` / ``(1 - R)**2`` (Eqs. 20, 24).
+* Comparisons of scores allow for rounding noise (``irtbridge._ties``): scores within ``1e-9`` of
+  each other are tied (one ``l``) and a score within ``1e-9`` of ``t`` (or of ``c``) counts as equal
+  to it, so the last bits of a ``predict_proba`` never change a rate or a prediction.
 * A pool of scores is shaped ``(n_models, n_instances)``; one model may be given as a vector.
   Pool hardness is the mean over models, class hardness the mean over the instances of a class.
 

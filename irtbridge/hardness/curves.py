@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._ties import snap, tie_greater
 from irtbridge._validation import _show, check_binary_labels, check_choice, check_probability, check_scores
 from irtbridge.exceptions import DataWarning, ValidationError
 
@@ -171,14 +172,16 @@ def _rate_counts(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     After sorting a model's scores, a run of equal scores occupies positions ``[start, start + l)``;
     every member of the run has ``#{s_j < s} = start`` and ``#{s_j <= s} = start + l``. Runs are found
     where the sorted value changes, so the cost is one ``O(n log n)`` sort per model plus ``O(n)``
-    bookkeeping, and no pairwise comparison.
+    bookkeeping, and no pairwise comparison. Scores within the tie tolerance of :mod:`irtbridge._ties`
+    (``1e-9``; scores lie in ``[0, 1]``) are one run: a forest's ``0.1 + 0.2`` ties with ``0.3``.
     """
     m, n = scores.shape
     upto = np.empty((m, n), dtype=np.int64)
     below = np.empty((m, n), dtype=np.int64)
+    snapped = snap(scores)
     for k in range(m):  # models are few; each iteration is vectorised over the n instances
-        order = np.argsort(scores[k])  # any order within a run of ties gives the same counts
-        ordered = scores[k][order]
+        order = np.argsort(snapped[k])  # any order within a run of ties gives the same counts
+        ordered = snapped[k][order]
         new_run = np.empty(n, dtype=bool)
         new_run[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
@@ -203,7 +206,8 @@ def _hardness_matrix(
     the output of :func:`_rates` for the same scores."""
     neg = y.astype(bool)[np.newaxis, :]  # class 1, the paper's "negative" class
     if method == "sf":
-        return np.where(neg, scores <= threshold, scores > threshold).astype(float)
+        above = tie_greater(scores, threshold)
+        return np.where(neg, ~above, above).astype(float)
     if method == "sd":
         return np.square(neg - scores)
     if method == "su":
@@ -225,9 +229,9 @@ def _predicted_negative(
     """Probability that each instance is predicted class 1 at each cost proportion, shape ``(n, k)``."""
     s = scores_row[:, np.newaxis]
     if method == "sf":
-        return np.broadcast_to(s > threshold, (s.shape[0], c.size)).astype(float)
+        return np.broadcast_to(tie_greater(s, threshold), (s.shape[0], c.size)).astype(float)
     if method == "sd":
-        return (s > c[np.newaxis, :]).astype(float)
+        return tie_greater(s, c[np.newaxis, :]).astype(float)
     if method == "su":
         return np.broadcast_to(s, (s.shape[0], c.size))
     r = rate[:, np.newaxis]
@@ -293,7 +297,9 @@ def positive_rate(scores: Any) -> pd.DataFrame:
     -----
     ``R(t) = #{j : s_j <= t} / n`` is the proportion of instances predicted class 0 (the paper's
     "positive" class) at threshold ``t``. Between ``previous_rate`` and ``rate`` the rate-driven
-    threshold cannot separate the tied instances, which is where Eqs. 21-26 interpolate.
+    threshold cannot separate the tied instances, which is where Eqs. 21-26 interpolate. Scores within
+    ``1e-9`` of each other are tied (``irtbridge._ties``: sorted scores each within 1e-9 of the next
+    form one run), so scores equal in exact arithmetic but not in their last bits share their rate.
 
     Examples
     --------
@@ -339,7 +345,9 @@ def instance_hardness(y: Any, scores: Any, method: str = "rd", threshold: float 
     With ``IH = int_0^1 QI(s, T(c), c) dc`` (Eqs. 6, 9), ``R`` the positive rate at ``s`` and
     ``d = l/n`` the share of instances tied at ``s``:
 
-    * ``sf``: ``[s > t]`` for class 0, ``[s <= t]`` for class 1 (Eqs. 13-14): the 0|1 loss.
+    * ``sf``: ``[s > t]`` for class 0, ``[s <= t]`` for class 1 (Eqs. 13-14): the 0|1 loss. A score
+      within ``1e-9`` of ``t`` counts as ``t`` (predicted class 0), so a forest's ``0.5000000000000001``
+      is not a different prediction from ``0.5``.
     * ``sd``: ``(y - s)**2`` (Eqs. 16, 18): the squared error.
     * ``rd``: ``R**2 + d*(d/3 - R)`` for class 0 (Eq. 22), ``(1 - R)**2 + d*(d/3 + 1 - R)`` for class 1
       (Eq. 26).
@@ -479,7 +487,9 @@ def instance_cost_curves(
     curve is ``2c p(c)`` for a class-0 instance (Eq. 5) and ``2(1 - c)(1 - p(c))`` for a class-1 instance
     (Eq. 8), where ``p(c)`` is ``[s > t]`` (sf), ``[s > c]`` (sd, Eqs. 15/17),
     ``clip((R - c)/d, 0, 1)`` (rd, Eqs. 19/21/23/25), ``s`` (su, Eqs. 27/29) and ``R - d/2`` (ru,
-    Eqs. 31/33 with the tie interpolation). Memory is ``n_instances * len(c)`` floats.
+    Eqs. 31/33 with the tie interpolation). ``s > t`` and ``s > c`` hold only beyond ``1e-9``
+    (``irtbridge._ties``), and rates count scores within ``1e-9`` as tied. Memory is
+    ``n_instances * len(c)`` floats.
 
     Examples
     --------

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._ties import stable_argsort, tie_argmax, tie_argmin
 from irtbridge._validation import check_choice, check_int
 from irtbridge.exceptions import ValidationError
 
@@ -40,8 +41,11 @@ def _kmeans_medoids(points: np.ndarray, k: int, rng: np.random.Generator, iterat
         centres.append(points[pick])
         nearest = np.minimum(nearest, _sq_dist(points, points[[pick]], norms)[:, 0])
     centres = np.asarray(centres)
+    # squared distances come from |p|^2 - 2 p.c + |c|^2: their rounding noise scales with the norms, so
+    # ties (irtbridge._ties) are judged on that scale; a tie goes to the first centre / the first item
+    scale = float(norms.max(initial=0.0)) * 4.0
     for _ in range(iterations):
-        labels = _sq_dist(points, centres, norms).argmin(axis=1)
+        labels = tie_argmin(_sq_dist(points, centres, norms), scale=scale)
         counts = np.bincount(labels, minlength=k)
         sums = np.zeros_like(centres)
         np.add.at(sums, labels, points)
@@ -53,9 +57,9 @@ def _kmeans_medoids(points: np.ndarray, k: int, rng: np.random.Generator, iterat
     chosen: list[int] = []
     taken = np.zeros(n, dtype=bool)
     for c in range(k):
-        order = np.argsort(np.where(taken, np.inf, dist[:, c]), kind="stable")
-        chosen.append(int(order[0]))
-        taken[order[0]] = True
+        first = int(tie_argmin(np.where(taken, np.inf, dist[:, c]), scale=scale))
+        chosen.append(first)
+        taken[first] = True
     return np.asarray(chosen)
 
 
@@ -81,6 +85,15 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     seed : int
         Seeds ``random`` and the k-means start.
 
+    Notes
+    -----
+    Ties are judged up to rounding noise (``irtbridge._ties``): difficulties, discriminations and squared
+    distances within ``1e-9 * max(1, scale)`` of each other are equal (``scale`` the largest magnitude
+    compared; for distances, that of the squared norms they are computed from), and a tie goes to the
+    item earlier in the calibration's order (``stratified``: the earlier in difficulty order within a
+    stratum), or to the first cluster. So a calibration whose numbers differ only in their last bits
+    (another BLAS, R's output read back) gives the same anchors.
+
     Examples
     --------
     >>> items = pd.DataFrame({"a": [1.0, 2.0, 0.5, 1.5], "b": [-2.0, -1.0, 0.5, 2.0]}, index=list("wxyz"))
@@ -98,10 +111,11 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     if method == "random":
         return [str(n) for n in names[np.sort(rng.choice(len(names), k, replace=False))]]
     if method == "stratified":
-        order = np.argsort(items["b"].to_numpy(dtype=float), kind="stable")
+        order = stable_argsort(items["b"].to_numpy(dtype=float))
         a = items["a"].to_numpy(dtype=float)
-        chosen = [int(stratum[np.argmax(a[stratum])]) for stratum in np.array_split(order, k)]
-        return [str(names[i]) for i in sorted(chosen, key=lambda i: items["b"].iloc[i])]
+        # strata follow one another in difficulty order, so the anchors come out sorted by b
+        chosen = [int(stratum[tie_argmax(a[stratum])]) for stratum in np.array_split(order, k)]
+        return [str(names[i]) for i in chosen]
     if responses is not None:
         given = set(map(str, responses.columns))
         missing = [n for n in names if n not in given]

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._ties import tie_floor
 from irtbridge._validation import check_choice, check_number, check_random_state
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
@@ -125,6 +126,12 @@ def difficulty_bins(cdi: Any, width: float = 0.25) -> pd.Series:
     bin ``k`` covers ``[(k - 1/2) w sd, (k + 1/2) w sd)``. The grid is symmetric about zero, so turning the
     CDI scale around maps bin ``k`` to bin ``-k``.
 
+    Notes
+    -----
+    A CDI on a bin edge up to rounding noise belongs to the bin above it: the floor counts a value within
+    ``1e-9 * max(1, |value|)`` below an integer as that integer (``irtbridge._ties``), so noise in the last
+    bits of a CDI or of ``sd`` does not move a case across an edge.
+
     Examples
     --------
     >>> difficulty_bins([-1.0, 0.0, 0.1, 1.0], width=0.25).tolist()
@@ -138,7 +145,7 @@ def difficulty_bins(cdi: Any, width: float = 0.25) -> pd.Series:
     sd = float(np.std(x, ddof=1))
     if sd == 0:
         raise ValidationError("all CDIs are equal; there is nothing to bin")
-    return pd.Series(np.floor(x / (width * sd) + 0.5).astype(np.int64), index=values.index, name="bin")
+    return pd.Series(tie_floor(x / (width * sd) + 0.5).astype(np.int64), index=values.index, name="bin")
 
 
 def binned_split(cdi: Any, test_size: float = 0.3, width: float = 0.25, random_state: Any = None) -> pd.Series:

@@ -131,6 +131,11 @@ def evaluate_mlc(
     sees a label. The split is drawn before the sign is known, and does not depend on it, because the bin
     grid is symmetric about zero.
 
+    Rounding noise. Every discrete choice on CDIs (the bin of a case, the nearest case of the CAT, the
+    decision rule) treats numbers within ``1e-9 * max(1, scale)`` as equal and breaks ties by case order
+    (``irtbridge._ties``; see :func:`difficulty_bins` and :func:`run_mlc_cat`), so CDIs that differ only
+    in their last bits (a calibration with its scale turned around, another BLAS) give the same result.
+
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import HasSummary, Line, Summary
+from irtbridge._ties import tie_greater
 from irtbridge._validation import check_choice
 from irtbridge.exceptions import ValidationError
 from irtbridge.mlc.data import _features
@@ -24,7 +25,9 @@ def mlc_decision(cdi: Any, predicted: Any, mlc: Mapping[int, float]):
     """The decision rule of the MLC paper ("Practical Application") for new cases.
 
     A case predicted as class 1 has its CDI negated; its difficulty is then compared with the MLC of the
-    predicted class: at or below it, ``"model can decide"``; above it, ``"refer to an expert"``.
+    predicted class: at or below it, ``"model can decide"``; above it, ``"refer to an expert"``. A
+    difficulty within ``1e-9 * max(1, |difficulty|, |MLC|)`` of the MLC counts as equal to it
+    (``irtbridge._ties``), so rounding noise does not decide a case on the boundary.
 
     Parameters
     ----------
@@ -62,7 +65,8 @@ def mlc_decision(cdi: Any, predicted: Any, mlc: Mapping[int, float]):
         raise ValidationError(f"mlc has no value for class {missing[0]}")
     m = np.array([mlc.get(int(k), np.nan) for k in p], dtype=float)
     difficulty = np.where(p == 1, -c, c)
-    out = np.where(difficulty <= m, CAN_DECIDE, REFER).astype(object)
+    # at or below the MLC up to rounding noise (irtbridge._ties); no MLC (NaN) refers every case
+    out = np.where(~np.isnan(m) & ~tie_greater(difficulty, m), CAN_DECIDE, REFER).astype(object)
     if scalar:
         return str(out[0])
     return pd.Series(out, index=index, name="decision") if index is not None else out

@@ -266,6 +266,12 @@ def run_mlc_cat(
     the simulator's ``respond`` hook, one case at a time. A case is never presented twice; when the pool
     runs out the CAT stops (``"pool exhausted"``).
 
+    Ties for the nearest case (cases of equal difficulty, or a target midway between two difficulties)
+    go to the case that comes first in ``difficulty``; distances within ``1e-9 * max(1, |target| +
+    max |difficulty|)`` of the smallest count as tied (``irtbridge._ties``). Rounding noise in the
+    difficulties (a calibration with its scale turned around gives CDIs that differ in the last bits)
+    therefore never changes which case is presented, nor the MLC.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
