@@ -87,6 +87,8 @@ header <- c("# irtbridge R lock file: written by r/lock.R, read by r/install.R a
 out <- "r/packages.lock"
 writeLines(header, out)
 suppressWarnings(write.table(lock, out, sep = "\t", quote = FALSE, row.names = FALSE, append = TRUE))
+# the package ships a copy for `irtbridge doctor` (tests/test_packaging.py checks the two are equal)
+file.copy(out, "irtbridge/_r/R/packages.lock", overwrite = TRUE)
 cat(sprintf("%d packages: %d from CRAN (%d compiled), %d from Debian -> %s\n", nrow(lock),
             sum(lock$source == "cran"), sum(lock$source == "cran" & ap[lock$package, "NeedsCompilation"] %in% "yes"),
             sum(lock$source == "debian"), out))

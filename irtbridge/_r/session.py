@@ -241,7 +241,7 @@ def _vector(robj: Any) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------------
 def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
-    """Run the R helper ``fun`` (defined in ``r/irtb_*.R``) with keyword arguments and return its value.
+    """Run the R helper ``fun`` (defined in ``irtbridge/_r/R/irtb_*.R``) with keyword arguments and return its value.
 
     Arguments are converted with :func:`to_r` and passed as one R list: no Python string ever becomes R
     source. R warnings are re-raised as :class:`RWarning` here, at the call that caused them; an R error
@@ -255,6 +255,22 @@ def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
     for w, n in Counter(warns).items():
         warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=3)
     return value
+
+
+def source_file(path: str | Path) -> None:
+    """Source an R file into the bridge's environment, so that :func:`call` can run its functions.
+
+    For tests and extensions that bring their own R helpers; the path reaches R as a string object, never
+    as R source.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"R source file not found: {path}")
+    with _LOCK:
+        env = _start()
+        _check_pid()
+        ri = _STATE["ri"]
+        ri.baseenv["sys.source"](ri.StrSexpVector([str(path.resolve())]), envir=env)
 
 
 _INTERRUPT = {"pending": False}

@@ -325,5 +325,6 @@ def test_warnings_escalated_by_r_code_stay_errors(tmp_path):
     # perfectly, so glm warns.
     from irtbridge._r import session
 
+    session.source_file(Path(__file__).resolve().parents[1] / "r" / "escalation_probe.R")
     out = session.call("irtb_escalation_probe")
     assert out == "error"

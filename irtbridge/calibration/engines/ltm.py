@@ -1,7 +1,7 @@
 """``calibrate(..., engine="ltm")``: R's ltm (``rasch``, ``ltm``, ``tpm``, ``grm``, ``gpcm``), as decodIRT used it.
 
 Options reach ltm with its own names (e.g. ``control={"GHk": 21}``). ltm's ``coef()`` rounds, so the
-numbers are read from the fitted object (``r/irtb_calibrate.R``), never from printed output.
+numbers are read from the fitted object (``irtbridge/_r/R/irtb_calibrate.R``), never from printed output.
 """
 
 from __future__ import annotations

@@ -81,11 +81,3 @@ irtb_response_dataset <- function(package, name, kind) {
   rownames(d) <- NULL
   d
 }
-
-# Test probe for the envelope: does a warning raised under options(warn = 2) still become an error?
-irtb_escalation_probe <- function() {
-  old <- options(warn = 2)
-  on.exit(options(old))
-  r <- try(warning("escalate me"), silent = TRUE)
-  if (inherits(r, "try-error")) "error" else "muffled"
-}
