@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from irtbridge.benchmark import CalibrationAttempt, StageWarning
-from irtbridge.benchmark import DatasetResult as BenchmarkResult
-from irtbridge.pipeline import DatasetResult, Settings, assemble
+from types import SimpleNamespace
+
+from irtbridge.benchmark import CalibrationAttempt, DatasetResult, StageWarning
+from irtbridge.pipeline import Settings, assemble
 from irtbridge.hardness import METHODS, PoolHardness
 from irtbridge.irt import estimate_abilities, true_score
 from irtbridge.efficiency import efficiency_frame
@@ -53,11 +54,6 @@ def _dataset(name: str, n_items: int, n_classes: int, seed: int) -> DatasetResul
         "true_score": true_score(est["theta"], items, model="3PL"),
         "true_score_positive": true_score(est["theta"], items, model="3PL", subset="positive"),
     })
-    bench = BenchmarkResult(
-        name=name, status="ok", responses=responses, items=items[["a", "b", "g", "u"]], respondents=respondents,
-        calibration=None, engine="ltm", engine_requested="ltm", attempts=(), dropped_items=(), failed_models={},
-        n_instances=3 * n_items, n_features=6, n_classes=n_classes, n_train=2 * n_items, n_test=n_items, source="memory",
-    )
     labels = np.array(["neg", "pos"])[y] if n_classes == 2 else np.array([f"c{k}" for k in range(n_classes)])[y]
     full = items.copy()
     full["label"] = labels
@@ -78,10 +74,15 @@ def _dataset(name: str, n_items: int, n_classes: int, seed: int) -> DatasetResul
             "tp": ((pred == 1) & (y == 1)).sum(1), "fp": ((pred == 1) & (y == 0)).sum(1),
             "fn": ((pred == 0) & (y == 1)).sum(1), "tn": ((pred == 0) & (y == 0)).sum(1)}.items()}
         ei = efficiency_frame(counts["tp"], counts["fp"], counts["fn"], counts["tn"])
+    # what the report reads of a calibration
+    fit = SimpleNamespace(converged=True, engine="ltm", provenance={"engine_version": "0.0-test", "r_version": "R test"})
     return DatasetResult(
-        name=name, source="synthetic", n_instances=3 * n_items, n_features=6, classes=classes, items=full,
-        responses=responses, respondents=respondents, ei=ei, engine="ltm", attempts=(CalibrationAttempt("ltm", "converged", "", 0.1),),
-        converged=True, warnings=(StageWarning("calibration", "RWarning", "R: an R warning to show in the notes"),), seconds=1.0, benchmark=bench,
+        name=name, status="ok", source="synthetic", n_instances=3 * n_items, n_features=6, n_classes=n_classes,
+        n_train=2 * n_items, n_test=n_items, classes=classes, items=full, responses=responses,
+        respondents=respondents, ei=ei, calibration=fit, engine="ltm", engine_requested="ltm",
+        attempts=(CalibrationAttempt("ltm", "converged", "", 0.1),),
+        warnings=(StageWarning("calibration", "RWarning", "R: an R warning to show in the notes"),),
+        seconds={"total": 1.0},
     )
 
 
@@ -105,7 +106,7 @@ def synthetic_evaluation():
         _dataset("alpha", 60, 2, 1),
         _dataset("beta", 45, 3, 2),
         _dataset("gamma", 50, 4, 3),
-        DatasetResult(name="broken", error="RError: ltm did not converge and mirt failed"),
+        DatasetResult.failure("broken", "RError: ltm did not converge and mirt failed"),
     ]
     return assemble(results, Settings.quick_run(), mlc=_mlc(), timings={"datasets and MLC (wall)": 3.0},
                     provenance={"irtbridge": "test", "jobs": 1})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -16,7 +16,7 @@ from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
 from irtbridge.benchmark.modes import CalibrationMode, flag_items
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
-from irtbridge.benchmark.records import CalibrationAttempt, StageWarning, _stage_warnings
+from irtbridge.benchmark.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
 from irtbridge.benchmark.respondents import (
     artificial_responses,
     classifier_pool,
@@ -186,104 +186,6 @@ def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str 
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class DatasetResult:
-    """Everything the benchmark learned about one dataset.
-
-    Attributes
-    ----------
-    name : str
-    status : str
-        ``"ok"``, or ``"failed"`` when no engine produced item parameters (the dataset is then left out of
-        the diagnostics and tournaments, like the paper's "pc4").
-    responses : pandas.DataFrame
-        Respondents x test instances (columns named by the instances' row labels), 1 = correct.
-    items : pandas.DataFrame
-        Calibrated 3PL parameters ``a, b, g, u`` per item (empty when failed) and ``flag``: why the item's
-        estimate is not identified, "" when it is (:func:`~irtbridge.benchmark.modes.flag_items`).
-    respondents : pandas.DataFrame
-        Per respondent: ``kind`` ("classifier" / "artificial"), ``accuracy``, ``theta``, ``se``,
-        ``at_bound``, ``true_score``, ``theta_positive``, ``true_score_positive``, ``n_items``,
-        ``n_positive`` (see :func:`score_respondents`).
-    calibration : Calibration or None
-        The fit that produced ``items`` (no R handle), with its provenance.
-    calibration_mode : {"stable", "paper"}
-        How the 3PL was calibrated (see :mod:`irtbridge.benchmark.modes`).
-    engine : str or None
-        The engine whose parameters are used.
-    engine_requested : str
-    attempts : tuple of CalibrationAttempt
-    dropped_items : tuple of str
-        Constant items (everyone right or everyone wrong) left out of the calibration.
-    failed_models : dict
-        Classifiers that raised on this dataset, with the error.
-    n_instances, n_features, n_classes, n_train, n_test : int
-    source : str
-    warnings : tuple of StageWarning
-        IrtBridge warnings raised while evaluating (R warnings, convergence, dropped items, failed
-        classifiers) with the stage that raised them, kept so that results computed in worker
-        processes can re-raise them.
-    seconds : dict
-        Wall time of the stages (``models``, ``calibration``, ``scoring``).
-    classes : tuple of str
-        Class labels as strings; a binary pair as ``(negative, positive)``, positive the minority class
-        (:func:`~irtbridge.benchmark.class_labels`).
-    train_index, test_index : numpy.ndarray of int or None
-        The split: positions into the dataset's rows (the test positions are the items, in order).
-    y_test : pandas.Series or None
-        The test instances' labels (as strings), indexed by item name.
-    predictions : pandas.DataFrame or None
-        Real classifiers x items: each classifier's predicted label (as a string).
-    scores : pandas.DataFrame or None
-        Binary datasets: real classifiers x items, each classifier's score ``P(y = positive)``
-        (1/0 for a classifier without probabilities). Later stages (Efficiency Index, instance
-        hardness) read these instead of refitting anything.
-    """
-
-    name: str
-    status: str
-    responses: pd.DataFrame = field(repr=False)
-    items: pd.DataFrame = field(repr=False)
-    respondents: pd.DataFrame = field(repr=False)
-    calibration: Any = field(repr=False)
-    engine: str | None
-    engine_requested: str
-    attempts: tuple
-    dropped_items: tuple
-    failed_models: Mapping[str, str] = field(repr=False)
-    n_instances: int = 0
-    n_features: int = 0
-    n_classes: int = 0
-    n_train: int = 0
-    n_test: int = 0
-    source: str = "memory"
-    warnings: tuple = field(default=(), repr=False)
-    seconds: Mapping[str, float] = field(default_factory=dict, repr=False)
-    calibration_mode: str = "stable"
-    classes: tuple = ()
-    train_index: Any = field(default=None, repr=False)
-    test_index: Any = field(default=None, repr=False)
-    y_test: Any = field(default=None, repr=False)
-    predictions: Any = field(default=None, repr=False)
-    scores: Any = field(default=None, repr=False)
-
-    @property
-    def binary(self) -> bool:
-        """Two classes: the Efficiency Index and instance hardness apply."""
-        return len(self.classes) == 2
-
-    @property
-    def n_flagged(self) -> int:
-        """Items whose estimates are not identified (non-empty ``flag`` in :attr:`items`)."""
-        if "flag" not in self.items:
-            return 0
-        return int((self.items["flag"].astype(str) != "").sum())
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-
 def evaluate_dataset(
     dataset: Any,
     *,
@@ -356,13 +258,13 @@ def evaluate_dataset(
                 n_random if artificial else None, ability_method, random_state,
                 mark=lambda stage: stages.append((len(caught), stage)),
             )
-            result = _replace(result, calibration_mode=mode.name)
+            result = replace(result, calibration_mode=mode.name)
         except ValidationError as exc:
             raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
     kept = _stage_warnings(caught, stages)
     for w in kept:
         warnings.warn(w.message, w.warning_class, stacklevel=2)
-    return _replace(result, warnings=kept)
+    return replace(result, warnings=kept)
 
 
 # Zh below this marks an aberrant response pattern (the lower 2.5% of the standard normal)
@@ -390,12 +292,6 @@ def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Seri
     return p, zh
 
 
-def _replace(result: DatasetResult, **changes: Any) -> DatasetResult:
-    from dataclasses import replace
-
-    return replace(result, **changes)
-
-
 def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_train,
               n_random, ability_method, random_state, mark: Callable[[str], None] = lambda stage: None) -> DatasetResult:
     mark("classifiers")
@@ -415,14 +311,16 @@ def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_tra
     seconds["calibration"] = time.perf_counter() - started
     if fit is None:
         why = "; ".join(a.outcome for a in attempts)
+        error = f"no item parameters ({'; '.join(map(str, attempts)) or 'no engine tried'})"
         warnings.warn(f"dataset {ds.name!r}: no item parameters ({why}); it is left out", DataWarning, stacklevel=3)
         respondents = _unscored(kind, responses)
         for col in ("theta", "se", "at_bound", "true_score", "theta_positive", "true_score_positive", "n_items",
                     "n_positive"):
             respondents[col] = np.nan
         return DatasetResult(
-            status="failed", items=pd.DataFrame(columns=["a", "b", "g", "u"], dtype=float), respondents=respondents,
-            calibration=None, engine=None, attempts=attempts, dropped_items=(), seconds=seconds, **common,
+            status="failed", error=error, items=pd.DataFrame(columns=["a", "b", "g", "u"], dtype=float),
+            respondents=respondents, calibration=None, engine=None, attempts=attempts, dropped_items=(),
+            seconds=seconds, **common,
         )
     mark("scoring")
     started = time.perf_counter()
@@ -433,7 +331,7 @@ def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_tra
         warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning, stacklevel=3)
         attempts = attempts + (CalibrationAttempt(fit.engine, "error", f"scoring: {exc}"),)
         return DatasetResult(
-            status="failed", items=fit.items.copy(), respondents=_unscored(kind, responses), calibration=fit, engine=fit.engine,
+            status="failed", error=f"no item parameters ({'; '.join(map(str, attempts))})", items=fit.items.copy(), respondents=_unscored(kind, responses), calibration=fit, engine=fit.engine,
             attempts=attempts, dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
         )
     scores.insert(0, "kind", kind)

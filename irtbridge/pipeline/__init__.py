@@ -175,11 +175,10 @@ class Evaluation:
     def overview(self) -> pd.DataFrame:
         """What was evaluated: one row per dataset."""
         rows = [{
-            "dataset": d.name, "source": d.source, "instances": d.n_instances, "features": d.n_features,
+            "dataset": d.name, "source": d.provenance, "instances": d.n_instances, "features": d.n_features,
             "classes": len(d.classes), "items": len(d.items), "respondents": len(d.respondents),
-            "engine": d.engine, "converged": d.converged, "seconds": d.seconds,
-            "calibration_seconds": (d.benchmark.seconds.get("calibration", np.nan) if d.benchmark is not None
-                                    else np.nan),
+            "engine": d.engine or "", "converged": d.converged, "seconds": d.total_seconds,
+            "calibration_seconds": d.seconds.get("calibration", np.nan),
             "error": d.error or "",
         } for d in self.datasets]
         return pd.DataFrame(rows).set_index("dataset")
@@ -229,7 +228,7 @@ def assemble(
     timings = dict(timings or {})
     t0 = time.perf_counter()
     diagnostics = dataset_diagnostics(ok)
-    table = score_table([r.benchmark for r in ok], "true_score")
+    table = score_table(ok, "true_score")
     chosen = order_datasets(diagnostics, settings.order)
     main = tournament(table, chosen, name=settings.order, tolerance=settings.tolerance, tau=settings.tau)
     ratings = main.ratings.set_index("player")
@@ -312,12 +311,12 @@ def _provenance(jobs: int, results: Sequence[DatasetResult]) -> dict[str, Any]:
     import sklearn
 
     engines = sorted({
-        f"{r.benchmark.calibration.engine} {r.benchmark.calibration.provenance.get('engine_version')}"
-        for r in results if r.ok and r.benchmark is not None and r.benchmark.calibration is not None
+        f"{r.calibration.engine} {r.calibration.provenance.get('engine_version')}"
+        for r in results if r.ok and r.calibration is not None
     })
     r_versions = sorted({
-        str(r.benchmark.calibration.provenance.get("r_version"))
-        for r in results if r.ok and r.benchmark is not None and r.benchmark.calibration is not None
+        str(r.calibration.provenance.get("r_version"))
+        for r in results if r.ok and r.calibration is not None
     })
     return {
         "irtbridge": __version__, "python": platform.python_version(), "numpy": np.__version__,

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge.pipeline.settings import Settings
-from irtbridge.pipeline.stages import DatasetResult
+from irtbridge.benchmark.records import DatasetResult
 
 
 def dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
@@ -19,7 +19,7 @@ def dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
     from irtbridge.benchmark import dataset_diagnostics as bench_diagnostics
 
     ok = [r for r in results if r.ok]
-    frame = bench_diagnostics([r.benchmark for r in ok])
+    frame = bench_diagnostics(ok)
     frame = frame[frame["status"] == "ok"].copy()
     frame["rank_difficulty"] = frame["failure_at_median"].rank(ascending=False, method="min").astype("Int64")
     frame["rank_bad_discrimination"] = frame["share_negative_discrimination"].rank(ascending=False, method="min").astype(int)

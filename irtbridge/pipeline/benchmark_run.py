@@ -374,7 +374,7 @@ def run_benchmark(
                    ability_method=ability_method, random_state=random_state, target=target)
     # the pipeline's per-dataset units, without the report's stages; a dataset's error is the run's error
     units = run_datasets(refs, run, jobs=jobs, progress=progress, extras=False, strict=True)
-    results = {name: unit.benchmark for name, unit in zip(names, units)}
+    results = dict(zip(names, units))
     for name in names:
         for w in results[name].warnings:
             warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=2)

@@ -155,7 +155,7 @@ def _data(ev: "Evaluation") -> dict[str, Any]:
         "report": None,
         "settings": ev.settings.to_dict(),
         "datasets": [
-            {"dataset": x.name, "source": x.source, "instances": x.n_instances, "features": x.n_features,
+            {"dataset": x.name, "source": x.provenance, "instances": x.n_instances, "features": x.n_features,
              "classes": len(x.classes), "items": len(x.items), "engine": x.engine or None,
              "converged": x.converged, "error": x.error}
             for x in ev.datasets

@@ -1,13 +1,11 @@
 """The per-dataset unit of the pipeline and the stages that read its result (see :mod:`irtbridge.pipeline`)."""
 
-# Why two per-dataset result classes. :class:`irtbridge.benchmark.DatasetResult` is the record of the
-# benchmark's own pipeline (split, classifiers, calibration, scoring): `irtbridge benchmark` writes it as
-# it is, so its tables (items indexed by ``item``, no stage columns) and its ``--json`` shape are a
-# contract. :class:`DatasetResult` here is what one unit of `irtbridge evaluate` returns: it exists
-# also when the dataset could not even be loaded (``error``, no benchmark result), it carries the
-# columns the later stages add (``label``, ``p_typical``, hardness) and the EI table, and it keeps the
-# benchmark's record in ``benchmark`` instead of copying its split, scores and fit. The calibration
-# attempts and warnings are the benchmark's own structured objects (:class:`CalibrationAttempt`,
+# One per-dataset record, :class:`irtbridge.benchmark.DatasetResult`, for both runners. The benchmark's
+# own pipeline (split, classifiers, calibration, scoring) makes it; `irtbridge benchmark` writes it as it
+# is (items indexed by ``item``, no stage columns: its tables and ``--json`` shape are a contract), and
+# `irtbridge evaluate`'s extra stages return a copy with the columns they add (``label``, ``p_typical``,
+# hardness) and the EI table. A dataset that could not even be loaded is a failed record with ``error``.
+# The calibration attempts and warnings are structured objects (:class:`CalibrationAttempt`,
 # :class:`StageWarning`), never strings; writers render them with ``str()``.
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -25,82 +23,18 @@ from scipy.special import expit
 from irtbridge._parallel import progress_bar, run_units
 from irtbridge._validation import check_int
 from irtbridge.benchmark.data import dataset_info
-from irtbridge.benchmark.records import CalibrationAttempt, StageWarning
+from irtbridge.benchmark.records import DatasetResult, StageWarning
 from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline.settings import Settings, _label
-
-
-@dataclass(frozen=True)
-class DatasetResult:
-    """Everything computed for one dataset: plain data, so it travels between processes and to files.
-
-    Attributes
-    ----------
-    name, source : str
-    n_instances, n_features : int
-    classes : tuple of str
-        Class labels; for a binary dataset ``(negative, positive)``, the positive one being the
-        minority class ("condition present" for the Efficiency Index).
-    items : DataFrame
-        One row per calibrated test instance (index ``instance``): ``a, b, g, u``; ``label`` (its
-        class); ``share_correct`` (of the real classifiers); ``p_typical``, the 3PL probability that a
-        classifier of median ability answers it correctly; for binary datasets the cost-curve hardness
-        ``hardness_sf, hardness_sd, hardness_rd, hardness_su, hardness_ru``.
-    responses : DataFrame
-        Respondents x items, 1 = correct.
-    respondents : DataFrame
-        Per respondent: ``kind`` ("classifier"/"artificial"), ``accuracy``, ``theta``, ``se``,
-        ``at_bound``, ``true_score``, ``true_score_positive`` (Cardoso et al.'s (decodIRT) Fig. 9 contrast), ...
-    ei : DataFrame or None
-        Binary datasets: the EI family of each real classifier on the test set.
-    engine : str
-    attempts : tuple of CalibrationAttempt
-        Each calibration try and its outcome (``str()`` of one is the line the report shows).
-    converged : bool
-    dropped_items : tuple of str
-    warnings : tuple of StageWarning
-        What the benchmark's pipeline warned about, and any later stage that could not be computed
-        (stage ``"ei/hardness"``).
-    seconds : float
-    error : str or None
-        Why the dataset could not be evaluated (every table is then empty).
-    benchmark : irtbridge.benchmark.DatasetResult or None
-        The benchmark's own result, which the tournaments are played on.
-    """
-
-    name: str
-    source: str = ""
-    n_instances: int = 0
-    n_features: int = 0
-    classes: tuple[str, ...] = ()
-    items: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
-    responses: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
-    respondents: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
-    ei: pd.DataFrame | None = field(default=None, repr=False)
-    engine: str = ""
-    attempts: tuple[CalibrationAttempt, ...] = ()
-    converged: bool = False
-    dropped_items: tuple[str, ...] = ()
-    warnings: tuple[StageWarning, ...] = ()
-    seconds: float = 0.0
-    error: str | None = None
-    benchmark: Any = field(default=None, repr=False)
-
-    @property
-    def binary(self) -> bool:
-        return len(self.classes) == 2
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True, strict: bool = False) -> DatasetResult:
     """The per-dataset unit of :func:`evaluate` and of :func:`irtbridge.pipeline.run_benchmark` (run it in
     spawned workers: one R per process).
 
-    ``extras``: also the stages that read the benchmark's result (the typical-classifier probability is
-    always there; the EI family and cost-curve hardness of binary datasets only with ``extras``).
+    ``extras``: also the report's stages that read the benchmark's record (each item's class, share correct
+    and typical-classifier probability; the EI family and cost-curve hardness of binary datasets); without
+    them the record is the benchmark's as it is (plus ``seconds["total"]``).
     Unless ``strict``, never raises for a bad dataset: the reason is kept in ``error`` so the other
     datasets go on (decodIRT, Cardoso et al., lost "pc4" to a calibration that did not converge);
     ``strict`` (the benchmark's contract) lets the dataset's error propagate.
@@ -114,58 +48,48 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # kept in the benchmark result and reported on the page
             ds = load_benchmark_dataset(ref)
-            bres = evaluate_dataset(ds, **settings.benchmark_options())
+            result = evaluate_dataset(ds, **settings.benchmark_options())
     except Exception as exc:  # one dataset's failure must not stop the evaluation
         if strict:
             raise
-        return DatasetResult(name=name, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
-    base = dict(
-        name=bres.name, source=_source(bres.source, bres.name), n_instances=int(bres.n_instances),
-        n_features=int(bres.n_features), classes=tuple(bres.classes), responses=bres.responses,
-        engine=bres.engine or "", attempts=tuple(bres.attempts), dropped_items=tuple(bres.dropped_items),
-        warnings=tuple(bres.warnings), benchmark=bres,
-    )
-    if not bres.ok:
-        why = "; ".join(map(str, bres.attempts)) or "no item parameters"
-        return DatasetResult(**base, error=f"no item parameters ({why})", seconds=time.perf_counter() - start)
-    items = bres.items.copy()
+        return DatasetResult.failure(name, f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
+    if result.ok and extras:
+        result = _typical(result)
+        if result.binary:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = binary_extras(result)
+            except Exception as exc:  # the IRT part stands on its own; say why the extras are missing
+                lost = StageWarning("ei/hardness", "DataWarning", f"EI/hardness not computed: {type(exc).__name__}: {exc}")
+                result = replace(result, warnings=result.warnings + (lost,))
+    return replace(result, seconds={**result.seconds, "total": time.perf_counter() - start})
+
+
+def _typical(result: DatasetResult) -> DatasetResult:
+    """Each item's class, share of real classifiers answering it correctly, and the 3PL probability that
+    the median classifier does (Cardoso et al., decodIRT, Eq. 1); the items are then indexed ``instance``."""
+    items = result.items.copy()
     items.index = items.index.astype(str)
     items.index.name = "instance"
-    respondents = bres.respondents.copy()
+    respondents = result.respondents
     real = list(respondents.index[respondents["kind"] == "classifier"])
-    responses = bres.responses.rename(columns=str)
-    items["label"] = bres.y_test.reindex(items.index).to_numpy()
+    responses = result.responses.rename(columns=str)
+    items["label"] = result.y_test.reindex(items.index).to_numpy()
     items["share_correct"] = responses.loc[real, items.index].mean(axis=0).to_numpy()
     typical = float(np.nanmedian(respondents.loc[real, "theta"].to_numpy(dtype=float)))
     a, b, g, u = (items[c].to_numpy(dtype=float) for c in ("a", "b", "g", "u"))
-    # 3PL (4PL with u) response function at the median classifier's ability, Cardoso et al. (decodIRT), Eq. 1
+    # 3PL (4PL with u) response function at the median classifier's ability
     items["p_typical"] = g + (u - g) * expit(a * (typical - b))
-    result = DatasetResult(
-        **base, items=items, respondents=respondents, converged=bool(bres.calibration.converged),
-    )
-    if result.binary and extras:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = binary_extras(result)
-        except Exception as exc:  # the IRT part stands on its own; say why the extras are missing
-            lost = StageWarning("ei/hardness", "DataWarning", f"EI/hardness not computed: {type(exc).__name__}: {exc}")
-            result = replace(result, warnings=result.warnings + (lost,))
-    return replace(result, seconds=time.perf_counter() - start)
-
-
-def _source(source: str, name: str) -> str:
-    # the registry's provenance of an embedded dataset; a CSV's file name
-    info = dataset_info(name)
-    return info.provenance if info is not None and info.source == source else os.path.basename(str(source))
+    return replace(result, items=items, responses=responses)
 
 
 def binary_extras(result: DatasetResult) -> DatasetResult:
     """EI family per classifier and cost-curve instance hardness of a binary dataset, from its result.
 
-    Nothing is refitted or re-split: both stages read what the benchmark's pipeline kept in
-    ``result.benchmark`` (:class:`irtbridge.benchmark.DatasetResult`): the test labels ``y_test``, each
-    real classifier's ``predictions`` and its scores ``P(y = positive)`` (``scores``).
+    Nothing is refitted or re-split: both stages read what the benchmark's pipeline kept in the record:
+    the test labels ``y_test``, each real classifier's ``predictions`` and its scores ``P(y = positive)``
+    (``scores``).
 
     Notes
     -----
@@ -178,7 +102,7 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     from irtbridge.efficiency import efficiency_frame
     from irtbridge.hardness import METHODS, PoolHardness
 
-    bres = result.benchmark
+    bres = result
     positive = result.classes[1]
     labels = [str(c) for c in result.responses.columns]
     y_test = (bres.y_test.reindex(labels).to_numpy() == positive).astype(int)
@@ -237,7 +161,7 @@ def _lost(unit: tuple[str, Any], reason: str) -> Any:
     if unit[0] == "mlc":
         return {"dataset": _label(unit[1]), "classes": None, "error": f"MLC failed: {reason}"}
     name = unit[1].name if hasattr(unit[1], "name") and not isinstance(unit[1], str) else _label(unit[1])
-    return DatasetResult(name=name, error=reason)
+    return DatasetResult.failure(name, reason)
 
 
 def _unit_cost(unit: tuple[str, Any]) -> float:
