@@ -12,7 +12,7 @@ import pandas as pd
 from types import SimpleNamespace
 
 from irtbridge.benchmark import CalibrationAttempt, DatasetResult, StageWarning
-from irtbridge.pipeline import Settings, assemble
+from irtbridge.pipeline import MLCRun, Settings, assemble
 from irtbridge.hardness import METHODS, PoolHardness
 from irtbridge.irt import estimate_abilities, true_score
 from irtbridge.efficiency import efficiency_frame
@@ -86,7 +86,7 @@ def _dataset(name: str, n_items: int, n_classes: int, seed: int) -> DatasetResul
     )
 
 
-def _mlc() -> dict:
+def _mlc() -> MLCRun:
     classes = pd.DataFrame({
         "label": ["pos", "neg"], "mlc": [1.2, 2.9], "cases_used": [17, 15], "share_used": [0.085, 0.075],
         "converged": [True, True], "stop": ["se", "se"], "accuracy_at_or_below": [0.9, 0.95], "n_at_or_below": [20, 30],
@@ -96,8 +96,7 @@ def _mlc() -> dict:
                          "class": [1] * 17 + [0] * 15})
     metrics = pd.DataFrame({"value": [0.9, 1.2, 2.9], "n_cases": [60, 17, 15], "share": [0.3, 0.085, 0.075],
                             "seconds": [0.001, 0.02, 0.02]}, index=pd.Index(["accuracy", "MLC (class 1)", "MLC (class 0)"], name="metric"))
-    return {"dataset": "alpha", "classifier": "mlp", "classes": classes, "metrics": metrics, "trajectories": traj,
-            "error": None, "seconds": 1.0}
+    return MLCRun(dataset="alpha", classifier="mlp", classes=classes, metrics=metrics, trajectories=traj, seconds=1.0)
 
 
 

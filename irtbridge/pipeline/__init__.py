@@ -64,6 +64,7 @@ from irtbridge.pipeline.across import benchmark_subsets, dataset_diagnostics, ha
 from irtbridge.pipeline.settings import Settings, _label, resolve_datasets
 from irtbridge.pipeline.stages import (
     DatasetResult,
+    MLCRun,
     _jobs,
     _lost,
     _run,
@@ -74,6 +75,7 @@ from irtbridge.pipeline.stages import (
     run_mlc,
 )
 from irtbridge.pipeline.benchmark_run import BenchmarkResult, run_benchmark
+from irtbridge.rankstats import FriedmanResult, NemenyiResult
 
 __all__ = [
     "DEFAULT_DATASETS",
@@ -88,6 +90,7 @@ __all__ = [
     "run_benchmark",
     "BenchmarkResult",
     "binary_extras",
+    "MLCRun",
     "run_mlc",
     "dataset_diagnostics",
     "benchmark_subsets",
@@ -127,7 +130,7 @@ class Evaluation:
         :func:`hard_instances`.
     ei_per_dataset, ei_pooled : DataFrame
         :func:`pooled_efficiency`.
-    mlc : dict or None
+    mlc : MLCRun or None
         :func:`run_mlc`.
     timings, provenance : dict
     """
@@ -140,13 +143,13 @@ class Evaluation:
     matches: pd.DataFrame = field(repr=False)
     true_scores: pd.DataFrame = field(repr=False)
     validity: Mapping[str, Any]
-    friedman: Any = field(repr=False)
-    nemenyi: Any = field(repr=False)
+    friedman: FriedmanResult | None = field(repr=False)
+    nemenyi: NemenyiResult | None = field(repr=False)
     subsets: pd.DataFrame = field(repr=False)
     instances: pd.DataFrame = field(repr=False)
     ei_per_dataset: pd.DataFrame = field(repr=False)
     ei_pooled: pd.DataFrame = field(repr=False)
-    mlc: Mapping[str, Any] | None = field(default=None, repr=False)
+    mlc: MLCRun | None = field(default=None, repr=False)
     timings: Mapping[str, float] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
 
@@ -208,15 +211,13 @@ class Evaluation:
         for d in self.ok:
             # the response matrix of each dataset, to re-analyse it elsewhere (e.g. in R)
             out[f"responses_{d.name}"] = d.responses
-        mlc = self.mlc or {}
-        for key, stem in (("classes", "mlc"), ("metrics", "mlc_metrics"), ("trajectories", "mlc_trajectories")):
-            if isinstance(mlc.get(key), pd.DataFrame):
-                out[stem] = mlc[key]
+        if self.mlc is not None:
+            out.update(self.mlc.tables())
         return {k: v for k, v in out.items() if isinstance(v, pd.DataFrame) and len(v.columns)}
 
 
 def assemble(
-    results: Sequence[DatasetResult], settings: Settings, *, mlc: Mapping[str, Any] | None = None,
+    results: Sequence[DatasetResult], settings: Settings, *, mlc: MLCRun | None = None,
     timings: Mapping[str, float] | None = None, provenance: Mapping[str, Any] | None = None,
 ) -> Evaluation:
     """The stages across datasets, from per-dataset results (native; no R needed)."""
@@ -302,7 +303,7 @@ def evaluate(
     mlc = done.get(("mlc", mlc_ref)) if mlc_ref else None
     timings = {"datasets and MLC (wall)": time.perf_counter() - started}
     if mlc is None:
-        mlc = {"dataset": None, "classes": None, "error": "no binary dataset in this run"}
+        mlc = MLCRun(error="no binary dataset in this run")
     provenance = _provenance(jobs, [results[r] for r in refs])
     return assemble([results[r] for r in refs], settings, mlc=mlc, timings=timings, provenance=provenance)
 

@@ -183,9 +183,9 @@ def _data(ev: "Evaluation") -> dict[str, Any]:
         "timings": dict(ev.timings),
         "provenance": dict(ev.provenance),
     }
-    mlc = ev.mlc or {}
-    if isinstance(mlc.get("classes"), pd.DataFrame):
-        out["mlc"] = {"dataset": mlc.get("dataset"), "classes": mlc["classes"].reset_index()}
-    elif mlc:
-        out["mlc"] = {"dataset": mlc.get("dataset"), "classes": None, "error": mlc.get("error")}
+    mlc = ev.mlc
+    if mlc is not None and isinstance(mlc.classes, pd.DataFrame):
+        out["mlc"] = {"dataset": mlc.dataset, "classes": mlc.classes.reset_index()}
+    elif mlc is not None:
+        out["mlc"] = {"dataset": mlc.dataset, "classes": None, "error": mlc.error}
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -159,7 +159,7 @@ def _run(units: Mapping[Any, tuple[Any, tuple]], jobs: int, progress: bool, desc
 def _lost(unit: tuple[str, Any], reason: str) -> Any:
     # a unit whose worker died is a failed dataset (or MLC), named like any other failure
     if unit[0] == "mlc":
-        return {"dataset": _label(unit[1]), "classes": None, "error": f"MLC failed: {reason}"}
+        return MLCRun(dataset=_label(unit[1]), error=f"MLC failed: {reason}")
     name = unit[1].name if hasattr(unit[1], "name") and not isinstance(unit[1], str) else _label(unit[1])
     return DatasetResult.failure(name, reason)
 
@@ -180,21 +180,57 @@ def _unit_name(kind: str, ref: Any) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
-def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MLCRun:
+    """The MLC stage of :func:`evaluate`: plain tables, so it travels between processes and to files.
+
+    Attributes
+    ----------
+    dataset : str or None
+        The binary dataset it ran on (None when the run had none).
+    classifier : str or None
+    classes : DataFrame or None
+        Per class (index ``class``): ``label``, ``mlc``, ``cases_used``, ``share_used``, ``converged``,
+        ``stop``, and the accuracy of the test cases at or below / above the MLC with their counts.
+    metrics : DataFrame or None
+        The MLC paper's Tables 4-5 layout (:meth:`irtbridge.mlc.MLCResult.table`).
+    trajectories : DataFrame or None
+        The MLC after each case used, per class (``L``, ``mlc``, ``class``, ...).
+    error : str or None
+        Why there is no MLC.
+    seconds : float
+    """
+
+    dataset: str | None = None
+    classifier: str | None = None
+    classes: pd.DataFrame | None = field(default=None, repr=False)
+    metrics: pd.DataFrame | None = field(default=None, repr=False)
+    trajectories: pd.DataFrame | None = field(default=None, repr=False)
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.classes is not None
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The tables that exist, by the report's file stems (``mlc``, ``mlc_metrics``, ``mlc_trajectories``)."""
+        named = {"mlc": self.classes, "mlc_metrics": self.metrics, "mlc_trajectories": self.trajectories}
+        return {k: v for k, v in named.items() if isinstance(v, pd.DataFrame)}
+
+
+def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
     """Per-class Machine Learning Capability of one binary dataset (:func:`irtbridge.mlc.evaluate_mlc`).
 
     The CDIs come from the features cut at their quartiles (graded model in R); class 1 is the minority
-    class. Returns plain tables: ``{"dataset", "classifier", "classes" (per class: MLC, cases used,
-    share of the data, convergence, accuracy of the test cases at or below / above the MLC),
-    "metrics" (the Tables 4-5 layout), "trajectories", "error", "seconds"}``.
+    class. Never raises: a failure is kept in :attr:`MLCRun.error`.
     """
     from irtbridge.benchmark import class_labels, load_benchmark_dataset, prepare_features
     from irtbridge.mlc import evaluate_mlc
 
     settings = settings or Settings()
     start = time.perf_counter()
-    out: dict[str, Any] = {"dataset": _label(ref), "classifier": settings.mlc_classifier, "classes": None,
-                           "metrics": None, "trajectories": None, "error": None, "seconds": 0.0}
+    out: dict[str, Any] = {"dataset": _label(ref), "classifier": settings.mlc_classifier}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -221,5 +257,4 @@ def run_mlc(ref: str, settings: Settings | None = None) -> dict[str, Any]:
             [c.trajectory.reset_index().assign(**{"class": c.label}) for c in res.classes], ignore_index=True)
     except Exception as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
-    out["seconds"] = time.perf_counter() - start
-    return out
+    return MLCRun(**out, seconds=time.perf_counter() - start)

@@ -23,7 +23,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
@@ -42,6 +42,9 @@ from irtbridge.report.plots import (
     plot_rating_history,
     plot_true_score_shares,
 )
+
+if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
+    from irtbridge.pipeline import Evaluation
 
 __all__ = ["ReportFiles", "write_report", "render_html", "summary_dict", "figures", "page_context",
            "plot_dataset_map", "plot_ei", "plot_instances", "plot_mlc", "plot_ranking", "plot_rating_history",
@@ -70,7 +73,7 @@ class ReportFiles:
     tables: Mapping[str, Path]
 
 
-def render_html(evaluation: Any, *, table_files: Mapping[str, str] | None = None, figs: Mapping[str, str] | None = None) -> str:
+def render_html(evaluation: Evaluation, *, table_files: Mapping[str, str] | None = None, figs: Mapping[str, str] | None = None) -> str:
     """The report page as one HTML string (figures embedded)."""
     import jinja2
 
@@ -81,7 +84,7 @@ def render_html(evaluation: Any, *, table_files: Mapping[str, str] | None = None
     return template.render(**page_context(evaluation, figs, dict(table_files or {})))
 
 
-def summary_dict(evaluation: Any, *, out: str | os.PathLike | None = None) -> dict[str, Any]:
+def summary_dict(evaluation: Evaluation, *, out: str | os.PathLike | None = None) -> dict[str, Any]:
     """What ``summary.json`` holds: ``evaluation.summary().to_dict()`` with the page's path as ``report``."""
     return {**evaluation.summary().to_dict(), "report": str(Path(out) / "index.html") if out is not None else None}
 
@@ -90,7 +93,7 @@ def _stem(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
 
 
-def write_report(evaluation: Any, out: str | os.PathLike = "irtbridge-report", *,
+def write_report(evaluation: Evaluation, out: str | os.PathLike = "irtbridge-report", *,
                  staging: str | os.PathLike | None = None) -> ReportFiles:
     """Write ``index.html``, ``tables/*.csv`` and ``summary.json`` into ``out`` (created if needed).
 

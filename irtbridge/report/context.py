@@ -10,13 +10,17 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
 from irtbridge.classifiers import MLC_NAMES, display_name
+from irtbridge.pipeline.stages import MLCRun
+
+if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
+    from irtbridge.pipeline import Evaluation
 
 __all__ = ["page_context"]
 
@@ -78,7 +82,7 @@ def _pct(v: Any) -> str:
     return "\u2013" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * float(v):.0f}%"
 
 
-def _references(ev: Any) -> list[str]:
+def _references(ev: Evaluation) -> list[str]:
     """The papers whose methods this report used (docs/references.md has them in full)."""
     refs = ["Cardoso et al., Enhancing Classifier Evaluation: A Fairer Benchmarking Strategy Based on Ability "
             "and Robustness (decodIRT: IRT, True-Scores, Glicko-2 tournaments)"]
@@ -92,7 +96,7 @@ def _references(ev: Any) -> list[str]:
     return refs
 
 
-def page_context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) -> dict[str, Any]:
+def page_context(ev: Evaluation, figs: Mapping[str, str], tables: Mapping[str, str]) -> dict[str, Any]:
     """Every variable of the page template: the sections' builders merged, in page order."""
     # the headline is the Evaluation's own Summary: the same lines the CLI prints and summary.json holds
     ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": [x.html for x in ev.summary().lines],
@@ -105,7 +109,7 @@ def page_context(ev: Any, figs: Mapping[str, str], tables: Mapping[str, str]) ->
     return ctx
 
 
-def _section_overview(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_overview(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """What was evaluated: datasets, classifiers, artificial respondents."""
     first = ev.ok[0].respondents
     overview = _table(
@@ -120,7 +124,7 @@ def _section_overview(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
             "artificial": [str(r) for r in first.index[first["kind"] == "artificial"]]}
 
 
-def _section_ratings(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_ratings(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """The Glicko-2 ranking with intervals, its validity and Friedman/Nemenyi beside it."""
     r = ev.ratings
     ratings = r.assign(interval=[_interval(a, b) for a, b in zip(r["lower"], r["upper"])],
@@ -143,7 +147,7 @@ def _section_ratings(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _section_diagnostics(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_diagnostics(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """Which datasets are hard, badly discriminating or misfitting."""
     d = ev.diagnostics
     hardest = d["failure_at_median"].idxmax()
@@ -163,7 +167,7 @@ def _section_diagnostics(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
     )}
 
 
-def _section_instances(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_instances(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """The hardest test instances with their IRT parameters and cost-curve hardness."""
     inst = ev.instances.head(15).set_index(["dataset", "instance"])
     inst.index = [f"{a} #{b}" for a, b in inst.index]
@@ -176,7 +180,7 @@ def _section_instances(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
             "n_instances_total": len(ev.instances)}
 
 
-def _section_subsets(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_subsets(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """Is each of the paper's six dataset orders/subsets a valid benchmark?"""
     if not (isinstance(ev.subsets, pd.DataFrame) and len(ev.subsets)):
         return {}
@@ -193,24 +197,24 @@ def _section_subsets(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
     )}
 
 
-def _section_mlc(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_mlc(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """Per-class Machine Learning Capability of one binary dataset (the MLC paper)."""
-    mlc = ev.mlc or {}
+    mlc = ev.mlc or MLCRun()
     out: dict[str, Any] = {
-        "mlc": mlc, "mlc_classifier": display_name(str(mlc.get("classifier")), MLC_NAMES),
+        "mlc": mlc, "mlc_classifier": display_name(str(mlc.classifier), MLC_NAMES),
     }
-    if isinstance(mlc.get("classes"), pd.DataFrame) and len(mlc["classes"]):
+    if isinstance(mlc.classes, pd.DataFrame) and len(mlc.classes):
         out["mlc_table"] = _table(
-            mlc["classes"], {"label": ("class label", str), "mlc": ("MLC", _d(3)), "cases_used": ("cases used", _fmt),
+            mlc.classes, {"label": ("class label", str), "mlc": ("MLC", _d(3)), "cases_used": ("cases used", _fmt),
                              "share_used": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
                              "converged": ("SE rule met", _fmt), "accuracy_at_or_below": ("accuracy at/below MLC", _pct),
                              "n_at_or_below": ("cases", _fmt), "accuracy_above": ("accuracy above MLC", _pct),
                              "n_above": ("cases", _fmt)},
             index_label="class", csv=tables.get("mlc", ""),
         )
-    if isinstance(mlc.get("metrics"), pd.DataFrame) and len(mlc["metrics"]):
+    if isinstance(mlc.metrics, pd.DataFrame) and len(mlc.metrics):
         out["mlc_metrics"] = _table(
-            mlc["metrics"], {"value": ("value", _d(3)), "n_cases": ("cases needed", _fmt),
+            mlc.metrics, {"value": ("value", _d(3)), "n_cases": ("cases needed", _fmt),
                              "share": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
                              "seconds": ("seconds", _d(3))},
             index_label="metric", csv=tables.get("mlc_metrics", ""),
@@ -218,7 +222,7 @@ def _section_mlc(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _section_ei(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_ei(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """The Efficiency Index family per classifier, pooled over the binary datasets (Larner (2023))."""
     if not len(ev.ei_pooled):
         return {}
@@ -239,7 +243,7 @@ def _section_ei(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def _section_notes(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
+def _section_notes(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """Failed datasets, calibration retries, dropped items, warnings and the MLC's error."""
     notes = []
     for dres in ev.datasets:
@@ -252,7 +256,6 @@ def _section_notes(ev: Any, tables: Mapping[str, str]) -> dict[str, Any]:
             notes.append(("", f"{dres.name}: {len(dres.dropped_items)} constant item(s) left out of calibration"))
         for w in dres.warnings:
             notes.append(("muted", f"{dres.name}: {w}"))
-    mlc = ev.mlc or {}
-    if mlc.get("error"):
-        notes.append(("", f"MLC: {mlc['error']}"))
+    if ev.mlc is not None and ev.mlc.error:
+        notes.append(("", f"MLC: {ev.mlc.error}"))
     return {"notes": notes}

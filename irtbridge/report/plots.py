@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import warnings
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import matplotlib
 import numpy as np
@@ -19,6 +19,9 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from irtbridge._plotting import close, figure_of, single_axes
 from irtbridge.exceptions import IrtBridgeWarning
+
+if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
+    from irtbridge.pipeline import Evaluation
 
 __all__ = ["figures", "plot_ranking", "plot_rating_history", "plot_true_score_shares", "plot_dataset_map",
            "plot_instances", "plot_ei", "plot_mlc"]
@@ -217,7 +220,7 @@ def _cmap(name: str):
     return matplotlib.colormaps[name]
 
 
-def figures(evaluation: Any) -> dict[str, str]:
+def figures(evaluation: Evaluation) -> dict[str, str]:
     """Every figure of the page as a ``data:`` URI, by name (a figure that cannot be drawn is left out)."""
     ev = evaluation
     out: dict[str, str] = {}
@@ -230,7 +233,8 @@ def figures(evaluation: Any) -> dict[str, str]:
         ("datasets", lambda: plot_dataset_map(ev.diagnostics)),
         ("instances", lambda: plot_instances(ev.instances)),
         ("ei", lambda: plot_ei(ev.ei_pooled) if len(ev.ei_pooled) else None),
-        ("mlc", lambda: plot_mlc(ev.mlc["trajectories"], ev.mlc.get("classes")) if ev.mlc and isinstance(ev.mlc.get("trajectories"), pd.DataFrame) else None),
+        ("mlc", lambda: plot_mlc(ev.mlc.trajectories, ev.mlc.classes)
+         if ev.mlc is not None and isinstance(ev.mlc.trajectories, pd.DataFrame) else None),
     ]
     failed = []
     for name, make in makers:

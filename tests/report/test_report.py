@@ -21,7 +21,7 @@ import pytest
 from tests._chromium import body_attribute, render
 from tests._synthetic import synthetic_evaluation
 
-from irtbridge.pipeline import assemble
+from irtbridge.pipeline import MLCRun, assemble
 from irtbridge.exceptions import ValidationError
 from irtbridge.report import render_html, summary_dict, write_report
 
@@ -160,7 +160,7 @@ def test_page_without_binary_dataset_or_mlc(evaluation):
     from dataclasses import replace
 
     multi = [d for d in evaluation.datasets if d.ok and not d.binary]
-    ev = assemble(multi, evaluation.settings, mlc={"dataset": None, "classes": None, "error": "no binary dataset in this run"})
+    ev = assemble(multi, evaluation.settings, mlc=MLCRun(error="no binary dataset in this run"))
     text = render_html(ev)
     assert "No binary dataset in this run" in text
     assert "Not computed" in text and "no binary dataset in this run" in text
