@@ -12,7 +12,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
     p.add_argument("--engine", default="mirt",
-                   help="mirt, ltm or native (R-free EM: rasch, 1PL, 2PL, graded; default mirt)")
+                   help="mirt, ltm or native (R-free EM: rasch, 1PL, 2PL, 3PL, graded; default mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     add_long_options(p)
     p.add_argument("--drop-constant", action="store_true",
