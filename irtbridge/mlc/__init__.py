@@ -21,14 +21,14 @@ The procedure of Kline et al.:
 The paper does not say which standard error it tracks; see :func:`running_standard_error` for the
 choice made here and the numbers behind it.
 
-Modules: :mod:`~irtbridge.mlc.data` (classifiers, labels, features as items),
+Modules: :mod:`~irtbridge.mlc.prepare` (classifiers, labels, features as items),
 :mod:`~irtbridge.mlc.difficulty` (CDIs, bins, the binned split), :mod:`~irtbridge.mlc.estimate`
 (Eqs. 9-11 and the running standard error), :mod:`~irtbridge.mlc.staircase` (the CAT of one class on
 :func:`irtbridge.cat.simulate_cat`), :mod:`~irtbridge.mlc.result` (the decision rule, :class:`MLCResult`),
 :mod:`~irtbridge.mlc.procedure` (:func:`evaluate_mlc`), :mod:`~irtbridge.mlc.plots` (the figures).
 """
 
-from irtbridge.mlc.data import CLASSIFIERS, FEATURES, balance_classes, encode_features, make_classifier
+from irtbridge.mlc.prepare import CLASSIFIERS, FEATURES, balance_classes, encode_features, make_classifier
 from irtbridge.mlc.difficulty import CaseDifficulty, binned_split, case_difficulty, difficulty_bins, feature_orientation
 from irtbridge.mlc.estimate import SE_RULES, mlc_estimate, running_mlc, running_standard_error
 from irtbridge.mlc.plots import (

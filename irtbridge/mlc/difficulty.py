@@ -17,7 +17,7 @@ from irtbridge._validation import check_choice, check_number, check_random_state
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
-from irtbridge.mlc.data import _features, encode_features
+from irtbridge.mlc.prepare import _features, encode_features
 
 __all__ = ["CaseDifficulty", "case_difficulty", "difficulty_bins", "binned_split", "feature_orientation"]
 

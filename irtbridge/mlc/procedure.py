@@ -13,7 +13,7 @@ from sklearn.base import clone
 
 from irtbridge._validation import check_random_state
 from irtbridge.exceptions import DataWarning, ValidationError
-from irtbridge.mlc.data import CLASSIFIERS, _features, _labels, make_classifier
+from irtbridge.mlc.prepare import CLASSIFIERS, _features, _labels, make_classifier
 from irtbridge.mlc.difficulty import CaseDifficulty, binned_split, case_difficulty, difficulty_bins, feature_orientation
 from irtbridge.mlc.result import MLCResult
 from irtbridge.mlc.staircase import StaircaseSettings, run_mlc_cat

@@ -12,7 +12,7 @@ from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._ties import tie_greater
 from irtbridge._validation import check_choice
 from irtbridge.exceptions import ValidationError
-from irtbridge.mlc.data import _features
+from irtbridge.mlc.prepare import _features
 from irtbridge.mlc.difficulty import CaseDifficulty
 from irtbridge.mlc.staircase import ClassCAT
 

@@ -37,7 +37,7 @@ from irtbridge import irt
 from irtbridge.calibration import calibrate
 from irtbridge.datasets import r_dataset
 from irtbridge.exceptions import ValidationError
-from irtbridge.portfolio._data import performance_matrix
+from irtbridge.portfolio._checks import performance_matrix
 from irtbridge.portfolio.crm import (
     CRMCalibration,
     _to_model_scale,

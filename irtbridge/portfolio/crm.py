@@ -25,7 +25,7 @@ from irtbridge import __version__
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RError, RWarning, ValidationError
-from irtbridge.portfolio._data import bounds, check_within, performance_matrix
+from irtbridge.portfolio._checks import bounds, check_within, performance_matrix
 
 __all__ = [
     "CRMCalibration",

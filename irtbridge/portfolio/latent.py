@@ -14,7 +14,7 @@ import pandas as pd
 
 from irtbridge._validation import check_int, check_number
 from irtbridge.exceptions import DataWarning, ValidationError
-from irtbridge.portfolio._data import performance_matrix
+from irtbridge.portfolio._checks import performance_matrix
 from irtbridge.portfolio.spline import PenalizedSpline, penalized_spline
 
 __all__ = ["LatentTraitAnalysis", "latent_trait_analysis", "algorithm_characteristics"]
