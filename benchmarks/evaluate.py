@@ -101,7 +101,9 @@ def engines(quick: bool, one: bool, jobs: int) -> None:
             wall, summary = run(jobs, tmp / engine, quick, one, engine)
             table = pd.read_csv(tmp / engine / "tables" / "datasets.csv", index_col=0)
             ratings = pd.read_csv(tmp / engine / "tables" / "ratings.csv", index_col=0)
-            runs[engine] = (wall, summary, table, ratings)
+            scores = pd.read_csv(tmp / engine / "tables" / "true_scores.csv", index_col=0)
+            items = pd.read_csv(tmp / engine / "tables" / "instances.csv", index_col=[0, 1])
+            runs[engine] = (wall, summary, table, ratings, scores, items)
             print(f"irtbridge evaluate --engine {engine}: {wall:8.1f} s wall", flush=True)
     cal = pd.DataFrame({e: runs[e][2]["calibration_seconds"] for e in runs})
     cal["ratio"] = cal["mirt"] / cal["native"]
@@ -109,13 +111,27 @@ def engines(quick: bool, one: bool, jobs: int) -> None:
     print(cal.to_string(float_format=lambda v: f"{v:.2f}"))
     total = cal["mirt"].sum() / cal["native"].sum()
     print(f"total: mirt {cal['mirt'].sum():.1f} s, native {cal['native'].sum():.1f} s, {total:.1f}x (goal >= 5x)")
-    (_, s_m, _, r_m), (_, s_n, _, r_n) = runs["mirt"], runs["native"]
+    (_, s_m, _, r_m, ts_m, it_m), (_, s_n, _, r_n, ts_n, it_n) = runs["mirt"], runs["native"]
+    # where the numbers differ: item parameters (unflagged items of both runs), True-Scores, then ratings
+    both = it_m.index.intersection(it_n.index)
+    fine = both[(it_m.loc[both, "flag"].isna() & it_n.loc[both, "flag"].isna()).to_numpy()]
+    gaps = pd.DataFrame({c: (it_m.loc[fine, c] - it_n.loc[fine, c]).abs().groupby(level=0).max() for c in ("a", "b", "g")})
+    gaps["true_score"] = (ts_m - ts_n.reindex_like(ts_m)).abs().max(axis=1)
+    print("\nlargest difference mirt - native per dataset (a, b, g over items flagged by neither run; "
+          "True-Score over respondents):")
+    print(gaps.to_string(float_format=lambda v: f"{v:.2e}"))
     order_m = [p for p in r_m.index if r_m.loc[p, "kind"] == "classifier"]
     order_n = [p for p in r_n.index if r_n.loc[p, "kind"] == "classifier"]
     print(f"same classifier ranking: {'yes' if order_m == order_n else 'NO'}"
           + ("" if order_m == order_n else f" (first difference at rank "
              f"{next(i for i, (a, b) in enumerate(zip(order_m, order_n)) if a != b) + 1})"))
     print(f"largest rating difference: {(r_m['rating'] - r_n['rating'].reindex(r_m.index)).abs().max():.1f}")
+    if order_m != order_n:
+        moved = pd.DataFrame({"rank_mirt": r_m["rank"], "rank_native": r_n["rank"].reindex(r_m.index),
+                              "rating_mirt": r_m["rating"], "rating_native": r_n["rating"].reindex(r_m.index),
+                              "rd_mirt": r_m["rd"]})
+        print("classifiers whose rank differs:\n"
+              + moved[moved["rank_mirt"] != moved["rank_native"]].to_string(float_format=lambda v: f"{v:.1f}"))
     print(f"hardest dataset: mirt {s_m['hardest_datasets'][0]}, native {s_n['hardest_datasets'][0]}")
     flags = pd.DataFrame({"mirt": s_m["flagged_items"], "native": s_n["flagged_items"]})
     print("flagged items per dataset:\n" + flags.to_string())
