@@ -228,11 +228,14 @@ def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ord
                     running = [label(futures[f]) for f in futures if f in pending and f.running()]
                     bar.set_postfix_str("running: " + ", ".join(running[:jobs]) if running else "")
             except BaseException as exc:
-                # a failing unit (or Ctrl-C) stops the run: do not start the units still queued
-                for fut in futures:
-                    fut.cancel()
-                if not isinstance(exc, Exception):
-                    # Ctrl-C (or SystemExit): the units running now are abandoned too
+                if isinstance(exc, Exception):
+                    # a failing unit stops the run: do not start the units still queued
+                    for fut in futures:
+                        fut.cancel()
+                else:
+                    # Ctrl-C (or SystemExit): the units running now are abandoned too. The pool, broken by the
+                    # end of its workers, fails the queued units itself; cancelling them first would make
+                    # its management thread print a traceback (it sets an exception on every queued future)
                     _end_workers(pool)
                 raise
     return None

@@ -107,7 +107,8 @@ def _assert_interrupted(code: int, err: str) -> None:
 def test_ctrl_c_to_the_group_ends_the_run_and_its_workers_and_keeps_the_previous_output(tmp_path):
     out = tmp_path / "report"
     _previous_output(out)
-    proc = _start(out, "--jobs", "2")
+    # more units than workers: units still queued when Ctrl-C comes must not make the pool print a traceback
+    proc = _start(out, "--jobs", "2", datasets=("iris", "wine", "breast_cancer", "Sonar"))
     # mid-run: a worker is calibrating (mirt loaded in its R)
     _wait(lambda: any(_has_r(c, "mirt.so") for c in _children(proc.pid)), proc, "a worker running mirt")
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends
