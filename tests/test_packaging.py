@@ -8,6 +8,7 @@ must find its R sources from a directory far from the checkout.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -44,19 +45,21 @@ def installed(tmp_path_factory):
     """A wheel of this checkout installed into a fresh venv (system site packages, no network)."""
     tmp_path = tmp_path_factory.mktemp("wheel")
     dist = tmp_path / "dist"
+    # no PYTHONPATH (a checkout on it would make pip think irtbridge is installed already)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
          "-w", str(dist), str(ROOT)],
-        check=True, cwd=tmp_path,
+        check=True, cwd=tmp_path, env=clean,
     )
     (wheel,) = dist.glob("irtbridge-*.whl")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, env=clean)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True, env=clean)
     return tmp_path, venv, names
 
 
