@@ -67,14 +67,14 @@ def module_getattr(package: str, name: str) -> RFunction:
     underscores: ``extract_mirt`` is ``extract.mirt``); an :class:`UnknownRFunctionError` otherwise."""
     if name.startswith(_NOT_R):
         raise AttributeError(f"module 'irtbridge.{package}' has no attribute {name!r}")
-    key = (package, name)
-    if key not in _FUNCTIONS:
-        from irtbridge._r import passthrough
+    from irtbridge._r import passthrough
 
-        names = passthrough.exports(package)
-        r_name = name if name in names else name.replace("_", ".")
-        if r_name not in names:
-            raise UnknownRFunctionError(_unknown(package, name, names))
+    names = passthrough.exports(package)
+    r_name = name if name in names else name.replace("_", ".")
+    if r_name not in names:
+        raise UnknownRFunctionError(_unknown(package, name, names))
+    key = (package, r_name)
+    if key not in _FUNCTIONS:
         _FUNCTIONS[key] = RFunction(package, r_name)
     return _FUNCTIONS[key]
 
