@@ -267,7 +267,7 @@ def test_names_and_levels_with_r_syntax_travel_verbatim_and_run_nothing(tmp_path
 
 @pytest.mark.r
 def test_missing_values_reach_r_as_na():
-    raw = pd.DataFrame({"i1": [1.0, np.nan, 2.0], "i2": [2.0, 2.0, None]})
+    raw = pd.DataFrame({"i1": [1.0, np.nan, 2.0], "i2": pd.array([2, 2, None], dtype="Int64")})
     scored = irtbridge.mirt.key2binary(raw, [1, 2])
     expected = r_array("1.0 * key2binary(data.frame(i1 = c(1, NA, 2), i2 = c(2, 2, NA)), c(1, 2))")
     np.testing.assert_array_equal(scored.to_numpy(dtype=float), expected)

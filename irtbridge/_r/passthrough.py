@@ -125,8 +125,9 @@ def _vector_r(arr: np.ndarray, where: str, dtype: Any = None) -> Any:
     if kind == "b":
         return ri.BoolSexpVector([bool(v) for v in arr])
     if kind in "iu":
-        return ri.IntSexpVector([int(v) for v in arr]) if np.abs(arr).max(initial=0) < 2**31 - 1 else \
-            ri.FloatSexpVector(arr.astype(float).tolist())
+        if arr.size and np.abs(arr.astype(np.float64)).max() >= 2**31 - 1:  # beyond R's integers
+            return _vector_r(arr.astype(np.float64), where)
+        return ri.IntSexpVector.from_memoryview(memoryview(np.ascontiguousarray(arr, dtype=np.int32)))
     if kind == "f":
         values = np.where(np.isnan(arr), _NA_REAL, arr.astype(np.float64))
         return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(values)))
@@ -150,7 +151,7 @@ def _object_vector(arr: np.ndarray, where: str) -> Any:
 
 
 def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v))
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, (float, np.floating)) and np.isnan(v))
 
 
 def _matrix(value: np.ndarray, where: str) -> Any:
