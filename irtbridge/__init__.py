@@ -24,6 +24,9 @@ Calibration is delegated to R's mirt and ltm (or the native EM); everything arou
   Summary                             what every result's summary() returns
   doctor                              R and the pinned packages, checked
 
+Any mirt or ltm function by its R name, Python values in and out: irtbridge.mirt (e.g.
+irtbridge.mirt.DRF(group_fit), irtbridge.mirt.key2binary(raw, key)) and irtbridge.ltm.
+
 More in the subpackages: irtbridge.benchmark (the benchmark's stages: datasets, classifier pool,
 per-dataset pipeline, tournaments), irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers,
 irtbridge.datasets (mirt's example data), irtbridge.batch, irtbridge.exceptions; the ``irtbridge``
@@ -132,7 +135,8 @@ _MOVED = {
 }
 # subpackages reachable as attributes without an explicit import (irtbridge.rankstats.friedman)
 _SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency", "hardness", "mlc", "cat",
-               "portfolio", "leaderboard", "benchmark", "rankstats", "classifiers", "datasets", "batch", "exceptions")
+               "portfolio", "leaderboard", "benchmark", "rankstats", "classifiers", "datasets", "batch", "exceptions",
+               "mirt", "ltm")
 
 __all__ = sorted(["__version__", *_LAZY])
 

@@ -14,6 +14,7 @@ __all__ = [
     "RPackageMissingError",
     "RError",
     "RSessionForkedError",
+    "UnknownRFunctionError",
     "ConvergenceError",
     "UnitError",
     "OutputBusyError",
@@ -61,6 +62,11 @@ class RError(IrtBridgeError, RuntimeError):
 
 class RSessionForkedError(IrtBridgeError, RuntimeError):
     """R was used from a process forked after R started; R cannot survive a fork."""
+
+
+class UnknownRFunctionError(IrtBridgeError, AttributeError):
+    """``irtbridge.mirt.NAME`` (or ``irtbridge.ltm.NAME``) names no exported function of that R package;
+    the message suggests close names."""
 
 
 class UnitError(IrtBridgeError, RuntimeError):

@@ -330,15 +330,20 @@ def _call_locked(fun: str, kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
     parts = dict(zip(_names(out), [out[i] for i in range(len(out))]))
     warns = _strings(parts["warnings"]) or []
     if not bool(parts["ok"][0]):
-        message = str(parts["error"][0])
-        rclass = tuple(_strings(parts["error_class"]) or ())
-        rcall = str(parts["call"][0]) if len(parts["call"]) else ""
-        where = f" in {rcall}" if rcall else ""
-        err = RError(f"R error{where}: {message}", r_message=message, r_class=rclass, call=rcall)
-        err.r_warnings = warns
-        raise err
+        _raise_r_error(parts, warns)
     value = to_py(parts["value"])
     return value, warns
+
+
+def _raise_r_error(parts: Mapping[str, Any], warns: list[str]) -> None:
+    """The envelope's failed result as :class:`RError` (R's message, condition classes, call)."""
+    message = str(parts["error"][0])
+    rclass = tuple(_strings(parts["error_class"]) or ())
+    rcall = str(parts["call"][0]) if len(parts["call"]) else ""
+    where = f" in {rcall}" if rcall else ""
+    err = RError(f"R error{where}: {message}", r_message=message, r_class=rclass, call=rcall)
+    err.r_warnings = warns
+    raise err
 
 
 _PACKAGES_OK: set[str] = set()

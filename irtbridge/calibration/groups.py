@@ -159,15 +159,40 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
         message = f"mirt: standard errors unavailable ({str(out['se_problem']).strip()}); estimates kept"
         warnings.warn(message, RWarning, stacklevel=2)
         r_warnings.append(message)
+    return _assemble(out, names, model, tuple(invariance), dict(options, se=bool(se)), tuple(r_warnings),
+                     time.perf_counter() - started)
+
+
+def group_calibration_from_r_model(model: Any) -> GroupCalibration:
+    """A fitted mirt ``multipleGroup`` model (an ``RObject`` of class ``MultipleGroupClass``) as a
+    GroupCalibration, read as :func:`calibrate_groups` reads its own fit (the models
+    :mod:`irtbridge.mirt` returns)."""
+    from irtbridge._r import session
+    from irtbridge.calibration.engines.rbacked import model_name
+
+    out = session.call("irtb_pass_mirt_groups", fit=model)
+    names = [str(n) for n in np.atleast_1d(out["item_names"])]
+    types = {model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))}
+    invariance = tuple(str(v) for v in np.atleast_1d(out["invariance"]) if v)
+    return _assemble(out, names, types.pop() if len(types) == 1 else "mixed", invariance,
+                     {"se": bool(out["se_done"])}, (), float(out["seconds"]), stacklevel=5)
+
+
+def _assemble(out: Mapping[str, Any], names: list[str], model: str, invariance: tuple[str, ...],
+              options: dict[str, Any], r_warnings: tuple[str, ...], seconds: float,
+              stacklevel: int = 3) -> GroupCalibration:
+    """The GroupCalibration from the R helpers' plain result (irtb_mirt_groups_result's layout)."""
+    from irtbridge._r import session
+
     group_names = [str(g) for g in _as_list(out["groups"])]
     tables = {}
     for g, table in zip(group_names, _as_list(out["items"])):
         frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
-        tables[g] = frame[["a", "b", "g", "u"]] if model in DICHOTOMOUS else frame
+        tables[g] = frame[["a", "b", "g", "u"]] if {"a", "b", "g", "u"} <= set(frame.columns) else frame
     converged = bool(out["converged"])
     if not converged:
         warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
-                      ConvergenceWarning, stacklevel=2)
+                      ConvergenceWarning, stacklevel=stacklevel)
     versions = session.r_versions(["mirt"])
     return GroupCalibration(
         groups=tuple(group_names), items=tables,
@@ -175,11 +200,11 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
         latent_vars=pd.Series(_per_group(out["vars"], group_names), index=group_names, name="var"),
         loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),
         n_parameters=int(out["n_parameters"]), converged=converged, iterations=int(out["iterations"]),
-        model=model, invariance=tuple(invariance),
+        model=model, invariance=invariance,
         group_sizes={g: int(v) for g, v in zip(group_names, _per_group(out["sizes"], group_names))},
-        options=dict(options, se=bool(se)), warnings=tuple(r_warnings),
+        options=options, warnings=r_warnings,
         provenance={"irtbridge_version": __version__, "engine_version": versions["packages"]["mirt"],
-                    "r_version": versions["r"], "fit_seconds": time.perf_counter() - started},
+                    "r_version": versions["r"], "fit_seconds": seconds},
         r_model=out["model"],
     )
 

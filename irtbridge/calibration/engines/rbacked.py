@@ -20,7 +20,12 @@ from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import DICHOTOMOUS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, RWarning
 
-__all__ = ["fit_in_r"]
+__all__ = ["fit_in_r", "from_r_model", "MIRT_ITEMTYPES"]
+
+# mirt's itemtype names -> irtbridge's model names (mirt's "Rasch" is irtbridge's "pcm" for polytomous
+# items); other mirt item types keep mirt's name
+MIRT_ITEMTYPES = {"Rasch": "rasch", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL", "graded": "graded", "gpcm": "gpcm",
+                  "nominal": "nominal", "grsm": "grsm", "rsm": "rsm"}
 
 
 def fit_in_r(engine: str, request: FitRequest) -> Calibration:
@@ -60,6 +65,35 @@ def fit_in_r(engine: str, request: FitRequest) -> Calibration:
                      **({"priors": [p.to_r() for p in request.priors]} if request.priors else {}),
                      **({k: v for k, v in request.structure.items() if k in ("dims", "syntax")}))
     return _assemble(out, engine, request, effective, r_warnings, elapsed)
+
+
+def from_r_model(model: Any) -> Calibration:
+    """A fitted single-group mirt model (an ``RObject`` of class ``SingleGroupClass``) as a Calibration.
+
+    What :func:`fit_in_r` reads after a fit, read from the model itself: items in the IRT
+    parameterization where mirt has one (``coef(fit, IRTpars = TRUE, simplify = TRUE)``), standard
+    errors when the model has them, the response data and item types from ``extract.mirt``. Used for the
+    models :mod:`irtbridge.mirt` returns (e.g. ``irtbridge.mirt.mirt(data, 1, itemtype="2PL")``).
+    """
+    from irtbridge._r import session
+
+    out = session.call("irtb_pass_mirt_model", fit=model)
+    names = [str(n) for n in np.atleast_1d(out["item_names"])]
+    types = [model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))]
+    one = len(set(types)) == 1
+    request = FitRequest(data=np.asarray(out["data"], dtype=float), names=tuple(names),
+                         model=types[0] if one else "mixed", se=bool(out["se_done"]),
+                         per_item=None if one else tuple(types))
+    if not bool(out["converged"]):
+        warnings.warn(f"mirt did not converge after {out['iterations']} iterations", ConvergenceWarning, stacklevel=4)
+    return _assemble(out, "mirt", request, {"se": bool(out["se_done"])}, (), float(out["seconds"]))
+
+
+def model_name(itemtype: str, ncat: Any) -> str:
+    """irtbridge's model name for one mirt itemtype (``"Rasch"`` with more than 2 categories is ``"pcm"``)."""
+    if itemtype == "Rasch" and int(ncat) > 2:
+        return "pcm"
+    return MIRT_ITEMTYPES.get(str(itemtype), str(itemtype))
 
 
 def _assemble(out: Mapping[str, Any], engine: str, request: FitRequest, options: dict[str, Any],

@@ -1,0 +1,144 @@
+"""The typed passthrough behind :mod:`irtbridge.mirt` and :mod:`irtbridge.ltm`: every exported R function by name.
+
+An attribute of those modules is an :class:`RFunction`; calling it runs the R function with the
+arguments converted by :mod:`irtbridge._r.passthrough` (this module only swaps irtbridge results for the
+R models they hold, and turns returned mirt models into :class:`~irtbridge.calibration.Calibration` /
+:class:`~irtbridge.calibration.GroupCalibration`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from typing import Any, Mapping
+
+from irtbridge.exceptions import UnknownRFunctionError, ValidationError
+
+__all__ = ["RFunction", "module_dir", "module_getattr"]
+
+_FUNCTIONS: dict[tuple[str, str], "RFunction"] = {}
+# Python's own probes (dunders, private names; pytest's doctest finder asks every module for
+# `pytest_mock_example_attribute_that_shouldnt_exist`) never start R
+_NOT_R = ("_", "pytest_")
+
+
+class RFunction:
+    """One exported R function, callable with Python arguments (see :mod:`irtbridge.mirt`).
+
+    Attributes
+    ----------
+    package, r_name : str
+        The R package and the function's R name (``"mirt"``, ``"extract.mirt"``).
+    """
+
+    def __init__(self, package: str, r_name: str):
+        self.package = package
+        self.r_name = r_name
+        self.__name__ = self.__qualname__ = r_name.replace(".", "_")
+        self.__doc__ = (f"R's {package}::{r_name}, called with Python arguments (converted as irtbridge.{package} "
+                        f"describes); R's help: ?{package}::{r_name}.")
+
+    def __repr__(self) -> str:
+        return f"<R function {self.package}::{self.r_name}>"
+
+    def __reduce__(self):
+        return (_function, (self.package, self.r_name))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from irtbridge._r import passthrough
+
+        label = f"irtbridge.{self.package}.{self.__name__}"
+        args = [_to_r_side(v, f"{label}: argument {i + 1}") for i, v in enumerate(args)]
+        kwargs = {k: _to_r_side(v, f"{label}: argument {k!r}") for k, v in kwargs.items()}
+        try:
+            value = passthrough.call_function(self.package, self.r_name, args, kwargs, stacklevel=2)
+        except TypeError as exc:  # a value with no R counterpart, named by the converter
+            raise ValidationError(f"{label}: {exc}; pass numbers, strings, booleans, None, numpy arrays, "
+                                  "pandas objects, dicts, lists or irtbridge fits") from None
+        return _from_r_side(value)
+
+
+def _function(package: str, name: str) -> RFunction:
+    return module_getattr(package, name)
+
+
+def module_getattr(package: str, name: str) -> RFunction:
+    """``irtbridge.<package>.<name>``: the exported R function of that name (R's dots may be written as
+    underscores: ``extract_mirt`` is ``extract.mirt``); an :class:`UnknownRFunctionError` otherwise."""
+    if name.startswith(_NOT_R):
+        raise AttributeError(f"module 'irtbridge.{package}' has no attribute {name!r}")
+    from irtbridge._r import passthrough
+
+    names = passthrough.exports(package)
+    r_name = name if name in names else name.replace("_", ".")
+    if r_name not in names:
+        raise UnknownRFunctionError(_unknown(package, name, names))
+    key = (package, r_name)
+    if key not in _FUNCTIONS:
+        _FUNCTIONS[key] = RFunction(package, r_name)
+    return _FUNCTIONS[key]
+
+
+def module_dir(package: str, module_names: list[str]) -> list[str]:
+    """The package's exported functions in their Python spelling (dots as underscores)."""
+    from irtbridge._r import passthrough
+
+    return sorted(set(module_names) | {n.replace(".", "_") for n in passthrough.exports(package)})
+
+
+def _unknown(package: str, name: str, names: tuple[str, ...]) -> str:
+    spelled = {n.replace(".", "_"): n for n in names}
+    close = difflib.get_close_matches(name, list(spelled), n=3, cutoff=0.6)
+    close += [p for p in spelled if p.lower() == name.lower() and p not in close]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return (f"R package {package} exports no function {name!r}{hint} (dir(irtbridge.{package}) lists its "
+            f"{len(names)} exported functions)")
+
+
+# ---------------------------------------------------------------------------------------------------
+def _to_r_side(value: Any, where: str) -> Any:
+    """irtbridge results -> the R models they hold (also inside dicts, lists and tuples)."""
+    from irtbridge.calibration import Calibration, GroupCalibration
+
+    if isinstance(value, (Calibration, GroupCalibration)):
+        if value.r_model is None:
+            raise ValidationError(
+                f"{where}: this {type(value).__name__} holds no live R model ({_why_no_model(value)})")
+        return value.r_model
+    if isinstance(value, Mapping) and not _is_pandas(value):
+        return {k: _to_r_side(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_r_side(v, f"{where}[{i}]") for i, v in enumerate(value))
+    return value
+
+
+def _why_no_model(value: Any) -> str:
+    if getattr(value, "engine", "mirt") == "native":
+        return "the native engine fits without R; refit with engine='mirt'"
+    return "it was unpickled or loaded from JSON; refit it in this process"
+
+
+def _is_pandas(value: Any) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, (pd.Series, pd.DataFrame))
+
+
+def _from_r_side(value: Any) -> Any:
+    """Fitted mirt models -> Calibration / GroupCalibration (also inside dicts and lists); the rest as is."""
+    from irtbridge._r import RObject
+
+    if isinstance(value, RObject):
+        if "SingleGroupClass" in value.r_class:
+            from irtbridge.calibration.engines.rbacked import from_r_model
+
+            return from_r_model(value)
+        if "MultipleGroupClass" in value.r_class:
+            from irtbridge.calibration.groups import group_calibration_from_r_model
+
+            return group_calibration_from_r_model(value)
+        return value
+    if isinstance(value, dict):
+        return {k: _from_r_side(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_r_side(v) for v in value]
+    return value

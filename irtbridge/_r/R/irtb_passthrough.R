@@ -1,0 +1,81 @@
+# The typed passthrough (irtbridge.mirt, irtbridge.ltm): any exported function of a package, called by
+# its name with a list of arguments. The package, the name and every argument arrive as R objects (data);
+# the function is taken from the namespace's exports with getExportedValue, never parsed from text.
+
+# The exported functions of `pkg`, sorted (S4 class and method-table entries left out).
+irtb_pass_exports <- function(pkg) {
+  if (!requireNamespace(pkg, quietly = TRUE)) stop(sprintf("R package '%s' is not installed", pkg))
+  names_ <- getNamespaceExports(pkg)
+  names_ <- names_[!startsWith(names_, ".__")]
+  is_fun <- vapply(names_, function(n) is.function(getExportedValue(pkg, n)), TRUE)
+  sort(names_[is_fun])
+}
+
+# The argument names a call of `f` with first argument `x` can take: the function's own formals, plus
+# those of the method that would run for `x` (an S4 method's .local function, an S3 method).
+irtb_pass_formals <- function(f, name, x) {
+  out <- names(formals(f))
+  if (missing(x)) return(out)
+  if (methods::is(f, "standardGeneric")) {
+    m <- methods::selectMethod(name, class(x), optional = TRUE)
+    if (!is.null(m)) {
+      out <- c(out, names(formals(m)))
+      b <- body(m)
+      # a method whose arguments differ from the generic's wraps them in `.local <- function(...)`
+      if (is.call(b) && length(b) >= 2L && is.call(b[[2]]) && identical(b[[2]][[1]], as.name("<-")) &&
+          identical(b[[2]][[2]], as.name(".local")) && is.function(b[[2]][[3]]))
+        out <- c(out, names(formals(b[[2]][[3]])))
+    }
+  } else if (is.function(f) && !is.primitive(f) && "UseMethod" %in% all.names(body(f))) {
+    for (cl in class(x)) {
+      m <- utils::getS3method(name, cl, optional = TRUE)
+      if (!is.null(m)) {
+        out <- c(out, names(formals(m)))
+        break
+      }
+    }
+  }
+  unique(out)
+}
+
+# Call pkg::name with `args` (a list; empty names are positional). A named argument that is not a formal
+# of the function (or of the method that will run) but whose underscores read as dots is one
+# (full_scores -> full.scores); `verbose` defaults to FALSE where the function has it; `seed` is the
+# function's own argument where it has one, else set.seed(seed) just before the call.
+irtb_pass_call <- function(pkg, name, args) {
+  if (!requireNamespace(pkg, quietly = TRUE)) stop(sprintf("R package '%s' is not installed", pkg))
+  f <- getExportedValue(pkg, name)
+  given <- names(args)
+  if (is.null(given)) given <- rep("", length(args))
+  positional <- which(!nzchar(given))
+  first <- if (length(positional)) positional[1L] else if (length(args)) 1L else 0L
+  formal <- if (first) irtb_pass_formals(f, name, args[[first]]) else irtb_pass_formals(f, name)
+  dotted <- gsub("_", ".", given, fixed = TRUE)
+  swap <- nzchar(given) & !(given %in% formal) & dotted %in% formal
+  given[swap] <- dotted[swap]
+  names(args) <- given
+  seed <- NULL
+  if ("seed" %in% given && !("seed" %in% formal)) {
+    seed <- args[["seed"]]
+    args[["seed"]] <- NULL
+  }
+  if ("verbose" %in% formal && !("verbose" %in% given)) args$verbose <- FALSE
+  if (!is.null(seed)) set.seed(seed)
+  # the call reads `name(...)` in R's error messages: the function is bound to its own name in a
+  # throwaway environment whose parent is the package namespace
+  env <- new.env(parent = asNamespace(pkg))
+  assign(name, f, envir = env)
+  do.call(name, args, envir = env)
+}
+
+# What irtbridge needs to hold a fitted single-group mirt model as a Calibration: the fit helper's layout
+# (irtb_mirt_result) plus the response data, item names and item types read from the model.
+irtb_pass_mirt_model <- function(fit) {
+  se <- isTRUE(fit@Options$SE) && length(fit@vcov) > 1L && !anyNA(fit@vcov)
+  out <- irtb_mirt_result(fit, se)
+  if (se && isFALSE(fit@OptimInfo$secondordertest)) out$se <- NULL
+  data <- mirt::extract.mirt(fit, "data")
+  c(out, list(data = unname(data), item_names = colnames(data), itemtype = mirt::extract.mirt(fit, "itemtype"),
+              ncat = unname(mirt::extract.mirt(fit, "K")), se_done = se,
+              seconds = unname(mirt::extract.mirt(fit, "time")[1])))
+}
