@@ -5,8 +5,9 @@ the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, the
 per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
 (:class:`Calibration`), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
-:mod:`~irtbridge.calibration.plots` (mirt's plot types) and :mod:`~irtbridge.calibration.keys`
-(:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``).
+:mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.keys`
+(:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
+:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from irtbridge.calibration.diagnostics import compare
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.calibration.keys import score_key
+from irtbridge.calibration.simulation import simulate
 from irtbridge.calibration.priors import Prior
 from irtbridge.calibration.result import ENGINES, MODELS, Calibration
 from irtbridge.calibration.spec import ModelSpec
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
-           "calibrate_groups", "dif", "GroupCalibration", "score_key"]
+           "calibrate_groups", "dif", "GroupCalibration", "score_key",
+           "simulate"]

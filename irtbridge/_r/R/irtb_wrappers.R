@@ -63,3 +63,18 @@ irtb_latent_regression <- function(fit) {
   if (!is.list(lr)) return(list(betas = lr, se = lr * NA_real_))
   list(betas = lr$betas, se = if (!is.null(lr$SE)) lr$SE else lr$betas * NA_real_)
 }
+
+# simdata after set.seed(seed): a, d (NaN from numpy made NA: "no such parameter"), and the optional
+# latent distribution or the traits themselves.
+irtb_simdata <- function(a, d, n, itemtype, seed, guess, upper, mu = NULL, sigma = NULL, theta = NULL) {
+  a[is.nan(a)] <- NA
+  d[is.nan(d)] <- NA
+  args <- list(a = a, d = d, N = n, itemtype = itemtype, guess = guess, upper = upper)
+  if (!is.null(mu)) args$mu <- mu
+  if (!is.null(sigma)) args$sigma <- sigma
+  if (!is.null(theta)) args$Theta <- theta
+  set.seed(seed)
+  x <- do.call(mirt::simdata, args)
+  storage.mode(x) <- "double"
+  x
+}
