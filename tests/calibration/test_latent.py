@@ -2,8 +2,8 @@
 Davidian) on SAT12 and a latent regression (``covariates=``, ``formula=``) against the same ``mirt`` calls
 in tests/r/reference_latent.R.
 
-Tolerances: items 1e-6 and log-likelihood 1e-6 (the brief's bar; the same deterministic EM in both
-processes, so they agree far closer); regression coefficients and their SEs 1e-6.
+Tolerances: 1e-8 for items, log-likelihood, regression coefficients and their SEs (the same deterministic
+EM in both processes; measured differences are below 1e-11).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
-TOL = 1e-6
+TOL = 1e-8
 WEIRD = "w`; system('touch PWNED') #"
 FORMULA = "~ x1 + grp + `w\\`; system('touch PWNED') #`"
 
