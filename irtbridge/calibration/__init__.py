@@ -4,8 +4,10 @@ The public names are re-exported here and at the top level (``irtbridge.calibrat
 the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, then dispatches to one module
 per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
 (:class:`Calibration`), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
-(item/person/global fit, residuals, reliability, model comparison) and
-:mod:`~irtbridge.calibration.plots` (mirt's plot types).
+(item/person/global fit, residuals, reliability, model comparison),
+:mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.keys`
+(:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
+:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from __future__ import annotations
 from irtbridge.calibration.diagnostics import compare
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
+from irtbridge.calibration.keys import score_key
+from irtbridge.calibration.simulation import simulate
 from irtbridge.calibration.priors import Prior
 from irtbridge.calibration.result import ENGINES, MODELS, Calibration
 from irtbridge.calibration.spec import ModelSpec
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
-           "calibrate_groups", "dif", "GroupCalibration"]
+           "calibrate_groups", "dif", "GroupCalibration", "score_key",
+           "simulate"]

@@ -18,6 +18,7 @@ import pandas as pd
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
 from irtbridge.calibration.checks import check_before_fit
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.latent import latent_arguments
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import DataWarning, ValidationError
@@ -37,6 +38,9 @@ def calibrate(
     dims: int = 1,
     spec: Any = None,
     parameters: Any = None,
+    dentype: str | None = None,
+    covariates: Any = None,
+    formula: str | None = None,
     **options: Any,
 ) -> Calibration:
     """Calibrate an IRT model in R (mirt or ltm) and return a :class:`Calibration`.
@@ -81,6 +85,20 @@ def calibrate(
         mirt only: a parameter table (:meth:`Calibration.parameters` or :func:`parameter_table` for this
         data and model) whose ``value``, ``est``, bounds and prior columns fix, free or start parameters
         (mirt's ``pars = table``); e.g. link a form by fixing its common items at another form's values.
+    dentype : str, optional
+        mirt only: the latent density (mirt's ``dentype``): ``"Gaussian"`` (default), ``"EH"`` (empirical
+        histogram, Bock & Aitkin), ``"EHW"`` (empirical histogram with Woods' extrapolation) or
+        ``"Davidian-k"`` (Davidian curve with k >= 2 parameters); one factor only. mirt raises its
+        defaults for these (121 quadrature points, more cycles).
+    covariates : DataFrame, optional
+        mirt only, with ``formula``: a latent regression (mirt's ``covdata``): one row per respondent (same
+        index as ``responses``), numeric or text columns (text becomes a factor). The coefficients are
+        :attr:`Calibration.latent_regression`.
+    formula : str, optional
+        The latent regression as one-sided formula text over the covariates' columns, e.g.
+        ``"~ age + group"`` (mirt's ``formula``). It reaches R as a string and is checked there before it
+        becomes a formula: only covariate names, numbers, formula operators and ``I``, ``log``, ``exp``,
+        ``sqrt``, ``abs``, ``poly``, ``factor``, ``scale`` may appear.
     **options
         Estimation options with mirt's names: ``method="EM"|"QMCEM"|"MCEM"|"MHRM"``, ``quadpts``,
         ``TOL``, ``technical={"NCYCLES": ...}``, ``SE_type="Oakes"`` (mirt's ``SE.type``), ``rotate``.
@@ -96,6 +114,8 @@ def calibrate(
     R equivalents: ``mirt(data, 1, itemtype = "2PL", SE = TRUE)`` then
     ``coef(fit, IRTpars = TRUE, simplify = TRUE)``; ``ltm(data ~ z1)``, ``rasch``, ``tpm``, ``grm``,
     ``gpcm``. Numbers are read from R objects, never from printed output (ltm's ``coef`` rounds).
+    ``dentype="EH"`` is ``mirt(data, 1, dentype = "EH")``; ``covariates=cov, formula="~ x1"`` is
+    ``mirt(data, 1, covdata = cov, formula = ~ x1)`` then ``coef(fit, printSE = TRUE)$lr.betas``.
 
     Examples
     --------
@@ -119,6 +139,8 @@ def calibrate(
     structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
     sparse = isinstance(responses, ResponseData)
     backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
+    latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
+    options.update(latent.options)
     if "SE_type" in options:
         options["SE.type"] = options.pop("SE_type")
     if sparse:  # answered cells only: the engine checks them on its own layout
@@ -136,7 +158,7 @@ def calibrate(
         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
-    return backend.fit(request)
+    return latent.finish(backend.fit(request))
 
 
 @dataclass

@@ -67,6 +67,10 @@ class Calibration:
         mirt's slope-intercept table (``a1..ak, d, g, u``; ``coef(fit, simplify = TRUE)``).
     item_types : tuple of str
         One model name per item when ``model == "mixed"`` (mirt's ``itemtype`` vector); else empty.
+    latent_regression : DataFrame or None
+        With ``calibrate(..., covariates=, formula=)``: one row per regression term (``(Intercept)``
+        first, fixed at 0), columns ``beta`` and ``se`` (several factors: ``F1.., se_F1..``); mirt's
+        ``coef(fit, printSE = TRUE)$lr.betas``. ``None`` when the model has no latent regression.
     r_model : RObject or None
         The live R model (mirt ``SingleGroupClass`` or ltm object) in the process that fitted it; ``None``
         after pickling or :meth:`from_json`.
@@ -91,6 +95,7 @@ class Calibration:
     dropped_items: tuple[str, ...] = ()
     factors: tuple[str, ...] = ("F1",)
     item_types: tuple[str, ...] = ()
+    latent_regression: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     r_model: Any = field(default=None, repr=False, compare=False)
 
     # -- travel: the R handle stays behind --------------------------------------------------------
@@ -328,7 +333,9 @@ class Calibration:
         notes += [f"{label}: {w}" for w in self.warnings]
         title = (f"irtbridge calibration: {self.model} by {self.engine} "
                  f"({self.provenance.get('engine_version', '?')}{runtime})")
-        return Summary(title, tuple(lines), (("items", self.items),), tuple(notes), digits=digits,
+        tables = (("items", self.items),) + ((("latent regression", self.latent_regression),)
+                                             if self.latent_regression is not None else ())
+        return Summary(title, tuple(lines), tables, tuple(notes), digits=digits,
                        data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
                              "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
                              "n_parameters": int(self.n_parameters), "n_respondents": int(self.n_respondents),
@@ -362,6 +369,9 @@ class Calibration:
             "dropped_items": list(self.dropped_items),
             "factors": list(self.factors),
             "item_types": list(self.item_types),
+            **({"latent_regression": [{"term": t, **{k: (None if pd.isna(v) else float(v)) for k, v in row.items()}}
+                                      for t, row in self.latent_regression.iterrows()]}
+               if self.latent_regression is not None else {}),
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -384,6 +394,8 @@ class Calibration:
             latent_mean=d["latent_mean"], latent_var=d["latent_var"], options=d["options"],
             warnings=tuple(d["warnings"]), provenance=d["provenance"], dropped_items=tuple(d["dropped_items"]),
             factors=tuple(d.get("factors", ("F1",))), item_types=tuple(d.get("item_types", ())),
+            latent_regression=(pd.DataFrame(d["latent_regression"]).set_index("term").astype(float).rename_axis(None)
+                               if d.get("latent_regression") else None),
         )
 
     def without_r_model(self) -> "Calibration":

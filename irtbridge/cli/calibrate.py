@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_responses
 from irtbridge.exceptions import ValidationError
@@ -17,6 +18,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_long_options(p)
     p.add_argument("--drop-constant", action="store_true",
                    help="drop items everyone answers the same way (with a warning) instead of failing")
+    p.add_argument("--key", metavar="KEY",
+                   help="the file holds raw multiple-choice answers: score them 1 (answer = key) / 0 before "
+                        "calibrating (mirt's key2binary). KEY is a comma list in column order (e.g. 1,4,5,2; "
+                        "'1|3' accepts either answer) or a CSV file: 'item,key' rows, or one row of keys in "
+                        "column order")
+    p.add_argument("--missing-codes", metavar="CODES",
+                   help="with --key: answer codes that mean 'not answered' (comma list, e.g. 8); kept missing")
     p.add_argument("--no-se", action="store_true",
                    help="skip standard errors (by default they are computed; where the information matrix is "
                         "singular the estimates are kept, the SEs are NaN and a warning says why)")
@@ -51,10 +59,42 @@ def _fit(args: argparse.Namespace):
     from irtbridge.calibration import calibrate
 
     data = read_responses(args)
+    if args.key is not None:
+        data = _score(data, args.key, args.missing_codes)
+    elif args.missing_codes is not None:
+        raise ValidationError("--missing-codes is for raw answers scored with --key")
     extra = _structure_options(args, [str(c) for c in data.columns]) if args.command == "calibrate" else {}
     model = extra.pop("model", args.model)
     return data, calibrate(data, model=model, engine=args.engine, se=not args.no_se,
                            drop_constant=args.drop_constant, **extra)
+
+
+def _score(data, key: str, missing: str | None):
+    """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
+    from irtbridge.calibration.keys import score_key
+
+    columns = [str(c) for c in data.columns]
+    if os.path.isfile(key):
+        rows = [[f.strip() for f in ln.split(",")] for ln in _read_text(key, "--key file").splitlines() if ln.strip()]
+        if len(rows) == 1:
+            keys = rows[0]
+        elif rows and all(len(r) == 2 for r in rows):
+            keys = {r[0]: r[1] for r in rows if r[0] != "item"}  # item,key rows (a header line is skipped)
+        else:
+            raise ValidationError(f"--key file {key!r}: write 'item,key' rows or one row of keys in column order")
+    elif key.lower().endswith((".csv", ".txt")):
+        raise ValidationError(f"--key file {key!r} does not exist (or give the keys as a comma list)")
+    else:
+        keys = [k.strip() for k in key.split(",")]
+    keys = ({k: _alternatives(v) for k, v in keys.items()} if isinstance(keys, dict)
+            else [_alternatives(v) for v in keys])
+    codes = [c.strip() for c in missing.split(",")] if missing is not None else None
+    return score_key(data, keys, missing=codes)
+
+
+def _alternatives(text: str):
+    """One key, or several accepted answers written 'a|b'."""
+    return text if "|" not in text else [t.strip() for t in text.split("|")]
 
 
 def _read_text(path: str, what: str) -> str:

@@ -34,6 +34,7 @@ irtb_fit_keeping_estimates <- function(fitter, args, se) {
 irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(), dims = 1L, syntax = NULL,
                           table = NULL) {
   data <- irtb_matrix(data, item_names)
+  options <- irtb_latent_options(options)  # covdata/formula arrive as data (irtb_wrappers.R)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
   args <- c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
                  verbose = FALSE), options)
@@ -91,6 +92,7 @@ irtb_apply_table <- function(values, table) {
 # mirt's pars = "values" table for the model calibrate() would fit, without fitting it.
 irtb_mirt_values <- function(data, item_names, model, options, dims = 1L, syntax = NULL) {
   data <- irtb_matrix(data, item_names)
+  options <- irtb_latent_options(options)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
   v <- do.call(mirt::mirt, c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]),
                                   pars = "values", verbose = FALSE), options))
