@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -136,7 +136,15 @@ def calibrate(
         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
-    return backend.fit(request)
+    return replace(backend.fit(request), item_mins=item_minimums(prep.values, prep.names))
+
+
+def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:
+    """Each item's lowest observed response (mirt's ``Data$mins``), for ``true_score`` as ``expected.test``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column has no minimum
+        lowest = np.nanmin(values, axis=0)
+    return {n: float(v) if np.isfinite(v) else 0.0 for n, v in zip(names, lowest)}
 
 
 @dataclass

@@ -67,6 +67,10 @@ class Calibration:
         mirt's slope-intercept table (``a1..ak, d, g, u``; ``coef(fit, simplify = TRUE)``).
     item_types : tuple of str
         One model name per item when ``model == "mixed"`` (mirt's ``itemtype`` vector); else empty.
+    item_mins : dict of str to float
+        Each item's lowest observed response (mirt's ``extract.mirt(mod, "mins")``: 0 for 0/1 items, 1 for
+        items coded 1..K); :func:`~irtbridge.irt.true_score` adds them, as mirt's ``expected.test``. Empty
+        when unknown (every item then counts from 0).
     r_model : RObject or None
         The live R model (mirt ``SingleGroupClass`` or ltm object) in the process that fitted it; ``None``
         after pickling or :meth:`from_json`.
@@ -91,6 +95,7 @@ class Calibration:
     dropped_items: tuple[str, ...] = ()
     factors: tuple[str, ...] = ("F1",)
     item_types: tuple[str, ...] = ()
+    item_mins: Mapping[str, float] = field(default_factory=dict)
     r_model: Any = field(default=None, repr=False, compare=False)
 
     # -- travel: the R handle stays behind --------------------------------------------------------
@@ -362,6 +367,7 @@ class Calibration:
             "dropped_items": list(self.dropped_items),
             "factors": list(self.factors),
             "item_types": list(self.item_types),
+            "item_mins": dict(self.item_mins),
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -384,6 +390,7 @@ class Calibration:
             latent_mean=d["latent_mean"], latent_var=d["latent_var"], options=d["options"],
             warnings=tuple(d["warnings"]), provenance=d["provenance"], dropped_items=tuple(d["dropped_items"]),
             factors=tuple(d.get("factors", ("F1",))), item_types=tuple(d.get("item_types", ())),
+            item_mins=dict(d.get("item_mins", {})),
         )
 
     def without_r_model(self) -> "Calibration":
