@@ -137,11 +137,11 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     if not converged:
         warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
                       ConvergenceWarning, stacklevel=2)
-    return _assemble(out, names, model, prep, labels, invariance, dict(options, se=bool(se), **structure_options(
-        structure, prior_list)), r_warnings, started)
+    recorded = dict(options, se=bool(se), **_recorded_options(structure, prior_list))
+    return _assemble(out, names, model, prep, labels, invariance, recorded, r_warnings, started)
 
 
-def structure_options(structure: dict[str, Any], priors: list) -> dict[str, Any]:
+def _recorded_options(structure: dict[str, Any], priors: list) -> dict[str, Any]:
     """The effective options a fit records for its structure and priors (as :func:`calibrate`)."""
     return {**({"priors": [p.to_r() for p in priors]} if priors else {}),
             **{k: v for k, v in structure.items() if k in ("dims", "syntax")}}

@@ -190,3 +190,15 @@ def test_group_spec_errors_are_one_line(data):
         with pytest.raises(ValidationError, match=message) as err:
             calibrate_groups(items, group, **kwargs)
         assert "\n" not in str(err.value)
+
+
+def test_parameter_table_reaches_multiple_group(data):
+    """A table from GroupCalibration.parameters() (mod2values) with a slope fixed in both groups."""
+    items, group, _ = data
+    table = calibrate_groups(items, group, "2PL", se=False).parameters()
+    assert set(table["group"]) == {"ref", "foc"}
+    fixed = (table["item"] == "i5") & (table["name"] == "a1")
+    table.loc[fixed, "value"] = 1.0
+    table.loc[fixed, "est"] = False
+    refit = calibrate_groups(items, group, "2PL", parameters=table, se=False)
+    assert refit.items["ref"].loc["i5", "a"] == refit.items["foc"].loc["i5", "a"] == 1.0
