@@ -80,11 +80,14 @@ def check_references(table: pd.DataFrame, references: Sequence[Reference], model
 
 
 def check_before_fit(values: Any, names: list[str], model: str, per_item: list[str] | None, extra: dict[str, Any],
-                     parameters: Any, priors: Sequence[Prior], options: dict[str, Any]) -> None:
+                     parameters: Any, priors: Sequence[Prior], options: dict[str, Any],
+                     groups: dict[str, Any] | None = None) -> None:
     """Check the parameter names of a mirt fit's spec and priors before fitting it.
 
     No R call when nothing names a parameter; a user's parameter table with an ``est`` column is used
     as it is (it is what mirt will fit), otherwise mirt's ``pars = "values"`` for the structure alone.
+    ``groups`` (``group`` labels and ``invariance``): a multiple-group fit, whose table is
+    ``multipleGroup``'s; a parameter counts as estimated when some group estimates it.
     """
     references = prior_references(priors, names)
     structure = None
@@ -100,6 +103,31 @@ def check_before_fit(values: Any, names: list[str], model: str, per_item: list[s
 
         session.ensure_packages("mirt")
         structural = {"dims": extra.get("dims", 1)} if structure is None else {"syntax": structure}
-        table = session.call("irtb_mirt_names", data=values, item_names=names, model=per_item or model,
-                             options=dict(options), **structural)
+        if groups is None:
+            table = session.call("irtb_mirt_names", data=values, item_names=names, model=per_item or model,
+                                 options=dict(options), **structural)
+        else:
+            table = _group_table(session, values, names, per_item or model, options, groups, structural)
+    if "group" in table.columns:
+        table = table.assign(est=table["est"].astype(bool)).groupby(["item", "name"], sort=False,
+                                                                    as_index=False)["est"].any()
     check_references(table, references, "per-item" if per_item is not None else model)
+
+
+_FREES = {"free_means": r"MEAN_\d+", "free_var": r"COV_(\d+)\1", "free_cov": r"COV_(\d+)(?!\1)\d+"}
+
+
+def _group_table(session: Any, values: Any, names: list[str], model: Any, options: dict[str, Any],
+                 groups: dict[str, Any], structural: dict[str, Any]) -> pd.DataFrame:
+    """``multipleGroup``'s parameter table for the structure alone. Without the spec's constraints a model
+    that frees latent means or variances may not be identified (mirt then refuses to build the table),
+    so those keywords are left out and their parameters marked estimated here, as mirt would."""
+    invariance = [v for v in groups["invariance"] if v not in _FREES]
+    table = session.call("irtb_mirt_group_names", data=values, item_names=names, model=model,
+                         options=dict(options), group=list(groups["group"]), invariance=invariance, **structural)
+    table = table.assign(est=table["est"].astype(bool))
+    for keyword, pattern in _FREES.items():
+        if keyword in groups["invariance"]:
+            freed = (table["item"] == "GROUP") & table["name"].astype(str).str.fullmatch(pattern)
+            table.loc[freed, "est"] = True
+    return table

@@ -173,7 +173,9 @@ def global_fit(fit: Any) -> pd.Series:
             ) from None
         raise
     row = out.iloc[0]
-    return pd.Series({k: float(row[k]) for k in GLOBAL_FIT if k in row.index}, name="global_fit")
+    # a multiple-group fit has one SRMSR per group (SRMSR.<group>) in place of SRMSR
+    keys = [*GLOBAL_FIT[:6], *(c for c in row.index if str(c).startswith("SRMSR")), *GLOBAL_FIT[7:]]
+    return pd.Series({k: float(row[k]) for k in keys if k in row.index}, name="global_fit")
 
 
 def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:

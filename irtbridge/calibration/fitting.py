@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -19,6 +19,7 @@ from irtbridge._validation import as_response_matrix, check_choice, constant_ite
 from irtbridge.calibration.checks import check_before_fit
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.latent import latent_arguments
+from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import DataWarning, ValidationError
@@ -75,8 +76,8 @@ def calibrate(
         checks its own: ``norm``/``lnorm`` on a1, ``norm`` on d, ``expbeta`` on g): a one-line
         :class:`ValidationError` if not.
     dims : int
-        mirt only: an exploratory model with this many factors (``mirt(data, dims)``; rotate with
-        ``rotate="oblimin"`` etc., read with :meth:`Calibration.loadings`).
+        mirt only: an exploratory model with this many factors (``mirt(data, dims)``; read with
+        :meth:`Calibration.loadings`, rotated there with ``rotate="oblimin"`` etc.).
     spec : ModelSpec or str, optional
         mirt only: a confirmatory/bifactor structure (:class:`~irtbridge.calibration.spec.ModelSpec`, or
         mirt.model syntax text), handed to ``mirt.model()`` as data. Parameters its constraints, priors
@@ -101,9 +102,12 @@ def calibrate(
         ``sqrt``, ``abs``, ``poly``, ``factor``, ``scale`` may appear.
     **options
         Estimation options with mirt's names: ``method="EM"|"QMCEM"|"MCEM"|"MHRM"``, ``quadpts``,
-        ``TOL``, ``technical={"NCYCLES": ...}``, ``SE_type="Oakes"`` (mirt's ``SE.type``), ``rotate``.
-        Passed to the engine unchanged, with the engine's own argument names (e.g. ``TOL=1e-5``,
-        ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for ltm).
+        ``TOL``, ``technical={"NCYCLES": ...}``, ``SE_type="Oakes"`` (mirt's ``SE.type``; underscores
+        stand for R's dots). Passed to the engine unchanged, with the engine's own argument names (e.g.
+        ``TOL=1e-5``, ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for
+        ltm). An option the engine would not read (mirt ignores unknown arguments without a word) is a
+        one-line :class:`ValidationError`: the names are :data:`irtbridge.calibration.options.MIRT_OPTIONS`
+        and ``LTM_OPTIONS``; rotation is chosen when reading loadings (``fit.loadings(rotate=...)``).
 
     Returns
     -------
@@ -139,10 +143,9 @@ def calibrate(
     structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
     sparse = isinstance(responses, ResponseData)
     backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
+    options = engine_options(options, engine, model, per_item)
     latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
     options.update(latent.options)
-    if "SE_type" in options:
-        options["SE.type"] = options.pop("SE_type")
     if sparse:  # answered cells only: the engine checks them on its own layout
         request = FitRequest(responses, tuple(responses.item_names), model, bool(se), options,
                              drop_constant=bool(drop_constant),
@@ -158,8 +161,26 @@ def calibrate(
         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
-    return latent.finish(backend.fit(request))
+    return latent.finish(replace(backend.fit(request), item_mins=item_minimums(prep.values, prep.names)))
 
+
+def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:
+    """Each item's lowest observed response (mirt's ``Data$mins``), for ``true_score`` as ``expected.test``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column has no minimum
+        lowest = np.nanmin(values, axis=0)
+    return {n: float(v) if np.isfinite(v) else 0.0 for n, v in zip(names, lowest)}
+
+
+def engine_options(options: dict[str, Any], engine: str, model: str, per_item: list[str] | None) -> dict[str, Any]:
+    """The options with R's names (``SE_type`` -> ``SE.type``); an option the engine would not read is a
+    one-line :class:`ValidationError` (mirt and ltm would ignore it; the native engine checks its own)."""
+    where = f"calibrate(engine={engine!r})"
+    if engine == "mirt":
+        return check_options(options, MIRT_OPTIONS, where)
+    if engine == "ltm":
+        return check_options(options, LTM_OPTIONS[model], f"calibrate(engine='ltm', model={model!r})")
+    return {("SE.type" if k == "SE_type" else k): v for k, v in options.items()}
 
 @dataclass
 class _Prepared:
@@ -296,8 +317,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
     values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
     extra = _structure_args(per_item, dims, spec, None, names)
-    if "SE_type" in options:
-        options["SE.type"] = options.pop("SE_type")
+    options = check_options(options, MIRT_OPTIONS, "parameter_table")
     check_before_fit(values, names, model, per_item, extra, None, [], options)  # as calibrate() would
     session.ensure_packages("mirt")
     return session.call("irtb_mirt_values", data=values, item_names=names, model=per_item or model,

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration.checks import check_references
-from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS
+from irtbridge._validation import check_choice
+from irtbridge.calibration.checks import check_before_fit, check_references
+from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
+from irtbridge.calibration.group_result import GroupCalibration, item_table
+from irtbridge.calibration.options import GROUP_OPTIONS, check_options
+from irtbridge.calibration.priors import parse_priors
 from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
 
@@ -29,62 +31,9 @@ INVARIANCE_KEYWORDS = ("free_means", "free_var", "free_cov", "slopes", "intercep
 P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")
 
 
-@dataclass(frozen=True, eq=False)
-class GroupCalibration:
-    """The result of :func:`calibrate_groups`.
-
-    Attributes
-    ----------
-    groups : tuple of str
-        Group labels in mirt's order.
-    items : dict of str to DataFrame
-        Per group, the item table in the layout of :attr:`Calibration.items` (``a, b, g, u``; ``a, b1..``).
-    latent_means, latent_vars : Series
-        Per group (0 and 1 in a group unless ``invariance`` frees them).
-    loglik, aic, bic, n_parameters, converged, iterations, model, invariance, group_sizes, options,
-    warnings, provenance
-        As in :class:`~irtbridge.calibration.result.Calibration`.
-    r_model : RObject or None
-        The live ``MultipleGroupClass`` model (needed by :func:`dif`).
-    """
-
-    groups: tuple[str, ...]
-    items: Mapping[str, pd.DataFrame]
-    latent_means: pd.Series
-    latent_vars: pd.Series
-    loglik: float
-    aic: float
-    bic: float
-    n_parameters: int
-    converged: bool
-    iterations: int
-    model: str
-    invariance: tuple[str, ...]
-    group_sizes: Mapping[str, int]
-    options: Mapping[str, Any] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    provenance: Mapping[str, Any] = field(default_factory=dict)
-    r_model: Any = field(default=None, repr=False, compare=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
-
-    def __repr__(self) -> str:
-        return (f"GroupCalibration(model={self.model!r}, groups={list(self.groups)}, "
-                f"loglik={self.loglik:.4f}, converged={self.converged})")
-
-    def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
-            p_adjust: str = "holm") -> pd.DataFrame:
-        """:func:`dif` on this fit."""
-        return dif(self, which, scheme, items, p_adjust)
-
-
-def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance: Sequence[str] = (), *,
-                     se: bool = True, **options: Any) -> GroupCalibration:
+def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance: Sequence[str] = (), *,
+                     se: bool = True, drop_constant: bool = False, priors: Any = None, dims: int = 1,
+                     spec: Any = None, parameters: Any = None, **options: Any) -> GroupCalibration:
     """A multiple-group IRT model in mirt (``multipleGroup``).
 
     Parameters
@@ -93,16 +42,27 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
         Rows are respondents, columns items (as :func:`~irtbridge.calibrate`).
     groups : sequence
         One group label per respondent (at least two distinct labels, none missing).
-    model : str
-        One of the single-factor models of :func:`~irtbridge.calibrate` that mirt fits.
+    model : str, or one per item (list, or mapping item -> name)
+        The models of :func:`~irtbridge.calibrate` that mirt fits, except the ``1PL`` (its one shared
+        slope has no multiple-group meaning: use ``rasch`` or ``invariance=["slopes"]``).
     invariance : sequence of str
         mirt's ``invariance``: item names (equal across groups) and keywords ``free_means``,
         ``free_var``, ``free_cov``, ``slopes``, ``intercepts``. Empty: the configural model (every
         group's items free, every latent distribution N(0, 1)).
     se : bool
-        Standard errors; a singular information matrix keeps the estimates (NaN SEs, one RWarning).
+        Standard errors (per group, in ``standard_errors``); a singular information matrix keeps the
+        estimates (NaN SEs, one RWarning).
+    drop_constant, priors, dims, spec, parameters
+        As in :func:`~irtbridge.calibrate`. ``spec`` (a :class:`~irtbridge.calibration.spec.ModelSpec` or
+        mirt.model text) may use mirt's group syntax: ``CONSTRAINB`` (equal across groups), and a
+        ``[group]`` after a keyword (``FIXED [ref] = ...``). ``parameters``: a table from
+        :meth:`GroupCalibration.parameters` of a fit of the same data and model (one row per group and
+        parameter). Names a spec or prior mentions are checked against ``multipleGroup``'s parameter
+        table first (estimated in some group, for priors and constraints).
     **options
-        mirt's estimation options (``method``, ``quadpts``, ``TOL``, ``technical``...).
+        mirt's estimation options (``method``, ``quadpts``, ``TOL``, ``technical``, ``SE_type``...; see
+        :data:`irtbridge.calibration.options.GROUP_OPTIONS`); any other name is a one-line
+        :class:`ValidationError` (mirt would ignore it without a word).
 
     Returns
     -------
@@ -110,8 +70,9 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
 
     Notes
     -----
-    R equivalent: ``multipleGroup(data, 1, group, itemtype, invariance = c(...))`` then
-    ``coef(fit, IRTpars = TRUE, simplify = TRUE)`` per group.
+    R equivalent: ``multipleGroup(data, model, group, itemtype, invariance = c(...), SE = se, ...)`` with
+    ``model`` the number of factors or ``mirt.model(spec)``, then ``coef(fit, IRTpars = TRUE, simplify = TRUE)``
+    per group (slope-intercept with several factors).
 
     Examples
     --------
@@ -133,25 +94,38 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
     odd     0.959
     Name: var, dtype: float64
     """
-    model = check_choice(model, "model", MODELS, ignore_case=True)
-    if model not in ENGINES["mirt"] or model == "1PL":
-        raise ValidationError(f"calibrate_groups: model {model!r} is not available for mirt's multipleGroup")
-    values, names, _ = as_response_matrix(responses, "responses", dichotomous=model in DICHOTOMOUS)
-    labels = _group_labels(groups, values.shape[0])
-    if isinstance(invariance, str):
-        invariance = [invariance]
+    columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
+    model, per_item = _resolve_model(model, "mirt", columns)
+    if "1PL" in (per_item or [model]):
+        raise ValidationError("model: the 1PL's one shared slope has no multiple-group form; use 'rasch', or "
+                              "'2PL' with invariance=['slopes']")
+    if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
+        raise ValidationError(f"dims must be a positive integer, got {dims!r}")
+    options = check_options(options, GROUP_OPTIONS, "calibrate_groups")
+    prep = _prepare(responses, columns, model, per_item, drop_constant)
+    names = prep.names
+    labels = _group_labels(groups, prep.values.shape[0])
+    invariance = [invariance] if isinstance(invariance, str) else [str(v) for v in invariance]
     unknown = [v for v in invariance if v not in INVARIANCE_KEYWORDS and v not in names]
     if unknown:
         raise ValidationError(f"invariance: unknown item(s) or keyword(s) {unknown[:5]}; keywords are "
                               f"{', '.join(INVARIANCE_KEYWORDS)}")
+    if priors is not None and per_item is not None:
+        raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
+    prior_list = parse_priors(priors, names) if priors is not None else []
+    structure = _structure_args(prep.per_item, dims, spec, parameters, names)
     from irtbridge._r import session
 
     session.ensure_packages("mirt")
+    r_model = list(prep.per_item) if prep.per_item is not None else model
+    check_before_fit(prep.values, names, model, prep.per_item, structure, parameters, prior_list, options,
+                     groups={"group": labels, "invariance": invariance})
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = session.call("irtb_mirt_groups", data=values, item_names=names, group=labels, model=model,
-                           invariance=list(invariance), se=bool(se), options=dict(options))
+        out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels, model=r_model,
+                           invariance=invariance, se=bool(se), options=dict(options),
+                           **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}), **structure)
     r_warnings = [str(w.message).removeprefix("R: ") for w in caught]
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -159,7 +133,12 @@ def calibrate_groups(responses: Any, groups: Any, model: str = "2PL", invariance
         message = f"mirt: standard errors unavailable ({str(out['se_problem']).strip()}); estimates kept"
         warnings.warn(message, RWarning, stacklevel=2)
         r_warnings.append(message)
-    return _assemble(out, names, model, tuple(invariance), dict(options, se=bool(se)), tuple(r_warnings),
+    converged = bool(out["converged"])
+    if not converged:
+        warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
+                      ConvergenceWarning, stacklevel=2)
+    recorded = dict(options, se=bool(se), **_recorded_options(structure, prior_list))
+    return _assemble(out, names, model, prep, labels, invariance, recorded, r_warnings,
                      time.perf_counter() - started)
 
 
@@ -167,45 +146,65 @@ def group_calibration_from_r_model(model: Any) -> GroupCalibration:
     """A fitted mirt ``multipleGroup`` model (an ``RObject`` of class ``MultipleGroupClass``) as a
     GroupCalibration, read as :func:`calibrate_groups` reads its own fit (the models
     :mod:`irtbridge.mirt` returns)."""
+    from types import SimpleNamespace
+
     from irtbridge._r import session
     from irtbridge.calibration.engines.rbacked import model_name
 
     out = session.call("irtb_pass_mirt_groups", fit=model)
     names = [str(n) for n in np.atleast_1d(out["item_names"])]
-    types = {model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))}
-    invariance = tuple(str(v) for v in np.atleast_1d(out["invariance"]) if v)
-    return _assemble(out, names, types.pop() if len(types) == 1 else "mixed", invariance,
-                     {"se": bool(out["se_done"])}, (), float(out["seconds"]), stacklevel=5)
+    per_item = [model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))]
+    mixed = len(set(per_item)) > 1
+    data = out["data"]
+    values = np.asarray(data.to_numpy() if isinstance(data, pd.DataFrame) else data, dtype=float)
+    prep = SimpleNamespace(values=values, per_item=per_item if mixed else None, dropped=())
+    if not bool(out["converged"]):
+        warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
+                      ConvergenceWarning, stacklevel=4)
+    invariance = [str(v) for v in np.atleast_1d(out["invariance"]) if v]
+    labels = [str(g) for g in np.atleast_1d(out["membership"])]
+    return _assemble(out, names, "mixed" if mixed else per_item[0], prep, labels, invariance,
+                     {"se": bool(out["se_done"])}, [], float(out["seconds"]))
 
 
-def _assemble(out: Mapping[str, Any], names: list[str], model: str, invariance: tuple[str, ...],
-              options: dict[str, Any], r_warnings: tuple[str, ...], seconds: float,
-              stacklevel: int = 3) -> GroupCalibration:
-    """The GroupCalibration from the R helpers' plain result (irtb_mirt_groups_result's layout)."""
+def _recorded_options(structure: dict[str, Any], priors: list) -> dict[str, Any]:
+    """The effective options a fit records for its structure and priors (as :func:`calibrate`)."""
+    return {**({"priors": [p.to_r() for p in priors]} if priors else {}),
+            **{k: v for k, v in structure.items() if k in ("dims", "syntax")}}
+
+
+def _assemble(out: dict[str, Any], names: list[str], model: str, prep: Any, labels: list[str],
+              invariance: list[str], options: dict[str, Any], r_warnings: list[str], seconds: float) -> GroupCalibration:
+    """The GroupCalibration from R's plain result: per-group tables labelled with the caller's names."""
     from irtbridge._r import session
 
-    group_names = [str(g) for g in _as_list(out["groups"])]
-    tables = {}
-    for g, table in zip(group_names, _as_list(out["items"])):
-        frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
-        tables[g] = frame[["a", "b", "g", "u"]] if {"a", "b", "g", "u"} <= set(frame.columns) else frame
-    converged = bool(out["converged"])
-    if not converged:
-        warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
-                      ConvergenceWarning, stacklevel=stacklevel)
+    group_names = [str(g) for g in np.atleast_1d(out["groups"])]
+    layout = model if prep.per_item is None else "mixed"
+    tables = {g: item_table(t, names, layout) for g, t in zip(group_names, _as_list(out["items"]))}
+    ses = ({g: item_table(t, names, layout) for g, t in zip(group_names, _as_list(out["se"]))}
+           if out.get("se") is not None else {g: t * np.nan for g, t in tables.items()})
+    factors = tuple(str(f) for f in np.atleast_1d(out["factor_names"]))
+    means = pd.DataFrame([[float(v) for v in _as_list(m)] for m in _as_list(out["means"])],
+                         index=pd.Index(group_names, name="group"), columns=list(factors))
+    covs = {}
+    for g, c in zip(group_names, _as_list(out["covs"])):
+        values = np.atleast_2d(np.asarray(c.to_numpy() if isinstance(c, pd.DataFrame) else c, dtype=float))
+        covs[g] = pd.DataFrame(values, index=list(factors), columns=list(factors))
     versions = session.r_versions(["mirt"])
     return GroupCalibration(
         groups=tuple(group_names), items=tables,
-        latent_means=pd.Series(_per_group(out["means"], group_names), index=group_names, name="mean"),
-        latent_vars=pd.Series(_per_group(out["vars"], group_names), index=group_names, name="var"),
+        latent_means=pd.Series(means.iloc[:, 0].to_numpy(), index=group_names, name="mean"),
+        latent_vars=pd.Series([covs[g].iloc[0, 0] for g in group_names], index=group_names, name="var"),
         loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),
-        n_parameters=int(out["n_parameters"]), converged=converged, iterations=int(out["iterations"]),
-        model=model, invariance=invariance,
+        n_parameters=int(out["n_parameters"]), converged=bool(out["converged"]), iterations=int(out["iterations"]),
+        model=model, invariance=tuple(invariance),
         group_sizes={g: int(v) for g, v in zip(group_names, _per_group(out["sizes"], group_names))},
-        options=options, warnings=r_warnings,
+        options=options, warnings=tuple(r_warnings),
         provenance={"irtbridge_version": __version__, "engine_version": versions["packages"]["mirt"],
                     "r_version": versions["r"], "fit_seconds": seconds},
-        r_model=out["model"],
+        standard_errors=ses, means=means, covariances=covs, factors=factors,
+        item_types=tuple(prep.per_item) if prep.per_item is not None else (), dropped_items=prep.dropped,
+        item_mins=item_minimums(prep.values, names), membership=tuple(labels), r_model=out["model"],
     )
 
 

@@ -20,7 +20,7 @@ from irtbridge._validation import check_choice
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import category_probabilities, expected_score, item_information, sem, test_information
 
-__all__ = ["PLOT_KINDS", "ITEM_PLOT_KINDS", "plot_calibration", "plot_item"]
+__all__ = ["PLOT_KINDS", "ITEM_PLOT_KINDS", "GROUP_PLOT_KINDS", "plot_calibration", "plot_item", "plot_groups"]
 
 PLOT_KINDS = ("trace", "info", "infoSE", "score", "itemscore")
 ITEM_PLOT_KINDS = ("trace", "info", "score")
@@ -121,3 +121,47 @@ def plot_item(fit: Any, item: str, kind: str = "trace", *, theta: Any = None, ax
     ax = plot_calibration(fit, mapping[kind], items=[item], theta=theta, ax=ax, legend=kind == "trace")
     ax.set_title(f"{item}: {ax.get_title().lower()}")
     return ax
+
+
+GROUP_PLOT_KINDS = ("score", "info", "trace")
+
+
+def plot_groups(fit: Any, kind: str = "score", *, item: str | None = None, theta: Any = None, ax: Any = None,
+                legend: bool = True):
+    """One curve per group of a multiple-group fit (mirt's ``plot(mod, type = "score" | "info")`` and
+    ``itemplot(mod, item)``): the expected test score, the test information, or one item's trace lines;
+    return the Axes. The curves come from the native kernel on each group's item table (one factor)."""
+    kind = check_choice(kind, "kind", GROUP_PLOT_KINDS)
+    if len(getattr(fit, "factors", ("F1",))) != 1:
+        raise ValidationError(f"plot: group curves are drawn for one factor; this fit has {len(fit.factors)}")
+    if kind == "trace" and item is None:
+        raise ValidationError("item: name the item whose trace lines to draw (kind='trace')")
+    if kind != "trace" and item is not None:
+        raise ValidationError(f"item: kind={kind!r} draws the whole test; leave item=None or use kind='trace'")
+    if item is not None and item not in fit.item_names:
+        raise ValidationError(f"item: unknown item {item!r}; the calibration has {len(fit.item_names)} items")
+    ax = _axes(ax)
+    grid = _grid(theta)
+    for g in fit.groups:
+        items = fit.items[g]
+        if kind == "score":
+            ax.plot(grid, np.asarray(expected_score(grid, items, fit.model)).sum(axis=1), label=g)
+        elif kind == "info":
+            ax.plot(grid, np.asarray(test_information(grid, items, fit.model)), label=g)
+        else:
+            probs = np.asarray(category_probabilities(grid, items.loc[[item]], fit.model))[:, 0, :]
+            if probs.shape[-1] == 2:
+                ax.plot(grid, probs[:, 1], label=g)
+            else:
+                for k in range(probs.shape[-1]):
+                    if np.isfinite(probs[:, k]).all() and probs[:, k].max() > 0:
+                        ax.plot(grid, probs[:, k], label=f"{g}: {k}")
+    ax.set_ylabel({"score": "expected test score", "info": "test information I(θ)",
+                   "trace": "P(X = k | θ)"}[kind])
+    ax.set_title({"score": "Expected test score by group", "info": "Test information by group",
+                  "trace": f"{item}: trace lines by group"}[kind])
+    ax.set_xlabel("θ")
+    if legend:
+        ax.legend(fontsize="small", frameon=False)
+    return ax
+

@@ -71,6 +71,10 @@ class Calibration:
         With ``calibrate(..., covariates=, formula=)``: one row per regression term (``(Intercept)``
         first, fixed at 0), columns ``beta`` and ``se`` (several factors: ``F1.., se_F1..``); mirt's
         ``coef(fit, printSE = TRUE)$lr.betas``. ``None`` when the model has no latent regression.
+    item_mins : dict of str to float
+        Each item's lowest observed response (mirt's ``extract.mirt(mod, "mins")``: 0 for 0/1 items, 1 for
+        items coded 1..K); :func:`~irtbridge.irt.true_score` adds them, as mirt's ``expected.test``. Empty
+        when unknown (every item then counts from 0).
     r_model : RObject or None
         The live R model (mirt ``SingleGroupClass`` or ltm object) in the process that fitted it; ``None``
         after pickling or :meth:`from_json`.
@@ -96,6 +100,7 @@ class Calibration:
     factors: tuple[str, ...] = ("F1",)
     item_types: tuple[str, ...] = ()
     latent_regression: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    item_mins: Mapping[str, float] = field(default_factory=dict)
     r_model: Any = field(default=None, repr=False, compare=False)
 
     # -- travel: the R handle stays behind --------------------------------------------------------
@@ -372,6 +377,7 @@ class Calibration:
             **({"latent_regression": [{"term": t, **{k: (None if pd.isna(v) else float(v)) for k, v in row.items()}}
                                       for t, row in self.latent_regression.iterrows()]}
                if self.latent_regression is not None else {}),
+            "item_mins": dict(self.item_mins),
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -396,6 +402,7 @@ class Calibration:
             factors=tuple(d.get("factors", ("F1",))), item_types=tuple(d.get("item_types", ())),
             latent_regression=(pd.DataFrame(d["latent_regression"]).set_index("term").astype(float).rename_axis(None)
                                if d.get("latent_regression") else None),
+            item_mins=dict(d.get("item_mins", {})),
         )
 
     def without_r_model(self) -> "Calibration":

@@ -6,7 +6,7 @@ calls the unchecked fast paths of :mod:`irtbridge.irt.fast`; pandas in, pandas o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -326,7 +326,7 @@ def _select_items(bank: ItemBank, subset: Any) -> ItemBank:
     raise ValidationError(f"subset must be None, 'positive', a boolean mask or a list of item names, got {_show(subset)}")
 
 
-def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = None):
+def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = None, mins: Any = True):
     """True-Score: the expected total score at each ability (Cardoso et al., decodIRT, Eq. 2).
 
     Parameters
@@ -341,6 +341,12 @@ def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = N
         Items to sum over. ``"positive"`` keeps items with ``a > 0`` (decodIRT, Cardoso et al., drops negatively
         discriminating instances); a mask has one flag per item (a boolean Series is matched by item
         name).
+    mins : bool or mapping of str to float, default True
+        Score each item from its lowest observed response, as mirt's ``expected.test(mod, Theta, mins =
+        TRUE)``: a calibration records them (``Calibration.item_mins``; 0 for 0/1 items, 1 for items coded
+        1..K). ``False`` scores every item's categories ``0..K-1`` (``mins = FALSE``). A mapping item → lowest
+        response gives them for an item table or :class:`ItemBank`, which know no data (without one, and for a
+        calibration made before item minimums were recorded, items count from 0).
 
     Returns
     -------
@@ -349,9 +355,10 @@ def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = N
 
     Notes
     -----
-    ``TS(theta) = sum_{j in subset} E[X_j | theta]``, which for dichotomous items is
-    ``sum_j P(X_j = 1 | theta)`` (Cardoso et al., decodIRT, Eq. 2); polytomous categories are scored 0..K-1. This is
-    mirt's ``expected.test(mod, Theta)``.
+    ``TS(theta) = sum_{j in subset} (m_j + E[X_j | theta])`` with categories scored ``0..K-1`` and ``m_j`` the
+    item's lowest response (``mins``); for 0/1 items ``sum_j P(X_j = 1 | theta)`` (Cardoso et al., decodIRT,
+    Eq. 2). R equivalent: ``expected.test(mod, Theta)`` (``mins = TRUE``, its default) or
+    ``expected.test(mod, Theta, mins = FALSE)``.
 
     Examples
     --------
@@ -362,6 +369,25 @@ def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = N
     >>> true_score(0.0, items, model="2PL", subset="positive")
     0.5
     """
-    bank = _select_items(as_item_bank(items, model), subset)
+    full = as_item_bank(items, model)
+    bank = _select_items(full, subset)
     values, kind, index = _as_theta(theta)
-    return _per_theta(fast.expected(bank, values).sum(axis=1), kind, index, "true_score")
+    lowest = _item_mins(items, mins, full, bank)
+    return _per_theta(fast.expected(bank, values).sum(axis=1) + lowest, kind, index, "true_score")
+
+
+def _item_mins(items: Any, mins: Any, full: ItemBank, bank: ItemBank) -> float:
+    """The sum of the selected items' lowest responses (0 when ``mins`` is False or nothing is known)."""
+    if isinstance(mins, (bool, np.bool_)):
+        known = (getattr(items, "item_mins", None) or {}) if mins else {}
+    elif isinstance(mins, Mapping):
+        known = {str(k): v for k, v in mins.items()}
+        unknown = sorted(set(known) - set(full.names))
+        if unknown:
+            raise ValidationError(f"mins names item(s) not in the items: {', '.join(map(repr, unknown[:10]))}")
+    else:
+        raise ValidationError(f"mins must be True, False or a mapping item -> lowest response, got {_show(mins)}")
+    try:
+        return float(sum(float(known.get(n, 0.0)) for n in bank.names))
+    except (TypeError, ValueError):
+        raise ValidationError(f"mins: lowest responses must be numbers, got {_show(dict(known))}") from None

@@ -172,6 +172,7 @@ irtb_mirt_result_common <- function(fit) {
     n_parameters = as.integer(mirt::extract.mirt(fit, "nest")),
     converged = isTRUE(mirt::extract.mirt(fit, "converged")),
     iterations = as.integer(mirt::extract.mirt(fit, "iterations")),
+    factor_names = as.character(mirt::extract.mirt(fit, "factorNames")),
     model = fit
   )
 }
@@ -181,7 +182,11 @@ irtb_mirt_scores <- function(fit, method, responses, item_names) {
   args <- list(fit, method = method, full.scores = TRUE, full.scores.SE = TRUE, verbose = FALSE)
   if (!is.null(responses)) args$response.pattern <- responses
   s <- do.call(mirt::fscores, args)
-  if (mirt::extract.mirt(fit, "nfact") == 1L) return(cbind(theta = s[, "F1"], se = s[, "SE_F1"]))
+  # one factor, whatever the spec named it ("F1" by default, "F" after mirt.model("F = 1-5"))
+  if (mirt::extract.mirt(fit, "nfact") == 1L) {
+    f <- mirt::extract.mirt(fit, "factorNames")[1L]
+    return(cbind(theta = s[, f], se = s[, paste0("SE_", f)]))
+  }
   s
 }
 

@@ -1,24 +1,33 @@
 # Fit diagnostics of a mirt model: each helper calls mirt's own function on the live model and returns
 # plain data (data.frames and matrices), never printed output.
 
-irtb_need_mirt <- function(fit) {
-  if (!inherits(fit, "SingleGroupClass")) stop("fit diagnostics need a single-group mirt model")
+irtb_need_mirt <- function(fit, groups = FALSE) {
+  if (!inherits(fit, "SingleGroupClass") && !(groups && inherits(fit, "MultipleGroupClass")))
+    stop("fit diagnostics need a single-group mirt model")
 }
 
+# A multiple-group model gives one table per group: stacked, with a `group` column first.
 irtb_itemfit <- function(fit, stats) {
-  irtb_need_mirt(fit)
-  out <- as.data.frame(mirt::itemfit(fit, fit_stats = stats))
+  irtb_need_mirt(fit, groups = TRUE)
+  res <- mirt::itemfit(fit, fit_stats = stats)
+  if (inherits(fit, "MultipleGroupClass")) {
+    res <- do.call(rbind, lapply(names(res), function(g) cbind(group = g, as.data.frame(res[[g]]))))
+    res$group <- as.character(res$group)
+  }
+  out <- as.data.frame(res)
   out$item <- as.character(out$item)
+  rownames(out) <- NULL
   out
 }
 
+# Rows in the order of the fitted responses (for a multiple-group model too).
 irtb_personfit <- function(fit) {
-  irtb_need_mirt(fit)
+  irtb_need_mirt(fit, groups = TRUE)
   as.data.frame(mirt::personfit(fit))
 }
 
 irtb_m2 <- function(fit) {
-  irtb_need_mirt(fit)
+  irtb_need_mirt(fit, groups = TRUE)
   out <- as.data.frame(mirt::M2(fit))
   rownames(out) <- NULL
   out

@@ -1,38 +1,102 @@
-# Multiple-group calibration (mirt::multipleGroup) and DIF (mirt::DIF). Groups, item names and
-# invariance keywords arrive as data; results go back as plain per-group tables.
+# Multiple-group calibration (mirt::multipleGroup), what a group fit offers (scores, fit, reliability,
+# one group taken out) and DIF (mirt::DIF). Groups, item names, invariance keywords and model syntax
+# arrive as data; results go back as plain per-group tables.
 
-irtb_mirt_groups <- function(data, item_names, group, model, invariance, se, options) {
-  data <- irtb_matrix(data, item_names)
-  args <- c(list(data = data, model = 1, group = as.character(group), itemtype = unname(irtb_mirt_itemtype[model]),
-                 invariance = as.character(invariance), SE = se, verbose = FALSE), options)
-  kept <- irtb_fit_keeping_estimates(mirt::multipleGroup, args, se)
-  out <- irtb_mirt_groups_result(kept$fit, group)
-  out$se_problem <- kept$se_problem
-  out
+# The multipleGroup() arguments of a fit: the structure (dims, or mirt.model text received as data),
+# the item types, the groups, invariance and the caller's estimation options.
+irtb_group_args <- function(data, item_names, group, model, invariance, options, dims, syntax) {
+  structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
+  c(list(data = irtb_matrix(data, item_names), model = structure, group = as.character(group),
+         itemtype = unname(irtb_mirt_itemtype[model]), invariance = as.character(invariance), verbose = FALSE),
+    options)
 }
 
-# Per-group item tables (IRT parameterization where mirt has one), latent means, variances and sizes.
-irtb_mirt_groups_result <- function(fit, group) {
-  cf <- tryCatch(mirt::coef(fit, IRTpars = TRUE, simplify = TRUE),
-                 error = function(e) mirt::coef(fit, simplify = TRUE))
+# Only what the pre-fit name check reads (irtbridge.calibration.checks), over every group.
+irtb_mirt_group_names <- function(data, item_names, group, model, invariance, options, dims = 1L, syntax = NULL) {
+  args <- irtb_group_args(data, item_names, group, model, invariance, options, dims, syntax)
+  irtb_plain_table(do.call(mirt::multipleGroup, c(args, list(pars = "values"))))[c("group", "item", "name", "est")]
+}
+
+irtb_mirt_groups <- function(data, item_names, group, model, invariance, se, options, priors = list(),
+                             dims = 1L, syntax = NULL, table = NULL) {
+  args <- c(irtb_group_args(data, item_names, group, model, invariance, options, dims, syntax), list(SE = se))
+  if (length(priors) || !is.null(table)) {
+    values <- do.call(mirt::multipleGroup, c(args, list(pars = "values")))
+    if (!is.null(table)) values <- irtb_apply_table(values, table)
+    if (length(priors)) values <- irtb_apply_priors(values, priors)
+    args$pars <- values
+  }
+  kept <- irtb_fit_keeping_estimates(mirt::multipleGroup, args, se)
+  fit <- kept$fit
+  se_problem <- kept$se_problem
+  if (se && is.null(se_problem) && isFALSE(fit@OptimInfo$secondordertest))
+    se_problem <- "the information matrix is not positive definite (second-order test failed)"
+  irtb_mirt_groups_result(fit, group, se, se_problem)
+}
+
+# Per-group item tables (IRT parameterization where mirt has one), their SEs, latent means, covariances
+# and group sizes, from a fitted multipleGroup model.
+irtb_mirt_groups_result <- function(fit, group, se, se_problem = NULL) {
   names_ <- mirt::extract.mirt(fit, "groupNames")
+  # one factor: the IRT parameterization where mirt has one; several: slope-intercept (as calibrate)
+  irt <- mirt::extract.mirt(fit, "nfact") == 1L
+  cf <- if (irt) tryCatch(mirt::coef(fit, IRTpars = TRUE, simplify = TRUE), error = function(e) NULL)
+  if (is.null(cf)) {
+    irt <- FALSE
+    cf <- mirt::coef(fit, simplify = TRUE)
+  }
+  ses <- NULL
+  if (se && is.null(se_problem)) {
+    per_group <- mirt::coef(fit, IRTpars = irt, printSE = TRUE)
+    ses <- unname(lapply(names_, function(g) irtb_group_ses(per_group[[g]], cf[[g]]$items)))
+  }
+  group <- as.character(group)
   c(list(
     groups = names_,
     items = unname(lapply(names_, function(g) cf[[g]]$items)),
-    means = vapply(names_, function(g) unname(cf[[g]]$means[1]), 0),
-    vars = vapply(names_, function(g) unname(cf[[g]]$cov[1, 1]), 0),
-    sizes = vapply(names_, function(g) sum(group == g), 0)
+    se = ses,
+    means = unname(lapply(names_, function(g) cf[[g]]$means)),
+    covs = unname(lapply(names_, function(g) cf[[g]]$cov)),
+    sizes = vapply(names_, function(g) sum(group == g), 0),
+    se_problem = se_problem
   ), irtb_mirt_result_common(fit))
 }
 
-# A fitted multipleGroup model as calibrate_groups would have returned it (irtbridge.mirt's results).
+# A fitted multipleGroup model as calibrate_groups would have returned it (irtbridge.mirt's results),
+# with what the Python side needs to describe it: data, groups, item names and types, invariance.
 irtb_pass_mirt_groups <- function(fit) {
   group <- as.character(mirt::extract.mirt(fit, "group"))
-  c(irtb_mirt_groups_result(fit, group),
-    list(item_names = mirt::extract.mirt(fit, "itemnames"), itemtype = mirt::extract.mirt(fit, "itemtype"),
+  se_done <- isTRUE(fit@Options$SE) && length(fit@vcov) > 1L
+  c(irtb_mirt_groups_result(fit, group, se_done),
+    list(data = mirt::extract.mirt(fit, "data"), membership = group,
+         item_names = mirt::extract.mirt(fit, "itemnames"), itemtype = mirt::extract.mirt(fit, "itemtype"),
          ncat = unname(mirt::extract.mirt(fit, "K")), invariance = as.character(fit@Model$invariance),
-         se_done = isTRUE(fit@Options$SE) && length(fit@vcov) > 1L,
-         seconds = unname(mirt::extract.mirt(fit, "time")[1])))
+         se_done = se_done, seconds = unname(mirt::extract.mirt(fit, "time")[1])))
+}
+
+# One group's standard errors laid out like its item table (NA where mirt reports none).
+irtb_group_ses <- function(per_item, items) {
+  ses <- items
+  ses[] <- NA_real_
+  for (i in seq_len(nrow(items))) {
+    m <- per_item[[rownames(items)[i]]]
+    cols <- intersect(colnames(m), colnames(ses))
+    if ("SE" %in% rownames(m)) ses[i, cols] <- m["SE", cols]
+  }
+  ses
+}
+
+irtb_mirt_extract_group <- function(fit, group) mirt::extract.group(fit, group)
+
+# Per group: marginal reliability of its latent distribution (marginal_rxx on the group taken out) and
+# the empirical reliability of its respondents' EAP scores from the multiple-group fit.
+irtb_group_reliability <- function(fit) {
+  names_ <- mirt::extract.mirt(fit, "groupNames")
+  member <- as.character(mirt::extract.mirt(fit, "group"))
+  s <- mirt::fscores(fit, method = "EAP", full.scores.SE = TRUE, verbose = FALSE)
+  list(groups = names_,
+       marginal = vapply(names_, function(g) unname(mirt::marginal_rxx(mirt::extract.group(fit, g))), 0),
+       empirical = vapply(names_, function(g) unname(mirt::empirical_rxx(s[member == g, , drop = FALSE])), 0))
 }
 
 irtb_mirt_dif <- function(fit, which, scheme, items, p_adjust) {

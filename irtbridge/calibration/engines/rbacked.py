@@ -128,7 +128,7 @@ def _assemble(out: Mapping[str, Any], engine: str, request: FitRequest, options:
             "fit_seconds": elapsed,
         },
         dropped_items=request.dropped,
-        factors=tuple(out["cov"].columns) if out.get("cov") is not None else ("F1",),
+        factors=tuple(str(f) for f in np.atleast_1d(out["factor_names"])) if out.get("factor_names") is not None else ("F1",),
         item_types=tuple(request.per_item) if request.per_item is not None else (),
         r_model=out["model"],
     )

@@ -1,0 +1,313 @@
+"""The result of a multiple-group calibration: :class:`GroupCalibration`.
+
+It offers what a :class:`~irtbridge.calibration.result.Calibration` does where mirt supports it for a
+``MultipleGroupClass`` model: per-group item tables with standard errors, abilities (``fscores``), item
+and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, and one
+group taken out as a :class:`Calibration` (``extract.group``). Every statistic is mirt's, computed on
+the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.diagnostics`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._summary import Line, Summary
+from irtbridge._validation import check_choice
+from irtbridge.calibration.result import DICHOTOMOUS, Calibration
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["GroupCalibration"]
+
+
+@dataclass(frozen=True, eq=False)
+class GroupCalibration:
+    """The result of :func:`~irtbridge.calibrate_groups`.
+
+    Attributes
+    ----------
+    groups : tuple of str
+        Group labels in mirt's order.
+    items : dict of str to DataFrame
+        Per group, the item table in the layout of :attr:`Calibration.items` (``a, b, g, u``; ``a, b1..``;
+        with several factors mirt's slope-intercept table ``a1..ak, d, g, u``).
+    standard_errors : dict of str to DataFrame
+        Per group, the same shape as ``items``; NaN where a parameter is fixed or SEs were not requested.
+    latent_means, latent_vars : Series
+        Per group, the first factor's mean and variance (0 and 1 in a group unless ``invariance`` frees them).
+    means : DataFrame
+        Groups x factors: every latent mean.
+    covariances : dict of str to DataFrame
+        Per group, the latent covariance matrix (factors x factors).
+    loglik, aic, bic, n_parameters, converged, iterations, model, invariance, group_sizes, options,
+    warnings, provenance, factors, item_types, dropped_items, item_mins
+        As in :class:`~irtbridge.calibration.result.Calibration` (``invariance``: mirt's keywords and items).
+    membership : tuple of str
+        Each respondent's group, in the order of the responses.
+    r_model : RObject or None
+        The live ``MultipleGroupClass`` model (what the methods below ask).
+    """
+
+    groups: tuple[str, ...]
+    items: Mapping[str, pd.DataFrame]
+    latent_means: pd.Series
+    latent_vars: pd.Series
+    loglik: float
+    aic: float
+    bic: float
+    n_parameters: int
+    converged: bool
+    iterations: int
+    model: str
+    invariance: tuple[str, ...]
+    group_sizes: Mapping[str, int]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    standard_errors: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    means: pd.DataFrame = field(default_factory=pd.DataFrame)
+    covariances: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    factors: tuple[str, ...] = ("F1",)
+    item_types: tuple[str, ...] = ()
+    dropped_items: tuple[str, ...] = ()
+    item_mins: Mapping[str, float] = field(default_factory=dict)
+    membership: tuple[str, ...] = field(default=(), repr=False)
+    r_model: Any = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def __repr__(self) -> str:
+        return (f"GroupCalibration(model={self.model!r}, groups={list(self.groups)}, "
+                f"loglik={self.loglik:.4f}, converged={self.converged})")
+
+    # -- what the shared diagnostics read (irtbridge.calibration.diagnostics) ---------------------
+    engine = "mirt"
+
+    @property
+    def item_names(self) -> list[str]:
+        return list(next(iter(self.items.values())).index)
+
+    @property
+    def n_respondents(self) -> int:
+        return int(sum(self.group_sizes.values()))
+
+    def _live(self, what: str) -> Any:
+        if self.r_model is None:
+            raise ValidationError(f"{what} needs the live mirt model, which does not travel through pickle: "
+                                  "call it in the process that ran calibrate_groups")
+        return self.r_model
+
+    def _group_name(self, name: Any) -> str:
+        if str(name) not in self.groups:
+            raise ValidationError(f"group: {name!r} is not a group of this fit; its groups are {list(self.groups)}")
+        return str(name)
+
+    # -- one group taken out ------------------------------------------------------------------------
+    def group(self, name: str) -> Calibration:
+        """One group as a :class:`Calibration` (mirt's ``extract.group``).
+
+        Its items, standard errors and latent distribution are this fit's for that group, and its
+        ``r_model`` is mirt's single-group model of them, so everything a Calibration offers works on it
+        (``abilities(responses=...)`` for new respondents, ``residuals``, ``loadings``...). The
+        log-likelihood, AIC and BIC belong to the multiple-group model as a whole: they are NaN here;
+        ``n_parameters``, ``converged`` and ``iterations`` are the whole fit's.
+
+        Examples
+        --------
+        >>> from irtbridge import calibrate_groups
+        >>> from irtbridge.datasets import response_dataset
+        >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
+        >>> fit = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL", se=False)
+        >>> odd = fit.group("odd")
+        >>> odd.n_respondents, round(odd.items.loc["Item.1", "a"], 3)  # R: coef(fit, IRTpars = TRUE, simplify = TRUE)$odd
+        (500, 1.018)
+        """
+        from irtbridge._r import session
+
+        name = self._group_name(name)
+        model = session.call("irtb_mirt_extract_group", fit=self._live("group"), group=name)
+        return Calibration(
+            items=self.items[name], standard_errors=self.standard_errors[name], loglik=math.nan, aic=math.nan,
+            bic=math.nan, n_parameters=self.n_parameters, converged=self.converged, iterations=self.iterations,
+            model=self.model, engine="mirt", n_respondents=int(self.group_sizes[name]),
+            latent_mean=float(self.latent_means[name]), latent_var=float(self.latent_vars[name]),
+            options={**self.options, "group": name, "invariance": list(self.invariance)}, warnings=self.warnings,
+            provenance=self.provenance, dropped_items=self.dropped_items, factors=self.factors,
+            item_types=self.item_types, item_mins=dict(self.item_mins), r_model=model,
+        )
+
+    # -- scoring and fit ----------------------------------------------------------------------------
+    def abilities(self, method: str = "EAP") -> pd.DataFrame:
+        """Ability estimates of the calibration's respondents, each under its group's parameters and
+        latent distribution (mirt's ``fscores(mod, method, full.scores.SE = TRUE)``).
+
+        Returns
+        -------
+        DataFrame, one row per respondent in the order of the responses: ``group``, then ``theta`` and
+        ``se`` (several factors: one column per factor, then ``se_<factor>``). Score new respondents with
+        ``fit.group(name).abilities(responses=...)``.
+        """
+        from irtbridge._r import session
+
+        method = check_choice(method, "method", ("EAP", "MAP", "ML", "WLE"), ignore_case=True)
+        out = session.call("irtb_mirt_scores", fit=self._live("abilities"), method=method, responses=None,
+                           item_names=self.item_names)
+        frame = pd.DataFrame({(f"se_{c[3:]}" if c.startswith("SE_") else c): out[c].to_numpy(copy=True)
+                              for c in out.columns})
+        frame.insert(0, "group", list(self.membership))
+        return frame
+
+    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+        """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
+        mirt's columns, and ``p.<stat>.adjusted`` adjusted over the items of each group. ``stats`` and
+        ``p_adjust`` as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+        from irtbridge._r import session
+        from irtbridge.calibration import diagnostics
+
+        if isinstance(stats, str):
+            stats = [stats]
+        stats = [check_choice(s, "stats", diagnostics.ITEM_FIT_STATS) for s in stats]
+        if not stats:
+            raise ValidationError("stats is empty; name at least one of " + ", ".join(diagnostics.ITEM_FIT_STATS))
+        bad = [s for s in stats if s in ("infit",) and self.model not in diagnostics.RASCH_FAMILY]
+        if bad:
+            raise ValidationError(f"stats: 'infit' is defined for Rasch-family models (rasch, 1PL), not {self.model!r}")
+        out = session.call("irtb_itemfit", fit=self._live("item_fit"), stats=list(stats))
+        out = out.set_index(["group", "item"])
+        for col in [c for c in out.columns if c.startswith("p.")]:
+            out[f"{col}.adjusted"] = out.groupby(level="group", sort=False)[col].transform(
+                lambda p: diagnostics.adjust_pvalues(p, p_adjust))
+        return out
+
+    def person_fit(self) -> pd.DataFrame:
+        """Zh and infit/outfit per respondent (mirt's ``personfit``), in the order of the responses, with
+        each respondent's ``group`` first."""
+        from irtbridge.calibration import diagnostics
+
+        self._live("person_fit")
+        frame = diagnostics.person_fit(self)
+        frame.insert(0, "group", list(self.membership))
+        return frame
+
+    def global_fit(self) -> pd.Series:
+        """M2, df, p, RMSEA with its interval, one SRMSR per group (``SRMSR.<group>``), TLI, CFI (mirt's
+        ``M2`` of the multiple-group model)."""
+        from irtbridge.calibration import diagnostics
+
+        self._live("global_fit")
+        return diagnostics.global_fit(self)
+
+    def reliability(self) -> pd.DataFrame:
+        """Reliability per group: ``marginal`` (mirt's ``marginal_rxx`` of the group taken out, i.e. under
+        its own latent distribution) and ``empirical`` (``empirical_rxx`` of its respondents' EAP scores
+        from the multiple-group ``fscores``). One factor only."""
+        from irtbridge._r import session
+
+        if len(self.factors) != 1:
+            raise ValidationError(f"reliability: defined here for one factor; this fit has {len(self.factors)}")
+        out = session.call("irtb_group_reliability", fit=self._live("reliability"))
+        groups = [str(g) for g in np.atleast_1d(out["groups"])]
+        frame = pd.DataFrame({"marginal": [float(v) for v in _values(out["marginal"], groups)],
+                              "empirical": [float(v) for v in _values(out["empirical"], groups)]},
+                             index=pd.Index(groups, name="group"))
+        return frame
+
+    def parameters(self) -> pd.DataFrame:
+        """mirt's parameter table of this fit (``mod2values``), one row per group and parameter; edit
+        ``value``/``est`` and pass it back as ``calibrate_groups(..., parameters=table)``."""
+        from irtbridge._r import session
+
+        return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
+
+    def plot(self, kind: str = "score", *, item: str | None = None, **kwargs: Any):
+        """One curve per group (mirt's ``plot(mod, type = "score" | "info")`` and ``itemplot(mod, item)``):
+        ``"score"`` (expected test score), ``"info"`` (test information) or ``"trace"`` (one ``item``'s
+        trace lines); returns the Axes. Other plots: ``fit.group(name).plot(...)``."""
+        from irtbridge.calibration.plots import plot_groups
+
+        return plot_groups(self, kind, item=item, **kwargs)
+
+    def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
+            p_adjust: str = "holm") -> pd.DataFrame:
+        """:func:`~irtbridge.dif` on this fit."""
+        from irtbridge.calibration.groups import dif
+
+        return dif(self, which, scheme, items, p_adjust)
+
+    # -- presentation -------------------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
+
+    def summary(self, digits: int = 3, fit: bool = True) -> Summary:
+        """Fit statistics, the groups with their latent distributions, M2 (``fit=False`` skips it), one
+        item table per group and Notes: one :class:`~irtbridge._summary.Summary`."""
+        sizes = "   ".join(f"{g} {self.group_sizes[g]}" for g in self.groups)
+        latent = "   ".join(f"{g} N({self.latent_means[g]:.{digits}f}, {self.latent_vars[g]:.{digits}f})"
+                            for g in self.groups)
+        lines = [
+            Line.of("size", f"respondents {self.n_respondents} ({sizes})   items {len(self.item_names)}   "
+                            f"parameters {self.n_parameters}"),
+            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   "
+                              f"BIC {self.bic:.{digits}f}"),
+            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
+            Line.of("invariance", f"invariance: {', '.join(self.invariance) if self.invariance else 'none (configural)'}"),
+            Line.of("latent", f"latent {self.factors[0]}: {latent}"),
+        ]
+        if fit:
+            lines.append(Line.of("fit_0", self._fit_line(digits)))
+        notes = [] if self.converged else ["mirt did not report convergence; treat the estimates with caution"]
+        if self.dropped_items:
+            notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
+        notes += [f"R warning: {w}" for w in self.warnings]
+        title = (f"irtbridge multiple-group calibration: {self.model} by mirt "
+                 f"({self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})")
+        tables = tuple((f"items: {g}", self.items[g]) for g in self.groups)
+        data = {"model": self.model, "groups": list(self.groups), "group_sizes": dict(self.group_sizes),
+                "loglik": self.loglik, "aic": self.aic, "bic": self.bic, "converged": bool(self.converged),
+                "iterations": int(self.iterations), "n_parameters": int(self.n_parameters),
+                "invariance": list(self.invariance), "latent_means": self.latent_means.to_dict(),
+                "latent_vars": self.latent_vars.to_dict(),
+                "items": {g: self.items[g].reset_index().rename(columns={"index": "item"}) for g in self.groups}}
+        return Summary(title, tuple(lines), tables, tuple(notes), digits=digits, data=data)
+
+    def _fit_line(self, digits: int) -> str:
+        if self.r_model is None:
+            return "fit statistics: need the live mirt model (call summary() where calibrate_groups ran)"
+        from irtbridge.exceptions import IrtBridgeError
+
+        try:
+            g = self.global_fit()
+        except (IrtBridgeError, ValueError) as exc:
+            return f"M2: not available ({str(exc).splitlines()[0]})"
+        srmsr = "   ".join(f"{k} {v:.{digits}f}" for k, v in g.items() if k.startswith("SRMSR"))
+        return (f"M2 {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f}   "
+                f"{srmsr}   TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
+
+
+def _values(value: Any, groups: list[str]) -> list[Any]:
+    """Per-group values from R (a named vector arrives as a dict, an array or a scalar)."""
+    if isinstance(value, dict):
+        return [value[g] for g in groups]
+    if isinstance(value, pd.Series):
+        return value.tolist()
+    try:
+        return list(value)
+    except TypeError:
+        return [value]
+
+
+def item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFrame:
+    """One group's item table labelled with the caller's item names (as a Calibration's)."""
+    frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True), index=pd.Index(names), columns=list(table.columns))
+    if model in DICHOTOMOUS and {"a", "b", "g", "u"} <= set(frame.columns):
+        frame = frame[["a", "b", "g", "u"]]
+    return frame
