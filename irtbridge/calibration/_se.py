@@ -15,8 +15,9 @@ stores through it, reading resolves the state. Nothing here imports R; the engin
 from __future__ import annotations
 
 import threading
+import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import pandas as pd
@@ -39,6 +40,7 @@ class SEOutcome:
     message: str | None = None          # the one warning (also appended to Calibration.warnings)
     category: type[Warning] = IrtBridgeWarning
     options: Mapping[str, Any] = field(default_factory=dict)  # recorded in Calibration.options
+    provenance: Mapping[str, Any] = field(default_factory=dict)  # recorded in Calibration.provenance
 
 
 class PendingStandardErrors:
@@ -61,7 +63,10 @@ class PendingStandardErrors:
             if self._outcome is not None:
                 return self._outcome, False
             assert self._source is not None
-            self._outcome = self._source()
+            started = time.perf_counter()
+            outcome = self._source()
+            self._outcome = replace(outcome, provenance={**outcome.provenance,
+                                                         "se_seconds": time.perf_counter() - started})
             self._source = None
             return self._outcome, True
 
@@ -106,6 +111,8 @@ def _settle(fit: Any, state: PendingStandardErrors, outcome: SEOutcome) -> None:
         object.__setattr__(fit, "warnings", (*fit.warnings, outcome.message))
     if outcome.options:
         object.__setattr__(fit, "options", {**fit.options, **outcome.options})
+    if outcome.provenance:
+        object.__setattr__(fit, "provenance", {**fit.provenance, **outcome.provenance})
 
 
 def raw_state(fit: Any) -> Any:

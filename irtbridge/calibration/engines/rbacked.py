@@ -141,9 +141,10 @@ def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitReques
     problem = out.get("se_problem")
     if problem is not None:
         problem = str(problem).strip()
-        return SEOutcome(items * np.nan, _unavailable(engine, problem), RWarning, {"se_unavailable": problem})
+        return SEOutcome(items * np.nan, _unavailable(engine, problem), RWarning, {"se_unavailable": problem},
+                         {"se_computed_by": out.get("how") or "the kept Hessian"})
     table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
-    return SEOutcome(table)
+    return SEOutcome(table, provenance={"se_computed_by": out.get("how") or "the kept Hessian"})
 
 
 _VERSIONS: dict[str, dict[str, Any]] = {}
