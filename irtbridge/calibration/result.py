@@ -328,7 +328,8 @@ class Calibration:
         return self.summary().as_html()
 
     def summary(self, digits: int = 3, fit: bool = True) -> Summary:
-        """Fit statistics, the item table, a fit section (M2 and reliability, for mirt fits in this process;
+        """Fit statistics, the item table (and the standard errors when the fit already has them: see
+        :attr:`standard_errors_computed`), a fit section (M2 and reliability, for mirt fits in this process;
         ``fit=False`` skips it) and Notes (convergence, R warnings): one :class:`~irtbridge._summary.Summary`."""
         r_version = self.provenance.get("r_version")
         runtime = f", R {r_version}" if r_version else ""  # the native engine runs without R
@@ -348,7 +349,10 @@ class Calibration:
         notes += [f"{label}: {w}" for w in self.warnings]
         title = (f"irtbridge calibration: {self.model} by {self.engine} "
                  f"({self.provenance.get('engine_version', '?')}{runtime})")
-        return Summary(title, tuple(lines), (("items", self.items),), tuple(notes), digits=digits,
+        # the standard errors when the fit has them; the summary never computes them
+        tables = (("items", self.items),) + ((("standard errors", self.standard_errors),)
+                                             if self.standard_errors_computed else ())
+        return Summary(title, tuple(lines), tables, tuple(notes), digits=digits,
                        data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
                              "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
                              "n_parameters": int(self.n_parameters), "n_respondents": int(self.n_respondents),

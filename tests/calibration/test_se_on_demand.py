@@ -22,6 +22,7 @@ import pytest
 
 import irtbridge
 from irtbridge import calibrate
+from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -58,7 +59,8 @@ def data(tmp_path_factory):
         frame.to_csv(path, index=False)
     subprocess.run(["Rscript", str(HERE / "r" / "reference_se_on_demand.R"), str(tmp / "ref.json"), *map(str, paths)],
                    check=True)
-    return {"dich": dich, "graded": graded, "two": two, "ref": json.loads((tmp / "ref.json").read_text())}
+    return {"dich": dich, "graded": graded, "two": two, "ref": json.loads((tmp / "ref.json").read_text()),
+            "dich_csv": paths[0]}
 
 
 STABLE = {"a1": ("norm", 1.0, 0.5), "d": ("norm", 0.0, 3.0), "g": ("expbeta", 2.0, 17.0)}  # the "stable" mode
@@ -163,3 +165,17 @@ def test_native_fits_compute_on_first_access_once_across_threads(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a copy made with _replace shares the computed table, silently
         pd.testing.assert_frame_equal(fit._replace(options={}).standard_errors, tables[0])
+
+
+@pytest.mark.r
+def test_cli_reports_standard_errors_unless_no_se(data, capsys):
+    assert main(["calibrate", str(data["dich_csv"]), "--model", "2PL", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    table = pd.DataFrame(out["standard_errors"]).set_index("item").astype(float)
+    _assert_r_ses(table, data["ref"]["2PL"])
+    assert main(["calibrate", str(data["dich_csv"]), "--model", "2PL", "--json", "--no-se"]) == 0
+    assert "standard_errors" not in json.loads(capsys.readouterr().out)
+    assert main(["calibrate", str(data["dich_csv"]), "--model", "2PL"]) == 0
+    assert "standard errors" in capsys.readouterr().out  # the text output shows what it computed
+    assert main(["calibrate", str(data["dich_csv"]), "--model", "2PL", "--no-se"]) == 0
+    assert "standard errors" not in capsys.readouterr().out
