@@ -26,16 +26,18 @@ data <- expand.table(LSAT7)
 fit <- mirt(data, 1, itemtype = "2PL", SE = TRUE, verbose = FALSE)
 items <- coef(fit, IRTpars = TRUE, simplify = TRUE)$items
 eap <- fscores(fit, method = "EAP", full.scores.SE = TRUE, verbose = FALSE)
+se_a <- sapply(coef(fit, IRTpars = TRUE, printSE = TRUE)[colnames(data)], function(m) m["SE", "a"])
 fit_ltm <- ltm(LSAT ~ z1)
 cat(toJSON(list(a = unname(items[, "a"]), b = unname(items[, "b"]),
-                loglik = extract.mirt(fit, "logLik"), theta = eap[1:5, "F1"], se = eap[1:5, "SE_F1"],
+                se_a = unname(se_a), loglik = extract.mirt(fit, "logLik"), theta = eap[1:5, "F1"], se = eap[1:5, "SE_F1"],
                 ltm_a = unname(coef(fit_ltm)[, "Dscrmn"])), digits = NA, auto_unbox = TRUE))
 """
 
 STEPS = [
     ("data <- expand.table(LSAT7)", 'data = response_dataset("LSAT7")'),
-    ('fit <- mirt(data, 1, itemtype = "2PL", SE = TRUE)', 'fit = irtbridge.calibrate(data, "2PL")'),
+    ('fit <- mirt(data, 1, itemtype = "2PL")', 'fit = irtbridge.calibrate(data, "2PL")'),
     ("coef(fit, IRTpars = TRUE, simplify = TRUE)$items", "fit.items"),
+    ('coef(mirt(data, 1, "2PL", SE = TRUE), IRTpars = TRUE, printSE = TRUE)', "fit.standard_errors  (on first read)"),
     ('extract.mirt(fit, "logLik")', "fit.loglik"),
     ('fscores(fit, method = "EAP", full.scores.SE = TRUE)', 'fit.abilities("EAP")'),
     ("(no R equivalent: native scoring from any item table)", 'irtbridge.estimate_abilities(data, fit, method="EAP")'),
@@ -74,6 +76,9 @@ def main() -> None:
     print("\nItem parameters, mirt called from R vs through irtbridge:")
     print(table.round(6).to_string())
     print(f"\nlog-likelihood: R {r['loglik']:.8f}   irtbridge {fit.loglik:.8f}")
+    se_gap = float(np.max(np.abs(fit.standard_errors["a"].to_numpy() - np.asarray(r["se_a"]))))
+    print(f"SE(a), mirt's SE = TRUE vs fit.standard_errors read afterwards: largest difference {se_gap:.2e}")
+    assert se_gap < 1e-8
     print("\nFirst five EAP scores (theta, se):")
     scores = pd.DataFrame({"R theta": r["theta"], "irtbridge theta": eap["theta"].iloc[:5].to_numpy(),
                            "native theta": native["theta"].iloc[:5].to_numpy(),

@@ -30,8 +30,9 @@ def _kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
         require_columns(frame, [id_column], unit.data)
         frame = frame.set_index(id_column)
     method = opts.pop("method", "EAP")
+    # the unit writes standard_errors.csv and calibration.json: compute them with the fit unless se=false
     fit = calibrate(frame, model=opts.pop("model", "2PL"), engine=opts.pop("engine", "mirt"),
-                    drop_constant=bool(opts.pop("drop_constant", False)), **opts)
+                    drop_constant=bool(opts.pop("drop_constant", False)), se=bool(opts.pop("se", True)), **opts)
     atomic_write_csv(folder / "items.csv", fit.items.rename_axis("item"))
     atomic_write_csv(folder / "standard_errors.csv", fit.standard_errors.rename_axis("item"))
     atomic_write_text(folder / "calibration.json", fit.to_json(indent=2))

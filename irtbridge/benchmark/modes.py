@@ -16,7 +16,7 @@ Why these, with the numbers: ``docs/calibration-modes.md`` and ``benchmarks/reco
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -216,7 +216,7 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     mode = CalibrationMode.resolve(calibration)
     merged = {**mode.options_for(mode.engine), **options}
     fit = calibrate(responses, model="3PL", engine=mode.engine, se=se, drop_constant=drop_constant, **merged)
-    return replace(fit, options={**fit.options, "calibration": mode.name})
+    return fit._replace(options={**fit.options, "calibration": mode.name})
 
 
 def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,

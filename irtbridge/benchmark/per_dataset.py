@@ -337,7 +337,8 @@ def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_tra
     scores.insert(0, "kind", kind)
     seconds["scoring"] = time.perf_counter() - started
     items = fit.items.copy()
-    items["flag"] = flag_items(items, fit.standard_errors if fit.options.get("se") else None)
+    # SEs only if the fit already has them: flagging never pays for an information matrix
+    items["flag"] = flag_items(items, fit.standard_errors if fit.standard_errors_computed else None)
     items.index.name = "item"
     mark("fit diagnostics")
     started = time.perf_counter()

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -33,7 +33,7 @@ def calibrate(
     model: str = "2PL",
     engine: str = "mirt",
     *,
-    se: bool = True,
+    se: bool | None = None,
     drop_constant: bool = False,
     priors: Any = None,
     dims: int = 1,
@@ -61,9 +61,20 @@ def calibrate(
         ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL, graded) and
         :mod:`irtbridge.irt.em_3pl` (3PL, with or without priors), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
-    se : bool
-        Compute standard errors (mirt ``SE = TRUE``; ltm from its Hessian, delta method to the IRT
-        parameterization; the native engine: mirt's ``SE.type = "crossprod"``, up to 1,000 parameters).
+    se : {None, True, False}, default None
+        Standard errors: mirt's ``SE = TRUE`` with mirt's default ``SE.type = "Oakes"`` (or ``SE_type=``);
+        ltm's from its Hessian, delta method to the IRT parameterization; the native engine's mirt's
+        ``SE.type = "crossprod"``, up to 1,000 parameters. They can cost several times the fit itself.
+
+        * ``None`` (default): the fit is mirt's default call (``SE = FALSE``, as fast as R alone);
+          :attr:`Calibration.standard_errors` computes them on first access from the live fit (the same
+          numbers as ``SE = TRUE``) and keeps them.
+        * ``True``: computed with the fit (``mirt(..., SE = TRUE)``): for fits that will be pickled,
+          written to JSON or sent to another process, which cannot compute them later.
+        * ``False``: none; ``standard_errors`` is all NaN and never computed.
+
+        Where the information matrix is singular the estimates are kept, the SEs are NaN and one warning
+        says why (at the fit with ``se=True``, at the first access otherwise).
     drop_constant : bool
         Items answered identically by everyone carry no information and break estimation. By default they
         are an error naming them; with ``drop_constant=True`` they are dropped with a
@@ -115,8 +126,9 @@ def calibrate(
 
     Notes
     -----
-    R equivalents: ``mirt(data, 1, itemtype = "2PL", SE = TRUE)`` then
-    ``coef(fit, IRTpars = TRUE, simplify = TRUE)``; ``ltm(data ~ z1)``, ``rasch``, ``tpm``, ``grm``,
+    R equivalents: ``mirt(data, 1, itemtype = "2PL")`` then ``coef(fit, IRTpars = TRUE, simplify = TRUE)``
+    (``se=True``: ``mirt(data, 1, itemtype = "2PL", SE = TRUE)``, and ``fit.standard_errors`` is
+    ``coef(fit, IRTpars = TRUE, printSE = TRUE)``); ``ltm(data ~ z1)``, ``rasch``, ``tpm``, ``grm``,
     ``gpcm``. Numbers are read from R objects, never from printed output (ltm's ``coef`` rounds).
     ``dentype="EH"`` is ``mirt(data, 1, dentype = "EH")``; ``covariates=cov, formula="~ x1"`` is
     ``mirt(data, 1, covdata = cov, formula = ~ x1)`` then ``coef(fit, printSE = TRUE)$lr.betas``.
@@ -135,6 +147,9 @@ def calibrate(
     Item.5  0.736 -2.520
     """
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    if se is not None and not isinstance(se, (bool, np.bool_)):
+        raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
+    se = None if se is None else bool(se)
     backend = ENGINE_TABLE[engine]
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = _resolve_model(model, engine, columns)
@@ -147,7 +162,7 @@ def calibrate(
     latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
     options.update(latent.options)
     if sparse:  # answered cells only: the engine checks them on its own layout
-        request = FitRequest(responses, tuple(responses.item_names), model, bool(se), options,
+        request = FitRequest(responses, tuple(responses.item_names), model, se, options,
                              drop_constant=bool(drop_constant),
                              priors=tuple(parse_priors(priors, responses.item_names)))
         return backend.fit(request)
@@ -157,11 +172,11 @@ def calibrate(
     prep.priors.extend(parse_priors(priors, prep.names) if per_item is None else [])
     structure = _structure_args(prep.per_item, dims, spec, parameters, prep.names) if structured else {}
     request = FitRequest(
-        prep.values, tuple(prep.names), model, bool(se), options,
+        prep.values, tuple(prep.names), model, se, options,
         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
-    return latent.finish(replace(backend.fit(request), item_mins=item_minimums(prep.values, prep.names)))
+    return latent.finish(backend.fit(request)._replace(item_mins=item_minimums(prep.values, prep.names)))
 
 
 def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:

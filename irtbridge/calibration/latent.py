@@ -10,7 +10,7 @@ into mirt's arguments and, after the fit, reads the regression coefficients
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,7 +54,7 @@ class LatentArguments:
         extra: dict[str, Any] = {"options": options}
         if self.regression:
             extra["latent_regression"] = _coefficients(fit)
-        return replace(fit, **extra)
+        return fit._replace(**extra)
 
 
 def latent_arguments(engine: str, dentype: Any, covariates: Any, formula: Any, responses: Any, dims: int,

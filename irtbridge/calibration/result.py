@@ -11,6 +11,7 @@ import pandas as pd
 
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
+from irtbridge.calibration._se import PendingStandardErrors, StandardErrorsField, raw_state
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
 from irtbridge.irt.em import recode_graded
@@ -45,7 +46,11 @@ class Calibration:
         ``a, b, g, u`` (discrimination, difficulty, lower and upper asymptote; logistic metric without
         the 1.702 constant, as mirt's ``coef(fit, IRTpars = TRUE)``). Graded/gpcm: ``a, b1..bk``.
     standard_errors : DataFrame
-        Same shape as ``items``; NaN where a parameter is fixed or SEs were not requested.
+        Same shape as ``items``; NaN where a parameter is fixed. Computed on first access unless the fit
+        was made with ``se=True`` (then already there) or ``se=False`` (then all NaN, never computed):
+        see :func:`~irtbridge.calibrate`. The first access may take as long as mirt's ``SE = TRUE`` step;
+        the table is kept. A fit that never computed them and has lost its live model (pickled, read
+        from JSON, ``without_r_model()``) raises a one-line ValidationError saying to refit with ``se=True``.
     loglik, aic, bic : float
         From the engine (``extract.mirt`` / ``logLik``, ``AIC``, ``BIC``).
     n_parameters, converged, iterations
@@ -81,7 +86,7 @@ class Calibration:
     """
 
     items: pd.DataFrame
-    standard_errors: pd.DataFrame
+    standard_errors: pd.DataFrame = StandardErrorsField()  # type: ignore[assignment]  # required (see _se)
     loglik: float
     aic: float
     bic: float
@@ -103,15 +108,30 @@ class Calibration:
     item_mins: Mapping[str, float] = field(default_factory=dict)
     r_model: Any = field(default=None, repr=False, compare=False)
 
-    # -- travel: the R handle stays behind --------------------------------------------------------
+    # -- travel: the R handle (and standard errors not computed yet) stay behind -----------------
     def __getstate__(self) -> dict[str, Any]:
-        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "standard_errors"}
+        table = raw_state(self)
+        state["standard_errors"] = table if isinstance(table, pd.DataFrame) else None
         state["r_model"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             object.__setattr__(self, k, v)
+
+    @property
+    def standard_errors_computed(self) -> bool:
+        """True when the standard errors are in hand (``se=True``, or computed by an earlier access):
+        reading :attr:`standard_errors` then costs nothing. False for ``se=False`` and before the first
+        access of an on-demand fit."""
+        return isinstance(raw_state(self), pd.DataFrame) and self.options.get("se") is not False
+
+    def _replace(self, **changes: Any) -> "Calibration":
+        """``dataclasses.replace`` that leaves standard errors not computed yet uncomputed (it would read
+        them); the copy shares the pending computation, so either computes them once."""
+        changes.setdefault("standard_errors", raw_state(self))
+        return replace(self, **changes)
 
     @property
     def item_names(self) -> list[str]:
@@ -318,7 +338,8 @@ class Calibration:
         return self.summary().as_html()
 
     def summary(self, digits: int = 3, fit: bool = True) -> Summary:
-        """Fit statistics, the item table, a fit section (M2 and reliability, for mirt fits in this process;
+        """Fit statistics, the item table (and the standard errors when the fit already has them: see
+        :attr:`standard_errors_computed`), a fit section (M2 and reliability, for mirt fits in this process;
         ``fit=False`` skips it) and Notes (convergence, R warnings): one :class:`~irtbridge._summary.Summary`."""
         r_version = self.provenance.get("r_version")
         runtime = f", R {r_version}" if r_version else ""  # the native engine runs without R
@@ -338,8 +359,10 @@ class Calibration:
         notes += [f"{label}: {w}" for w in self.warnings]
         title = (f"irtbridge calibration: {self.model} by {self.engine} "
                  f"({self.provenance.get('engine_version', '?')}{runtime})")
-        tables = (("items", self.items),) + ((("latent regression", self.latent_regression),)
-                                             if self.latent_regression is not None else ())
+        # the standard errors when the fit has them (the summary never computes them), the latent regression
+        tables = ((("items", self.items),)
+                  + ((("standard errors", self.standard_errors),) if self.standard_errors_computed else ())
+                  + ((("latent regression", self.latent_regression),) if self.latent_regression is not None else ()))
         return Summary(title, tuple(lines), tables, tuple(notes), digits=digits,
                        data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
                              "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
@@ -362,7 +385,8 @@ class Calibration:
             "bic": self.bic,
             "converged": bool(self.converged),
             "items": table(self.items),
-            "standard_errors": table(self.standard_errors),
+            # only when in hand: writing JSON never computes them (null: not computed)
+            "standard_errors": table(self.standard_errors) if isinstance(raw_state(self), pd.DataFrame) else None,
             "n_parameters": int(self.n_parameters),
             "iterations": int(self.iterations),
             "n_respondents": int(self.n_respondents),
@@ -394,7 +418,9 @@ class Calibration:
             return f
 
         return cls(
-            items=frame(d["items"]), standard_errors=frame(d["standard_errors"]), loglik=d["loglik"],
+            items=frame(d["items"]),
+            standard_errors=frame(d["standard_errors"]) if d.get("standard_errors") is not None else None,
+            loglik=d["loglik"],
             aic=d["aic"], bic=d["bic"], n_parameters=d["n_parameters"], converged=d["converged"],
             iterations=d["iterations"], model=d["model"], engine=d["engine"], n_respondents=d["n_respondents"],
             latent_mean=d["latent_mean"], latent_var=d["latent_var"], options=d["options"],
@@ -406,4 +432,9 @@ class Calibration:
         )
 
     def without_r_model(self) -> "Calibration":
-        return replace(self, r_model=None)
+        """This fit without its live R model; standard errors not computed yet from it are then lost
+        (reading them raises, as for an unpickled fit)."""
+        state = raw_state(self)
+        if isinstance(state, PendingStandardErrors) and state.needs_r:
+            state = None
+        return self._replace(r_model=None, standard_errors=state)

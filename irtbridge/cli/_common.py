@@ -75,7 +75,7 @@ def read_calibration(path: str):
     if not isinstance(d, dict) or not isinstance(d.get("items"), list) or "model" not in d:
         raise ValidationError(f"calibration file {path!r} has no 'model' and 'items' (write it with "
                               "irtbridge calibrate --json or Calibration.to_json)")
-    if "standard_errors" in d:
+    if "n_parameters" in d:  # the full object (the CLI's --json has items and perhaps standard_errors only)
         return Calibration.from_json(text)
     try:
         items = pd.DataFrame(d["items"]).set_index("item").astype(float)

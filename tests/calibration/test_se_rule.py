@@ -40,22 +40,30 @@ def _unavailable(caught) -> list[str]:
     return [str(w.message) for w in caught if issubclass(w.category, RWarning) and "standard errors unavailable" in str(w.message)]
 
 
+@pytest.mark.parametrize("se", [True, None], ids=["eager", "on-access"])
 @pytest.mark.parametrize("engine", ["ltm", "mirt"])
-def test_singular_information_keeps_the_estimates(shaped, engine):
+def test_singular_information_keeps_the_estimates(shaped, engine, se):
     responses, _, ref = shaped
     if engine == "ltm":
         assert "singular" in ref["ltm_se_error"]  # the failure this rule exists for, seen in R itself
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit = calibrate(responses, model="3PL", engine=engine)
+        fit = calibrate(responses, model="3PL", engine=engine, se=se)
+    at_fit = _unavailable(caught)
     expected = ref[engine]
     for col in ("a", "b", "g"):
         np.testing.assert_allclose(fit.items[col].to_numpy(), np.asarray(expected[col]), rtol=0, atol=1e-8)
     assert fit.loglik == pytest.approx(ref[f"{engine}_loglik"], abs=1e-8)
-    assert fit.standard_errors.isna().all().all()
-    reasons = _unavailable(caught)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = fit.standard_errors
+        again = fit.standard_errors  # kept: no second computation, no second warning
+    reasons = at_fit + _unavailable(caught)
+    assert table.isna().all().all() and again is table
     assert len(reasons) == 1 and engine in reasons[0]
-    assert "se_unavailable" in fit.options and fit.options["se"] is True
+    assert len(at_fit) == (1 if se else 0)  # eager: at the fit; on demand: at the first access
+    assert reasons[0] in fit.warnings
+    assert "se_unavailable" in fit.options and fit.options["se"] is se
 
 
 def test_no_warning_when_the_information_is_fine():

@@ -27,7 +27,8 @@ def test_calibrate_json_shape(lsat_csv, capsys, tmp_path):
     out = tmp_path / "items.csv"
     assert main(["calibrate", str(lsat_csv), "--model", "2PL", "--engine", "mirt", "--json", "--out", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert list(doc) == ["model", "engine", "loglik", "aic", "bic", "converged", "items"]
+    assert list(doc) == ["model", "engine", "loglik", "aic", "bic", "converged", "items", "standard_errors"]
+    assert [r["item"] for r in doc["standard_errors"]] == [f"Item {j}" for j in range(1, 6)]
     assert doc["model"] == "2PL" and doc["engine"] == "mirt" and doc["converged"] is True
     assert [r["item"] for r in doc["items"]] == [f"Item {j}" for j in range(1, 6)]
     assert set(doc["items"][0]) == {"item", "a", "b", "g", "u"}

@@ -231,9 +231,13 @@ def test_standard_errors_above_the_limit_are_nan_with_one_warning():
     x = _classifier(40, 400)
     assert 3 * x.shape[1] > 1000
     with pytest.warns(IrtBridgeWarning, match="standard errors not computed") as caught:
-        fit = irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS)
+        fit = irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, se=True)
     assert len([w for w in caught if issubclass(w.category, IrtBridgeWarning)]) == 1
     assert fit.standard_errors.isna().all().all() and fit.items.notna().all().all()
+    later = irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS)  # on demand: at the access
+    with pytest.warns(IrtBridgeWarning, match="standard errors not computed") as caught:
+        assert later.standard_errors.isna().all().all()
+    assert len([w for w in caught if issubclass(w.category, IrtBridgeWarning)]) == 1
 
 
 @pytest.mark.parametrize("priors, message", [

@@ -31,13 +31,16 @@ irtb_fit_keeping_estimates <- function(fitter, args, se) {
   list(fit = fit, se_problem = se_problem)
 }
 
+# `later` (SEs on demand): the fit also keeps its EM history and returns the arguments it was fitted
+# with, so irtb_mirt_ses() can compute mirt's SE = TRUE for it afterwards.
 irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(), dims = 1L, syntax = NULL,
-                          table = NULL) {
+                          table = NULL, later = FALSE) {
   data <- irtb_matrix(data, item_names)
   options <- irtb_latent_options(options)  # covdata/formula arrive as data (irtb_wrappers.R)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
   args <- c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
                  verbose = FALSE), options)
+  if (later) args$technical <- utils::modifyList(as.list(args$technical), list(storeEMhistory = TRUE))
   if (any(model == "1PL") || length(priors) || !is.null(table)) {
     values <- do.call(mirt::mirt, c(args, list(pars = "values")))
     # one discrimination shared by all 1PL items: constrain those slopes to a single parameter
@@ -58,7 +61,87 @@ irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(),
     out$se <- NULL
   }
   out$se_problem <- se_problem
+  # the arguments travel as an environment: Python keeps a handle to it and never converts it
+  if (later) out$se_later <- list2env(list(args = args), parent = emptyenv())
   out
+}
+
+# mirt's SE = TRUE for a fit made with SE = FALSE (irtb_mirt_fit(later = TRUE)), the same numbers as
+# refitting with SE = TRUE. mirt computes Oakes' (and the other EM-based) information matrices from the
+# final estimates and the expected counts of the last E-step, which ran at the previous EM iterate; that
+# iterate is the last row of the stored EM history (the second last when NCYCLES ran out). So: start at
+# it and run one EM cycle with SE = TRUE. That cycle must land on the fit's own estimates (to 1e-9);
+# when it does not (e.g. mirt's ML 3PL M-step, stochastic methods, SEM, non-Gaussian densities) the
+# whole fit is repeated with SE = TRUE. Either way the estimates are checked against the fit's.
+irtb_mirt_ses <- function(fit, later) {
+  args <- later$args
+  args$SE <- TRUE
+  values <- mirt::mod2values(fit)
+  refit <- NULL
+  cheap <- identical(fit@Options$method, "EM") && !identical(fit@Options$SE.type, "SEM") &&
+    identical(fit@Options$dentype, "Gaussian") && !is.null(fit@Internals$EMhistory)
+  if (cheap) refit <- irtb_mirt_se_cycle(fit, args, values)
+  how <- "one EM cycle"
+  if (is.null(refit) || !isTRUE(refit$same)) {
+    how <- "a full refit"
+    refit <- irtb_mirt_se_step(function() do.call(mirt::mirt, args), values)
+  }
+  problem <- refit$se_problem
+  sefit <- refit$fit
+  if (!refit$same && is.null(problem))
+    problem <- "refitting with SE = TRUE did not reproduce the estimates"
+  if (is.null(problem) && isFALSE(sefit@OptimInfo$secondordertest))
+    problem <- "the information matrix is not positive definite (second-order test failed)"
+  layout <- irtb_mirt_items(fit)
+  list(se = if (is.null(problem)) irtb_mirt_item_ses(sefit, layout$items, layout$irt), se_problem = problem,
+       how = how)
+}
+
+# One EM cycle with SE = TRUE from the iterate before the fit's last (see irtb_mirt_ses). The M-step's
+# iteration budget follows EM.group's rule from the log-likelihood history, as in the fit's last cycle.
+irtb_mirt_se_cycle <- function(fit, args, values) {
+  history <- fit@Internals$EMhistory
+  row <- nrow(history) - !isTRUE(mirt::extract.mirt(fit, "converged"))
+  if (row < 1L) return(NULL)
+  start <- values
+  start$value <- unname(history[row, values$parnum])
+  bounded <- start$name %in% c("g", "u")  # kept on the logit scale during EM
+  start$value[bounded] <- stats::plogis(start$value[bounded])
+  loglik <- fit@Internals$collectLL
+  first <- if (identical(fit@Options$Moptim, "L-BFGS-B")) 5L else 1L
+  rate <- 0.4
+  for (cycle in seq_along(loglik)) if (cycle > first) {
+    change <- loglik[cycle - 1L] - loglik[cycle]
+    if (change < 0) rate <- exp(change)
+    if (!is.finite(rate)) rate <- 1e-6
+  }
+  control <- as.list(args$control)
+  if (is.null(control$maxit)) control$maxit <- max(ceiling(rate * 50), 15)
+  if (is.null(control$iter.max)) control$iter.max <- max(ceiling(rate * 100), 25)
+  args$control <- control
+  args$pars <- start
+  args$TOL <- Inf  # stop after the first M-step
+  args$technical <- utils::modifyList(as.list(args$technical), list(NCYCLES = 2L))
+  irtb_mirt_se_step(function() do.call(mirt::mirt, args), values)
+}
+
+# Run `refit`: the fit's own warnings were raised when it was made, so only the SE step's problem is kept
+# (the SE rule of irtb_fit_keeping_estimates); `same` says whether it reproduced `values` to 1e-9.
+irtb_mirt_se_step <- function(refit, values) {
+  problem <- NULL
+  fit <- tryCatch(
+    withCallingHandlers(refit(), warning = function(w) {
+      if (grepl("information matrix", conditionMessage(w), fixed = TRUE)) problem <<- conditionMessage(w)
+      invokeRestart("muffleWarning")
+    }),
+    error = function(e) {
+      problem <<- conditionMessage(e)
+      NULL
+    })
+  if (is.null(fit)) return(list(fit = NULL, same = FALSE, se_problem = problem))
+  again <- mirt::mod2values(fit)
+  same <- nrow(again) == nrow(values) && max(abs(again$value - values$value)) <= 1e-9
+  list(fit = fit, same = same, se_problem = problem)
 }
 
 # Priors arrive as data (a list of lists: param, type, p1, p2, items or NULL for every item) and are
@@ -128,16 +211,24 @@ irtb_mirt_plausible <- function(fit, n, seed) {
 
 irtb_mirt_result <- function(fit, se) {
   if (mirt::extract.mirt(fit, "nfact") > 1L) return(irtb_mirt_result_multi(fit, se))
-  # one coef() call gives the items and the latent distribution (means, cov); item types without an
-  # IRT parameterization in mirt (e.g. grsm) stay in slope-intercept form
-  irt <- TRUE
-  simple <- tryCatch(mirt::coef(fit, IRTpars = TRUE, simplify = TRUE), error = function(e) {
-    irt <<- FALSE
-    mirt::coef(fit, simplify = TRUE)
-  })
-  c(list(items = simple$items, se = if (se) irtb_mirt_item_ses(fit, simple$items, irt),
+  layout <- irtb_mirt_items(fit)
+  simple <- layout$simple
+  c(list(items = simple$items, se = if (se) irtb_mirt_item_ses(fit, simple$items, layout$irt),
          latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1])),
     irtb_mirt_result_common(fit))
+}
+
+# The item table's layout: one coef() call gives the items and the latent distribution (means, cov);
+# item types without an IRT parameterization in mirt (e.g. grsm), and models with several factors, stay
+# in slope-intercept form.
+irtb_mirt_items <- function(fit) {
+  irt <- mirt::extract.mirt(fit, "nfact") == 1L
+  simple <- if (!irt) mirt::coef(fit, simplify = TRUE) else
+    tryCatch(mirt::coef(fit, IRTpars = TRUE, simplify = TRUE), error = function(e) {
+      irt <<- FALSE
+      mirt::coef(fit, simplify = TRUE)
+    })
+  list(items = simple$items, irt = irt, simple = simple)
 }
 
 # The standard errors laid out like the item table (NA where mirt reports none), from coef(printSE = TRUE).
@@ -207,7 +298,6 @@ irtb_ltm_fit <- function(data, item_names, model, se, options) {
 
 irtb_ltm_result <- function(fit, model, se, item_names) {
   J <- length(item_names)
-  se_problem <- NULL
   if (model %in% c("graded", "gpcm")) {
     # grm/gpcm keep one vector per item: thresholds then the discrimination (IRT parameterization)
     pars <- if (model == "graded") ltm:::IRT.parm(fit)$parms else fit$coefficients
@@ -218,15 +308,8 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
       n <- length(p)
       items[i, c(1L, seq_len(n - 1L) + 1L)] <- c(p[n], p[-n])
     }
-    ses <- NULL
   } else {
-    irt <- tryCatch(ltm:::IRT.parm(fit, standard.errors = se), error = function(e) {
-      if (!se) stop(e)
-      # the Hessian could not be inverted: keep the estimates, report why the SEs are missing
-      se_problem <<- conditionMessage(e)
-      ltm:::IRT.parm(fit, standard.errors = FALSE)
-    })
-    p <- irt$parms
+    p <- ltm:::IRT.parm(fit, standard.errors = FALSE)$parms
     if (model == "3PL") {
       g <- stats::plogis(p[, 1]) * fit$max.guessing
       items <- cbind(a = p[, 3], b = p[, 2], g = g, u = 1)
@@ -237,37 +320,49 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
       items <- cbind(a = p[, 2], b = p[, 1], g = 0, u = 1)
     }
     rownames(items) <- item_names
-    ses <- NULL
-    if (se && !is.null(irt$se)) {
-      s <- irt$se
-      ses <- items
-      ses[] <- NA_real_
-      if (model == "3PL") {
-        # ltm reports the guessing SE on the logit scale: map it to the probability scale (delta method)
-        ses[, "g"] <- s[seq_len(J)] * stats::dlogis(p[, 1]) * fit$max.guessing
-        ses[, "b"] <- s[J + seq_len(J)]
-        ses[, "a"] <- s[2 * J + seq_len(J)]
-      } else if (model == "2PL") {
-        ses[, "b"] <- s[seq_len(J)]
-        ses[, "a"] <- s[J + seq_len(J)]
-      } else {
-        ses[, "b"] <- s[seq_len(J)]
-        if (model == "1PL") ses[, "a"] <- s[J + 1L]
-      }
-    }
   }
+  ses <- if (se) irtb_ltm_ses(fit, model, item_names) else list()
   ll <- stats::logLik(fit)
   conv <- if (!is.null(fit$convergence)) fit$convergence else fit$conv
   list(
-    items = items, se = ses,
+    items = items, se = ses$se,
     loglik = as.numeric(ll), aic = stats::AIC(fit), bic = stats::BIC(fit),
     n_parameters = as.integer(attr(ll, "df")),
     converged = identical(as.integer(conv), 0L),
     iterations = as.integer(if (!is.null(fit$counts)) fit$counts[1] else NA),
     latent_mean = 0, latent_var = 1,
-    se_problem = se_problem,
+    se_problem = ses$se_problem,
     model = fit
   )
+}
+
+# ltm's standard errors from the fit's Hessian (ltm keeps it, so this needs no refit), laid out like the
+# item table; the delta method maps the 3PL's guessing SE to the probability scale. grm/gpcm: none (NULL).
+irtb_ltm_ses <- function(fit, model, item_names) {
+  if (model %in% c("graded", "gpcm")) return(list(se = NULL, se_problem = NULL))
+  J <- length(item_names)
+  se_problem <- NULL
+  irt <- tryCatch(ltm:::IRT.parm(fit, standard.errors = TRUE), error = function(e) {
+    # the Hessian could not be inverted: keep the estimates, report why the SEs are missing
+    se_problem <<- conditionMessage(e)
+    NULL
+  })
+  if (is.null(irt) || is.null(irt$se)) return(list(se = NULL, se_problem = se_problem))
+  p <- irt$parms
+  s <- irt$se
+  ses <- matrix(NA_real_, J, 4L, dimnames = list(item_names, c("a", "b", "g", "u")))
+  if (model == "3PL") {
+    ses[, "g"] <- s[seq_len(J)] * stats::dlogis(p[, 1]) * fit$max.guessing
+    ses[, "b"] <- s[J + seq_len(J)]
+    ses[, "a"] <- s[2 * J + seq_len(J)]
+  } else if (model == "2PL") {
+    ses[, "b"] <- s[seq_len(J)]
+    ses[, "a"] <- s[J + seq_len(J)]
+  } else {
+    ses[, "b"] <- s[seq_len(J)]
+    if (model == "1PL") ses[, "a"] <- s[J + 1L]
+  }
+  list(se = ses, se_problem = se_problem)
 }
 
 irtb_ltm_scores <- function(fit, method, responses, item_names) {

@@ -5,9 +5,11 @@ It takes mirt's names and defaults for the options the engines share (``quadpts=
 fit for ``e = "mirt"`` and ``e = "native"``. ``client=`` (a ``distributed.Client``) computes the E-step on a
 Dask cluster.
 
-Standard errors (``se=True``, the default) are mirt's ``SE.type = "crossprod"`` (:mod:`irtbridge.irt.em_se`),
-for up to :data:`~irtbridge.irt.em_se.MAX_SE_PARAMETERS` estimated parameters; above that, or when the
-information matrix is singular, they are NaN and one warning says why (the estimates are kept).
+Standard errors are mirt's ``SE.type = "crossprod"`` (:mod:`irtbridge.irt.em_se`), for up to
+:data:`~irtbridge.irt.em_se.MAX_SE_PARAMETERS` estimated parameters; above that, or when the information
+matrix is singular, they are NaN and one warning says why (the estimates are kept). By default
+(``se=None``) they are computed on first access of ``fit.standard_errors``, from the fitted state and the
+prepared responses the fit keeps for that until then (not pickled); ``se=True`` computes them with the fit.
 
 Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`), and the ``3PL``
 (:mod:`irtbridge.irt.em_3pl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
@@ -27,6 +29,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from irtbridge import __version__
+from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
@@ -67,7 +70,7 @@ def fit(request: FitRequest) -> Calibration:
                             request.dropped, priors)
 
 
-def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool, options: Mapping[str, Any],
+def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool | None, options: Mapping[str, Any],
                      dropped: tuple[str, ...] = (), priors: tuple = ()) -> Calibration:
     """Fit ``model`` (rasch, 1PL, 2PL, 3PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix."""
     if model == "graded":
@@ -78,7 +81,7 @@ def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool,
     return _fit(prepare_responses(values, names), model, se, options, dropped)
 
 
-def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_constant: bool,
+def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, drop_constant: bool,
                             options: Mapping[str, Any], priors: tuple = ()) -> Calibration:
     """Fit on answered cells only (:class:`ResponseData`, e.g. ``responses_from_long(..., sparse=True)``).
 
@@ -112,7 +115,7 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool, drop_const
     return _fit(data, model, se, options, tuple(const))
 
 
-def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...],
+def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, Any], dropped: tuple[str, ...],
          categories: tuple[tuple[float, ...], ...] | None = None) -> Calibration:
     settings = _options(options)
     names = list(data.item_names)
@@ -126,12 +129,8 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
         result = fit_em(data, model, **settings)
     elapsed = time.perf_counter() - started
     items = irt_table(result, names)
-    se_table, notes = items * np.nan, []
-    if se:
-        se_table, problem = _standard_errors(data, result, model, settings["quadpts"], names)
-        if problem:
-            notes.append(problem)
-            warnings.warn(problem, IrtBridgeWarning, stacklevel=6)
+    compute = lambda: _outcome(*_standard_errors(data, result, model, settings["quadpts"], names))  # noqa: E731
+    se_table, notes = _se_state(se, items, compute)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
                       "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
@@ -141,7 +140,8 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model=model,
         engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=float(result.variance),
-        options={**settings, "se": bool(se), "dask": client is not None, **({"SE.type": "crossprod"} if se else {}),
+        options={**settings, "se": se, "dask": client is not None,
+                 **({"SE.type": "crossprod"} if se is not False else {}),
                  **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})},
         warnings=tuple(notes),
         provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
@@ -150,7 +150,7 @@ def _fit(data: ResponseData, model: str, se: bool, options: Mapping[str, Any], d
     )
 
 
-def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: tuple[str, ...],
+def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dropped: tuple[str, ...],
              priors: tuple) -> Calibration:
     """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`, with crossprod SEs.
 
@@ -164,22 +164,8 @@ def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: 
     layout = item_priors(priors, names)
     result = fit_3pl(data, layout, accelerate=accelerate, **settings)
     items = irt_table_3pl(result, names)
-    se_table, notes = items * np.nan, []
-    if se:
-        problem = None
-        if result.n_parameters > MAX_SE_PARAMETERS:
-            problem = (f"native engine: standard errors not computed for {result.n_parameters} parameters (more "
-                       f"than {MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
-        else:
-            try:
-                cov = crossprod_covariance_3pl(data, result, layout, settings["quadpts"])
-                se_table = irt_standard_errors_3pl(cov, result, names)
-            except (np.linalg.LinAlgError, ValueError, FloatingPointError):
-                problem = ("native engine: standard errors unavailable (the crossprod information matrix is not "
-                           "positive definite); estimates kept, standard errors set to NaN")
-        if problem:
-            notes.append(problem)
-            warnings.warn(problem, IrtBridgeWarning, stacklevel=6)
+    compute = lambda: _outcome(*_standard_errors_3pl(data, result, layout, settings["quadpts"], names))  # noqa: E731
+    se_table, notes = _se_state(se, items, compute)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the 3PL model after {result.iterations} cycles; "
                       "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
@@ -189,8 +175,8 @@ def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: 
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model="3PL",
         engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=1.0,
-        options={**settings, "accelerate": accelerate, "se": bool(se), "dask": False,
-                 **({"SE.type": "crossprod"} if se else {}),
+        options={**settings, "accelerate": accelerate, "se": se, "dask": False,
+                 **({"SE.type": "crossprod"} if se is not False else {}),
                  "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
                  "log_prior": result.log_prior},
         warnings=tuple(notes),
@@ -198,6 +184,37 @@ def _fit_3pl(data: ResponseData, se: bool, options: Mapping[str, Any], dropped: 
                     "fit_seconds": result.seconds},
         dropped_items=dropped, r_model=None,
     )
+
+
+def _se_state(se: bool | None, items, compute):
+    """The fit's SE state: computed now (``se=True``; a problem warned about and noted), pending
+    (``se=None``: on first access) or all NaN (``se=False``)."""
+    if se is None:
+        return PendingStandardErrors(compute, needs_r=False), []
+    if not se:
+        return items * np.nan, []
+    outcome = compute()
+    if outcome.message:
+        warnings.warn(outcome.message, IrtBridgeWarning, stacklevel=7)
+    return outcome.table, [outcome.message] if outcome.message else []
+
+
+def _outcome(table, problem: str | None) -> SEOutcome:
+    return SEOutcome(table, problem, IrtBridgeWarning)
+
+
+def _standard_errors_3pl(data: ResponseData, result, layout, quadpts: int, names: list[str]):
+    """The 3PL's crossprod SE table (with mirt's prior term), or NaN and the reason."""
+    nan = irt_table_3pl(result, names) * np.nan
+    if result.n_parameters > MAX_SE_PARAMETERS:
+        return nan, (f"native engine: standard errors not computed for {result.n_parameters} parameters (more "
+                     f"than {MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
+    try:
+        cov = crossprod_covariance_3pl(data, result, layout, quadpts)
+        return irt_standard_errors_3pl(cov, result, names), None
+    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+        return nan, ("native engine: standard errors unavailable (the crossprod information matrix is not "
+                     "positive definite); estimates kept, standard errors set to NaN")
 
 
 def _standard_errors(data: ResponseData, result: EMResult, model: str, quadpts: int, names: list[str]):

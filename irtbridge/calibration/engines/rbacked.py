@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import DICHOTOMOUS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, RWarning
@@ -35,22 +36,24 @@ def fit_in_r(engine: str, request: FitRequest) -> Calibration:
     session.ensure_packages(engine)
     names = list(request.names)
     started = time.perf_counter()
+    eager = request.se is True
+    later = {"later": True} if request.se is None and engine == "mirt" else {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
             f"irtb_{engine}_fit", data=request.data, item_names=names,
-            model=list(request.per_item) if request.per_item is not None else request.model, se=request.se,
-            options=dict(request.options), **request.r_arguments,
+            model=list(request.per_item) if request.per_item is not None else request.model, se=eager,
+            options=dict(request.options), **request.r_arguments, **later,
         )
     elapsed = time.perf_counter() - started
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
     for w in caught:  # at the line that called calibrate(), as session.call would have put them
         warnings.warn(w.message, w.category, stacklevel=5)
     se_problem = out.get("se_problem")
-    if request.se and se_problem is not None:
+    if eager and se_problem is not None:
         # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
         se_problem = str(se_problem).strip()
-        message = f"{engine}: standard errors unavailable ({se_problem}); estimates kept, standard errors set to NaN"
+        message = _unavailable(engine, se_problem)
         warnings.warn(message, RWarning, stacklevel=5)
         r_warnings = (*r_warnings, message)
     if not bool(out["converged"]):
@@ -61,7 +64,8 @@ def fit_in_r(engine: str, request: FitRequest) -> Calibration:
             stacklevel=5,
         )
     effective = dict(request.options, se=request.se,
-                     **({"se_unavailable": se_problem} if request.se and se_problem else {}),
+                     **({"se_unavailable": se_problem} if eager and se_problem else {}),
+                     **({"SE.type": _se_type(engine, request.options)} if request.se is not False else {}),
                      **({"priors": [p.to_r() for p in request.priors]} if request.priors else {}),
                      **({k: v for k, v in request.structure.items() if k in ("dims", "syntax")}))
     return _assemble(out, engine, request, effective, r_warnings, elapsed)
@@ -102,7 +106,13 @@ def _assemble(out: Mapping[str, Any], engine: str, request: FitRequest, options:
     names = list(request.names)
     layout = request.model if request.per_item is None and out.get("cov") is None else "mixed"
     items = _item_table(out["items"], names, layout)
-    se_table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
+    if request.se is None:  # on first access of fit.standard_errors, from the live fit
+        later = out.get("se_later")
+        se_table: Any = PendingStandardErrors(
+            lambda: _later_standard_errors(engine, out["model"], later, request, names, layout, items),
+            needs_r=True)
+    else:
+        se_table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
     versions = _versions(engine)
     iterations = out["iterations"]
     return Calibration(
@@ -132,6 +142,43 @@ def _assemble(out: Mapping[str, Any], engine: str, request: FitRequest, options:
         item_types=tuple(request.per_item) if request.per_item is not None else (),
         r_model=out["model"],
     )
+
+
+def _unavailable(engine: str, problem: str) -> str:
+    return f"{engine}: standard errors unavailable ({problem}); estimates kept, standard errors set to NaN"
+
+
+def _se_type(engine: str, options: Mapping[str, Any]) -> str:
+    """The information matrix the SEs come from: mirt's ``SE.type`` (its default ``"Oakes"``, mirt's
+    ``"MHRM"`` for stochastic methods), ltm's Hessian."""
+    if engine == "ltm":
+        return "Hessian"
+    if "SE.type" in options:
+        return str(options["SE.type"])
+    return "MHRM" if str(options.get("method", "EM")).upper() in ("MHRM", "SEM") else "Oakes"
+
+
+def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitRequest, names: list[str],
+                           layout: str, items: pd.DataFrame) -> SEOutcome:
+    """The SEs of a live fit made without them: mirt's SE = TRUE numbers (``irtb_mirt_ses``), ltm's from
+    the Hessian it kept (``irtb_ltm_ses``); NaN with one warning when the information matrix fails."""
+    from irtbridge._r import session
+
+    with warnings.catch_warnings(record=True) as caught:  # R warnings: re-raised at the access
+        warnings.simplefilter("always")
+        if engine == "mirt":
+            out = session.call("irtb_mirt_ses", fit=fit, later=later)
+        else:
+            out = session.call("irtb_ltm_ses", fit=fit, model=request.model, item_names=names)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=5)
+    problem = out.get("se_problem")
+    if problem is not None:
+        problem = str(problem).strip()
+        return SEOutcome(items * np.nan, _unavailable(engine, problem), RWarning, {"se_unavailable": problem},
+                         {"se_computed_by": out.get("how") or "the kept Hessian"})
+    table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
+    return SEOutcome(table, provenance={"se_computed_by": out.get("how") or "the kept Hessian"})
 
 
 _VERSIONS: dict[str, dict[str, Any]] = {}

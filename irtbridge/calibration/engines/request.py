@@ -28,8 +28,9 @@ class FitRequest:
         Item names of ``data``'s columns.
     model : str
         One model name, or ``"mixed"`` with ``per_item``.
-    se : bool
-        Compute standard errors.
+    se : bool or None
+        ``True``: compute standard errors with the fit; ``None``: on first access of
+        ``Calibration.standard_errors``; ``False``: never (an all-NaN table).
     options : mapping
         Estimation options with the engine's own names (``SE_type`` already renamed ``SE.type``).
     per_item : tuple of str, optional
@@ -48,7 +49,7 @@ class FitRequest:
     data: np.ndarray | ResponseData
     names: tuple[str, ...]
     model: str
-    se: bool
+    se: bool | None
     options: Mapping[str, Any] = field(default_factory=dict)
     per_item: tuple[str, ...] | None = None
     dropped: tuple[str, ...] = ()
