@@ -54,7 +54,7 @@ def science():
 @pytest.fixture(scope="module")
 def science_fit(science):
     r('pt_sci <- mirt(Science, 1, itemtype = "graded", SE = TRUE, verbose = FALSE)')
-    return irtbridge.calibrate(science, "graded")
+    return irtbridge.calibrate(science, "graded", se=True)  # SE = TRUE as in R: condnum reads the information matrix
 
 
 # --- names -------------------------------------------------------------------------------------------
