@@ -218,13 +218,14 @@ def write_docs(text: str, path: Path = DOC) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-k", dest="only", help="run only cases whose file or name contains this text")
+    parser.add_argument("-k", dest="only", action="append",
+                        help="run only cases whose file or name contains this text (repeatable)")
     parser.add_argument("--write-docs", action="store_true", help=f"replace the marked block in {DOC.name}")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
     args = parser.parse_args(argv)
     cases = load_cases()
     if args.only:
-        cases = [c for c in cases if args.only in c.file or args.only in c.name]
+        cases = [c for c in cases if any(k in c.file or k in c.name for k in args.only)]
     if args.list:
         for c in cases:
             print(f"{c.file}\t{c.route}\t{c.name}")

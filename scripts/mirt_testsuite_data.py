@@ -117,13 +117,13 @@ _rs = np.random.RandomState(1234)
 MIX_A = np.round(_rs.lognormal(0.2, 0.5, 10), 4)
 MIX_D = np.round(_rs.normal(size=10), 4)
 R_MIXED = (f"set.seed(1234); data <- simdata({rvec(MIX_A)}, {rvec(MIX_D)}, 750, 'dich'); "
-           "covdata <- data.frame(group = rep(c('G1', 'G2', 'G3'), each = 250), X = rowSums(data))")
+           "covdata <- data.frame(group = rep(c('G1', 'G2', 'G3'), each = 250), X = rep(c(-1, -0.5, 0, 0.5, 1), 150))")
 
 
 @cache
 def mixed() -> tuple[pd.DataFrame, pd.DataFrame]:
     data = simulate(MIX_A, MIX_D, 750, "dich", seed=1234)
-    cov = pd.DataFrame({"group": np.repeat(["G1", "G2", "G3"], 250), "X": data.sum(axis=1).astype(float)})
+    cov = pd.DataFrame({"group": np.repeat(["G1", "G2", "G3"], 250), "X": np.tile([-1.0, -0.5, 0.0, 0.5, 1.0], 150)})
     return data, cov
 
 
