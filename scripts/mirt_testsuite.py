@@ -21,6 +21,7 @@ directly only here, to run them, as the live-R tests do.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 import time
@@ -112,7 +113,7 @@ def run_case(case) -> Result:
     both = np.isfinite(got) & np.isfinite(expected)
     worst = float(np.max(np.abs(got[both] - expected[both]))) if both.any() else float("nan")
     nan_mismatch = int(np.sum(np.isnan(got) != np.isnan(expected)))
-    detail = f"max |diff| {worst:.3g}" + (f", {nan_mismatch} NaN mismatches" if nan_mismatch else "")
+    detail = f"max abs diff {worst:.3g}" + (f", {nan_mismatch} NaN mismatches" if nan_mismatch else "")
     return Result(case, "different", detail, seconds)
 
 
@@ -232,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = []
     for c in cases:
-        result = run_case(c)
+        with contextlib.redirect_stdout(sys.stderr):  # R's console (progress bars, printed tables) is not the report
+            result = run_case(c)
         results.append(result)
         print(f"{result.seconds:7.1f}s  {result.status:15s} {c.file} :: {c.name}  {result.detail}",
               file=sys.stderr, flush=True)

@@ -74,7 +74,8 @@ def sci_fit(**kw):
 
 
 # === test-00-basics: one Science fit, then its by-products ==========================================
-@case("00-basics", "expected.test", FIRST, f"{SCI}; expected.test(mod, matrix(-3:3))")
+@case("00-basics", "expected.test", FIRST, f"{SCI}; expected.test(mod, matrix(-3:3))",
+      note="true_score counts categories from the lowest code, mirt from 0 (issue 26 item 2)")
 def _():
     return irtbridge.true_score(THETA7, sci_fit())
 
@@ -138,7 +139,8 @@ def _():
 
 @case("01-mirtOne", "ML scores, CONSTRAIN model 'F'", FIRST,
       f"{R_LSAT7}; m <- mirt(data, mirt.model('F = 1-5\\nCONSTRAIN = (1-5, a1)', quiet = TRUE), verbose = FALSE); "
-      "fscores(m, method = 'ML')[c(13, 34, 40), 'F']")
+      "fscores(m, method = 'ML')[c(13, 34, 40), 'F']",
+      note="abilities() expects a factor named F1 (issue 26 item 2)")
 def _():
     fit = calibrate(lsat7(), "2PL", spec="F = 1-5\nCONSTRAIN = (1-5, a1)", se=False)
     return fit.abilities("ML")["theta"].to_numpy()[[12, 33, 39]]
