@@ -74,8 +74,7 @@ def sci_fit(**kw):
 
 
 # === test-00-basics: one Science fit, then its by-products ==========================================
-@case("00-basics", "expected.test", FIRST, f"{SCI}; expected.test(mod, matrix(-3:3))",
-      note="true_score counts categories from the lowest code, mirt from 0 (issue 26 item 2)")
+@case("00-basics", "expected.test", FIRST, f"{SCI}; expected.test(mod, matrix(-3:3))")
 def _():
     return irtbridge.true_score(THETA7, sci_fit())
 
@@ -122,7 +121,7 @@ def _():
 @case("01-mirtOne", "SE.type = 'SEM' condition number", PASS,
       f"{R_LSAT7}; extract.mirt(mirt(data, 1, SE = TRUE, SE.type = 'SEM', verbose = FALSE), 'condnum')")
 def _():
-    return M.extract_mirt(calibrate(lsat7(), "2PL", SE_type="SEM"), "condnum")
+    return M.extract_mirt(calibrate(lsat7(), "2PL", se=True, SE_type="SEM"), "condnum")
 
 
 @case("01-mirtOne", "lagrange on a Rasch fit", PASS,
@@ -139,8 +138,7 @@ def _():
 
 @case("01-mirtOne", "ML scores, CONSTRAIN model 'F'", FIRST,
       f"{R_LSAT7}; m <- mirt(data, mirt.model('F = 1-5\\nCONSTRAIN = (1-5, a1)', quiet = TRUE), verbose = FALSE); "
-      "fscores(m, method = 'ML')[c(13, 34, 40), 'F']",
-      note="abilities() expects a factor named F1 (issue 26 item 2)")
+      "fscores(m, method = 'ML')[c(13, 34, 40), 'F']")
 def _():
     fit = calibrate(lsat7(), "2PL", spec="F = 1-5\nCONSTRAIN = (1-5, a1)", se=False)
     return fit.abilities("ML")["theta"].to_numpy()[[12, 33, 39]]
@@ -341,33 +339,33 @@ def _():
       "c(logLik(m), as.numeric(coef(m, IRTpars = TRUE, simplify = TRUE)$D1$items[, 'b']))")
 def _():
     dat, group = mg1()
-    fit = calibrate_groups(dat, group, "rasch")  # a GroupCalibration has no SEs to compare (issue 26 item 2)
+    fit = calibrate_groups(dat, group, "rasch", se=False)  # estimates only
     return np.r_[fit.loglik, fit.items["D1"]["b"].to_numpy()]
 
 
-@case("04-multipleGroup", "M2 of a group fit", PASS,
+@case("04-multipleGroup", "M2 of a group fit", FIRST,
       f"{R_MG1}; m <- multipleGroup(dat, 1, group = group, invariance = 'slopes', verbose = FALSE); M2(m)$M2")
 def _():
     dat, group = mg1()
-    return M.M2(calibrate_groups(dat, group, "2PL", ["slopes"], se=False))["M2"]
+    return calibrate_groups(dat, group, "2PL", ["slopes"], se=False).global_fit()["M2"]
 
 
-@case("04-multipleGroup", "itemfit of a group fit", PASS,
+@case("04-multipleGroup", "itemfit of a group fit", FIRST,
       f"{R_MG1}; m <- multipleGroup(dat, 1, group = group, invariance = 'slopes', verbose = FALSE); "
       "itemfit(m, c('S_X2', 'Zh'))$D1$S_X2")
 def _():
     dat, group = mg1()
-    return M.itemfit(calibrate_groups(dat, group, "2PL", ["slopes"], se=False), ["S_X2", "Zh"])["D1"]["S_X2"]
+    fit = calibrate_groups(dat, group, "2PL", ["slopes"], se=False)
+    return fit.item_fit(["S_X2", "Zh"]).loc["D1", "S_X2"].to_numpy(dtype=float)
 
 
-@case("04-multipleGroup", "three factors, metric invariance", PASS,
+@case("04-multipleGroup", "three factors, metric invariance", FIRST,
       f"{R_MG1}; m <- multipleGroup(dat, 'F1 = 1-5\\nF2 = 6-10\\nF3 = 11-15', group = group, "
-      "invariance = 'slopes', verbose = FALSE, TOL = 1e-3); logLik(m)",
-      note="calibrate_groups has no dims/spec (issue 26 item 2)")
+      "invariance = 'slopes', verbose = FALSE, TOL = 1e-3); logLik(m)")
 def _():
     dat, group = mg1()
-    return M.multipleGroup(dat, "F1 = 1-5\nF2 = 6-10\nF3 = 11-15", group=group, invariance="slopes",
-                           TOL=1e-3).loglik
+    return calibrate_groups(dat, group, "2PL", ["slopes"], spec="F1 = 1-5\nF2 = 6-10\nF3 = 11-15", se=False,
+                            TOL=1e-3).loglik
 
 
 @case("04-multipleGroup", "empirical_ES", PASS,
@@ -384,7 +382,7 @@ def _():
 def _():
     L = np.zeros((1, 10))
     L[0, [0, 2, 4, 6, 8]] = 1
-    return M.wald(calibrate(lsat7(), "2PL"), L)["W"]
+    return M.wald(calibrate(lsat7(), "2PL", se=True), L)["W"]
 
 
 @case("05-confmirtOne", "method = 'SEM' (stochastic EM)", PASS,

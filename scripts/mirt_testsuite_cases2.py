@@ -19,7 +19,7 @@ R_LR = f"{R_MIXED}; m <- mirt(data, 1, 'Rasch', covdata = covdata, formula = ~ g
 
 def lr_fit():
     data, cov = mixed()
-    return calibrate(data, "rasch", covariates=cov, formula="~ group + X")
+    return calibrate(data, "rasch", covariates=cov, formula="~ group + X", se=True)
 
 
 @case("07-mixedmirt", "latent regression (covdata, formula)", FIRST,
@@ -111,15 +111,14 @@ def _():
     return syntax_values(S14)
 
 
-@case("09-mirt.model", "CONSTRAINB across groups", PASS,
+@case("09-mirt.model", "CONSTRAINB across groups", FIRST,
       f"{R_LSAT7}; group <- rep(c('male', 'female'), length.out = 1000); "
       "mod2values(multipleGroup(data, mirt.model('F = 1-5\\nCONSTRAIN = (1-2, d)\\nCONSTRAINB = (2-4,5,a1), (1, a1)', "
-      "quiet = TRUE), group = group, verbose = FALSE))$value",
-      note="calibrate_groups takes no spec (issue 26 item 2)")
+      "quiet = TRUE), group = group, verbose = FALSE))$value")
 def _():
     group = ["male", "female"] * 500
-    spec = M.mirt_model("F = 1-5\nCONSTRAIN = (1-2, d)\nCONSTRAINB = (2-4,5,a1), (1, a1)", quiet=True)
-    return M.mod2values(M.multipleGroup(lsat7(), spec, group=group))["value"]
+    spec = "F = 1-5\nCONSTRAIN = (1-2, d)\nCONSTRAINB = (2-4,5,a1), (1, a1)"
+    return calibrate_groups(lsat7(), group, "2PL", spec=spec, se=False).parameters()["value"].to_numpy(dtype=float)
 
 
 # === test-10-extras ===================================================================================
@@ -129,7 +128,7 @@ THETA200 = np.linspace(-6, 6, 200)
 
 def double_fit():
     data = lsat7()
-    return calibrate(pd.concat([data, data], ignore_index=True), "2PL")
+    return calibrate(pd.concat([data, data], ignore_index=True), "2PL", se=True)
 
 
 not_expressible("10-extras", "fscores with a custom prior density",
@@ -202,8 +201,7 @@ LCA_VALUES = [1.65, 6.9, 3.74, 9.13, 1.89, 9.13, 1.05, 1.62, 1.51, 3.74, -1.17, 
 
 @case("11-discrete", "polytomous LCA from start values", PASS,
       f"sv <- mdirt(Science, 2, verbose = FALSE, pars = 'values'); sv$value <- c({', '.join(map(str, LCA_VALUES))}); "
-      "extract.mirt(mdirt(Science, 2, verbose = FALSE, pars = sv), 'logLik')",
-      note="the values table comes back without mirt's 'itemtype' attribute, which mdirt needs to read it again")
+      "extract.mirt(mdirt(Science, 2, verbose = FALSE, pars = sv), 'logLik')")
 def _():
     sv = M.mdirt(science(), 2, pars="values")
     sv["value"] = LCA_VALUES

@@ -271,3 +271,16 @@ def test_missing_values_reach_r_as_na():
     scored = irtbridge.mirt.key2binary(raw, [1, 2])
     expected = r_array("1.0 * key2binary(data.frame(i1 = c(1, NA, 2), i2 = c(2, 2, NA)), c(1, 2))")
     np.testing.assert_array_equal(scored.to_numpy(dtype=float), expected)
+
+
+def test_a_values_table_goes_back_to_mirt_with_its_attributes(lsat):
+    # mirt checks the 'itemtype' attribute of a pars = "values" table handed back to mdirt; a data.frame's
+    # attributes and class vector travel in DataFrame.attrs and are restored on the way in
+    values = irtbridge.mirt.mdirt(lsat, 2, pars="values")
+    assert "itemtype" in values.attrs["r_attributes"]
+    fit = irtbridge.mirt.mdirt(lsat, 2, pars=values)
+    expected = r("d <- expand.table(LSAT7); logLik(mdirt(d, 2, pars = mdirt(d, 2, pars = 'values', verbose = FALSE), "
+                 "verbose = FALSE))")
+    assert float(irtbridge.mirt.logLik(fit)) == pytest.approx(float(expected[0]), rel=1e-10)
+    sv = irtbridge.mirt.mirt(lsat, 1, pars="values")
+    assert sv.attrs["r_class"] == ["mirt_df", "data.frame"]

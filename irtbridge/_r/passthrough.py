@@ -73,6 +73,10 @@ class RList(RObject):
 
 # ---------------------------------------------------------------------------------------------------
 # Python -> R
+#: keys of ``DataFrame.attrs`` that carry an R data.frame's other attributes and its class vector
+R_ATTRIBUTES, R_CLASS = "r_attributes", "r_class"
+
+
 def to_r_value(value: Any, where: str = "argument") -> Any:
     """A Python value as an R object: None -> NULL, scalars -> length-one vectors, numpy arrays ->
     vectors/matrices (NaN -> NA), Series -> named vectors (categoricals -> factors), DataFrames ->
@@ -171,7 +175,12 @@ def _data_frame(frame: pd.DataFrame, where: str) -> Any:
     rows = (ri.IntSexpVector([ri.NA_Integer, -frame.shape[0]]) if default
             else ri.StrSexpVector([str(i) for i in frame.index]))
     out = ri.baseenv["attr<-"](out, ri.StrSexpVector(["row.names"]), rows)
-    return ri.baseenv["class<-"](out, ri.StrSexpVector(["data.frame"]))
+    # a frame that came from R gets back the attributes it had there (see _frame_to_py)
+    for name, value in frame.attrs.get(R_ATTRIBUTES, {}).items():
+        if isinstance(value, RObject):
+            out = ri.baseenv["attr<-"](out, ri.StrSexpVector([name]), value.robj)
+    rclass = frame.attrs.get(R_CLASS, ["data.frame"])
+    return ri.baseenv["class<-"](out, ri.StrSexpVector([str(c) for c in rclass]))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -213,6 +222,16 @@ def _frame_to_py(robj: Any) -> pd.DataFrame:
     rownames = session._strings(ri.baseenv["rownames"](robj)) or []
     if not automatic and not all(r == str(i + 1) for i, r in enumerate(rownames)):
         frame.index = rownames
+    # attributes beyond a data.frame's own (e.g. the 'itemtype' mirt keeps on a pars = "values" table, which
+    # mirt checks when the table comes back) travel in frame.attrs and are restored by _data_frame
+    extra = {}
+    for name in session._strings(ri.baseenv["names"](ri.baseenv["attributes"](robj))) or []:
+        if name not in ("names", "row.names", "class"):
+            extra[name] = RObject(ri.baseenv["attr"](robj, ri.StrSexpVector([name]), exact=ri.BoolSexpVector([True])))
+    if extra:
+        frame.attrs[R_ATTRIBUTES] = extra
+    if tuple(robj.rclass) != ("data.frame",):
+        frame.attrs[R_CLASS] = list(robj.rclass)
     return frame
 
 

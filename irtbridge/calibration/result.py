@@ -75,7 +75,8 @@ class Calibration:
     latent_regression : DataFrame or None
         With ``calibrate(..., covariates=, formula=)``: one row per regression term (``(Intercept)``
         first, fixed at 0), columns ``beta`` and ``se`` (several factors: ``F1.., se_F1..``); mirt's
-        ``coef(fit, printSE = TRUE)$lr.betas``. ``None`` when the model has no latent regression.
+        ``coef(fit, printSE = TRUE)$lr.betas``; ``se`` is NaN unless the fit was made with ``se=True``.
+        ``None`` when the model has no latent regression.
     item_mins : dict of str to float
         Each item's lowest observed response (mirt's ``extract.mirt(mod, "mins")``: 0 for 0/1 items, 1 for
         items coded 1..K); :func:`~irtbridge.irt.true_score` adds them, as mirt's ``expected.test``. Empty
