@@ -31,6 +31,24 @@ irtb_fit_keeping_estimates <- function(fitter, args, se) {
   list(fit = fit, se_problem = se_problem)
 }
 
+# A fitter's starting values with a parameters table and priors applied, as args$pars; `adjust(args,
+# values)` may first change the arguments from the table (e.g. constraints named by parameter number).
+irtb_apply_pars <- function(fitter, args, priors, table, adjust = NULL) {
+  values <- do.call(fitter, c(args, list(pars = "values")))
+  if (!is.null(adjust)) args <- adjust(args, values)
+  if (!is.null(table)) values <- irtb_apply_table(values, table)
+  if (length(priors)) values <- irtb_apply_priors(values, priors)
+  args$pars <- values
+  args
+}
+
+# Why a fit that asked for SEs has none: the SE step's own problem, else a failed second-order test.
+irtb_second_order_problem <- function(fit, se, se_problem) {
+  if (se && is.null(se_problem) && isFALSE(fit@OptimInfo$secondordertest))
+    return("the information matrix is not positive definite (second-order test failed)")
+  se_problem
+}
+
 # `later` (SEs on demand): the fit also keeps its EM history and returns the arguments it was fitted
 # with, so irtb_mirt_ses() can compute mirt's SE = TRUE for it afterwards.
 irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(), dims = 1L, syntax = NULL,
@@ -42,24 +60,19 @@ irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(),
                  verbose = FALSE), options)
   if (later) args$technical <- utils::modifyList(as.list(args$technical), list(storeEMhistory = TRUE))
   if (any(model == "1PL") || length(priors) || !is.null(table)) {
-    values <- do.call(mirt::mirt, c(args, list(pars = "values")))
-    # one discrimination shared by all 1PL items: constrain those slopes to a single parameter
-    if (any(model == "1PL")) {
-      one <- values$item %in% item_names[rep_len(model, length(item_names)) == "1PL"]
-      args$constrain <- c(args$constrain, list(values$parnum[values$name == "a1" & one]))
-    }
-    if (!is.null(table)) values <- irtb_apply_table(values, table)
-    if (length(priors)) values <- irtb_apply_priors(values, priors)
-    args$pars <- values
+    args <- irtb_apply_pars(mirt::mirt, args, priors, table, adjust = function(args, values) {
+      # one discrimination shared by all 1PL items: constrain those slopes to a single parameter
+      if (any(model == "1PL")) {
+        one <- values$item %in% item_names[rep_len(model, length(item_names)) == "1PL"]
+        args$constrain <- c(args$constrain, list(values$parnum[values$name == "a1" & one]))
+      }
+      args
+    })
   }
   kept <- irtb_fit_keeping_estimates(mirt::mirt, args, se)
   fit <- kept$fit
-  se_problem <- kept$se_problem
+  se_problem <- irtb_second_order_problem(fit, se, kept$se_problem)
   out <- irtb_mirt_result(fit, se && is.null(se_problem))
-  if (se && is.null(se_problem) && isFALSE(fit@OptimInfo$secondordertest)) {
-    se_problem <- "the information matrix is not positive definite (second-order test failed)"
-    out$se <- NULL
-  }
   out$se_problem <- se_problem
   # the arguments travel as an environment: Python keeps a handle to it and never converts it
   if (later) out$se_later <- list2env(list(args = args), parent = emptyenv())

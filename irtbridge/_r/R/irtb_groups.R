@@ -20,18 +20,9 @@ irtb_mirt_group_names <- function(data, item_names, group, model, invariance, op
 irtb_mirt_groups <- function(data, item_names, group, model, invariance, se, options, priors = list(),
                              dims = 1L, syntax = NULL, table = NULL) {
   args <- c(irtb_group_args(data, item_names, group, model, invariance, options, dims, syntax), list(SE = se))
-  if (length(priors) || !is.null(table)) {
-    values <- do.call(mirt::multipleGroup, c(args, list(pars = "values")))
-    if (!is.null(table)) values <- irtb_apply_table(values, table)
-    if (length(priors)) values <- irtb_apply_priors(values, priors)
-    args$pars <- values
-  }
+  if (length(priors) || !is.null(table)) args <- irtb_apply_pars(mirt::multipleGroup, args, priors, table)
   kept <- irtb_fit_keeping_estimates(mirt::multipleGroup, args, se)
-  fit <- kept$fit
-  se_problem <- kept$se_problem
-  if (se && is.null(se_problem) && isFALSE(fit@OptimInfo$secondordertest))
-    se_problem <- "the information matrix is not positive definite (second-order test failed)"
-  irtb_mirt_groups_result(fit, group, se, se_problem)
+  irtb_mirt_groups_result(kept$fit, group, se, irtb_second_order_problem(kept$fit, se, kept$se_problem))
 }
 
 # Per-group item tables (IRT parameterization where mirt has one), their SEs, latent means, covariances
