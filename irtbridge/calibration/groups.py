@@ -15,20 +15,17 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge._validation import check_choice
-from irtbridge.calibration.checks import check_before_fit, check_references
+from irtbridge.calibration.checks import check_before_fit
 from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
-from irtbridge.calibration.group_result import GroupCalibration, item_table
+from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
 from irtbridge.calibration.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.priors import parse_priors
-from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
 
 __all__ = ["calibrate_groups", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
 
 # mirt's invariance keywords (item names are also allowed: those items are equal across groups)
 INVARIANCE_KEYWORDS = ("free_means", "free_var", "free_cov", "slopes", "intercepts")
-P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")
 
 
 def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance: Sequence[str] = (), *,
@@ -206,74 +203,6 @@ def _assemble(out: dict[str, Any], names: list[str], model: str, prep: Any, labe
         item_types=tuple(prep.per_item) if prep.per_item is not None else (), dropped_items=prep.dropped,
         item_mins=item_minimums(prep.values, names), membership=tuple(labels), r_model=out["model"],
     )
-
-
-def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme: str = "add",
-        items: Sequence[str] | None = None, p_adjust: str = "holm") -> pd.DataFrame:
-    """Differential item functioning by likelihood ratio tests (mirt's ``DIF``).
-
-    Parameters
-    ----------
-    group_fit : GroupCalibration
-        ``scheme="add"``: usually the configural fit (no item invariance; anchors allowed), each item's
-        ``which`` parameters are constrained equal in turn. ``scheme="drop"``: usually the fully
-        invariant fit with ``free_means``/``free_var``, each item's constraints are dropped in turn.
-    which : sequence of str
-        mirt's parameter names tested together (``a1``, ``d``, ``g``...).
-    scheme : {"add", "drop"}
-    items : sequence of str, optional
-        Items to test (default: all).
-    p_adjust : str
-        R's ``p.adjust`` method (mirt's default ``"holm"``).
-
-    Returns
-    -------
-    DataFrame, one row per item (index = item): ``AIC, SABIC, HQ, BIC, X2, df, p, p_adjusted``.
-
-    Examples
-    --------
-    Do slopes and intercepts of the first two LSAT7 items differ between alternate rows? (R:
-    ``DIF(multipleGroup(...), c("a1", "d"), items2test = c("Item.1", "Item.2"))``; they do not.)
-
-    >>> from irtbridge.datasets import response_dataset
-    >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
-    >>> configural = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL", se=False)
-    >>> dif(configural, which=["a1", "d"], items=["Item.1", "Item.2"])[["X2", "df", "p"]].round(3)
-               X2   df      p
-    Item.1  0.028  2.0  0.986
-    Item.2  0.027  2.0  0.986
-    """
-    if not isinstance(group_fit, GroupCalibration):
-        raise ValidationError(f"dif needs a GroupCalibration from calibrate_groups, got {type(group_fit).__name__}")
-    if group_fit.r_model is None:
-        raise ValidationError("dif needs the live mirt model: call it in the process that ran calibrate_groups")
-    scheme = check_choice(scheme, "scheme", ("add", "drop"))
-    p_adjust = check_choice(p_adjust, "p_adjust", P_ADJUST)
-    which = [which] if isinstance(which, str) else list(which)
-    if not which:
-        raise ValidationError("which: name at least one parameter (e.g. ['a1', 'd'])")
-    known = list(next(iter(group_fit.items.values())).index)
-    if items is not None:
-        items = [items] if isinstance(items, str) else list(items)
-        unknown = [i for i in items if i not in known]
-        if unknown:
-            raise ValidationError(f"items: unknown item(s) {unknown[:5]}")
-    from irtbridge._r import session
-
-    # mirt stops on a parameter the model lacks or fixes only inside DIF(); say it here, in one line
-    table = session.call("irtb_mirt_parameters", fit=group_fit.r_model)
-    first = table[table["group"] == table["group"].iloc[0]]
-    check_references(first, [Reference("DIF", i, w, "which") for i in (items or known) for w in which],
-                     f"{group_fit.model} multiple-group")
-    out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
-                       p_adjust=p_adjust)
-    frame = out.set_index("item")
-    frame.index.name = None
-    frame = frame.rename(columns={"adj_p": "p_adjusted", "p.adjust": "p_adjusted", "adj_pvals": "p_adjusted"})
-    if "p_adjusted" not in frame.columns:
-        frame["p_adjusted"] = frame["p"] if p_adjust == "none" else np.nan
-    cols = [c for c in ("converged", "AIC", "SABIC", "HQ", "BIC", "X2", "df", "p", "p_adjusted") if c in frame.columns]
-    return frame[cols]
 
 
 def _group_labels(groups: Any, n: int) -> list[str]:
