@@ -146,10 +146,11 @@ def test_mirt_direct(sim, tmp_path):
 
 @pytest.mark.r
 def test_ltm_error_falls_back_to_mirt(sim, tmp_path):
-    # an argument tpm does not have makes R fail ("unused argument"); mirt must take over
-    fit, attempts = calibrate_with_fallback(sim, engine="ltm", engine_options={"ltm": {"no_such_argument": 1}})
+    # a constraint on an item tpm does not have makes R fail; mirt must take over (an option tpm does not
+    # take at all is refused before R runs: calibration/options.py)
+    fit, attempts = calibrate_with_fallback(sim, engine="ltm", engine_options={"ltm": {"constraint": np.array([[99, 1, 0.0]])}})
     assert [(a.engine, a.status) for a in attempts] == [("ltm", "error"), ("mirt", "converged")]
-    assert "unused argument" in attempts[0].message
+    assert attempts[0].message.startswith("R error") and "1st column" in attempts[0].message
     assert fit.engine == "mirt"
     assert_items_match(fit.items, r_3pl(tmp_path, sim, "mirt"))
 
