@@ -27,6 +27,7 @@ import warnings
 from typing import Any, Mapping
 
 import numpy as np
+import pandas as pd
 
 from irtbridge import __version__
 from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
@@ -130,22 +131,28 @@ def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, 
     elapsed = time.perf_counter() - started
     items = irt_table(result, names)
     compute = lambda: _outcome(*_standard_errors(data, result, model, settings["quadpts"], names))  # noqa: E731
+    options = {**settings, "se": se, "dask": client is not None,
+               **({"SE.type": "crossprod"} if se is not False else {}),
+               **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})}
+    return _calibration(result, items, model, data.shape[0], float(result.variance), se, compute, options,
+                        elapsed, dropped)
+
+
+def _calibration(result: Any, items: pd.DataFrame, model: str, n: int, latent_var: float, se: bool | None,
+                 compute: Any, options: dict[str, Any], seconds: float, dropped: tuple[str, ...]) -> Calibration:
+    """The Calibration of a native fit: its SE state (:func:`_se_state`), a warning if EM did not converge."""
     se_table, notes = _se_state(se, items, compute)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
-                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
-    n = data.shape[0]
+                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=7)
     return Calibration(
         items=items, standard_errors=se_table, loglik=result.loglik,
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
         n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model=model,
-        engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=float(result.variance),
-        options={**settings, "se": se, "dask": client is not None,
-                 **({"SE.type": "crossprod"} if se is not False else {}),
-                 **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})},
+        engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=latent_var, options=options,
         warnings=tuple(notes),
         provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
-                    "fit_seconds": elapsed},
+                    "fit_seconds": seconds},
         dropped_items=dropped, r_model=None,
     )
 
@@ -165,25 +172,11 @@ def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dr
     result = fit_3pl(data, layout, accelerate=accelerate, **settings)
     items = irt_table_3pl(result, names)
     compute = lambda: _outcome(*_standard_errors_3pl(data, result, layout, settings["quadpts"], names))  # noqa: E731
-    se_table, notes = _se_state(se, items, compute)
-    if not result.converged:
-        warnings.warn(f"native EM did not converge for the 3PL model after {result.iterations} cycles; "
-                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=6)
-    n = data.shape[0]
-    return Calibration(
-        items=items, standard_errors=se_table, loglik=result.loglik,
-        aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
-        n_parameters=result.n_parameters, converged=result.converged, iterations=result.iterations, model="3PL",
-        engine="native", n_respondents=int(n), latent_mean=0.0, latent_var=1.0,
-        options={**settings, "accelerate": accelerate, "se": se, "dask": False,
-                 **({"SE.type": "crossprod"} if se is not False else {}),
-                 "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
-                 "log_prior": result.log_prior},
-        warnings=tuple(notes),
-        provenance={"irtbridge_version": __version__, "engine_version": __version__, "r_version": None,
-                    "fit_seconds": result.seconds},
-        dropped_items=dropped, r_model=None,
-    )
+    options = {**settings, "accelerate": accelerate, "se": se, "dask": False,
+               **({"SE.type": "crossprod"} if se is not False else {}),
+               "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
+               "log_prior": result.log_prior}
+    return _calibration(result, items, "3PL", data.shape[0], 1.0, se, compute, options, result.seconds, dropped)
 
 
 def _se_state(se: bool | None, items, compute):
