@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import sparse
 
 import irtbridge
-from irtbridge.irt.em import ResponseData, fit_em
+from irtbridge.em.core import ResponseData, fit_em
 
 
 def simulate(n: int, j: int, missing: float, seed: int = 0) -> pd.DataFrame:

@@ -8,7 +8,7 @@ log-posterior (``logLik + logPrior``, the prior as mirt reports it), the time ra
 differences of ``a``, ``b``, ``g``.
 
 mirt's default fits stop where its ``nlminb`` M-step stalls (its ``expbeta`` gradient has no logit
-Jacobian; see :mod:`irtbridge.irt.em_3pl`), short of its EM's fixed point: the native fit, at that fixed
+Jacobian; see :mod:`irtbridge.em.threepl`), short of its EM's fixed point: the native fit, at that fixed
 point, has the higher log-posterior, and the differences printed are mostly mirt's distance from it.
 
 Seen when written (2 shared, busy cores), 132 x 499: at TOL 1e-4 mirt 54.6 s and 81 EM cycles, native
@@ -29,7 +29,7 @@ import numpy as np
 
 from irtbridge.benchmark.modes import STABLE_PRIORS, CalibrationMode, calibrate_classifier_responses
 from irtbridge.benchmark.modes import simulate_classifier_responses
-from irtbridge.irt.em_3pl import item_priors, log_prior
+from irtbridge.em.threepl import item_priors, log_prior
 
 
 def _log_posterior(fit) -> float:

@@ -28,10 +28,10 @@ Any mirt or ltm function by its R name, Python values in and out: irtbridge.mirt
 irtbridge.mirt.DRF(group_fit), irtbridge.mirt.key2binary(raw, key)) and irtbridge.ltm.
 
 More in the subpackages: irtbridge.benchmark (the benchmark's stages: datasets, classifier pool,
-per-dataset pipeline, tournaments), irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers,
-irtbridge.datasets (mirt's example data), irtbridge.batch, irtbridge.exceptions; the ``irtbridge``
-command (``irtbridge --help``). Names that used to sit at the top level still work, with a
-DeprecationWarning naming their home.
+per-dataset pipeline, tournaments), irtbridge.em (the native EM core behind engine="native"),
+irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers, irtbridge.datasets (mirt's example data),
+irtbridge.batch, irtbridge.exceptions; the ``irtbridge`` command (``irtbridge --help``). Names that
+used to sit at the top level still work, with a DeprecationWarning naming their home.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ _MOVED = {
 # subpackages reachable as attributes without an explicit import (irtbridge.rankstats.friedman)
 _SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency", "hardness", "mlc", "cat",
                "portfolio", "leaderboard", "benchmark", "rankstats", "classifiers", "datasets", "batch", "exceptions",
-               "mirt", "ltm")
+               "mirt", "ltm", "em")
 
 __all__ = sorted(["__version__", *_LAZY])
 

@@ -25,7 +25,7 @@ MAX_FUNCTION_LINES = 80
 # reworked separately: extend this list as they come under budget.
 AREAS = ("cat/", "mlc/", "hardness/", "efficiency/", "portfolio/", "irt/", "rating.py", "matches.py", "rankstats.py",
          "_plotting.py", "benchmark/plots.py", "calibration/", "report/plots.py", "batch/", "classifiers.py",
-         "benchmark/records.py", "benchmark/per_dataset.py")
+         "benchmark/records.py", "benchmark/per_dataset.py", "em/")
 
 
 def _modules():

@@ -23,7 +23,7 @@ from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS, check_optio
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import DataWarning, ValidationError
-from irtbridge.irt.em import ResponseData
+from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
 
@@ -51,15 +51,15 @@ def calibrate(
     responses : DataFrame or 2-D array
         Rows are respondents, columns are items; NaN is a missing response (kept missing). Dichotomous
         models need 0/1; graded/gpcm need integer categories. ``engine="native"`` also takes the answered
-        cells alone (:class:`irtbridge.irt.em.ResponseData`, from ``responses_from_long(..., sparse=True)``).
+        cells alone (:class:`irtbridge.em.core.ResponseData`, from ``responses_from_long(..., sparse=True)``).
     model : str, or one per item (list, or mapping item → name)
         ``rasch``, ``1PL``, ``2PL``, ``3PL``, ``4PL``, ``graded``, ``gpcm``; mirt also fits ``nominal``,
         ``grsm`` (graded rating scale), ``rsm`` (Rasch rating scale) and ``pcm`` (partial credit, mirt's
         polytomous ``Rasch``). ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one
         discrimination shared by all (1PL) items. A list or mapping is mirt's ``itemtype`` vector.
     engine : {"mirt", "ltm", "native"}
-        ``"native"``: the R-free EM of :mod:`irtbridge.irt.em` (rasch, 1PL, 2PL, graded) and
-        :mod:`irtbridge.irt.em_3pl` (3PL, with or without priors), checked against mirt;
+        ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, graded) and
+        :mod:`irtbridge.em.threepl` (3PL, with or without priors), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
     se : {None, True, False}, default None
         Standard errors: mirt's ``SE = TRUE`` with mirt's default ``SE.type = "Oakes"`` (or ``SE_type=``);

@@ -14,7 +14,7 @@ from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration._se import PendingStandardErrors, StandardErrorsField, raw_state
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
-from irtbridge.irt.em import recode_graded
+from irtbridge.em.core import recode_graded
 
 __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 

@@ -35,7 +35,7 @@ def responses_from_long(data: Any, respondent: str = "model", item: str = "item"
         models); a missing score counts as unanswered.
     sparse : bool, default False
         False: a float32 DataFrame (4 bytes a cell; rows and columns in order of first appearance).
-        True: an :class:`irtbridge.irt.em.ResponseData` holding only the answered cells (sparse 0/1
+        True: an :class:`irtbridge.em.core.ResponseData` holding only the answered cells (sparse 0/1
         matrices), which ``calibrate(..., engine="native")`` takes directly; for 0/1 scores only.
 
     Raises
@@ -81,7 +81,7 @@ def responses_from_long(data: Any, respondent: str = "model", item: str = "item"
 def _sparse(r_codes, c_codes, scores, r_names, c_names, source):
     from scipy import sparse as sp
 
-    from irtbridge.irt.em import ResponseData
+    from irtbridge.em.core import ResponseData
 
     if not np.isin(scores, (0.0, 1.0)).all():
         raise ValidationError(f"{source}: sparse=True takes 0/1 scores only")

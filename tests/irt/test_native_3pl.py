@@ -1,4 +1,4 @@
-"""The native 3PL (irtbridge.irt.em_3pl) against mirt's stable-mode 3PL called directly in R.
+"""The native 3PL (irtbridge.em.threepl) against mirt's stable-mode 3PL called directly in R.
 
 The stable mode is ``mirt(data, 1, "3PL", pars = sv)`` with ``a1 ~ norm(1, 0.5)``, ``d ~ norm(0, 3)`` and
 ``g ~ expbeta(2, 17)`` in ``sv`` (tests/r/reference_native_3pl.R), 61 nodes and TOL = 1e-6 on both sides.
@@ -38,8 +38,8 @@ import irtbridge
 from irtbridge.benchmark.modes import STABLE_PRIORS, CalibrationMode, simulate_classifier_responses
 from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
-from irtbridge.irt import em_3pl
-from irtbridge.irt.em import ResponseData, prepare_graded, prepare_responses
+from irtbridge.em import threepl as em_3pl
+from irtbridge.em.core import ResponseData, prepare_graded, prepare_responses
 
 HERE = Path(__file__).parent.parent  # tests/, where r/ holds the reference scripts
 FIXED_POINT = 1e-4  # mirt's Newton-Raphson EM started at the native estimates

@@ -1,4 +1,4 @@
-"""The native EM engine (irtbridge.irt.em) against mirt's EM called directly in R.
+"""The native EM engine (irtbridge.em.core) against mirt's EM called directly in R.
 
 Both sides get the same quadrature (61 nodes on [-6, 6]) and the same convergence rule at TOL = 1e-6
 (tests/r/reference_native_em.R). EM converges linearly, so at TOL = 1e-6 both stop within about 1e-5 of
@@ -21,7 +21,7 @@ import pytest
 import irtbridge
 from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt.em import fit_em, prepare_responses
+from irtbridge.em.core import fit_em, prepare_responses
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-4

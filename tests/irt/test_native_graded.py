@@ -1,4 +1,4 @@
-"""The native graded EM (irtbridge.irt.em_graded) against mirt's ``itemtype = "graded"`` called directly in R.
+"""The native graded EM (irtbridge.em.graded) against mirt's ``itemtype = "graded"`` called directly in R.
 
 Both sides get the same quadrature (61 nodes on [-6, 6]) and TOL = 1e-6 (tests/r/reference_native_graded.R).
 EM converges linearly, so each stops within about 1e-5 of the same maximum (mirt, with its accelerated EM
@@ -21,8 +21,8 @@ import pytest
 import irtbridge
 from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt import em_graded
-from irtbridge.irt.em import fit_em, prepare_graded, prepare_responses
+from irtbridge.em import graded as em_graded
+from irtbridge.em.core import fit_em, prepare_graded, prepare_responses
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-4

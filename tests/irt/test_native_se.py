@@ -1,4 +1,4 @@
-"""Standard errors of the native engine (irtbridge.irt.em_se) against mirt's ``SE.type = "crossprod"``.
+"""Standard errors of the native engine (irtbridge.em.se) against mirt's ``SE.type = "crossprod"``.
 
 Both sides fit with 61 nodes at TOL = 1e-8 (tests/r/reference_native_se.R), so their estimates agree to
 about 1e-7, and compute the same quantity (the inverse of the summed outer products of the respondents'

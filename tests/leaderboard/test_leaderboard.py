@@ -50,7 +50,7 @@ def test_long_reads_csv_and_names_duplicates(tmp_path):
 
 
 def test_sparse_long_feeds_the_native_engine():
-    from irtbridge.irt.em import fit_em
+    from irtbridge.em.core import fit_em
 
     rng = np.random.default_rng(0)
     wide = pd.DataFrame((rng.random((300, 8)) < 0.6).astype(float), columns=[f"q{j}" for j in range(8)])

@@ -1,18 +1,18 @@
-"""``calibrate(..., engine="native")``: the R-free EM of :mod:`irtbridge.irt.em`, as a :class:`Calibration`.
+"""``calibrate(..., engine="native")``: the R-free EM of :mod:`irtbridge.em.core`, as a :class:`Calibration`.
 
 It takes mirt's names and defaults for the options the engines share (``quadpts=61``, ``TOL=1e-4``,
 ``technical={"NCYCLES": 500}``), so ``calibrate(data, "2PL", engine=e, TOL=1e-6, quadpts=61)`` means the same
 fit for ``e = "mirt"`` and ``e = "native"``. ``client=`` (a ``distributed.Client``) computes the E-step on a
 Dask cluster.
 
-Standard errors are mirt's ``SE.type = "crossprod"`` (:mod:`irtbridge.irt.em_se`), for up to
-:data:`~irtbridge.irt.em_se.MAX_SE_PARAMETERS` estimated parameters; above that, or when the information
+Standard errors are mirt's ``SE.type = "crossprod"`` (:mod:`irtbridge.em.se`), for up to
+:data:`~irtbridge.em.se.MAX_SE_PARAMETERS` estimated parameters; above that, or when the information
 matrix is singular, they are NaN and one warning says why (the estimates are kept). By default
 (``se=None``) they are computed on first access of ``fit.standard_errors``, from the fitted state and the
 prepared responses the fit keeps for that until then (not pickled); ``se=True`` computes them with the fit.
 
-Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.irt.em.EM_MODELS`), and the ``3PL``
-(:mod:`irtbridge.irt.em_3pl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
+Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.em.core.EM_MODELS`), and the ``3PL``
+(:mod:`irtbridge.em.threepl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
 ``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g``; only the 3PL takes priors), with crossprod SEs
 including mirt's prior term. A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
@@ -34,10 +34,10 @@ from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
-from irtbridge.irt.em import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
-from irtbridge.irt.em_3pl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
+from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
+from irtbridge.em.threepl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
                                   item_priors)
-from irtbridge.irt.em_se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
+from irtbridge.em.se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
@@ -123,7 +123,7 @@ def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, 
     started = time.perf_counter()
     client = options.get("client")
     if client is not None:
-        from irtbridge.irt.em_dask import fit_em_dask
+        from irtbridge.em.distributed import fit_em_dask
 
         result = fit_em_dask(data, model, client, chunks=options.get("chunks"), **settings)
     else:
@@ -159,7 +159,7 @@ def _calibration(result: Any, items: pd.DataFrame, model: str, n: int, latent_va
 
 def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dropped: tuple[str, ...],
              priors: tuple) -> Calibration:
-    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.irt.em_3pl`, with crossprod SEs.
+    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.em.threepl`, with crossprod SEs.
 
     It also takes ``accelerate="squarem"`` (the default) or ``"none"`` (plain EM), as mirt's option.
     """

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge.calibration.priors import Prior
-from irtbridge.irt.em import ResponseData
+from irtbridge.em.core import ResponseData
 
 __all__ = ["FitRequest"]
 

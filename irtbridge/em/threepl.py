@@ -9,7 +9,7 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   carry bounds of -999 and 999 on that scale). Convergence is mirt's (``hasConverged``): the largest
   absolute change of ``(a1, d, g)`` between cycles, ``g`` on the probability scale, below ``TOL``, at most
   ``NCYCLES`` cycles.
-* Quadrature and E-step: those of :mod:`irtbridge.irt.em` (61 nodes on ``[-6, 6]``, standard normal
+* Quadrature and E-step: those of :mod:`irtbridge.em.core` (61 nodes on ``[-6, 6]``, standard normal
   weights, mean 0 and variance 1 fixed). The log-likelihood of every respondent at every node is
   ``A @ (log P - log Q).T + M @ log Q.T`` with ``log Q = log(1 - g) + log expit(-z)`` and
   ``log P = logaddexp(log g, log(1 - g) + log expit(z))``, exact in the tails.
@@ -56,7 +56,7 @@ from scipy.stats import norm
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt.em import ResponseData, nodes
+from irtbridge.em.core import ResponseData, nodes
 
 __all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
            "irt_table_3pl", "start_values_3pl"]
@@ -407,7 +407,7 @@ ACCELERATORS = ("squarem", "none")
 def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int = 61, TOL: float = 1e-4,
             NCYCLES: int = 500, accelerate: str = "squarem",
             progress: Callable[[int, float], None] | None = None) -> ThreePLResult:
-    """Fit the 3PL by EM on 0/1 ``data`` (:func:`~irtbridge.irt.em.prepare_responses`); MAP with ``priors``.
+    """Fit the 3PL by EM on 0/1 ``data`` (:func:`~irtbridge.em.core.prepare_responses`); MAP with ``priors``.
 
     ``priors``: an :class:`ItemPriors` or anything :func:`item_priors` takes (e.g.
     :data:`~irtbridge.benchmark.modes.STABLE_PRIORS`); ``None`` is maximum likelihood. ``accelerate``:
@@ -422,7 +422,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     Examples
     --------
     >>> from irtbridge.benchmark.modes import STABLE_PRIORS, simulate_classifier_responses
-    >>> from irtbridge.irt.em import prepare_responses
+    >>> from irtbridge.em.core import prepare_responses
     >>> x, _, _ = simulate_classifier_responses(40, 60, seed=1)
     >>> x = x.loc[:, x.nunique() > 1]
     >>> res = fit_3pl(prepare_responses(x.to_numpy(), x.columns), STABLE_PRIORS, TOL=1e-5)

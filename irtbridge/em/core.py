@@ -15,7 +15,7 @@ of thousands of items, most cells missing.
   the nodes, maximised by Newton's method for all items at once (2 x 2 systems for the 2PL; the shared slope
   of the 1PL by a Schur complement). The Rasch model frees the latent variance (as mirt does):
   ``var = sum_q N_q theta_q^2 / N``.
-* Graded (Samejima; :mod:`irtbridge.irt.em_graded`): ``A`` is the indicator matrix with one column per
+* Graded (Samejima; :mod:`irtbridge.em.graded`): ``A`` is the indicator matrix with one column per
   (item, category) and ``M`` the observed cells; the log-likelihood at every node is ``A @ log P.T`` with
   ``log P`` the log category probabilities (nodes x sum of categories), and ``r = A.T @ post`` the expected
   count of every category at every node. Each item's M-step is Newton's method on ``(a, d_1..d_{K-1})`` with
@@ -29,7 +29,7 @@ of thousands of items, most cells missing.
   ``technical["NCYCLES"]`` cycles (500).
 
 The E-step sums are additive over respondents, so they can be computed in chunks on other processes:
-:mod:`irtbridge.irt.em_dask` runs them on a Dask cluster with the same M-step.
+:mod:`irtbridge.em.distributed` runs them on a Dask cluster with the same M-step.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from scipy.special import expit, log_expit, logsumexp
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt import em_graded
+from irtbridge.em import graded as em_graded
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
            "fit_em", "estep"]

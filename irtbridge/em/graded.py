@@ -12,7 +12,7 @@ are called *cells* below. The E-step multiplies it by the log category probabili
 (:func:`log_category_probs`); the expected counts per cell and node come back as ``r`` and
 :func:`newton_graded` maximises each item's expected complete-data log-likelihood
 ``sum_q sum_k r_kq log P_k(theta_q)`` by Newton's method on ``(a, d_1..d_{K-1})``, all items with the same
-``K`` at once. This module is pure numerics; :mod:`irtbridge.irt.em` wires it into the EM loop.
+``K`` at once. This module is pure numerics; :mod:`irtbridge.em.core` wires it into the EM loop.
 """
 
 from __future__ import annotations

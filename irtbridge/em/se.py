@@ -12,7 +12,7 @@ category ``k`` the respondent chose,
     d log P_k / d d_k = w_k / P_k,   d log P_k / d d_{k+1} = -w_{k+1} / P_k,
     d log P_k / d a = theta (w_k - w_{k+1}) / P_k
 
-with ``w_k = P*_k (1 - P*_k)`` (see :mod:`irtbridge.irt.em_graded`), all taken in logs so nothing underflows.
+with ``w_k = P*_k (1 - P*_k)`` (see :mod:`irtbridge.em.graded`), all taken in logs so nothing underflows.
 The 1PL sums the slope scores into its one shared slope; the Rasch model drops them and adds the latent
 variance. SEs in the IRT metric (``b_k = -d_k / a``) follow by the delta method, as mirt's
 ``coef(fit, IRTpars = TRUE, printSE = TRUE)``.
@@ -30,8 +30,8 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.special import log_expit
 
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt.em import EMResult, ResponseData, nodes, posterior
-from irtbridge.irt.em_graded import cell_layout
+from irtbridge.em.core import EMResult, ResponseData, nodes, posterior
+from irtbridge.em.graded import cell_layout
 
 __all__ = ["MAX_SE_PARAMETERS", "crossprod_covariance", "irt_standard_errors"]
 
@@ -43,7 +43,7 @@ _CHUNK_CELLS = 4_000_000
 
 
 def _cells(data: ResponseData) -> tuple[object, np.ndarray]:
-    """The indicator layout of :func:`~irtbridge.irt.em.prepare_graded` (0/1 data: categories 0 and 1)."""
+    """The indicator layout of :func:`~irtbridge.em.core.prepare_graded` (0/1 data: categories 0 and 1)."""
     if data.ncat is not None:
         return data.A, np.asarray(data.ncat)
     j = data.M.shape[1]
@@ -109,7 +109,7 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
 
     Examples
     --------
-    >>> from irtbridge.irt.em import fit_em, prepare_responses
+    >>> from irtbridge.em.core import fit_em, prepare_responses
     >>> rng = np.random.default_rng(1)
     >>> x = (rng.random((400, 5)) < 1 / (1 + np.exp(-rng.normal(size=(400, 1))))).astype(float)
     >>> data = prepare_responses(x, [f"q{j}" for j in range(5)])
@@ -151,7 +151,7 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
 
 
 def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str, item_names) -> pd.DataFrame:
-    """SEs of the item table of :func:`~irtbridge.irt.em.irt_table` by the delta method (``b_k = -d_k / a``)."""
+    """SEs of the item table of :func:`~irtbridge.em.core.irt_table` by the delta method (``b_k = -d_k / a``)."""
     a = np.asarray(result.a, dtype=float)
     d = np.asarray(result.d, dtype=float).reshape(len(a), -1)
     n_items, width = d.shape

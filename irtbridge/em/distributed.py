@@ -4,7 +4,7 @@ Each worker holds a contiguous block of respondents (``A`` and ``M`` rows, scatt
 sends the current item parameters and quadrature to the workers; each returns its block's expected
 counts ``r``, ``n``, ``N`` and log-likelihood, and the client adds them up in block order (a fixed order,
 so the result does not depend on which worker finishes first) and runs the same M-step as
-:func:`irtbridge.irt.em.fit_em`, for every model it fits (graded blocks carry their indicator columns).
+:func:`irtbridge.em.core.fit_em`, for every model it fits (graded blocks carry their indicator columns).
 Dask is an optional dependency (``pip install irtbridge[batch]``;
 Debian's ``python3-distributed``).
 """
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt.em import EMResult, ResponseData, estep, fit_em
+from irtbridge.em.core import EMResult, ResponseData, estep, fit_em
 
 __all__ = ["fit_em_dask", "chunk_bounds"]
 
@@ -32,9 +32,9 @@ def _block_estep(block: ResponseData, a, d, theta, log_prior):
 
 
 def fit_em_dask(data: ResponseData, model: str, client: Any, *, chunks: int | None = None, **options: Any) -> EMResult:
-    """:func:`~irtbridge.irt.em.fit_em` with the E-step computed on the workers of ``client``.
+    """:func:`~irtbridge.em.core.fit_em` with the E-step computed on the workers of ``client``.
 
-    ``chunks`` defaults to the number of workers. Returns the same :class:`~irtbridge.irt.em.EMResult`
+    ``chunks`` defaults to the number of workers. Returns the same :class:`~irtbridge.em.core.EMResult`
     as the single-process fit, equal to it up to the order of floating-point sums (about 1e-12).
     """
     try:

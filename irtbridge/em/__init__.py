@@ -1,0 +1,22 @@
+"""The native EM core: marginal maximum likelihood (and MAP) item calibration in numpy, checked against mirt.
+
+Modules:
+
+* :mod:`~irtbridge.em.core`: the response layout (:class:`ResponseData`, answered cells only, sparse),
+  quadrature, the E-step, the M-steps of rasch, 1PL, 2PL and graded, and :func:`fit_em`;
+* :mod:`~irtbridge.em.graded`: the graded model's category terms (Samejima);
+* :mod:`~irtbridge.em.threepl`: the 3PL, maximum likelihood or mirt's MAP with priors, with a monotone
+  SQUAREM accelerator;
+* :mod:`~irtbridge.em.se`: standard errors as mirt's ``SE.type = "crossprod"``;
+* :mod:`~irtbridge.em.distributed`: the E-step on the workers of a Dask cluster.
+
+Users reach it through ``irtbridge.calibrate(..., engine="native")``
+(:mod:`irtbridge.calibration.engines.native`), which wraps a fit in a
+:class:`~irtbridge.calibration.Calibration`.
+"""
+
+from __future__ import annotations
+
+from irtbridge.em.core import EM_MODELS, EMResult, ResponseData, fit_em, prepare_graded, prepare_responses
+
+__all__ = ["EM_MODELS", "EMResult", "ResponseData", "fit_em", "prepare_graded", "prepare_responses"]
