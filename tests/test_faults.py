@@ -29,6 +29,14 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "TZ": "UTC", "OMP_NUM_THREADS": "1
 HANG = 180  # seconds: only a guard against hanging, never an expectation
 
 
+def _popen(cmd: list[str]) -> subprocess.Popen:
+    """A child as a terminal starts it: its own process group, and SIGINT at its default. A shell that runs
+    the test suite in the background (``pytest &``) passes SIGINT on as ignored, and Python started with
+    SIGINT ignored keeps ignoring it: the child would never see the Ctrl-C these tests send."""
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
 def _previous_output(out: Path) -> None:
     """A complete output of an earlier run, to be found intact."""
     (out / "tables").mkdir(parents=True)
@@ -47,7 +55,7 @@ def _leftovers(out: Path) -> list[str]:
 
 def _start(out: Path, *extra: str, datasets=("iris", "wine")) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "irtbridge", "evaluate", "--quick", "--datasets", *datasets, "--out", str(out), *extra]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    return _popen(cmd)
 
 
 def _session(sid: int) -> list[str]:
@@ -139,7 +147,7 @@ def test_ctrl_c_stops_a_calibration_in_r(tmp_path):
 
     data = _responses(tmp_path, 1, n=20000, items=40)  # a 3PL fit of many seconds
     cmd = [sys.executable, "-m", "irtbridge", "calibrate", str(data), "--model", "3PL", "--out", str(tmp_path / "items.csv")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    proc = _popen(cmd)
     _wait(lambda: _has_r(proc.pid, "mirt.so"), proc, "mirt loaded in R")
     os.killpg(proc.pid, signal.SIGINT)
     code, _, err = _finish(proc)
@@ -287,7 +295,7 @@ def test_ctrl_c_stops_a_batch_and_a_rerun_resumes_with_the_finished_units(tmp_pa
               "options": {"model": "3PL", "engine": "mirt", "se": False}} for k in range(4)]
     manifest = _write(tmp_path / "manifest.json", {"output": "out", "units": units})
     cmd = [sys.executable, "-m", "irtbridge", "batch", str(manifest), "--workers", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    proc = _popen(cmd)
     published = tmp_path / "out" / "units"
 
     def finished():
