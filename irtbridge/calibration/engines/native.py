@@ -34,6 +34,7 @@ from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
+from irtbridge.em.accelerate import ACCELERATORS
 from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
 from irtbridge.em.threepl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
                                   item_priors)
@@ -41,7 +42,7 @@ from irtbridge.em.se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standar
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
-NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks", "SE.type")
+NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "accelerate", "client", "chunks", "SE.type")
 
 
 def _options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,8 +55,12 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValidationError(f"engine='native': technical takes only NCYCLES, got {extra}")
     if options.get("SE.type", "crossprod") != "crossprod":
         raise ValidationError(f"engine='native' computes SE_type='crossprod' only, got {options['SE.type']!r}")
+    accelerate = options.get("accelerate", "squarem")
+    if accelerate not in ACCELERATORS:
+        raise ValidationError(f"accelerate={accelerate!r} is not supported by engine='native'; choose one of "
+                              f"{', '.join(map(repr, ACCELERATORS))} (mirt's 'Ramsay' is engine='mirt' only)")
     return {"quadpts": int(options.get("quadpts", 61)), "TOL": float(options.get("TOL", 1e-4)),
-            "NCYCLES": int(technical.get("NCYCLES", 500))}
+            "NCYCLES": int(technical.get("NCYCLES", 500)), "accelerate": accelerate}
 
 
 def fit(request: FitRequest) -> Calibration:
@@ -161,18 +166,16 @@ def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dr
              priors: tuple) -> Calibration:
     """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.em.threepl`, with crossprod SEs.
 
-    It also takes ``accelerate="squarem"`` (the default) or ``"none"`` (plain EM), as mirt's option.
     """
-    accelerate = options.get("accelerate", "squarem")
-    settings = _options({k: v for k, v in options.items() if k != "accelerate"})
+    settings = _options(options)
     if options.get("client") is not None:
         raise ValidationError("engine='native': the 3PL runs in one process; client= (Dask) serves rasch, 1PL, 2PL")
     names = list(data.item_names)
     layout = item_priors(priors, names)
-    result = fit_3pl(data, layout, accelerate=accelerate, **settings)
+    result = fit_3pl(data, layout, **settings)
     items = irt_table_3pl(result, names)
     compute = lambda: _outcome(*_standard_errors_3pl(data, result, layout, settings["quadpts"], names))  # noqa: E731
-    options = {**settings, "accelerate": accelerate, "se": se, "dask": False,
+    options = {**settings, "se": se, "dask": False,
                **({"SE.type": "crossprod"} if se is not False else {}),
                "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
                "log_prior": result.log_prior}
