@@ -23,6 +23,8 @@ of thousands of items, most cells missing.
   with the same number of categories at once; a step that breaks the order ``d_1 > ... > d_{K-1}`` or lowers
   the objective is halved. Categories are each item's observed values in ascending order (as mirt
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
+* Acceleration: SQUAREM with a monotone safeguard (:mod:`irtbridge.em.accelerate`; ``accelerate="none"``
+  is plain EM).
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
   ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
@@ -34,8 +36,11 @@ The E-step sums are additive over respondents, so they can be computed in chunks
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -46,6 +51,7 @@ from scipy.special import expit, log_expit, logsumexp
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
+from irtbridge.em.accelerate import ACCELERATORS, iterate
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
            "fit_em", "estep"]
@@ -76,6 +82,66 @@ class ResponseData:
 
     def rows(self, start: int, stop: int) -> "ResponseData":
         return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
+
+    @cached_property
+    def cells(self) -> tuple[Any, Any] | None:
+        """Sparse 0/1 data in the layout the E-step products need, built once: the right answers and the
+        wrong ones, each items x respondents (CSR). None for dense or graded data.
+
+        The log-likelihood is ``right.T @ log P + wrong.T @ log Q`` (CSC products that stream the table once
+        and add into the small respondents x nodes result) and the expected counts ``right @ post`` and
+        ``wrong @ post`` (CSR products that read the small posterior): on 2,000 x 50,000 with 90% missing,
+        0.24 s and 0.50 s against 1.38 s and 2.86 s for the same products in the other orientation. The two
+        halves of each pair run on two threads (scipy releases the GIL); each is computed whole, so the
+        result does not depend on the number of threads.
+        """
+        if self.ncat is not None or not sparse.issparse(self.M):
+            return None
+        A = sparse.csr_matrix(self.A)
+        right = A.T.tocsr()
+        wrong = sparse.csr_matrix(self.M) - A
+        wrong.eliminate_zeros()
+        wrong_t = wrong.T.tocsr()  # one piece at a time: at 100 million cells each is a gigabyte
+        del wrong
+        right.sort_indices()
+        wrong_t.sort_indices()
+        return right, wrong_t
+
+
+_POOL: list[ThreadPoolExecutor] = []
+_THREADED_CELLS = 200_000  # below this many answered cells a thread costs more than it saves
+
+
+def _pair(cells: Any, first: Callable[[], np.ndarray], second: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``first()`` and ``second()``, on two threads when the data are big and the machine has two cores."""
+    if (os.cpu_count() or 1) < 2 or cells[0].nnz + cells[1].nnz < _THREADED_CELLS:
+        return first(), second()
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(2, thread_name_prefix="irtbridge-em"))
+    later = _POOL[0].submit(second)
+    return first(), later.result()
+
+
+def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarray:
+    """Every respondent's log-likelihood at every node (respondents x nodes), from ``log P`` and ``log Q``
+    (items x nodes): the sum of ``log P`` over the respondent's right answers and ``log Q`` over the wrong
+    ones; missing cells add nothing."""
+    cells = data.cells
+    if cells is None:
+        return np.asarray(data.A @ (lp - lq) + data.M @ lq)
+    right, wrong = _pair(cells, lambda: cells[0].T @ lp, lambda: cells[1].T @ lq)
+    right += wrong
+    return right
+
+
+def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``r = A.T @ post`` (correct) and ``n = M.T @ post`` (answered), items x nodes."""
+    cells = data.cells
+    if cells is None:
+        return np.asarray(data.A.T @ post), np.asarray(data.M.T @ post)
+    r, wrong = _pair(cells, lambda: cells[0] @ post, lambda: cells[1] @ post)
+    wrong += r
+    return r, wrong
 
 
 def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
@@ -180,14 +246,14 @@ def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarra
               ) -> tuple[np.ndarray, np.ndarray]:
     """Every respondent's posterior over the nodes (respondents x nodes) and log marginal likelihood."""
     if data.ncat is not None:
-        ll = data.A @ em_graded.log_category_probs(a, d, np.asarray(data.ncat), theta).T
+        ll = np.asarray(data.A @ em_graded.log_category_probs(a, d, np.asarray(data.ncat), theta).T)
     else:
-        z = a[None, :] * theta[:, None] + d[None, :]  # nodes x items
-        lp, lq = log_expit(z), log_expit(-z)
-        ll = data.A @ (lp - lq).T + data.M @ lq.T  # respondents x nodes
-    ll = np.asarray(ll) + log_prior[None, :]
+        z = a[:, None] * theta[None, :] + d[:, None]  # items x nodes
+        ll = loglik_cells(data, log_expit(z), log_expit(-z))  # respondents x nodes
+    ll += log_prior[None, :]
     marginal = logsumexp(ll, axis=1)
-    return np.exp(ll - marginal[:, None]), marginal
+    ll -= marginal[:, None]
+    return np.exp(ll, out=ll), marginal
 
 
 def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
@@ -198,38 +264,60 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
     items x (max K - 1) intercepts.
     """
     post, marginal = posterior(data, a, d, theta, log_prior)
-    r = np.asarray(data.A.T @ post)
-    n = np.asarray(data.M.T @ post)
+    if data.ncat is None:
+        r, n = expected_counts(data, post)
+    else:  # every answered cell is in exactly one of its item's category columns
+        r = np.asarray(data.A.T @ post)
+        n = np.add.reduceat(r, np.concatenate([[0], np.cumsum(data.ncat)[:-1]]), axis=0)
     return r, n, post.sum(axis=0), float(marginal.sum())
 
 
 def _newton_2pl(r, n, theta, a, d):
+    """Each item's weighted logistic regression by Newton's method; an item leaves once its step is below
+    1e-11 (the items are independent, so the others go on without it)."""
+    a, d = a.copy(), d.copy()
+    live = np.arange(len(a))
+    rr, nn, theta2 = r, n, theta**2
     for _ in range(_NEWTON_STEPS):
-        p = expit(a[:, None] * theta[None, :] + d[:, None])
-        resid = r - n * p
-        w = n * p * (1.0 - p)
+        p = expit(a[live, None] * theta[None, :] + d[live, None])
+        resid = rr - nn * p
+        p *= 1.0 - p
+        w = nn * p
         ga, gd = resid @ theta, resid.sum(axis=1)
-        haa, had, hdd = w @ theta**2, w @ theta, w.sum(axis=1)
+        haa, had, hdd = w @ theta2, w @ theta, w.sum(axis=1)
         det = haa * hdd - had**2
         ok = det > 1e-300
         da = np.where(ok, (hdd * ga - had * gd) / np.where(ok, det, 1.0), 0.0)
         dd = np.where(ok, (haa * gd - had * ga) / np.where(ok, det, 1.0), np.where(hdd > 0, gd / np.maximum(hdd, 1e-300), 0.0))
         scale = np.minimum(1.0, _MAX_STEP / np.maximum(np.abs(da), np.abs(dd)).clip(min=1e-300))
-        a, d = a + scale * da, d + scale * dd
-        if max(np.abs(scale * da).max(initial=0), np.abs(scale * dd).max(initial=0)) < 1e-11:
-            break
+        da *= scale
+        dd *= scale
+        a[live] += da
+        d[live] += dd
+        moving = np.maximum(np.abs(da), np.abs(dd)) >= 1e-11
+        if not moving.all():
+            live, rr, nn = live[moving], rr[moving], nn[moving]
+            if live.size == 0:
+                break
     return a, d
 
 
 def _newton_intercepts(r, n, theta, a, d):
+    d = d.copy()
+    live = np.arange(len(d))
+    rr, nn, slope = r, n, a[:, None] * theta[None, :]
     for _ in range(_NEWTON_STEPS):
-        p = expit(a[:, None] * theta[None, :] + d[:, None])
-        g = (r - n * p).sum(axis=1)
-        h = (n * p * (1.0 - p)).sum(axis=1)
+        p = expit(slope[live] + d[live, None])
+        g = (rr - nn * p).sum(axis=1)
+        p *= 1.0 - p
+        h = (nn * p).sum(axis=1)
         step = np.clip(np.where(h > 0, g / np.maximum(h, 1e-300), 0.0), -_MAX_STEP, _MAX_STEP)
-        d = d + step
-        if np.abs(step).max(initial=0) < 1e-11:
-            break
+        d[live] += step
+        moving = np.abs(step) >= 1e-11
+        if not moving.all():
+            live, rr, nn = live[moving], rr[moving], nn[moving]
+            if live.size == 0:
+                break
     return d
 
 
@@ -291,9 +379,60 @@ def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ones(len(p)), np.log(p / (1.0 - p))
 
 
+class _Cycles:
+    """The EM map ``x -> M(E(x))`` on ``x = (a, d, latent variance)`` flattened, counting cycles and
+    watching TOL (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
+
+    def __init__(self, data: ResponseData, model: str, quadpts: int, TOL: float, NCYCLES: int, run: Callable,
+                 progress: Callable[[int, float], None] | None, d_shape: tuple[int, ...]):
+        self.data, self.model, self.quadpts, self.TOL, self.NCYCLES = data, model, quadpts, TOL, NCYCLES
+        self.run, self.progress, self.d_shape = run, progress, d_shape
+        self.cycle, self.history, self.converged = 0, [], False
+
+    def pack(self, a: np.ndarray, d: np.ndarray, variance: float) -> np.ndarray:
+        return np.concatenate([a, d.ravel(), [variance]])
+
+    def unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        j = self.d_shape[0]
+        return x[:j].copy(), x[j:-1].reshape(self.d_shape).copy(), float(x[-1])
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        """One cycle from ``x``: the new point and the log-likelihood at ``x``."""
+        a, d, variance = self.unpack(x)
+        theta, weights = nodes(self.quadpts, variance)
+        r, n, N, loglik = self.run(self.data, a, d, theta, np.log(weights))
+        new_a, new_d, new_var = mstep(self.model, r, n, N, theta, a, d, variance, self.data.ncat)
+        change = max(np.abs(new_a - a).max(initial=0) if self.model != "rasch" else 0.0,
+                     np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
+        self.cycle += 1
+        self.history.append((loglik, change))
+        if self.progress is not None:
+            self.progress(self.cycle, change)
+        self.converged = bool(change < self.TOL)
+        return self.pack(new_a, new_d, new_var), loglik
+
+    @property
+    def done(self) -> bool:
+        return self.converged or self.cycle >= self.NCYCLES
+
+    def project(self, x: np.ndarray) -> np.ndarray | None:
+        """An extrapolated point if it is a model (positive variance, ordered graded thresholds), else None."""
+        a, d, variance = self.unpack(x)
+        if not (np.isfinite(variance) and variance > 0):
+            return None
+        if d.ndim == 2 and d.shape[1] > 1 and (np.diff(d, axis=1) >= 0).any():  # NaN compares False
+            return None
+        return x
+
+
 def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: float = 1e-4, NCYCLES: int = 500,
-           estep_fn: Callable | None = None, progress: Callable[[int, float], None] | None = None) -> EMResult:
+           accelerate: str = "squarem", estep_fn: Callable | None = None,
+           progress: Callable[[int, float], None] | None = None) -> EMResult:
     """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
+
+    ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
+    the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
+    is below ``TOL`` and count every cycle in ``iterations``.
 
     Examples
     --------
@@ -308,34 +447,21 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     quadpts = check_int(quadpts, "quadpts", low=3)
     check_number(TOL, "TOL", low=0.0, low_open=True)
     NCYCLES = check_int(NCYCLES, "NCYCLES", low=1)
+    accelerate = check_choice(accelerate, "accelerate", ACCELERATORS)
     if (model == "graded") != (data.ncat is not None):
         raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
                               if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
     started = time.perf_counter()
     run = estep_fn or estep
     a, d = _start(data, model)
-    variance = 1.0
-    converged, loglik, history = False, float("nan"), []
-    cycle = 0
-    for cycle in range(1, NCYCLES + 1):
-        theta, weights = nodes(quadpts, variance)
-        r, n, N, loglik = run(data, a, d, theta, np.log(weights))
-        new_a, new_d, new_var = mstep(model, r, n, N, theta, a, d, variance, data.ncat)
-        change = max(np.abs(new_a - a).max(initial=0) if model != "rasch" else 0.0,
-                     np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
-        a, d, variance = new_a, new_d, new_var
-        history.append((loglik, change))
-        if progress is not None:
-            progress(cycle, change)
-        if change < TOL:
-            converged = True
-            break
+    em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape)
+    a, d, variance = em.unpack(iterate(em, em.pack(a, d, 1.0), accelerate, em.project))
     theta, weights = nodes(quadpts, variance)
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
     n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat)
-    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=cycle, converged=converged,
-                    n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(history))
+    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=em.cycle, converged=em.converged,
+                    n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(em.history))
 
 
 def irt_table(result: EMResult, item_names: Iterable[str]) -> pd.DataFrame:

@@ -56,7 +56,8 @@ from scipy.stats import norm
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.em.core import ResponseData, nodes
+from irtbridge.em.accelerate import ACCELERATORS, iterate
+from irtbridge.em.core import ResponseData, expected_counts, loglik_cells, nodes
 
 __all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
            "irt_table_3pl", "start_values_3pl"]
@@ -200,10 +201,12 @@ def estep_3pl(data: ResponseData, a: np.ndarray, d: np.ndarray, lam: np.ndarray,
               log_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Expected counts ``r`` (items x nodes, correct) and ``n`` (answered), and the log marginal likelihood."""
     _, lp, lq = _log_pq(a, d, lam, theta)
-    ll = np.asarray(data.A @ (lp - lq) + data.M @ lq) + log_weights[None, :]
+    ll = loglik_cells(data, lp, lq)
+    ll += log_weights[None, :]
     marginal = logsumexp(ll, axis=1)
-    post = np.exp(ll - marginal[:, None])
-    return np.asarray(data.A.T @ post), np.asarray(data.M.T @ post), float(marginal.sum())
+    ll -= marginal[:, None]
+    r, n = expected_counts(data, np.exp(ll, out=ll))
+    return r, n, float(marginal.sum())
 
 
 def _objective(r, n, theta, a, d, lam, priors):
@@ -371,37 +374,12 @@ class _Cycles:
         return self.converged or self.cycle >= self.NCYCLES
 
 
-def _squarem(em: _Cycles, x: np.ndarray) -> np.ndarray:
-    """SQUAREM (Varadhan & Roland 2008, step length S3) with a monotone safeguard.
-
-    Two cycles ``x1 = F(x)``, ``x2 = F(x1)`` give ``r = x1 - x`` and ``v = x2 - 2 x1 + x``; the point
-    ``x - 2 alpha r + alpha^2 v`` (``alpha = -|r| / |v|``, at most -1) is taken through one more cycle,
-    and kept only if its objective is not below that at ``x1`` (else ``x2``, plain EM, is kept). EM never
-    lowers the objective, so neither does this; its fixed points are EM's.
-    """
-    while not em.done:
-        x1, _ = em(x)
-        if em.done:
-            return x1
-        x2, f1 = em(x1)
-        if em.done:
-            return x2
-        r, v = x1 - x, x2 - 2 * x1 + x
-        vv = float((v * v).sum())
-        alpha = min(-np.sqrt(float((r * r).sum()) / vv), -1.0) if vv > 0 else -1.0
-        if alpha == -1.0:
-            x = x2
-            continue
-        trial = x - 2 * alpha * r + alpha**2 * v
-        trial[:, 2] = np.clip(trial[:, 2], -_LAMBDA_BOUND, _LAMBDA_BOUND)
-        x3, f_trial = em(trial)
-        x = x3 if np.isfinite(f_trial) and f_trial >= f1 else x2
-        if em.converged and x is x2:
-            em.converged = False  # the rejected trial's own change says nothing about x2
-    return x
+def _project(trial: np.ndarray) -> np.ndarray:
+    """An extrapolated point with its guessing logits inside the bounds the M-step keeps."""
+    trial[:, 2] = np.clip(trial[:, 2], -_LAMBDA_BOUND, _LAMBDA_BOUND)
+    return trial
 
 
-ACCELERATORS = ("squarem", "none")
 
 
 def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int = 61, TOL: float = 1e-4,
@@ -411,7 +389,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
 
     ``priors``: an :class:`ItemPriors` or anything :func:`item_priors` takes (e.g.
     :data:`~irtbridge.benchmark.modes.STABLE_PRIORS`); ``None`` is maximum likelihood. ``accelerate``:
-    ``"squarem"`` (monotone SQUAREM, see :func:`_squarem`) or ``"none"`` (plain EM); both stop at the first
+    ``"squarem"`` (monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`) or ``"none"`` (plain EM); both stop at the first
     cycle whose change is below ``TOL`` and count every cycle in ``iterations``.
 
     Notes
@@ -440,11 +418,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     started = time.perf_counter()
     em = _Cycles(data, priors, quadpts, TOL, NCYCLES, progress)
     x = np.stack(start_values_3pl(data), axis=1)
-    if accelerate == "squarem":
-        x = _squarem(em, x)
-    else:
-        while not em.done:
-            x, _ = em(x)
+    x = iterate(em, x, accelerate, _project)
     a, d, lam = x[:, 0], x[:, 1], x[:, 2]
     loglik = estep_3pl(data, a, d, lam, em.theta, em.log_w)[2]
     return ThreePLResult(a=a, d=d, g=expit(lam), logit_g=lam, loglik=loglik, log_prior=log_prior(priors, a, d, lam),

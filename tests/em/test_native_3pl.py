@@ -139,7 +139,9 @@ def test_native_3pl_equals_mirts_converged_fit_on_lsat7(small):
     _assert_items(fit, r["default"], DEFAULT)
     _assert_items(fit, r["nr_start"], FIXED_POINT)
     assert fit.loglik == pytest.approx(r["nr_start"]["loglik"], abs=1e-5)
-    assert fit.options["log_prior"] == pytest.approx(r["nr_start"]["logprior"], abs=1e-5)
+    # mirt's NR EM stops about 1e-5 short in the log prior: -2.98605448 where the native fit run to TOL 1e-9
+    # (plain EM and SQUAREM alike) reaches -2.98606492; the native TOL 1e-6 fit is within 1e-7 of that
+    assert fit.options["log_prior"] == pytest.approx(r["nr_start"]["logprior"], abs=2e-5)
 
 
 @pytest.mark.r

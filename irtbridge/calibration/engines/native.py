@@ -24,16 +24,19 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any, Mapping
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._parallel import progress_bar
 from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
+from irtbridge.em.accelerate import ACCELERATORS
 from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
 from irtbridge.em.threepl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
                                   item_priors)
@@ -41,7 +44,7 @@ from irtbridge.em.se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standar
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
 
-NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "client", "chunks", "SE.type")
+NATIVE_OPTIONS = ("quadpts", "TOL", "technical", "accelerate", "progress", "client", "chunks", "SE.type")
 
 
 def _options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,8 +57,32 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValidationError(f"engine='native': technical takes only NCYCLES, got {extra}")
     if options.get("SE.type", "crossprod") != "crossprod":
         raise ValidationError(f"engine='native' computes SE_type='crossprod' only, got {options['SE.type']!r}")
+    accelerate = options.get("accelerate", "squarem")
+    if accelerate not in ACCELERATORS:
+        raise ValidationError(f"accelerate={accelerate!r} is not supported by engine='native'; choose one of "
+                              f"{', '.join(map(repr, ACCELERATORS))} (mirt's 'Ramsay' is engine='mirt' only)")
+    if not isinstance(options.get("progress", False), bool):
+        raise ValidationError(f"progress must be True or False, got {options['progress']!r}")
     return {"quadpts": int(options.get("quadpts", 61)), "TOL": float(options.get("TOL", 1e-4)),
-            "NCYCLES": int(technical.get("NCYCLES", 500))}
+            "NCYCLES": int(technical.get("NCYCLES", 500)), "accelerate": accelerate}
+
+
+@contextmanager
+def _cycles_bar(enabled: bool, model: str, ncycles: int) -> Iterator[Callable[[int, float], None] | None]:
+    """``progress=True``: a bar on stderr over the EM cycles, with the last cycle's largest change."""
+    if not enabled:
+        yield None
+        return
+    bar = progress_bar(True, ncycles, desc=f"native {model} EM", unit="cycle")
+
+    def tick(cycle: int, change: float) -> None:
+        bar.update(1)
+        bar.set_postfix_str(f"change {change:.1e}", refresh=False)
+
+    try:
+        yield tick
+    finally:
+        bar.close()
 
 
 def fit(request: FitRequest) -> Calibration:
@@ -125,9 +152,11 @@ def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, 
     if client is not None:
         from irtbridge.em.distributed import fit_em_dask
 
-        result = fit_em_dask(data, model, client, chunks=options.get("chunks"), **settings)
+        with _cycles_bar(options.get("progress", False), model, settings["NCYCLES"]) as tick:
+            result = fit_em_dask(data, model, client, chunks=options.get("chunks"), progress=tick, **settings)
     else:
-        result = fit_em(data, model, **settings)
+        with _cycles_bar(options.get("progress", False), model, settings["NCYCLES"]) as tick:
+            result = fit_em(data, model, progress=tick, **settings)
     elapsed = time.perf_counter() - started
     items = irt_table(result, names)
     compute = lambda: _outcome(*_standard_errors(data, result, model, settings["quadpts"], names))  # noqa: E731
@@ -161,18 +190,17 @@ def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dr
              priors: tuple) -> Calibration:
     """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.em.threepl`, with crossprod SEs.
 
-    It also takes ``accelerate="squarem"`` (the default) or ``"none"`` (plain EM), as mirt's option.
     """
-    accelerate = options.get("accelerate", "squarem")
-    settings = _options({k: v for k, v in options.items() if k != "accelerate"})
+    settings = _options(options)
     if options.get("client") is not None:
         raise ValidationError("engine='native': the 3PL runs in one process; client= (Dask) serves rasch, 1PL, 2PL")
     names = list(data.item_names)
     layout = item_priors(priors, names)
-    result = fit_3pl(data, layout, accelerate=accelerate, **settings)
+    with _cycles_bar(options.get("progress", False), "3PL", settings["NCYCLES"]) as tick:
+        result = fit_3pl(data, layout, progress=tick, **settings)
     items = irt_table_3pl(result, names)
     compute = lambda: _outcome(*_standard_errors_3pl(data, result, layout, settings["quadpts"], names))  # noqa: E731
-    options = {**settings, "accelerate": accelerate, "se": se, "dask": False,
+    options = {**settings, "se": se, "dask": False,
                **({"SE.type": "crossprod"} if se is not False else {}),
                "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
                "log_prior": result.log_prior}
