@@ -114,7 +114,8 @@ def estimation_options(engine: str, options: dict[str, Any], *, method: Any = No
     if method is not None:
         method = check_choice(method, "method", METHODS, ignore_case=True)
         if engine == "native" and method != "EM":
-            raise ValidationError(f"method={method!r}: engine='native' estimates by EM only; use engine='mirt'")
+            raise ValidationError(f"engine='native' does not take option method={method!r} (it estimates by EM "
+                                  "only); use engine='mirt'")
         if engine == "ltm":
             raise ValidationError("method: engine='ltm' takes no estimation method (it is mirt's); use engine='mirt'")
         if engine == "mirt":
@@ -242,7 +243,7 @@ def _key(value: Any, types: list[str], values: np.ndarray, names: list[str], all
         if types[j] in NESTED_LOGIT:
             seen = np.unique(values[:, j][~np.isnan(values[:, j])])
             if float(k) not in seen:
-                raise ValidationError(f"key: item {name!r}'s key {k!r} is not one of its answers "
+                raise ValidationError(f"key: item {name!r} has key {k!r}, which is not one of its answers "
                                       f"({', '.join(f'{v:g}' for v in seen[:10])})")
         out.append(float(k))
     return out

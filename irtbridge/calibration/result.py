@@ -60,7 +60,9 @@ class Calibration:
     model, engine : str
     n_respondents : int
     latent_mean, latent_var : float
-        The latent distribution (0 and 1 unless the model frees it, e.g. mirt's Rasch variance).
+        The latent distribution (0 and 1 unless the model frees it, e.g. mirt's Rasch variance); NaN
+        when it is not described by a mean and variance (``ULL``'s log-normal: the ``GROUP`` rows of
+        :meth:`parameters`).
     options : dict
         The effective options passed to the engine.
     warnings : tuple of str

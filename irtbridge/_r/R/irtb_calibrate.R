@@ -234,8 +234,10 @@ irtb_mirt_result <- function(fit, se) {
   if (mirt::extract.mirt(fit, "nfact") > 1L) return(irtb_mirt_result_multi(fit, se))
   layout <- irtb_mirt_items(fit)
   simple <- layout$simple
+  # a latent density with no mean and variance (ULL's log-normal: GroupPars meanlog, sdlog) gives NA
   c(list(items = simple$items, se = if (se) irtb_mirt_item_ses(fit, simple$items, layout$irt),
-         latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1])),
+         latent_mean = if (is.null(simple$means)) NA_real_ else unname(simple$means[1]),
+         latent_var = if (is.null(simple$cov)) NA_real_ else unname(simple$cov[1, 1])),
     irtb_mirt_result_common(fit))
 }
 
