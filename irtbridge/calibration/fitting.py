@@ -145,9 +145,9 @@ def calibrate(
         mirt only: the seed of mirt's random draws (``technical$set.seed``, mirt's ``set.seed`` at the
         start of the fit), for ``method="MCEM"``, ``"MHRM"``, ``"SEM"``.
     **options
-        Estimation options with mirt's names: ``quadpts``,
-        ``TOL``, ``technical={"NCYCLES": ...}``, ``SE_type="Oakes"`` (mirt's ``SE.type``; underscores
-        stand for R's dots). Passed to the engine unchanged, with the engine's own argument names (e.g.
+        Estimation options with mirt's names: ``quadpts``, ``TOL``, ``technical={"NCYCLES": ...}``,
+        ``SE_type="Oakes"`` (mirt's ``SE.type``; underscores stand for R's dots), ``optimizer``, ``draws``
+        (the Monte Carlo draws of MHRM's log-likelihood). Passed to the engine unchanged, with the engine's own argument names (e.g.
         ``TOL=1e-5``, ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for
         ltm). An option the engine would not read (mirt ignores unknown arguments without a word) is a
         one-line :class:`ValidationError`: the names are :data:`irtbridge.calibration.options.MIRT_OPTIONS`
@@ -183,6 +183,11 @@ def calibrate(
     Item.3  1.706 -1.058
     Item.4  0.765 -0.635
     Item.5  0.736 -2.520
+
+    mirt's other item types by mirt's name (R: ``mirt(data, 1, "ideal")``):
+
+    >>> round(irtbridge.calibrate(response_dataset("LSAT7"), "ideal", se=False).loglik, 3)   # doctest: +R
+    -2659.454
     """
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
     if se is not None and not isinstance(se, (bool, np.bool_)):
