@@ -213,6 +213,14 @@ def test_item_type_options_checked(no_r, kwargs, message):
     assert "\n" not in str(err.value)
 
 
+def test_group_fits_check_method_and_item_type_options(no_r):
+    data = _small(binary=True)
+    with pytest.raises(ValidationError, match="method='Newton' is not supported"):
+        calibrate_groups(data, ["a", "b", "a", "b", "a"], "2PL", method="Newton")
+    with pytest.raises(ValidationError, match="key: no item is a nested logit item"):
+        calibrate_groups(data, ["a", "b", "a", "b", "a"], "2PL", key=[1, 1, 1])
+
+
 def test_per_item_entries_follow_dropped_items():
     """A key (or list of matrices) in column order counts the items as given; dropped items fall out."""
     x = np.array([[1, 0], [2, 1], [3, 1]], dtype=float)
