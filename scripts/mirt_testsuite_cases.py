@@ -164,10 +164,10 @@ def _():
     return col(calibrate(data, "2PL", se=False).items)
 
 
-@case("01-mirtOne", "itemtype 'ideal'", PASS,
+@case("01-mirtOne", "itemtype 'ideal'", FIRST,
       f"{R_LSAT7}; as.numeric(coef(mirt(data, 1, 'ideal', verbose = FALSE), simplify = TRUE)$items)")
 def _():
-    return col(M.coef(M.mirt(lsat7(), 1, itemtype="ideal"), simplify=True)["items"])
+    return col(calibrate(lsat7(), "ideal", se=False).items)  # no IRT form in mirt: the slope-intercept table
 
 
 @case("01-mirtOne", "QMCEM logLik", FIRST,
@@ -206,10 +206,10 @@ def _():
     return M.M2(sci_fit(), type="C2")["M2"]
 
 
-@case("02-mirtTwo", "itemtype 'sequential'", PASS,
+@case("02-mirtTwo", "itemtype 'sequential'", FIRST,
       "extract.mirt(mirt(Science, 1, 'sequential', verbose = FALSE), 'logLik')")
 def _():
-    return M.mirt(science(), 1, itemtype="sequential").loglik
+    return calibrate(science(), "sequential", se=False).loglik
 
 
 @case("02-mirtTwo", "SE.type = 'Louis' SEs", FIRST,
@@ -301,7 +301,7 @@ def bfactor_sat12():
     return _BF["fit"]
 
 
-@case("03-bfactor", "2PLNRM items with a key", PASS,
+@case("03-bfactor", "2PLNRM items with a key", FIRST,
       f"{R_SAT12}; raw <- data; raw[, 1:5] <- as.matrix(SAT12[, 1:5]); raw[raw == 8] <- NA; "
       f"extract.mirt(mirt(raw, 1, c(rep('2PLNRM', 5), rep('2PL', 27)), key = {R_KEY}, verbose = FALSE), 'logLik')")
 def _():
@@ -311,7 +311,7 @@ def _():
     raw = sat12().copy()
     answers = r_dataset("mirt", "SAT12").iloc[:, :5].astype(float)
     raw.iloc[:, :5] = answers.where(answers != 8).to_numpy()
-    return M.mirt(raw, 1, itemtype=["2PLNRM"] * 5 + ["2PL"] * 27, key=np.array(SAT12_KEY, dtype=float)).loglik
+    return calibrate(raw, ["2PLNRM"] * 5 + ["2PL"] * 27, key=SAT12_KEY, se=False).loglik
 
 
 # === test-04-multipleGroup ===========================================================================
@@ -385,11 +385,19 @@ def _():
     return M.wald(calibrate(lsat7(), "2PL", se=True), L)["W"]
 
 
-@case("05-confmirtOne", "method = 'SEM' (stochastic EM)", PASS,
+def slope_intercept(fit) -> pd.DataFrame:
+    """The items of a fit in mirt's slope-intercept form (``coef(fit, simplify = TRUE)$items``), from its
+    parameter table."""
+    table = fit.parameters()
+    table = table[table["item"] != "GROUP"]
+    return table.pivot(index="item", columns="name", values="value").loc[fit.item_names, table["name"].unique()]
+
+
+@case("05-confmirtOne", "method = 'SEM' (stochastic EM)", FIRST,
       f"{R_LSAT7}; set.seed(1); as.numeric(coef(mirt(data, 1, method = 'SEM', verbose = FALSE), simplify = TRUE)$items)",
-      note="calibrate has no seed for mirt's stochastic methods; the passthrough's seed= is set.seed")
+      note="mirt seeds SEM itself (12345), whatever R's seed")
 def _():
-    return col(M.coef(M.mirt(lsat7(), 1, method="SEM", seed=1), simplify=True)["items"])
+    return col(slope_intercept(calibrate(lsat7(), "2PL", method="SEM", se=False)))
 
 
 @case("05-confmirtOne", "M2", FIRST, f"{R_LSAT7}; M2(mirt(data, 1, verbose = FALSE))$M2")
@@ -404,11 +412,11 @@ def _():
     return out["F1"].to_numpy()[:3]
 
 
-@case("05-confmirtOne", "two factors by MHRM", PASS,
+@case("05-confmirtOne", "two factors by MHRM", FIRST,
       f"{R_LSAT7}; set.seed(1); extract.mirt(mirt(data, 2, method = 'MHRM', draws = 10, verbose = FALSE), 'logLik')",
-      note="MHRM is stochastic: needs the passthrough's seed=")
+      note="mirt seeds MHRM itself (12345), whatever R's seed")
 def _():
-    return M.mirt(lsat7(), 2, method="MHRM", draws=10, seed=1).loglik
+    return calibrate(lsat7(), "2PL", dims=2, method="MHRM", draws=10, se=False).loglik
 
 
 # === test-06-confmirtTwo: two correlated factors, mixed items ====================================

@@ -214,36 +214,36 @@ def _():
     return calibrate(science(), "gpcm", se=False).loglik
 
 
-@case("12-gpcm_mats", "gpcm_mats, identity scoring", PASS,
+@case("12-gpcm_mats", "gpcm_mats, identity scoring", FIRST,
       "sf <- rep(list(matrix(0:3, 4, 1)), 4); extract.mirt(mirt(Science, 1, itemtype = rep('gpcm', 4), "
       "gpcm_mats = sf, verbose = FALSE), 'logLik')")
 def _():
-    return M.mirt(science(), 1, itemtype=["gpcm"] * 4, gpcm_mats=[np.arange(4.0)[:, None]] * 4).loglik
+    return calibrate(science(), "gpcm", gpcm_mats=[np.arange(4.0)[:, None]] * 4, se=False).loglik
 
 
-@case("12-gpcm_mats", "gpcm_mats, two scoring functions", PASS,
+@case("12-gpcm_mats", "gpcm_mats, two scoring functions", FIRST,
       "sf <- rep(list(matrix(c(0, 1, 2, 3, 1, 0, 0, 1), 4, 2)), 4); "
       "m <- mirt(Science, mirt.model('F1 = 1-4\\nF2 = 1-4\\nCOV = F1*F2', quiet = TRUE), itemtype = rep('gpcm', 4), "
       "gpcm_mats = sf, quadpts = 21, verbose = FALSE); c(extract.mirt(m, 'logLik'), coef(m)[[1]][1:2])")
 def _():
     sf = np.array([[0, 1], [1, 0], [2, 0], [3, 1]], dtype=float)
-    fit = M.mirt(science(), M.mirt_model("F1 = 1-4\nF2 = 1-4\nCOV = F1*F2", quiet=True), itemtype=["gpcm"] * 4,
-                 gpcm_mats=[sf] * 4, quadpts=21)
-    return np.r_[fit.loglik, M.coef(fit)["Comfort"].to_numpy().ravel()[:2]]
+    fit = calibrate(science(), "gpcm", spec="F1 = 1-4\nF2 = 1-4\nCOV = F1*F2", gpcm_mats=[sf] * 4, quadpts=21,
+                    se=False)
+    table = fit.parameters()
+    return np.r_[fit.loglik, table.loc[table["item"] == "Comfort", "value"].to_numpy()[:2]]
 
 
 # === test-13-grsmIRT ==================================================================================
-@case("13-grsmIRT", "grsmIRT coefficients", PASS,
+@case("13-grsmIRT", "grsmIRT coefficients", FIRST,
       "unname(coef(mirt(Science, 1, itemtype = 'grsmIRT', verbose = FALSE), as.data.frame = TRUE)[, 1])")
 def _():
-    return M.coef(M.mirt(science(), 1, itemtype="grsmIRT"), as_data_frame=True).iloc[:, 0]
+    return calibrate(science(), "grsmIRT", se=False).parameters()["value"].to_numpy()  # every parameter, in order
 
 
-@case("13-grsmIRT", "grsmIRT, three categories", PASS,
+@case("13-grsmIRT", "grsmIRT, three categories", FIRST,
       "dat <- Science; dat[dat == 1] <- 2; logLik(mirt(dat, 1, itemtype = 'grsmIRT', verbose = FALSE))")
 def _():
-    data = science().replace(1, 2)
-    return M.extract_mirt(M.mirt(data, 1, itemtype="grsmIRT"), "logLik")
+    return calibrate(science().replace(1, 2), "grsmIRT", se=False).loglik
 
 
 @case("13-grsmIRT", "grsm (slope-intercept form)", FIRST,
@@ -254,23 +254,23 @@ def _():
 
 
 # === test-14-unfolding ================================================================================
-@case("14-unfolding", "ggum item among graded", PASS,
+@case("14-unfolding", "ggum item among graded", FIRST,
       "m <- suppressWarnings(mirt(Science, 1, c('graded', 'graded', 'graded', 'ggum'), verbose = FALSE)); "
       "c(logLik(m), fscores(m)[1:6])")
 def _():
-    fit = M.mirt(science(), 1, itemtype=["graded"] * 3 + ["ggum"])
-    return np.r_[fit.loglik, M.fscores(fit).to_numpy()[:6, 0]]
+    fit = calibrate(science(), ["graded"] * 3 + ["ggum"], se=False)
+    return np.r_[fit.loglik, fit.abilities()["theta"].to_numpy()[:6]]
 
 
-@case("14-unfolding", "ideal point model", PASS, f"{R_LSAT6}; logLik(mirt(dat, 1, 'ideal', verbose = FALSE))")
+@case("14-unfolding", "ideal point model", FIRST, f"{R_LSAT6}; logLik(mirt(dat, 1, 'ideal', verbose = FALSE))")
 def _():
-    return M.extract_mirt(M.mirt(lsat6(), 1, itemtype="ideal"), "logLik")
+    return calibrate(lsat6(), "ideal", se=False).loglik
 
 
-@case("14-unfolding", "hcm item", PASS,
+@case("14-unfolding", "hcm item", FIRST,
       f"{R_LSAT6}; logLik(mirt(dat, 1, c(rep('2PL', 4), 'hcm'), verbose = FALSE))")
 def _():
-    return M.extract_mirt(M.mirt(lsat6(), 1, itemtype=["2PL"] * 4 + ["hcm"]), "logLik")
+    return calibrate(lsat6(), ["2PL"] * 4 + ["hcm"], se=False).loglik
 
 
 # === test-15-IRTpars ==================================================================================
@@ -374,10 +374,10 @@ not_expressible("18-LLTM", "MLTM (item.formula per trait)",
                 "as above: R formulas")
 
 
-@case("18-LLTM", "partially compensatory items (PC1PL)", PASS,
+@case("18-LLTM", "partially compensatory items (PC1PL)", FIRST,
       f"{R_MLTM}; logLik(mirt(dat, {MLTM_SYNTAX!r}, itemtype = c(rep('Rasch', 18), rep('PC1PL', 12)), verbose = FALSE))")
 def _():
-    return M.extract_mirt(M.mirt(mltm(), MLTM_SYNTAX, itemtype=["Rasch"] * 18 + ["PC1PL"] * 12), "logLik")
+    return calibrate(mltm(), ["Rasch"] * 18 + ["PC1PL"] * 12, spec=MLTM_SYNTAX, se=False).loglik
 
 
 # === test-19-PIRT: projective IRT from a bifactor fit ===============================================

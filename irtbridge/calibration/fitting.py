@@ -18,6 +18,7 @@ import pandas as pd
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
 from irtbridge.calibration.checks import check_before_fit
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.itemtypes import check_itemtype, estimation_options, item_type_options
 from irtbridge.calibration.latent import latent_arguments
 from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
 from irtbridge.calibration.priors import Prior, parse_priors
@@ -42,6 +43,10 @@ def calibrate(
     dentype: str | None = None,
     covariates: Any = None,
     formula: str | None = None,
+    method: str | None = None,
+    key: Any = None,
+    gpcm_mats: Any = None,
+    seed: int | None = None,
     **options: Any,
 ) -> Calibration:
     """Calibrate an IRT model in R (mirt or ltm) and return a :class:`Calibration`.
@@ -57,6 +62,15 @@ def calibrate(
         ``grsm`` (graded rating scale), ``rsm`` (Rasch rating scale) and ``pcm`` (partial credit, mirt's
         polytomous ``Rasch``). ``rasch`` fixes every discrimination at 1; ``1PL`` estimates one
         discrimination shared by all (1PL) items. A list or mapping is mirt's ``itemtype`` vector.
+        With ``engine="mirt"`` every other mirt 1.48 item type by mirt's name (any case), e.g. ``3PLu``,
+        ``5PL``, ``CLL``, ``ULL``, ``gpcmIRT``, ``grsmIRT``, ``ideal``, ``ggum``, ``hcm``, ``sequential``,
+        ``Tutz``, ``PC1PL``/``PC2PL``/``PC3PL``, ``PCgraded`` (partially compensatory: give a ``spec``),
+        ``2PLNRM``/``3PLNRM``/``3PLuNRM``/``4PLNRM`` (nested logit on the raw answers: give ``key``),
+        ``spline``, ``monospline``, ``monopoly`` (``monopoly_k``): the list is
+        :data:`irtbridge.calibration.itemtypes.ITEMTYPES`. Items with no IRT parameterization in mirt
+        (e.g. ``ideal``, ``ggum``, ``sequential``) make ``items`` mirt's slope-intercept table.
+        ``lca`` (use ``irtbridge.mirt.mdirt``) and ``experimental`` (``createItem`` items, R code) are
+        refused in one line.
     engine : {"mirt", "ltm", "native"}
         ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, graded) and
         :mod:`irtbridge.em.threepl` (3PL, with or without priors), checked against mirt;
@@ -111,14 +125,36 @@ def calibrate(
         ``"~ age + group"`` (mirt's ``formula``). It reaches R as a string and is checked there before it
         becomes a formula: only covariate names, numbers, formula operators and ``I``, ``log``, ``exp``,
         ``sqrt``, ``abs``, ``poly``, ``factor``, ``scale`` may appear.
+    method : {"EM", "QMCEM", "MCEM", "MHRM", "SEM", "BL"}, optional
+        mirt's estimation method (default ``"EM"``, fixed quadrature): quasi-Monte Carlo EM, Monte Carlo
+        EM, Metropolis-Hastings Robbins-Monro, stochastic EM, Bock-Lieberman. The stochastic ones set
+        ``SE.type = "MHRM"`` unless ``SE_type=`` says otherwise; mirt seeds MHRM and SEM itself (12345),
+        MCEM draws from R's generator (give ``seed``). ``engine="native"`` takes ``"EM"`` only.
+    key : sequence or mapping, optional
+        mirt only, for nested logit items (``2PLNRM``, ``3PLNRM``, ``3PLuNRM``, ``4PLNRM``), which are fitted
+        to the raw multiple-choice answers: each item's correct answer (mirt's ``key``), in column order
+        (NaN/None for items without one) or as a mapping item → answer. Every nested logit item needs one,
+        and it must be an answer the item received; a key with no nested logit item is refused (mirt
+        would ignore it; to score answers use :func:`irtbridge.calibration.score_key`).
+    gpcm_mats : sequence or mapping of 2-D arrays, optional
+        mirt only: scoring matrices of ``gpcm`` and polytomous Rasch (``pcm``) items (mirt's ``gpcm_mats``):
+        one row per category (in order), one column per factor, e.g. ``np.c_[0:4, [1, 0, 0, 1]]`` scores
+        the second factor on the extreme categories. In column order (None for items without one) or as
+        a mapping item → matrix; gpcm items given none get the standard scoring ``0..K-1`` per factor.
+    seed : int, optional
+        mirt only: the seed of mirt's random draws (``technical$set.seed``, mirt's ``set.seed`` at the
+        start of the fit), for ``method="MCEM"``, ``"MHRM"``, ``"SEM"``.
     **options
-        Estimation options with mirt's names: ``method="EM"|"QMCEM"|"MCEM"|"MHRM"``, ``quadpts``,
-        ``TOL``, ``technical={"NCYCLES": ...}``, ``SE_type="Oakes"`` (mirt's ``SE.type``; underscores
-        stand for R's dots). Passed to the engine unchanged, with the engine's own argument names (e.g.
+        Estimation options with mirt's names: ``quadpts``, ``TOL``, ``technical={"NCYCLES": ...}``,
+        ``SE_type="Oakes"`` (mirt's ``SE.type``; underscores stand for R's dots), ``optimizer``, ``draws``
+        (the Monte Carlo draws of MHRM's log-likelihood). Passed to the engine unchanged, with the engine's own argument names (e.g.
         ``TOL=1e-5``, ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for
         ltm). An option the engine would not read (mirt ignores unknown arguments without a word) is a
         one-line :class:`ValidationError`: the names are :data:`irtbridge.calibration.options.MIRT_OPTIONS`
         and ``LTM_OPTIONS``; rotation is chosen when reading loadings (``fit.loadings(rotate=...)``).
+        Item-type options are checked against the item types: ``monopoly_k`` (mirt's ``monopoly.k``,
+        the polynomial degree of ``monopoly`` items: one positive integer, or one per item) and
+        ``spline_args`` (``{item: {"fun": "ns", "knots": [...]}}`` for ``spline`` items) need such items.
 
     Returns
     -------
@@ -132,6 +168,8 @@ def calibrate(
     ``gpcm``. Numbers are read from R objects, never from printed output (ltm's ``coef`` rounds).
     ``dentype="EH"`` is ``mirt(data, 1, dentype = "EH")``; ``covariates=cov, formula="~ x1"`` is
     ``mirt(data, 1, covdata = cov, formula = ~ x1)`` then ``coef(fit, printSE = TRUE)$lr.betas``.
+    ``calibrate(raw, ["2PLNRM"] * 5, key=[1, 4, 5, 2, 3])`` is ``mirt(raw, 1, rep("2PLNRM", 5), key = c(1, 4,
+    5, 2, 3))``; ``method="MCEM", seed=3`` is ``mirt(..., method = "MCEM", technical = list(set.seed = 3))``.
 
     Examples
     --------
@@ -145,6 +183,11 @@ def calibrate(
     Item.3  1.706 -1.058
     Item.4  0.765 -0.635
     Item.5  0.736 -2.520
+
+    mirt's other item types by mirt's name (R: ``mirt(data, 1, "ideal")``):
+
+    >>> round(irtbridge.calibrate(response_dataset("LSAT7"), "ideal", se=False).loglik, 3)   # doctest: +R
+    -2659.454
     """
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
     if se is not None and not isinstance(se, (bool, np.bool_)):
@@ -158,7 +201,8 @@ def calibrate(
     structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
     sparse = isinstance(responses, ResponseData)
     backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
-    options = engine_options(options, engine, model, per_item)
+    options = estimation_options(engine, engine_options(options, engine, model, per_item), method=method,
+                                 seed=seed, key=key, gpcm_mats=gpcm_mats)
     latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
     options.update(latent.options)
     if sparse:  # answered cells only: the engine checks them on its own layout
@@ -167,6 +211,8 @@ def calibrate(
                              priors=tuple(parse_priors(priors, responses.item_names)))
         return backend.fit(request)
     prep = _prepare(responses, columns, model, per_item, drop_constant)
+    if engine == "mirt":
+        options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     if priors is not None and per_item is not None:
         raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
     prep.priors.extend(parse_priors(priors, prep.names) if per_item is None else [])
@@ -206,6 +252,7 @@ class _Prepared:
     dropped: tuple[str, ...]
     model: str
     per_item: list[str] | None
+    all_names: list[str] = field(default_factory=list)  # the items as given, before constant ones are dropped
     priors: list[Prior] = field(default_factory=list)
 
 
@@ -214,6 +261,7 @@ def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: li
     """Check the responses; drop constant items if asked (with a DataWarning) or name them in an error."""
     dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
     values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
+    all_names = list(names)
     dropped: tuple[str, ...] = ()
     const = constant_items(values, names)
     if const:
@@ -241,12 +289,13 @@ def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: li
     if per_item is not None and dropped:
         gone = set(dropped)
         per_item = [m for m, n in zip(per_item, columns or names) if n not in gone]
-    return _Prepared(values, names, dropped, model, per_item)
+    return _Prepared(values, names, dropped, model, per_item, all_names)
 
 
 def _resolve_model(model: Any, engine: str, columns: list[str] | None) -> tuple[str, list[str] | None]:
     """One model name, or mirt's itemtype vector (a list, or a mapping over the DataFrame's columns)."""
     if isinstance(model, str):
+        check_itemtype(model)
         model = check_choice(model, "model", MODELS, ignore_case=True)
         if model not in ENGINES[engine]:
             other = [e for e in ENGINES if model in ENGINES[e]]
@@ -262,6 +311,8 @@ def _resolve_model(model: Any, engine: str, columns: list[str] | None) -> tuple[
         model = [model[c] if c in model else model[next(k for k in model if str(k) == c)] for c in columns]
     if not isinstance(model, (list, tuple)) or not model:
         raise ValidationError(f"model must be a name, a list of names or a mapping item → name, got {model!r}")
+    for m in model:
+        check_itemtype(m)
     per_item = [check_choice(str(m), "model", MODELS, ignore_case=True) for m in model]
     if len(set(per_item)) == 1:
         return _resolve_model(per_item[0], engine, columns)[0], None
@@ -333,6 +384,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
     extra = _structure_args(per_item, dims, spec, None, names)
     options = check_options(options, MIRT_OPTIONS, "parameter_table")
+    options = item_type_options(options, model, per_item, values, names)
     check_before_fit(values, names, model, per_item, extra, None, [], options)  # as calibrate() would
     session.ensure_packages("mirt")
     return session.call("irtb_mirt_values", data=values, item_names=names, model=per_item or model,

@@ -18,6 +18,7 @@ from irtbridge import __version__
 from irtbridge.calibration.checks import check_before_fit
 from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
 from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
+from irtbridge.calibration.itemtypes import estimation_options, item_type_options
 from irtbridge.calibration.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.priors import parse_priors
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
@@ -100,6 +101,8 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
     options = check_options(options, GROUP_OPTIONS, "calibrate_groups")
     prep = _prepare(responses, columns, model, per_item, drop_constant)
+    options = estimation_options("mirt", options, method=options.pop("method", None))  # a method mirt knows
+    options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     names = prep.names
     labels = _group_labels(groups, prep.values.shape[0])
     invariance = [invariance] if isinstance(invariance, str) else [str(v) for v in invariance]

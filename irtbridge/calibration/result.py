@@ -12,6 +12,7 @@ import pandas as pd
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration._se import PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration.itemtypes import ITEMTYPES
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
 from irtbridge.em.core import recode_graded
@@ -20,14 +21,15 @@ __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIR
 
 DICHOTOMOUS = ("rasch", "1PL", "2PL", "3PL", "4PL")
 POLYTOMOUS = ("graded", "gpcm")
-# polytomous structures only mirt fits (no native counterpart in irtbridge.irt)
-MIRT_ONLY = ("nominal", "grsm", "rsm", "pcm")
+# structures only mirt fits (no native counterpart in irtbridge.irt): irtbridge's names, then every other
+# mirt item type by mirt's own name (irtbridge.calibration.itemtypes)
+MIRT_ONLY = ("nominal", "grsm", "rsm", "pcm", *ITEMTYPES)
 MODELS = DICHOTOMOUS + POLYTOMOUS + MIRT_ONLY
 # what each engine fits, and the engine's own name for it
 ENGINES: dict[str, dict[str, str]] = {
     "mirt": {"rasch": "Rasch", "1PL": "2PL (equal slopes)", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL",
              "graded": "graded", "gpcm": "gpcm", "nominal": "nominal", "grsm": "grsm", "rsm": "rsm",
-             "pcm": "Rasch (partial credit)"},
+             "pcm": "Rasch (partial credit)", **{name: name for name in ITEMTYPES}},
     "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
             "gpcm": "gpcm"},
     "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)",
@@ -58,7 +60,9 @@ class Calibration:
     model, engine : str
     n_respondents : int
     latent_mean, latent_var : float
-        The latent distribution (0 and 1 unless the model frees it, e.g. mirt's Rasch variance).
+        The latent distribution (0 and 1 unless the model frees it, e.g. mirt's Rasch variance); NaN
+        when it is not described by a mean and variance (``ULL``'s log-normal: the ``GROUP`` rows of
+        :meth:`parameters`).
     options : dict
         The effective options passed to the engine.
     warnings : tuple of str
@@ -393,7 +397,7 @@ class Calibration:
             "n_respondents": int(self.n_respondents),
             "latent_mean": self.latent_mean,
             "latent_var": self.latent_var,
-            "options": dict(self.options),
+            "options": _json_ready(dict(self.options)),  # e.g. gpcm_mats: arrays as lists
             "warnings": list(self.warnings),
             "provenance": dict(self.provenance),
             "dropped_items": list(self.dropped_items),
@@ -439,3 +443,14 @@ class Calibration:
         if isinstance(state, PendingStandardErrors) and state.needs_r:
             state = None
         return self._replace(r_model=None, standard_errors=state)
+
+
+def _json_ready(value: Any) -> Any:
+    """Options as JSON can hold them: arrays (``gpcm_mats``' matrices) become nested lists."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Mapping):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    return value

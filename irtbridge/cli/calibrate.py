@@ -17,7 +17,8 @@ SE_HELP = ("skip the item standard errors. By default they are computed and repo
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
-    p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
+    p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL); "
+                   "mirt also fits its other item types by name (ideal, ggum, sequential, ...)")
     p.add_argument("--engine", default="mirt",
                    help="mirt, ltm or native (R-free EM: rasch, 1PL, 2PL, 3PL, graded; default mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("--dims", type=int, default=1, metavar="K", help="exploratory model with K factors (mirt)")
     p.add_argument("--spec", metavar="FILE", help="a file of mirt model syntax (mirt.model), e.g. 'F1 = 1-5'")
-    p.add_argument("--method", help="mirt's estimation method: EM (default), QMCEM, MCEM or MHRM")
+    p.add_argument("--method", help="mirt's estimation method: EM (default), QMCEM, MCEM, MHRM, SEM or BL")
     p.add_argument("--prior", action="append", default=[], metavar="PARAM=DIST,P1,P2",
                    help="a prior on every item's PARAM, e.g. a1=lnorm,0,0.5 or g=expbeta,5,17 (repeatable; mirt)")
     p.add_argument("--itemtype-file", metavar="FILE",

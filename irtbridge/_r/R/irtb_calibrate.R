@@ -6,6 +6,14 @@ irtb_mirt_itemtype <- c(rasch = "Rasch", "1PL" = "2PL", "2PL" = "2PL", "3PL" = "
                         graded = "graded", gpcm = "gpcm", nominal = "nominal", grsm = "grsm", rsm = "rsm",
                         pcm = "Rasch")
 
+# mirt's itemtype for each model name: irtbridge's names translated, mirt's own item types (checked in
+# Python against mirt's list) as they are.
+irtb_mirt_types <- function(model) {
+  known <- model %in% names(irtb_mirt_itemtype)
+  model[known] <- irtb_mirt_itemtype[model[known]]
+  unname(model)
+}
+
 # `model` is one irtbridge name or one per item (mirt's itemtype vector); `syntax` (mirt.model text,
 # a character string received as data) or `dims` sets the factor structure; `table` is a parameter
 # table (columns of mirt's pars = "values") whose value/est/bounds/priors replace mirt's defaults.
@@ -56,7 +64,7 @@ irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(),
   data <- irtb_matrix(data, item_names)
   options <- irtb_latent_options(options)  # covdata/formula arrive as data (irtb_wrappers.R)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
-  args <- c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]), SE = se,
+  args <- c(list(data = data, model = structure, itemtype = irtb_mirt_types(model), SE = se,
                  verbose = FALSE), options)
   if (later) args$technical <- utils::modifyList(as.list(args$technical), list(storeEMhistory = TRUE))
   if (any(model == "1PL") || length(priors) || !is.null(table)) {
@@ -190,7 +198,7 @@ irtb_mirt_values <- function(data, item_names, model, options, dims = 1L, syntax
   data <- irtb_matrix(data, item_names)
   options <- irtb_latent_options(options)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
-  v <- do.call(mirt::mirt, c(list(data = data, model = structure, itemtype = unname(irtb_mirt_itemtype[model]),
+  v <- do.call(mirt::mirt, c(list(data = data, model = structure, itemtype = irtb_mirt_types(model),
                                   pars = "values", verbose = FALSE), options))
   irtb_plain_table(v)
 }
@@ -226,8 +234,10 @@ irtb_mirt_result <- function(fit, se) {
   if (mirt::extract.mirt(fit, "nfact") > 1L) return(irtb_mirt_result_multi(fit, se))
   layout <- irtb_mirt_items(fit)
   simple <- layout$simple
+  # a latent density with no mean and variance (ULL's log-normal: GroupPars meanlog, sdlog) gives NA
   c(list(items = simple$items, se = if (se) irtb_mirt_item_ses(fit, simple$items, layout$irt),
-         latent_mean = unname(simple$means[1]), latent_var = unname(simple$cov[1, 1])),
+         latent_mean = if (is.null(simple$means)) NA_real_ else unname(simple$means[1]),
+         latent_var = if (is.null(simple$cov)) NA_real_ else unname(simple$cov[1, 1])),
     irtb_mirt_result_common(fit))
 }
 

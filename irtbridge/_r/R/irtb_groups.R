@@ -7,7 +7,7 @@
 irtb_group_args <- function(data, item_names, group, model, invariance, options, dims, syntax) {
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
   c(list(data = irtb_matrix(data, item_names), model = structure, group = as.character(group),
-         itemtype = unname(irtb_mirt_itemtype[model]), invariance = as.character(invariance), verbose = FALSE),
+         itemtype = irtb_mirt_types(model), invariance = as.character(invariance), verbose = FALSE),
     options)
 }
 
