@@ -138,7 +138,7 @@ class ScoringMixin:
         >>> from irtbridge.datasets import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
         >>> fit.ability_covariances(full_scores=False)[:2, 0, 0].round(4)
-        array([0.4798, 0.4538])
+        array([0.4799, 0.4539])
         """
         from irtbridge._validation import check_choice
 
