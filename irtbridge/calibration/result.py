@@ -330,8 +330,8 @@ class Calibration(ScoringMixin, InferenceMixin):
 
         return diagnostics.person_fit(self)
 
-    def global_fit(self, type: str = "M2") -> pd.Series:
-        """M2 (or ``type="C2"``, Cai and Monroe's C2), df, p, RMSEA with its interval, SRMSR, TLI, CFI
+    def global_fit(self, type: str = "M2*") -> pd.Series:
+        """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
         (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`."""
         from irtbridge.calibration import diagnostics
 
