@@ -296,7 +296,8 @@ class InferenceMixin:
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_mdisc", fit=self._live_mirt("mdisc"))  # type: ignore[attr-defined]
-        return pd.Series(np.atleast_1d(np.asarray(out, dtype=float)), index=self.item_names, name="MDISC")  # type: ignore[attr-defined]
+        names = self.item_names  # type: ignore[attr-defined]
+        return pd.Series(np.atleast_1d(np.asarray(out, dtype=float)), index=names, name="MDISC")
 
     def mdiff(self) -> pd.DataFrame:
         """Multidimensional difficulty of each item's intercepts, ``-d / MDISC`` (mirt's ``MDIFF``):
@@ -341,7 +342,8 @@ class InferenceMixin:
             raise ValidationError("theta must be numbers") from None
         grid = grid.reshape(-1, 1) if grid.ndim <= 1 and k == 1 else grid
         if grid.ndim != 2 or grid.shape[1] != k or grid.shape[0] == 0 or not np.isfinite(grid).all():
-            raise ValidationError(f"theta must be finite and have {k} column(s), one per factor, got shape {np.shape(theta)}")
+            raise ValidationError(f"theta must be finite and have {k} column(s), one per factor, "
+                                  f"got shape {np.shape(theta)}")
         angles = None
         if degrees is not None:
             if k == 1:

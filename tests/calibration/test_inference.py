@@ -10,6 +10,7 @@ with mirt's ``SE = TRUE`` fit to 1e-9: the information matrix read from it is he
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 from pathlib import Path
 
@@ -73,6 +74,11 @@ def test_vcov_and_condition_number(ref, two_se, three):
     _close(three.vcov(), ref["vcov3"])  # computes the deferred SEs first
     assert three.standard_errors_computed
     assert three.condition_number == pytest.approx(ref["condnum3"], rel=TOL)
+    # a copy of the live fit (as the benchmark modes make) keeps the model its SEs came from
+    _close(three._replace(warnings=()).vcov(), ref["vcov3"])
+    # the model holding the information matrix stays in this process: a pickled fit has none
+    with pytest.raises(ValidationError, match="live R model"):
+        pickle.loads(pickle.dumps(three)).vcov()
 
 
 def test_wald(ref, two_se):
