@@ -97,10 +97,10 @@ def _():
     return irtbridge.irt.category_probabilities(THETA7, sci_fit().items.iloc[[1]], "graded")[:, 0, :].ravel(order="F")
 
 
-@case("00-basics", "MDISC, MDIFF", PASS, f"{SCI}; c(MDISC(mod), as.numeric(MDIFF(mod)))")
+@case("00-basics", "MDISC, MDIFF", FIRST, f"{SCI}; c(MDISC(mod), as.numeric(MDIFF(mod)))")
 def _():
     fit = sci_fit()
-    return np.r_[M.MDISC(fit), col(M.MDIFF(fit))]
+    return np.r_[fit.mdisc(), col(fit.mdiff())]
 
 
 # === test-01-mirtOne: LSAT7 / LSAT6, dichotomous ==================================================
@@ -118,16 +118,16 @@ def _():
     return se[["a", "b"]].to_numpy().ravel()
 
 
-@case("01-mirtOne", "SE.type = 'SEM' condition number", PASS,
+@case("01-mirtOne", "SE.type = 'SEM' condition number", FIRST,
       f"{R_LSAT7}; extract.mirt(mirt(data, 1, SE = TRUE, SE.type = 'SEM', verbose = FALSE), 'condnum')")
 def _():
-    return M.extract_mirt(calibrate(lsat7(), "2PL", se=True, SE_type="SEM"), "condnum")
+    return calibrate(lsat7(), "2PL", se=True, SE_type="SEM").condition_number
 
 
-@case("01-mirtOne", "lagrange on a Rasch fit", PASS,
+@case("01-mirtOne", "lagrange on a Rasch fit", FIRST,
       f"{R_LSAT7}; lagrange(mirt(data, 1, 'Rasch', SE = TRUE, verbose = FALSE), parnum = list(1, 5))$X2")
 def _():
-    return M.lagrange(calibrate(lsat7(), "rasch"), parnum=[1, 5])["X2"]
+    return calibrate(lsat7(), "rasch", se=True).lagrange([1, 5])["X2"]
 
 
 @case("01-mirtOne", "CONSTRAIN syntax, M2", FIRST,
@@ -188,10 +188,10 @@ def _():
     return col(calibrate(lsat7(), "2PL", se=False).residuals("LD"))
 
 
-@case("01-mirtOne", "EAPsum table", PASS,
+@case("01-mirtOne", "EAPsum table", FIRST,
       f"{R_LSAT7}; as.numeric(as.matrix(fscores(mirt(data, 1, verbose = FALSE), method = 'EAPsum', full.scores = FALSE)))")
 def _():
-    return col(M.fscores(calibrate(lsat7(), "2PL", se=False), method="EAPsum", full_scores=False))
+    return col(calibrate(lsat7(), "2PL", se=False).abilities("EAPsum", full_scores=False))
 
 
 # === test-02-mirtTwo: Science, polytomous =========================================================
@@ -201,9 +201,9 @@ def _():
     return col(sci_fit().items)
 
 
-@case("02-mirtTwo", "M2 type C2", PASS, f"{SCI}; M2(mod, type = 'C2')$M2")
+@case("02-mirtTwo", "M2 type C2", FIRST, f"{SCI}; M2(mod, type = 'C2')$M2")
 def _():
-    return M.M2(sci_fit(), type="C2")["M2"]
+    return sci_fit().global_fit(type="C2")["M2"]
 
 
 @case("02-mirtTwo", "itemtype 'sequential'", FIRST,
@@ -264,17 +264,20 @@ def _():
     return col(sci_fit().residuals("Q3"))
 
 
-@case("02-mirtTwo", "residuals LDG2", PASS, f"{SCI}; as.numeric(residuals(mod, type = 'LDG2'))")
+@case("02-mirtTwo", "residuals LDG2", FIRST, f"{SCI}; as.numeric(residuals(mod, type = 'LDG2'))")
 def _():
-    return col(M.residuals(sci_fit(), type="LDG2"))
+    return col(sci_fit().residuals("LDG2"))
 
 
-@case("02-mirtTwo", "fscores with prior mean and cov", PASS,
+@case("02-mirtTwo", "fscores with prior mean and cov", FIRST,
       "m <- mirt(Science, 2, verbose = FALSE); "
-      "as.numeric(suppressWarnings(fscores(m, returnER = TRUE, mean = c(-1, 1), cov = matrix(c(1.5, 1, 1, 2), 2))))")
+      "as.numeric(suppressWarnings(fscores(m, returnER = TRUE, mean = c(-1, 1), cov = matrix(c(1.5, 1, 1, 2), 2))))",
+      note="returnER is empirical_rxx of the scores: var(theta) / (var(theta) + mean(se^2)) per factor")
 def _():
     fit = calibrate(science(), "graded", dims=2, se=False)
-    return M.fscores(fit, returnER=True, mean=[-1.0, 1.0], cov=np.array([[1.5, 1.0], [1.0, 2.0]]))
+    s = fit.abilities(mean=[-1.0, 1.0], cov=[[1.5, 1.0], [1.0, 2.0]])
+    theta, se = s[["F1", "F2"]], s[["se_F1", "se_F2"]].to_numpy()
+    return theta.var().to_numpy() / (theta.var().to_numpy() + (se ** 2).mean(axis=0))
 
 
 # === test-03-bfactor: SAT12 scored with its key =================================================
@@ -376,13 +379,13 @@ def _():
 
 
 # === test-05-confmirtOne: LSAT7, exploratory ====================================================
-@case("05-confmirtOne", "Wald test of a contrast", PASS,
+@case("05-confmirtOne", "Wald test of a contrast", FIRST,
       f"{R_LSAT7}; m <- mirt(data, 1, SE = TRUE, verbose = FALSE); L <- matrix(0, 1, 10); "
       "L[1, c(1, 3, 5, 7, 9)] <- 1; wald(m, L)$W")
 def _():
     L = np.zeros((1, 10))
     L[0, [0, 2, 4, 6, 8]] = 1
-    return M.wald(calibrate(lsat7(), "2PL", se=True), L)["W"]
+    return calibrate(lsat7(), "2PL", se=True).wald(L)["W"]
 
 
 def slope_intercept(fit) -> pd.DataFrame:
@@ -405,11 +408,11 @@ def _():
     return calibrate(lsat7(), "2PL", se=False).global_fit()["M2"]
 
 
-@case("05-confmirtOne", "fscores under a N(1, 2) prior", PASS,
+@case("05-confmirtOne", "fscores under a N(1, 2) prior", FIRST,
       f"{R_LSAT7}; fscores(mirt(data, 1, verbose = FALSE), mean = 1, cov = matrix(2), full.scores = FALSE)[1:3, 'F1']")
 def _():
-    out = M.fscores(calibrate(lsat7(), "2PL", se=False), mean=1.0, cov=np.array([[2.0]]), full_scores=False)
-    return out["F1"].to_numpy()[:3]
+    out = calibrate(lsat7(), "2PL", se=False).abilities(mean=1.0, cov=2.0, full_scores=False)
+    return out["theta"].to_numpy()[:3]
 
 
 @case("05-confmirtOne", "two factors by MHRM", FIRST,
@@ -447,13 +450,13 @@ def _():
     return col(fit.abilities("WLE", responses=conftwo().iloc[:2])[["F1", "F2"]])
 
 
-@case("06-confmirtTwo", "testinfo in a direction", PASS,
+@case("06-confmirtTwo", "testinfo in a direction", FIRST,
       f"{R_CONF}; m <- mirt(dataset, mirt.model('F1 = 1-4\\nF2 = 4-8\\nCOV = F1*F2', quiet = TRUE), verbose = FALSE); "
       "testinfo(m, as.matrix(expand.grid(-4:4, -4:4)), degrees = c(30, 40))")
 def _():
     fit = calibrate(conftwo(), TYPES6, spec=MODEL1, se=False)
     grid = np.array([(x, y) for y in range(-4, 5) for x in range(-4, 5)], dtype=float)
-    return M.testinfo(fit, grid, degrees=[30.0, 40.0])
+    return fit.test_information(grid, degrees=[30.0, 40.0])
 
 
 # === test-07..09 follow in mirt_testsuite_cases2 ===

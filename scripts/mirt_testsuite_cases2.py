@@ -136,18 +136,17 @@ not_expressible("10-extras", "fscores with a custom prior density",
                 "custom_den is an R function; the passthrough carries no R code")
 
 
-@case("10-extras", "return.acov", PASS,
+@case("10-extras", "return.acov", FIRST,
       f"{R_DOUBLE}; acov <- fscores(mod1, return.acov = TRUE, full.scores = FALSE); sapply(acov[1:5], function(x) x[1])")
 def _():
-    out = M.fscores(double_fit(), return_acov=True, full_scores=False)
-    return [np.asarray(x, dtype=float).ravel()[0] for x in list(out.values())[:5]]
+    return double_fit().ability_covariances(full_scores=False)[:5, 0, 0]
 
 
-@case("10-extras", "PLCI.mirt", PASS,
+@case("10-extras", "PLCI.mirt", FIRST,
       "p <- PLCI.mirt(mirt(Science, 1, verbose = FALSE), parnum = c(1, 2)); c(p$lower_2.5, p$upper_97.5)")
 def _():
-    p = M.PLCI_mirt(sci_fit(), parnum=[1, 2])
-    return np.r_[p["lower_2.5"], p["upper_97.5"]]
+    p = sci_fit().profile_ci([1, 2])
+    return np.r_[p["lower"], p["upper"]]
 
 
 @case("10-extras", "expected.item and probtrace", FIRST,
@@ -165,10 +164,10 @@ def _():
     return irtbridge.irt.test_information(THETA200, double_fit())
 
 
-@case("10-extras", "fscores with multiple imputation", PASS,
+@case("10-extras", "fscores with multiple imputation", FIRST,
       f"{R_DOUBLE}; set.seed(1234); fscores(mod1, MI = 20, full.scores = FALSE)[1:3, 'F1']")
 def _():
-    return M.fscores(double_fit(), MI=20, full_scores=False, seed=1234)["F1"].to_numpy()[:3]
+    return double_fit().abilities(MI=20, full_scores=False, seed=1234)["theta"].to_numpy()[:3]
 
 
 # === test-11-discrete: latent class models (mdirt) =================================================
@@ -298,10 +297,9 @@ def _():
     return calibrate(lsat7(), "rasch", se=False).items["b"]
 
 
-@case("15-IRTpars", "slope-intercept d with its CI", PASS, f"{R_3PL}; as.numeric(coef(m)[[1]][, 'd'])",
-      note="irtbridge's tables hold IRT parameters and SEs; slope-intercept CIs only through coef()")
+@case("15-IRTpars", "slope-intercept d with its CI", FIRST, f"{R_3PL}; as.numeric(coef(m)[[1]][, 'd'])")
 def _():
-    return M.coef(fit_3pl())["Item.1"]["d"]
+    return fit_3pl().coefficients().loc[("Item.1", "d"), ["value", "lower", "upper"]].to_numpy(dtype=float)
 
 
 # === test-16-DCIRT: non-normal latent densities =====================================================
@@ -318,12 +316,12 @@ def _():
     return np.r_[fit.loglik, col(fit.items[["a", "b"]])]
 
 
-@case("16-DCIRT", "EAP under the estimated density", PASS,
+@case("16-DCIRT", "EAP under the estimated density", FIRST,
       f"{R_DCIRT}; m <- mirt(dat_bm, 1, dentype = 'Davidian-6', verbose = FALSE); "
       "fscores(m, use_dentype_estimate = TRUE)[1:3]")
 def _():
     fit = calibrate(dcirt(), "2PL", dentype="Davidian-6", se=False)
-    return M.fscores(fit, use_dentype_estimate=True).to_numpy()[:3, 0]
+    return fit.abilities(use_dentype_estimate=True)["theta"].to_numpy()[:3]
 
 
 # === test-17-DIF_DRF ==================================================================================

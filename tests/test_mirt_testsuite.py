@@ -51,7 +51,8 @@ def test_docs_hold_the_generated_block(suite):
     "graded coefficients",               # test-02: calibrate
     "DIF, add, intercepts",              # test-17: calibrate_groups + dif
     "CONSTRAIN + PRIOR",                 # test-09: mirt.model syntax as spec=
-    "residuals LDG2",                    # test-02: the typed passthrough
+    "residuals LDG2",                    # test-02: a Calibration method (issue 26 item 3)
+    "itemtype 'sequential'",             # test-02: the typed passthrough
 ])
 def test_representative_cases_equal_mirt(suite, name):
     case = next(c for c in suite.load_cases() if c.name == name)

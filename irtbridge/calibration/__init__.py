@@ -5,7 +5,8 @@ the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, the
 per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
 (:class:`Calibration`), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
-:mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.keys`
+:mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
+:mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests), :mod:`~irtbridge.calibration.keys`
 (:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
 :mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``).
 """

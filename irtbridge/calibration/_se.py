@@ -24,12 +24,15 @@ import pandas as pd
 
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 
-__all__ = ["SEOutcome", "PendingStandardErrors", "StandardErrorsField", "NEVER_COMPUTED", "raw_state"]
+__all__ = ["SEOutcome", "PendingStandardErrors", "StandardErrorsField", "NEVER_COMPUTED", "SE_MODEL", "raw_state"]
 
 NEVER_COMPUTED = (
     "standard_errors: this calibration never computed its standard errors and has no live fit to compute "
     "them from (it was pickled, read from JSON or made in another process); refit with calibrate(..., se=True)"
 )
+
+# where a fit keeps the live model its SEs were computed on (not a field: it never travels)
+SE_MODEL = "_se_model"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class SEOutcome:
     category: type[Warning] = IrtBridgeWarning
     options: Mapping[str, Any] = field(default_factory=dict)  # recorded in Calibration.options
     provenance: Mapping[str, Any] = field(default_factory=dict)  # recorded in Calibration.provenance
+    model: Any = None  # the live model the SEs came from (its information matrix), when not the fit's own
 
 
 class PendingStandardErrors:
@@ -107,6 +111,8 @@ def _settle(fit: Any, state: PendingStandardErrors, outcome: SEOutcome) -> None:
     if fit.__dict__.get("_se_state") is not state:
         return
     fit.__dict__["_se_state"] = outcome.table
+    if outcome.model is not None:
+        fit.__dict__[SE_MODEL] = outcome.model
     if outcome.message:
         object.__setattr__(fit, "warnings", (*fit.warnings, outcome.message))
     if outcome.options:

@@ -1,8 +1,8 @@
 """Fit diagnostics of a mirt calibration: item and person fit, global fit, local dependence,
 reliability and model comparison, each computed by mirt's own function on the live model.
 
-R equivalents: ``itemfit(mod, fit_stats = ...)``, ``personfit(mod)``, ``M2(mod)``,
-``residuals(mod, type = "LD" | "Q3")``, ``marginal_rxx(mod)``, ``empirical_rxx(fscores(mod,
+R equivalents: ``itemfit(mod, fit_stats = ...)``, ``personfit(mod)``, ``M2(mod, type = "M2*" | "M2" | "C2")``,
+``residuals(mod, type = "LD" | "LDG2" | "Q3")``, ``marginal_rxx(mod)``, ``empirical_rxx(fscores(mod,
 full.scores.SE = TRUE))`` and ``anova(mod1, mod2)``. They need the live R model of a mirt fit in this
 process: an ltm fit, or a calibration restored from pickle/JSON, is a clear error (refit with
 ``engine="mirt"``).
@@ -152,9 +152,14 @@ def person_fit(fit: Any) -> pd.DataFrame:
     return out
 
 
-def global_fit(fit: Any) -> pd.Series:
+def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
     """Limited-information goodness of fit (mirt's ``M2``): M2, df, p, RMSEA with its 90% interval
     (``RMSEA_5``, ``RMSEA_95``), SRMSR, TLI and CFI.
+
+    ``type`` is mirt's: ``"M2*"`` (the default; M2 itself for dichotomous items, the reduced M2* of
+    Maydeu-Olivares and Joe for polytomous ones), ``"M2"`` (dichotomous items only) or ``"C2"`` (Cai and
+    Monroe's C2, collapsed over categories: for polytomous items with few degrees of freedom), each
+    reported under the names above; mirt's ``M2(fit, type = type)``.
 
     M2 needs more univariate and bivariate margins than parameters: with too few degrees of freedom
     (e.g. a 3PL on three items) it is not defined and this is an error saying so.
@@ -162,9 +167,10 @@ def global_fit(fit: Any) -> pd.Series:
     from irtbridge._r import session
     from irtbridge.exceptions import RError
 
+    type = check_choice(type, "type", ("M2*", "M2", "C2"))
     model = _live_model(fit, "global_fit")
     try:
-        out = session.call("irtb_m2", fit=model)
+        out = session.call("irtb_m2", fit=model, type=type)
     except RError as exc:
         if "degrees of freedom" in str(exc).lower() or "df" in str(exc):
             raise ValidationError(
@@ -180,10 +186,11 @@ def global_fit(fit: Any) -> pd.Series:
 
 def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
     """Item x item residuals (mirt's ``residuals``): ``"LD"`` (Chen and Thissen's local dependence X2
-    below the diagonal, signed Cramer's V above) or ``"Q3"`` (Yen's Q3 correlations)."""
+    below the diagonal, signed Cramer's V above), ``"LDG2"`` (the same with the likelihood-ratio G2 in
+    place of X2) or ``"Q3"`` (Yen's Q3 correlations)."""
     from irtbridge._r import session
 
-    kind = check_choice(kind, "kind", ("LD", "Q3"))
+    kind = check_choice(kind, "kind", ("LD", "LDG2", "Q3"))
     out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
     out.index = pd.Index(fit.item_names, name="item")
     out.columns = pd.Index(fit.item_names, name="item")

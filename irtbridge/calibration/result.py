@@ -11,8 +11,10 @@ import pandas as pd
 
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration._se import PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration.inference import InferenceMixin
 from irtbridge.calibration.itemtypes import ITEMTYPES
+from irtbridge.calibration.scoring import ScoringMixin
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
 from irtbridge.em.core import recode_graded
@@ -38,7 +40,7 @@ ENGINES: dict[str, dict[str, str]] = {
 SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"), "native": ("EAP", "MAP", "ML")}
 
 @dataclass(frozen=True, eq=False)
-class Calibration:
+class Calibration(ScoringMixin, InferenceMixin):
     """The result of :func:`calibrate`: every estimate, plain data, and where it came from.
 
     Attributes
@@ -136,7 +138,10 @@ class Calibration:
         """``dataclasses.replace`` that leaves standard errors not computed yet uncomputed (it would read
         them); the copy shares the pending computation, so either computes them once."""
         changes.setdefault("standard_errors", raw_state(self))
-        return replace(self, **changes)
+        copy = replace(self, **changes)
+        if SE_MODEL in self.__dict__ and "r_model" not in changes:  # the same live fit: the same information
+            copy.__dict__[SE_MODEL] = self.__dict__[SE_MODEL]
+        return copy
 
     @property
     def item_names(self) -> list[str]:
@@ -158,15 +163,36 @@ class Calibration:
         )
 
     # -- scoring through the engine --------------------------------------------------------------
-    def abilities(self, method: str = "EAP", responses: Any = None) -> pd.DataFrame:
+    def abilities(self, method: str = "EAP", responses: Any = None, *, full_scores: bool = True, mean: Any = None,
+                  cov: Any = None, MI: int = 0, QMC: bool = False, use_dentype_estimate: bool = False,
+                  seed: int = 0) -> pd.DataFrame:
         """Ability estimates from the engine's own scoring (mirt ``fscores``, ltm ``factor.scores``).
 
         Parameters
         ----------
-        method : {"EAP", "MAP", "ML", "WLE"}
-            mirt supports all four; ltm supports ``"EAP"`` and ``"MAP"`` (its ``"EB"``).
+        method : {"EAP", "MAP", "ML", "WLE", "EAPsum"}
+            mirt supports all five (``"EAPsum"``: the EAP of each sum score, Thissen's summed-score
+            scoring); ltm supports ``"EAP"`` and ``"MAP"`` (its ``"EB"``).
         responses : DataFrame or array, optional
             New response patterns over the same items; default: the calibration data.
+        full_scores : bool, default True
+            False: one row per distinct response pattern of the calibration data (item columns first), or
+            with ``method="EAPsum"`` the sum-score table: ``Sum.Scores, theta, se, observed, expected,
+            std.res`` with the table's fit (``X2, df, p.X2, SEM.alpha, rxx.alpha, rxx_F1``) in
+            ``attrs["fit"]``. Cannot be combined with ``responses``. mirt only, as the options below.
+        mean, cov : number or sequence, number or matrix, optional
+            The prior of the abilities (one mean per factor, a k x k covariance); default: the fitted
+            latent distribution.
+        MI : int, default 0
+            Multiple imputation: score ``MI`` times with parameters drawn from their sampling distribution
+            and pool the draws (Rubin's rules). Needs the information matrix: a fit with ``se=True`` or
+            the default ``se=None`` (its standard errors are then computed first).
+        QMC : bool, default False
+            Quasi-Monte Carlo integration instead of the quadrature grid (for models with many factors).
+        use_dentype_estimate : bool, default False
+            Score under the estimated latent density of a ``dentype`` fit (empirical histogram, Davidian).
+        seed : int, default 0
+            R's ``set.seed`` before the imputations (used only with ``MI``).
 
         Returns
         -------
@@ -176,13 +202,33 @@ class Calibration:
 
         Notes
         -----
-        R equivalent: ``fscores(fit, method = method, full.scores.SE = TRUE)`` (mirt) or
-        ``factor.scores(fit, method = "EAP"|"EB", resp.patterns = X)`` (ltm).
-        For native, R-free scoring of any item table use :func:`irtbridge.irt.estimate_abilities`.
+        R equivalent: ``fscores(fit, method = method, full.scores = full_scores, full.scores.SE = TRUE,
+        mean = mean, cov = cov, MI = MI, QMC = QMC, use_dentype_estimate = ...)`` after ``set.seed(seed)``
+        (mirt) or ``factor.scores(fit, method = "EAP"|"EB", resp.patterns = X)`` (ltm).
+        For native, R-free scoring of any item table use :func:`irtbridge.irt.estimate_abilities`;
+        :meth:`ability_covariances` gives mirt's ``return.acov``.
+
+        Examples
+        --------
+        >>> import irtbridge
+        >>> from irtbridge.datasets import response_dataset
+        >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
+        >>> fit.abilities("EAPsum", full_scores=False)[["Sum.Scores", "theta", "se"]].round(3)
+           Sum.Scores  theta     se
+        0         0.0 -1.870  0.693
+        1         1.0 -1.432  0.684
+        2         2.0 -0.949  0.694
+        3         3.0 -0.413  0.721
+        4         4.0  0.152  0.759
+        5         5.0  0.727  0.801
         """
         from irtbridge._r import session
+        from irtbridge.calibration.scoring import MIRT_SCORING, check_scoring_options, mirt_scores
 
-        method = check_choice(method, "method", SCORING_METHODS[self.engine], ignore_case=True)
+        methods = MIRT_SCORING if self.engine == "mirt" else SCORING_METHODS[self.engine]
+        method = check_choice(method, "method", methods, ignore_case=True)
+        options = check_scoring_options(self, full_scores=full_scores, mean=mean, cov=cov, MI=MI, QMC=QMC,
+                                        use_dentype_estimate=use_dentype_estimate, seed=seed)
         if self.engine == "native":
             # the native kernel, under the fitted latent distribution (as mirt's fscores)
             if responses is None:
@@ -197,34 +243,37 @@ class Calibration:
                 "this Calibration has no live R model (it was unpickled or loaded from JSON); score it "
                 "natively with irtbridge.irt.estimate_abilities(responses, calibration) instead"
             )
-        index = None
-        values = None
-        if responses is not None:
-            if isinstance(responses, pd.DataFrame):
-                missing = [c for c in self.item_names if c not in map(str, responses.columns)]
-                if missing:
-                    raise ValidationError(f"responses lack item column(s) {', '.join(map(repr, missing[:10]))}")
-                responses = responses.rename(columns=str)[self.item_names]
-            values, _, index = as_response_matrix(
-                responses, "responses", dichotomous=self.dichotomous, min_items=len(self.items)
-            )
-            if values.shape[1] != len(self.items):
-                raise ValidationError(
-                    f"responses have {values.shape[1]} items; the calibration has {len(self.items)}"
-                )
-        out = session.call(
-            f"irtb_{self.engine}_scores", fit=self.r_model, method=method, responses=values,
-            item_names=self.item_names,
-        )
-        if "theta" in out.columns:
-            frame = pd.DataFrame({"theta": out["theta"].to_numpy(), "se": out["se"].to_numpy()})
+        values = self._score_values(responses, options)
+        index = responses.index if isinstance(responses, pd.DataFrame) else None
+        if self.engine == "mirt":
+            # imputations draw the parameters from the information matrix: the model that has one
+            model = self._information_model("MI") if options["MI"] > 0 else self.r_model
+            frame = mirt_scores(self, model, method, values, options)
         else:
-            # several factors: one column per factor, then se_<factor>
-            frame = pd.DataFrame({(f"se_{c[3:]}" if c.startswith("SE_") else c): out[c].to_numpy(copy=True)
-                                  for c in out.columns})
+            out = session.call(f"irtb_{self.engine}_scores", fit=self.r_model, method=method, responses=values,
+                               item_names=self.item_names)
+            frame = pd.DataFrame({"theta": out["theta"].to_numpy(), "se": out["se"].to_numpy()})
         if index is not None:
             frame.index = index
         return frame
+
+    def _score_values(self, responses: Any, options: dict[str, Any]) -> np.ndarray | None:
+        """New response patterns as the matrix R scores (columns in the fit's item order), or None."""
+        if responses is None:
+            return None
+        if not options["full_scores"]:
+            raise ValidationError("full_scores=False tabulates the calibration data's response patterns; "
+                                  "it cannot be combined with responses=")
+        if isinstance(responses, pd.DataFrame):
+            missing = [c for c in self.item_names if c not in map(str, responses.columns)]
+            if missing:
+                raise ValidationError(f"responses lack item column(s) {', '.join(map(repr, missing[:10]))}")
+            responses = responses.rename(columns=str)[self.item_names]
+        values, _, _ = as_response_matrix(responses, "responses", dichotomous=self.dichotomous,
+                                          min_items=len(self.items))
+        if values.shape[1] != len(self.items):
+            raise ValidationError(f"responses have {values.shape[1]} items; the calibration has {len(self.items)}")
+        return values
 
     def plausible_values(self, n: int = 5, seed: int = 0) -> pd.DataFrame:
         """``n`` plausible-value draws per respondent (mirt ``fscores(fit, plausible.draws = n)`` after
@@ -285,14 +334,16 @@ class Calibration:
 
         return diagnostics.person_fit(self)
 
-    def global_fit(self) -> pd.Series:
-        """M2, df, p, RMSEA with its interval, SRMSR, TLI, CFI (mirt's ``M2``)."""
+    def global_fit(self, type: str = "M2*") -> pd.Series:
+        """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
+        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`."""
         from irtbridge.calibration import diagnostics
 
-        return diagnostics.global_fit(self)
+        return diagnostics.global_fit(self, type=type)
 
     def residuals(self, kind: str = "LD") -> pd.DataFrame:
-        """Item x item local-dependence residuals, ``"LD"`` or ``"Q3"`` (mirt's ``residuals``)."""
+        """Item x item local-dependence residuals, ``"LD"``, ``"LDG2"`` or ``"Q3"`` (mirt's ``residuals``);
+        see :func:`~irtbridge.calibration.diagnostics.residuals`."""
         from irtbridge.calibration import diagnostics
 
         return diagnostics.residuals(self, kind)

@@ -114,8 +114,9 @@ irtb_mirt_ses <- function(fit, later) {
   if (is.null(problem) && isFALSE(sefit@OptimInfo$secondordertest))
     problem <- "the information matrix is not positive definite (second-order test failed)"
   layout <- irtb_mirt_items(fit)
+  # the model with SEs travels too: vcov, wald, CIs and MI scoring read its information matrix
   list(se = if (is.null(problem)) irtb_mirt_item_ses(sefit, layout$items, layout$irt), se_problem = problem,
-       how = how)
+       how = how, model = if (is.null(problem)) sefit)
 }
 
 # One EM cycle with SE = TRUE from the iterate before the fit's last (see irtb_mirt_ses). The M-step's

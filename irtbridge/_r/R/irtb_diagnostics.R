@@ -26,9 +26,9 @@ irtb_personfit <- function(fit) {
   as.data.frame(mirt::personfit(fit))
 }
 
-irtb_m2 <- function(fit) {
+irtb_m2 <- function(fit, type = "M2*") {
   irtb_need_mirt(fit, groups = TRUE)
-  out <- as.data.frame(mirt::M2(fit))
+  out <- as.data.frame(mirt::M2(fit, type = type))
   rownames(out) <- NULL
   out
 }

@@ -178,7 +178,7 @@ def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitReques
         return SEOutcome(items * np.nan, _unavailable(engine, problem), RWarning, {"se_unavailable": problem},
                          {"se_computed_by": out.get("how") or "the kept Hessian"})
     table = _item_table(out["se"], names, layout) if out.get("se") is not None else items * np.nan
-    return SEOutcome(table, provenance={"se_computed_by": out.get("how") or "the kept Hessian"})
+    return SEOutcome(table, provenance={"se_computed_by": out.get("how") or "the kept Hessian"}, model=out.get("model"))
 
 
 _VERSIONS: dict[str, dict[str, Any]] = {}

@@ -1,0 +1,150 @@
+"""mirt's scoring options on a :class:`~irtbridge.calibration.Calibration`: a prior for the abilities
+(``mean``, ``cov``), multiple imputation over the parameters' sampling distribution (``MI``),
+quasi-Monte Carlo integration (``QMC``), scoring under the estimated latent density, the EAPsum
+sum-score table and the covariance matrix of each respondent's abilities (``return.acov``).
+
+R equivalent: ``fscores(fit, method, full.scores, mean = , cov = , MI = , QMC = , use_dentype_estimate = ,
+return.acov = , full.scores.SE = TRUE)``. They need the live model of a mirt fit made in this process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._validation import check_int
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["ScoringMixin", "MIRT_SCORING", "check_scoring_options", "mirt_scores"]
+
+# fscores' methods irtbridge offers for mirt fits ("EAPsum": EAP for the sum score)
+MIRT_SCORING = ("EAP", "MAP", "ML", "WLE", "EAPsum")
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_prior(mean: Any, cov: Any, n_factors: int) -> tuple[list[float] | None, np.ndarray | None]:
+    """``mean`` (one number per factor) and ``cov`` (k x k, symmetric positive definite; a number for one
+    factor) as R will receive them; ``None`` stays ``None`` (the fitted latent distribution)."""
+    m = None
+    if mean is not None:
+        m = np.atleast_1d(np.asarray(mean, dtype=object))
+        try:
+            m = m.astype(float)
+        except (TypeError, ValueError):
+            raise ValidationError(f"mean must be numbers, one per factor, got {mean!r}") from None
+        if m.ndim != 1 or m.size != n_factors or not np.isfinite(m).all():
+            raise ValidationError(f"mean must be {n_factors} finite number(s), one per factor, got {mean!r}")
+        m = [float(x) for x in m]
+    c = None
+    if cov is not None:
+        try:
+            c = np.asarray(cov, dtype=float)
+        except (TypeError, ValueError):
+            raise ValidationError(f"cov must be a {n_factors} x {n_factors} matrix of numbers, got {cov!r}") from None
+        if c.ndim == 0 or (c.ndim == 1 and c.size == 1):
+            c = c.reshape(1, 1)
+        if c.shape != (n_factors, n_factors) or not np.isfinite(c).all():
+            raise ValidationError(f"cov must be a finite {n_factors} x {n_factors} matrix, got shape {c.shape}")
+        if not np.allclose(c, c.T) or np.linalg.eigvalsh((c + c.T) / 2).min() <= 0:
+            raise ValidationError("cov must be symmetric and positive definite")
+        c = np.array(c, dtype=float)
+    return m, c
+
+
+def check_scoring_options(fit: Any, *, full_scores: Any = True, mean: Any = None, cov: Any = None, MI: Any = 0,
+                          QMC: Any = False, use_dentype_estimate: Any = False, seed: Any = 0) -> dict[str, Any]:
+    """The fscores options, checked; any of them on a fit not made by mirt is an error naming it."""
+    options = {"full_scores": _flag(full_scores, "full_scores"), "QMC": _flag(QMC, "QMC"),
+               "use_dentype_estimate": _flag(use_dentype_estimate, "use_dentype_estimate"),
+               "MI": check_int(MI, "MI", low=0), "seed": check_int(seed, "seed")}
+    options["mean"], options["cov"] = check_prior(mean, cov, len(fit.factors))
+    if fit.engine != "mirt":
+        used = [k for k, default in (("full_scores", True), ("QMC", False), ("use_dentype_estimate", False),
+                                     ("MI", 0), ("mean", None), ("cov", None)) if options[k] != default]
+        if used:
+            raise ValidationError(f"{used[0]} is a mirt scoring option; this calibration is from engine "
+                                  f"{fit.engine!r}: refit with engine='mirt'")
+    return options
+
+
+def _columns(names: list[str], item_names: list[str], patterns: bool) -> list[str]:
+    """R's score columns as irtbridge names them: items by the fit's names (full_scores=False tables),
+    ``SE_F2`` as ``se_F2``."""
+    out = [(f"se_{c[3:]}" if c.startswith("SE_") else c) for c in names]
+    if patterns:
+        out[:len(item_names)] = item_names
+    return out
+
+
+def mirt_scores(fit: Any, model: Any, method: str, values: np.ndarray | None, options: dict[str, Any],
+                acov: bool = False) -> Any:
+    """One ``fscores`` call on ``model``: the score table (with its fit statistics in ``attrs["fit"]``
+    for the EAPsum table), or with ``acov`` the covariance matrices as an (n, k, k) array."""
+    from irtbridge._r import session
+
+    out = session.call(
+        "irtb_mirt_fscores", fit=model, method=method, responses=values, item_names=fit.item_names,
+        full_scores=options["full_scores"], mean=options["mean"], cov=options["cov"], MI=options["MI"],
+        QMC=options["QMC"], use_dentype_estimate=options["use_dentype_estimate"],
+        seed=options["seed"] if options["MI"] > 0 else None, acov=acov,
+    )
+    if acov:
+        k = len(fit.factors)
+        flat = np.asarray(out.to_numpy(dtype=float) if isinstance(out, pd.DataFrame) else out, dtype=float)
+        return flat.reshape(-1, k, k, order="F").copy()
+    table = out["scores"]
+    patterns = not options["full_scores"] and method != "EAPsum"
+    frame = pd.DataFrame(table.to_numpy(dtype=float, copy=True),
+                         columns=_columns(list(table.columns), fit.item_names, patterns))
+    if out.get("fit") is not None:
+        frame.attrs["fit"] = {str(k): float(v) for k, v in out["fit"].items()}
+    return frame
+
+
+class ScoringMixin:
+    """Scoring beyond :meth:`~irtbridge.calibration.Calibration.abilities` (mirt fits)."""
+
+    def ability_covariances(self, method: str = "EAP", responses: Any = None, *, full_scores: bool = True,
+                            mean: Any = None, cov: Any = None, QMC: bool = False,
+                            use_dentype_estimate: bool = False) -> np.ndarray:
+        """The covariance matrix of each respondent's ability estimates (mirt's ``return.acov``).
+
+        Parameters
+        ----------
+        method, responses, full_scores, mean, cov, QMC, use_dentype_estimate
+            As for :meth:`~irtbridge.calibration.Calibration.abilities` (mirt fits only).
+
+        Returns
+        -------
+        ndarray of shape (n, k, k)
+            One k x k matrix per row of the matching :meth:`abilities` table (respondents, or the
+            response patterns with ``full_scores=False``); k is the number of factors. For one factor
+            ``out[:, 0, 0]`` is the squared standard error.
+
+        Notes
+        -----
+        R equivalent: ``fscores(fit, method, return.acov = TRUE, full.scores = full_scores, mean = , cov = )``.
+
+        Examples
+        --------
+        >>> import irtbridge
+        >>> from irtbridge.datasets import response_dataset
+        >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
+        >>> fit.ability_covariances(full_scores=False)[:2, 0, 0].round(4)
+        array([0.4799, 0.4539])
+        """
+        from irtbridge._validation import check_choice
+
+        method = check_choice(method, "method", MIRT_SCORING, ignore_case=True)
+        options = check_scoring_options(self, full_scores=full_scores, mean=mean, cov=cov, QMC=QMC,
+                                        use_dentype_estimate=use_dentype_estimate)
+        model = self._live_mirt("ability_covariances")  # type: ignore[attr-defined]
+        values = self._score_values(responses, options)  # type: ignore[attr-defined]
+        return mirt_scores(self, model, method, values, options, acov=True)
