@@ -7,12 +7,14 @@ per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`
 (item/person/global fit, residuals, reliability, model comparison),
 :mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.keys`
 (:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
-:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``).
+:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``), :mod:`~irtbridge.calibration.functioning`
+(``DRF``, ``DTF``, ``empirical_ES`` on group fits, :func:`sibtest`).
 """
 
 from __future__ import annotations
 
 from irtbridge.calibration.diagnostics import compare
+from irtbridge.calibration.functioning import sibtest
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.calibration.keys import score_key
@@ -23,4 +25,4 @@ from irtbridge.calibration.spec import ModelSpec
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
            "calibrate_groups", "dif", "GroupCalibration", "score_key",
-           "simulate"]
+           "simulate", "sibtest"]
