@@ -22,21 +22,20 @@ import pandas as pd
 from irtbridge._validation import as_response_matrix, check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["drf", "dtf", "empirical_es", "sibtest", "DEN_TYPES"]
+__all__ = ["drf", "dtf", "empirical_es", "sibtest"]
 
-#: mirt's ``den.type`` values for :func:`drf`
-DEN_TYPES = ("marginal", "focal", "reference")
 #: R's p.adjust methods
 _P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")
 
 
 def drf(group_fit: Any, items: Sequence[str] | None = None, *, by_item: bool = False, draws: int | None = None,
         seed: int | None = None, ci: float = 0.95, npts: int = 1000, theta_lim: Sequence[float] = (-6.0, 6.0),
-        den_type: str = "marginal", best_fitting: bool = False, p_adjust: str = "none") -> pd.DataFrame:
+        best_fitting: bool = False, p_adjust: str = "none") -> pd.DataFrame:
     """Differential response functioning between two groups (mirt's ``DRF``; Chalmers, 2018).
 
-    Compares the expected score curves of the focal (second) and reference (first) group's item
-    parameters over the latent density: ``sDRF`` (signed area: bias that compensates across theta),
+    Compares the expected score curves under the focal group's item parameters (the second of
+    ``group_fit.groups``, mirt's sorted labels) and the reference group's (the first) over the latent
+    density: ``sDRF`` (signed area: bias that compensates across theta),
     ``uDRF`` (unsigned area) and ``dDRF`` (root mean squared difference); the ``*`` columns are the
     same divided by the pooled standard deviation of the scores (a Cohen's d metric). Anchors add
     nothing (their curves are equal).
@@ -60,10 +59,10 @@ def drf(group_fit: Any, items: Sequence[str] | None = None, *, by_item: bool = F
     npts : int
         Integration points over ``theta_lim`` (mirt's ``npts``).
     theta_lim : (float, float)
-    den_type : {"marginal", "focal", "reference"}
-        The latent density integrated over (mirt's ``den.type``).
     best_fitting : bool
-        Use the fitted (Gaussian) densities rather than mirt's empirical histogram.
+        Integrate over the fitted (Gaussian) densities rather than mirt's empirical histogram of both
+        groups. (mirt's ``den.type`` is always ``"marginal"`` here: in mirt 1.48 ``"focal"`` and
+        ``"reference"`` stop in DRF's standardization step.)
     p_adjust : str
         With ``by_item`` and ``draws``: R's ``p.adjust`` method for the item tests (``p_adjusted``).
 
@@ -79,7 +78,7 @@ def drf(group_fit: Any, items: Sequence[str] | None = None, *, by_item: bool = F
     Notes
     -----
     R equivalent: ``DRF(mod, focal_items, DIF = by_item, CI = ci, npts = npts, theta_lim = theta_lim,
-    den.type = den_type, best_fitting = best_fitting, p.adjust = p_adjust)``; with ``draws``:
+    best_fitting = best_fitting, p.adjust = p_adjust)``; with ``draws``:
     ``set.seed(seed); DRF(mod, draws = draws, ...)``.
 
     Examples
@@ -102,8 +101,7 @@ def drf(group_fit: Any, items: Sequence[str] | None = None, *, by_item: bool = F
         draws = _check_draws(draws, ci, fit)
     out = _call("irtb_mirt_drf", fit=fit.r_model, focal_items=focal, draws=draws, seed=_check_seed(seed),
                 by_item=bool(by_item), ci=ci, npts=check_int(npts, "npts", low=2),
-                theta_lim=_check_limits(theta_lim), den_type=check_choice(den_type, "den_type", DEN_TYPES),
-                best_fitting=_check_bool(best_fitting, "best_fitting"),
+                theta_lim=_check_limits(theta_lim), best_fitting=_check_bool(best_fitting, "best_fitting"),
                 p_adjust=check_choice(p_adjust, "p_adjust", _P_ADJUST))
     if draws is not None:
         keys = ["statistic", "item"] if by_item else ["statistic"]
@@ -150,13 +148,13 @@ def empirical_es(group_fit: Any, items: Sequence[str] | None = None, *, by_item:
                  theta_lim: Sequence[float] = (-6.0, 6.0)) -> pd.DataFrame:
     """Empirical effect sizes of differential functioning (mirt's ``empirical_ES``; Meade, 2010).
 
-    The focal (second) group's EAP scores are put through both groups' item parameters, and the
-    expected-score differences averaged over those respondents.
+    The focal group's EAP scores (the second of ``group_fit.groups``) are put through both groups' item
+    parameters, and the expected-score differences averaged over those respondents.
 
     Parameters
     ----------
     group_fit : GroupCalibration
-        A two-group fit; the first group is the reference group.
+        A two-group fit; the first of its ``groups`` is the reference group.
     items : sequence of str, optional
         The items (default all; a subset is a bundle for the test-level sizes).
     by_item : bool

@@ -13,10 +13,9 @@ irtb_plain_df <- function(x) {
 # mirt's DRF. Without draws: one row (or one per item with DIF = TRUE) of sDRF, uDRF, dDRF and their
 # standardized versions. With draws (after set.seed(seed)): one row per statistic (and item), with the
 # bootstrap interval and tests; the per-statistic tables are stacked with a `statistic` column.
-irtb_mirt_drf <- function(fit, focal_items, draws, seed, by_item, ci, npts, theta_lim, den_type,
-                          best_fitting, p_adjust) {
+irtb_mirt_drf <- function(fit, focal_items, draws, seed, by_item, ci, npts, theta_lim, best_fitting, p_adjust) {
   args <- list(fit, focal_items = as.integer(focal_items), DIF = by_item, CI = ci, npts = as.integer(npts),
-               theta_lim = as.numeric(theta_lim), den.type = den_type, best_fitting = best_fitting,
+               theta_lim = as.numeric(theta_lim), best_fitting = best_fitting,
                p.adjust = p_adjust, verbose = FALSE)
   if (!is.null(draws)) {
     args$draws <- as.integer(draws)
