@@ -384,7 +384,7 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
     >>> dif(with_se, which=["a1", "d"], items=["Item.1", "Item.2"], method="wald")[["W", "df", "p"]].round(3)
                 W  df      p
     Item.1  0.028   2  0.986
-    Item.2  0.027   2  0.987
+    Item.2  0.027   2  0.986
     """
     if not isinstance(group_fit, GroupCalibration):
         raise ValidationError(f"dif needs a GroupCalibration from calibrate_groups, got {type(group_fit).__name__}")
