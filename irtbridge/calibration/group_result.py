@@ -2,8 +2,10 @@
 
 It offers what a :class:`~irtbridge.calibration.result.Calibration` does where mirt supports it for a
 ``MultipleGroupClass`` model: per-group item tables with standard errors, abilities (``fscores``), item
-and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`), and one
-group taken out as a :class:`Calibration` (``extract.group``). Every statistic is mirt's, computed on
+and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`, by
+likelihood ratio or Wald tests), differential response and test functioning and effect sizes (``DRF``, ``DTF``,
+``empirical_ES``: :mod:`irtbridge.calibration.functioning`), and one group taken out as a :class:`Calibration`
+(``extract.group``). Every statistic is mirt's, computed on
 the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.diagnostics`.
 """
 
