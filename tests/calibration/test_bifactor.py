@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from irtbridge.calibration import calibrate_bifactor
+from irtbridge.calibration.bifactor import BFACTOR_OPTIONS
 from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
 
@@ -69,6 +70,7 @@ def test_bfactor_equals_mirt(data):
         np.testing.assert_allclose(fit.standard_errors.loc[item, list(theirs)], _num(theirs.values()), rtol=0,
                                    atol=TOL, err_msg=item)
     assert fit.options["specific"] == SPECIFIC and fit.options["se"] is True
+    assert set(BFACTOR_OPTIONS) <= set(ref["formals"])  # every option offered is one bfactor reads
     # on first access: the numbers of bfactor(..., SE = TRUE), from the live fit
     later = calibrate_bifactor(frame, SPECIFIC)
     assert not later.standard_errors_computed

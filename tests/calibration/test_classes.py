@@ -16,6 +16,7 @@ import pytest
 
 from irtbridge._summary import Summary
 from irtbridge.calibration import ClassCalibration, calibrate_classes, class_parameter_table
+from irtbridge.calibration.classes import CLASS_OPTIONS
 from irtbridge.datasets import response_dataset
 from irtbridge.exceptions import ValidationError
 
@@ -91,6 +92,7 @@ def test_start_values_and_random_starts_equal_mirt(ref):
     runs = calibrate_classes(response_dataset("LSAT"), 2, nruns=3, seed=4)
     _close(runs.loglik, ref["runs"])
     assert runs.options == {"nruns": 3, "seed": 4}
+    assert set(CLASS_OPTIONS) <= set(ref["formals"])  # every option offered is one mdirt reads
 
 
 @pytest.mark.r

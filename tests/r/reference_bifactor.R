@@ -19,4 +19,6 @@ out$partial <- list(items = cols(coef(partial, simplify = TRUE)$items), loglik =
 # polytomous items: Science, two specific factors
 sci <- bfactor(Science, c(1, 1, 2, 2), itemtype = "graded", verbose = FALSE)
 out$science <- list(items = cols(coef(sci, simplify = TRUE)$items), loglik = extract.mirt(sci, "logLik"))
+# the arguments bfactor reads (its own and, through `...`, mirt's estimation routine's)
+out$formals <- unique(c(names(formals(bfactor)), names(formals(mirt:::ESTIMATION)), names(formals(mirt:::makeopts))))
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE, na = "null"), args[1])

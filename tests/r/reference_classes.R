@@ -25,4 +25,6 @@ out$poly <- list(loglik = extract.mirt(poly, "logLik"), proportions = ps$Class.P
 set.seed(4)
 runs <- mdirt(dat, 2, nruns = 3, verbose = FALSE)
 out$runs <- extract.mirt(runs, "logLik")
+# the arguments mdirt reads (its own and, through `...`, mirt's estimation routine's)
+out$formals <- unique(c(names(formals(mdirt)), names(formals(mirt:::ESTIMATION)), names(formals(mirt:::makeopts))))
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE, na = "null", matrix = "rowmajor"), args[1])
