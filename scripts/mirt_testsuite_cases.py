@@ -286,13 +286,12 @@ def _():
     return col(sat12())
 
 
-@case("03-bfactor", "bfactor, three specific factors", PASS,
+@case("03-bfactor", "bfactor, three specific factors", FIRST,
       f"{R_SAT12}; m <- mts_memo('bf_sat12', bfactor(data, {R_SPECIFIC}, verbose = FALSE)); "
-      "c(extract.mirt(m, 'logLik'), as.numeric(coef(m, simplify = TRUE)$items[, 1:5]))",
-      note="a ModelSpec bifactor fits the same model by full quadrature (issue 26: 202 s, no convergence)")
+      "c(extract.mirt(m, 'logLik'), as.numeric(coef(m, simplify = TRUE)$items[, 1:5]))")
 def _():
-    fit = bfactor_sat12()
-    return np.r_[fit.loglik, col(M.coef(fit, simplify=True)["items"].iloc[:, :5])]
+    fit = irtbridge.calibration.calibrate_bifactor(sat12(), SAT12_SPECIFIC, se=False)
+    return np.r_[fit.loglik, col(fit.items.iloc[:, :5])]
 
 
 _BF: dict[str, Any] = {}
@@ -371,11 +370,11 @@ def _():
                             TOL=1e-3).loglik
 
 
-@case("04-multipleGroup", "empirical_ES", PASS,
+@case("04-multipleGroup", "empirical_ES", FIRST,
       f"{R_MG1}; m <- multipleGroup(dat, 1, group = group, verbose = FALSE); as.numeric(as.matrix(empirical_ES(m)[1, ]))")
 def _():
     dat, group = mg1()
-    return M.empirical_ES(calibrate_groups(dat, group, "2PL", se=False)).iloc[0].to_numpy(dtype=float)
+    return calibrate_groups(dat, group, "2PL", se=False).empirical_es().iloc[0].to_numpy(dtype=float)
 
 
 # === test-05-confmirtOne: LSAT7, exploratory ====================================================

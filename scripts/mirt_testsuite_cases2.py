@@ -175,36 +175,36 @@ R_LCA = f"{R_LSAT6}; mod <- mdirt(dat, 2, verbose = FALSE)"
 
 
 def lca():
-    return M.mdirt(lsat6(), 2)
+    return irtbridge.calibration.calibrate_classes(lsat6(), 2)
 
 
-@case("11-discrete", "two-class LCA, logLik", PASS, f"{R_LCA}; extract.mirt(mod, 'logLik')")
+@case("11-discrete", "two-class LCA, logLik", FIRST, f"{R_LCA}; extract.mirt(mod, 'logLik')")
 def _():
-    return M.extract_mirt(lca(), "logLik")
+    return lca().loglik
 
 
-@case("11-discrete", "M2 of the LCA", PASS, f"{R_LCA}; M2(mod)$M2")
+@case("11-discrete", "M2 of the LCA", FIRST, f"{R_LCA}; M2(mod)$M2")
 def _():
-    return M.M2(lca())["M2"]
+    return lca().global_fit()["M2"]
 
 
-@case("11-discrete", "class posteriors", PASS,
+@case("11-discrete", "class posteriors", FIRST,
       f"{R_LCA}; as.numeric(fscores(mod, full.scores = FALSE)[1:5, c('Class_1', 'Class_2')])")
 def _():
-    return col(M.fscores(lca(), full_scores=False).iloc[:5][["Class_1", "Class_2"]])
+    return col(lca().posteriors(patterns=True).iloc[:5][["Class_1", "Class_2"]])
 
 
 LCA_VALUES = [1.65, 6.9, 3.74, 9.13, 1.89, 9.13, 1.05, 1.62, 1.51, 3.74, -1.17, 3.4, 1.64, -2.56, 2.5, 6.54, 0.29, 7.2,
               1.5, 2.2, 1.97, 3.71, 0.22, 3.75, 0.85]
 
 
-@case("11-discrete", "polytomous LCA from start values", PASS,
+@case("11-discrete", "polytomous LCA from start values", FIRST,
       f"sv <- mdirt(Science, 2, verbose = FALSE, pars = 'values'); sv$value <- c({', '.join(map(str, LCA_VALUES))}); "
       "extract.mirt(mdirt(Science, 2, verbose = FALSE, pars = sv), 'logLik')")
 def _():
-    sv = M.mdirt(science(), 2, pars="values")
+    sv = irtbridge.calibration.class_parameter_table(science(), 2)
     sv["value"] = LCA_VALUES
-    return M.extract_mirt(M.mdirt(science(), 2, pars=sv), "logLik")
+    return irtbridge.calibration.calibrate_classes(science(), 2, parameters=sv).loglik
 
 
 # === test-12-gpcm_mats ================================================================================
@@ -350,17 +350,16 @@ def _():
     return col(out[["AIC", "X2", "df", "p"]])
 
 
-@case("17-DIF_DRF", "DIF by Wald tests", PASS,
+@case("17-DIF_DRF", "DIF by Wald tests", FIRST,
       f"{R_CONFIG}; DIF(m, which.par = 'd', items2test = 1:3, Wald = TRUE)$W")
 def _():
-    return M.DIF(dif_fit(), which_par="d", items2test=[1, 2, 3], Wald=True)["W"]
+    return irtbridge.dif(dif_fit(), ["d"], items=["Item_1", "Item_2", "Item_3"], method="wald")["W"]
 
 
-@case("17-DIF_DRF", "DRF", PASS,
+@case("17-DIF_DRF", "DRF", FIRST,
       f"{R_ANCHORED}; d <- DRF(m); as.numeric(as.matrix(d[, sapply(d, is.numeric)]))")
 def _():
-    out = M.DRF(dif_fit(True))
-    return col(out.select_dtypes("number"))
+    return col(dif_fit(True).drf().select_dtypes("number"))
 
 
 # === test-18-LLTM =====================================================================================

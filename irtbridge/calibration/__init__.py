@@ -8,12 +8,18 @@ per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`
 :mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
 :mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests), :mod:`~irtbridge.calibration.keys`
 (:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
-:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``).
+:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``), :mod:`~irtbridge.calibration.functioning`
+(``DRF``, ``DTF``, ``empirical_ES`` on group fits, :func:`sibtest`), :mod:`~irtbridge.calibration.bifactor`
+(:func:`calibrate_bifactor`: mirt's ``bfactor``) and :mod:`~irtbridge.calibration.classes`
+(:func:`calibrate_classes`: latent class models, mirt's ``mdirt``).
 """
 
 from __future__ import annotations
 
+from irtbridge.calibration.bifactor import calibrate_bifactor
+from irtbridge.calibration.classes import ClassCalibration, calibrate_classes, class_parameter_table
 from irtbridge.calibration.diagnostics import compare
+from irtbridge.calibration.functioning import sibtest
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.calibration.keys import score_key
@@ -24,4 +30,5 @@ from irtbridge.calibration.spec import ModelSpec
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
            "calibrate_groups", "dif", "GroupCalibration", "score_key",
-           "simulate"]
+           "simulate", "sibtest", "calibrate_bifactor", "calibrate_classes", "class_parameter_table",
+           "ClassCalibration"]

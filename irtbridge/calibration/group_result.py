@@ -2,8 +2,10 @@
 
 It offers what a :class:`~irtbridge.calibration.result.Calibration` does where mirt supports it for a
 ``MultipleGroupClass`` model: per-group item tables with standard errors, abilities (``fscores``), item
-and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`), and one
-group taken out as a :class:`Calibration` (``extract.group``). Every statistic is mirt's, computed on
+and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`, by
+likelihood ratio or Wald tests), differential response and test functioning and effect sizes (``DRF``, ``DTF``,
+``empirical_ES``: :mod:`irtbridge.calibration.functioning`), and one group taken out as a :class:`Calibration`
+(``extract.group``). Every statistic is mirt's, computed on
 the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.diagnostics`.
 """
 
@@ -242,9 +244,28 @@ class GroupCalibration:
         return plot_groups(self, kind, item=item, **kwargs)
 
     def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
-            p_adjust: str = "holm") -> pd.DataFrame:
-        """:func:`~irtbridge.dif` on this fit."""
-        return dif(self, which, scheme, items, p_adjust)
+            p_adjust: str = "holm", *, method: str = "lr") -> pd.DataFrame:
+        """:func:`~irtbridge.dif` on this fit (``method="wald"``: Wald tests)."""
+        return dif(self, which, scheme, items, p_adjust, method=method)
+
+    def drf(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
+        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.functioning.drf`."""
+        from irtbridge.calibration.functioning import drf
+
+        return drf(self, items, **kwargs)
+
+    def dtf(self, **kwargs: Any) -> pd.DataFrame:
+        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.functioning.dtf`."""
+        from irtbridge.calibration.functioning import dtf
+
+        return dtf(self, **kwargs)
+
+    def empirical_es(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
+        """Empirical DIF effect sizes (mirt's ``empirical_ES``):
+        :func:`irtbridge.calibration.functioning.empirical_es`."""
+        from irtbridge.calibration.functioning import empirical_es
+
+        return empirical_es(self, items, **kwargs)
 
     # -- presentation -------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
@@ -317,8 +338,8 @@ def item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFram
 
 
 def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme: str = "add",
-        items: Sequence[str] | None = None, p_adjust: str = "holm") -> pd.DataFrame:
-    """Differential item functioning by likelihood ratio tests (mirt's ``DIF``).
+        items: Sequence[str] | None = None, p_adjust: str = "holm", *, method: str = "lr") -> pd.DataFrame:
+    """Differential item functioning by likelihood ratio or Wald tests (mirt's ``DIF``).
 
     Parameters
     ----------
@@ -333,10 +354,16 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
         Items to test (default: all).
     p_adjust : str
         R's ``p.adjust`` method (mirt's default ``"holm"``).
+    method : {"lr", "wald"}
+        ``"lr"``: each item's likelihood ratio test (a refit per item). ``"wald"``: a Wald test that the
+        item's ``which`` parameters are equal across groups, from the fit's own estimates and their
+        covariance (no refit; mirt's ``Wald = TRUE``): needs ``scheme="add"`` and a fit with standard
+        errors (``calibrate_groups(..., se=True)``, the default).
 
     Returns
     -------
-    DataFrame, one row per item (index = item): ``AIC, SABIC, HQ, BIC, X2, df, p, p_adjusted``.
+    DataFrame, one row per item (index = item): ``AIC, SABIC, HQ, BIC, X2, df, p, p_adjusted``;
+    ``method="wald"``: ``W, df, p, p_adjusted``.
 
     Examples
     --------
@@ -351,6 +378,15 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
                X2   df      p
     Item.1  0.028  2.0  0.986
     Item.2  0.027  2.0  0.986
+
+    The same hypotheses by Wald tests (R: ``DIF(mod, c("a1", "d"), items2test = c("Item.1", "Item.2"),
+    Wald = TRUE)`` on the fit with ``SE = TRUE``):
+
+    >>> with_se = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL")
+    >>> dif(with_se, which=["a1", "d"], items=["Item.1", "Item.2"], method="wald")[["W", "df", "p"]].round(3)
+                W  df      p
+    Item.1  0.028   2  0.986
+    Item.2  0.027   2  0.986
     """
     if not isinstance(group_fit, GroupCalibration):
         raise ValidationError(f"dif needs a GroupCalibration from calibrate_groups, got {type(group_fit).__name__}")
@@ -358,6 +394,11 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
         raise ValidationError("dif needs the live mirt model: call it in the process that ran calibrate_groups")
     scheme = check_choice(scheme, "scheme", ("add", "drop"))
     p_adjust = check_choice(p_adjust, "p_adjust", P_ADJUST)
+    wald = check_choice(method, "method", ("lr", "wald"), ignore_case=True) == "wald"
+    if wald and scheme != "add":
+        raise ValidationError("scheme: Wald tests compare the free estimates, so they need scheme='add'")
+    if wald and not group_fit.options.get("se"):
+        raise ValidationError("method: Wald tests need the fit's standard errors; fit with calibrate_groups(..., se=True)")
     which = [which] if isinstance(which, str) else list(which)
     if not which:
         raise ValidationError("which: name at least one parameter (e.g. ['a1', 'd'])")
@@ -374,12 +415,16 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
     first = table[table["group"] == table["group"].iloc[0]]
     check_references(first, [Reference("DIF", i, w, "which") for i in (items or known) for w in which],
                      f"{group_fit.model} multiple-group")
-    out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
-                       p_adjust=p_adjust)
+    if wald:
+        out = session.call("irtb_mirt_dif_wald", fit=group_fit.r_model, which=which, items=items, p_adjust=p_adjust)
+    else:
+        out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
+                           p_adjust=p_adjust)
     frame = out.set_index("item")
     frame.index.name = None
     frame = frame.rename(columns={"adj_p": "p_adjusted", "p.adjust": "p_adjusted", "adj_pvals": "p_adjusted"})
     if "p_adjusted" not in frame.columns:
         frame["p_adjusted"] = frame["p"] if p_adjust == "none" else np.nan
-    cols = [c for c in ("converged", "AIC", "SABIC", "HQ", "BIC", "X2", "df", "p", "p_adjusted") if c in frame.columns]
+    cols = [c for c in ("converged", "AIC", "SABIC", "HQ", "BIC", "X2", "W", "df", "p", "p_adjusted")
+            if c in frame.columns]
     return frame[cols]

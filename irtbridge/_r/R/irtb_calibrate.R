@@ -97,15 +97,16 @@ irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(),
 irtb_mirt_ses <- function(fit, later) {
   args <- later$args
   args$SE <- TRUE
+  fitter <- irtb_later_fitter(later)
   values <- mirt::mod2values(fit)
   refit <- NULL
   cheap <- identical(fit@Options$method, "EM") && !identical(fit@Options$SE.type, "SEM") &&
     identical(fit@Options$dentype, "Gaussian") && !is.null(fit@Internals$EMhistory)
-  if (cheap) refit <- irtb_mirt_se_cycle(fit, args, values)
+  if (cheap) refit <- irtb_mirt_se_cycle(fit, args, values, fitter)
   how <- "one EM cycle"
   if (is.null(refit) || !isTRUE(refit$same)) {
     how <- "a full refit"
-    refit <- irtb_mirt_se_step(function() do.call(mirt::mirt, args), values)
+    refit <- irtb_mirt_se_step(function() do.call(fitter, args), values)
   }
   problem <- refit$se_problem
   sefit <- refit$fit
@@ -121,7 +122,7 @@ irtb_mirt_ses <- function(fit, later) {
 
 # One EM cycle with SE = TRUE from the iterate before the fit's last (see irtb_mirt_ses). The M-step's
 # iteration budget follows EM.group's rule from the log-likelihood history, as in the fit's last cycle.
-irtb_mirt_se_cycle <- function(fit, args, values) {
+irtb_mirt_se_cycle <- function(fit, args, values, fitter = mirt::mirt) {
   history <- fit@Internals$EMhistory
   row <- nrow(history) - !isTRUE(mirt::extract.mirt(fit, "converged"))
   if (row < 1L) return(NULL)
@@ -144,8 +145,11 @@ irtb_mirt_se_cycle <- function(fit, args, values) {
   args$pars <- start
   args$TOL <- Inf  # stop after the first M-step
   args$technical <- utils::modifyList(as.list(args$technical), list(NCYCLES = 2L))
-  irtb_mirt_se_step(function() do.call(mirt::mirt, args), values)
+  irtb_mirt_se_step(function() do.call(fitter, args), values)
 }
+
+# The function a fit made for SEs on demand was fitted with: mirt(), or the one it kept (bfactor()).
+irtb_later_fitter <- function(later) if (is.null(later$fitter)) mirt::mirt else later$fitter
 
 # Run `refit`: the fit's own warnings were raised when it was made, so only the SE step's problem is kept
 # (the SE rule of irtb_fit_keeping_estimates); `same` says whether it reproduced `values` to 1e-9.

@@ -29,8 +29,12 @@ MIRT_ITEMTYPES = {"Rasch": "rasch", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL", "g
                   "nominal": "nominal", "grsm": "grsm", "rsm": "rsm"}
 
 
-def fit_in_r(engine: str, request: FitRequest) -> Calibration:
-    """Fit in R (one call), pass R's warnings on, keep estimates whose standard errors failed."""
+def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stacklevel: int = 5) -> Calibration:
+    """Fit in R (one call), pass R's warnings on, keep estimates whose standard errors failed.
+
+    ``helper``: the R function that fits (default ``irtb_<engine>_fit``; e.g. ``irtb_mirt_bfactor_fit``);
+    ``stacklevel``: where warnings point (the caller of the public function).
+    """
     from irtbridge._r import session
 
     session.ensure_packages(engine)
@@ -41,33 +45,34 @@ def fit_in_r(engine: str, request: FitRequest) -> Calibration:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
-            f"irtb_{engine}_fit", data=request.data, item_names=names,
+            helper or f"irtb_{engine}_fit", data=request.data, item_names=names,
             model=list(request.per_item) if request.per_item is not None else request.model, se=eager,
             options=dict(request.options), **request.r_arguments, **later,
         )
     elapsed = time.perf_counter() - started
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
     for w in caught:  # at the line that called calibrate(), as session.call would have put them
-        warnings.warn(w.message, w.category, stacklevel=5)
+        warnings.warn(w.message, w.category, stacklevel=stacklevel)
     se_problem = out.get("se_problem")
     if eager and se_problem is not None:
         # the estimates exist; only the information matrix failed: keep them, say why SEs are NaN
         se_problem = str(se_problem).strip()
         message = _unavailable(engine, se_problem)
-        warnings.warn(message, RWarning, stacklevel=5)
+        warnings.warn(message, RWarning, stacklevel=stacklevel)
         r_warnings = (*r_warnings, message)
     if not bool(out["converged"]):
         warnings.warn(
             f"{engine} did not converge for the {request.model} model after {out['iterations']} iterations; "
             "raise the iteration limit or simplify the model",
             ConvergenceWarning,
-            stacklevel=5,
+            stacklevel=stacklevel,
         )
     effective = dict(request.options, se=request.se,
                      **({"se_unavailable": se_problem} if eager and se_problem else {}),
                      **({"SE.type": _se_type(engine, request.options)} if request.se is not False else {}),
                      **({"priors": [p.to_r() for p in request.priors]} if request.priors else {}),
-                     **({k: v for k, v in request.structure.items() if k in ("dims", "syntax")}))
+                     **({k: v for k, v in request.structure.items()
+                         if k in ("dims", "syntax", "specific", "general")}))
     return _assemble(out, engine, request, effective, r_warnings, elapsed)
 
 

@@ -1,0 +1,265 @@
+"""Latent class analysis through mirt's ``mdirt``: :func:`calibrate_classes` and :class:`ClassCalibration`.
+
+Respondents belong to one of ``n_classes`` unobserved classes; within a class the items are independent,
+each with its own category probabilities (mirt's ``"lca"`` item type). The result holds the class
+proportions, the category probabilities per class and item, and mirt's fit statistics; ``global_fit``
+(``M2``) and ``posteriors`` (``fscores``) ask the live model.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge import __version__
+from irtbridge._summary import Line, Summary
+from irtbridge._validation import as_response_matrix, check_int
+from irtbridge.calibration.options import check_options
+from irtbridge.exceptions import ConvergenceWarning, ValidationError
+
+__all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]
+
+#: mirt's estimation options :func:`calibrate_classes` passes to ``mdirt``
+CLASS_OPTIONS = ("GenRandomPars", "method", "nruns", "optimizer", "technical", "TOL")
+
+
+@dataclass(frozen=True, eq=False)
+class ClassCalibration:
+    """The result of :func:`calibrate_classes`.
+
+    Attributes
+    ----------
+    n_classes : int
+    class_proportions : Series
+        The estimated share of each class (index ``Class_1``...; mirt's ``summary(mod)$Class.Probability``).
+    item_probabilities : DataFrame
+        Index ``(item, class)``, columns ``category_1``... (mirt's ``summary(mod)``; NaN past an item's
+        last category): the probability of each response category within each class.
+    loglik, aic, bic, n_parameters, converged, iterations
+        mirt's (``extract.mirt``).
+    item_names : tuple of str
+    n_respondents : int
+    options, warnings, provenance
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    r_model : RObject or None
+        The live ``DiscreteClass`` model (what the methods ask); it does not travel through pickle.
+    """
+
+    n_classes: int
+    class_proportions: pd.Series
+    item_probabilities: pd.DataFrame
+    loglik: float
+    aic: float
+    bic: float
+    n_parameters: int
+    converged: bool
+    iterations: int
+    item_names: tuple[str, ...]
+    n_respondents: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    r_model: Any = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def __repr__(self) -> str:
+        return (f"ClassCalibration(n_classes={self.n_classes}, loglik={self.loglik:.4f}, "
+                f"converged={self.converged})")
+
+    def _live(self, what: str) -> Any:
+        if self.r_model is None:
+            raise ValidationError(f"{what} needs the live mirt model, which does not travel through pickle: "
+                                  "call it in the process that ran calibrate_classes")
+        return self.r_model
+
+    def posteriors(self, patterns: bool = False) -> pd.DataFrame:
+        """Each respondent's posterior class probabilities (mirt's ``fscores``).
+
+        Parameters
+        ----------
+        patterns : bool
+            One row per distinct response pattern instead (mirt's ``full.scores = FALSE``): the item
+            columns, then the class columns.
+
+        Returns
+        -------
+        DataFrame with columns ``Class_1``... (rows in the order of the responses, or of mirt's patterns).
+        """
+        from irtbridge._r import session
+
+        if not isinstance(patterns, (bool, np.bool_)):
+            raise ValidationError(f"patterns must be True or False, got {patterns!r}")
+        out = session.call("irtb_mdirt_posteriors", fit=self._live("posteriors"), patterns=bool(patterns))
+        if patterns:
+            out.columns = [*self.item_names, *out.columns[len(self.item_names):]]
+        return out
+
+    def global_fit(self) -> pd.Series:
+        """M2, df, p, RMSEA with its interval, SRMSR, TLI, CFI (mirt's ``M2`` of the model)."""
+        from irtbridge._r import session
+
+        row = session.call("irtb_mdirt_m2", fit=self._live("global_fit")).iloc[0]
+        return pd.Series({k: float(v) for k, v in row.items()}, name="global_fit")
+
+    def parameters(self) -> pd.DataFrame:
+        """mirt's parameter table of this fit (``mod2values``): edit ``value``/``est`` and pass it back
+        as ``calibrate_classes(..., parameters=table)``."""
+        from irtbridge._r import session
+
+        return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
+
+    def summary(self, digits: int = 3) -> Summary:
+        """Fit statistics, the class proportions and the item probabilities, as one Summary."""
+        shares = "   ".join(f"{c} {p:.{digits}f}" for c, p in self.class_proportions.items())
+        lines = (
+            Line.of("size", f"respondents {self.n_respondents}   items {len(self.item_names)}   classes "
+                            f"{self.n_classes}   parameters {self.n_parameters}"),
+            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   "
+                              f"BIC {self.bic:.{digits}f}"),
+            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
+            Line.of("classes", f"class proportions: {shares}"),
+        )
+        notes = [] if self.converged else ["mirt did not report convergence; treat the estimates with caution"]
+        notes += [f"R warning: {w}" for w in self.warnings]
+        title = (f"irtbridge latent class model by mirt's mdirt ({self.provenance.get('engine_version', '?')}, "
+                 f"R {self.provenance.get('r_version', '?')})")
+        data = {"n_classes": self.n_classes, "loglik": self.loglik, "aic": self.aic, "bic": self.bic,
+                "converged": bool(self.converged), "iterations": int(self.iterations),
+                "class_proportions": self.class_proportions.to_dict()}
+        return Summary(title, lines, (("item probabilities", self.item_probabilities),), tuple(notes),
+                       digits=digits, data=data)
+
+
+def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFrame | None = None,
+                      seed: int | None = None, **options: Any) -> ClassCalibration:
+    """A latent class model (mirt's ``mdirt`` with ``"lca"`` items).
+
+    Parameters
+    ----------
+    responses : DataFrame or 2-D array
+        Integer-scored responses (dichotomous or polytomous), NaN for missing.
+    n_classes : int
+        Number of latent classes (at least 2).
+    parameters : DataFrame, optional
+        A parameter table (:func:`class_parameter_table` or :meth:`ClassCalibration.parameters` for the
+        same data and number of classes) whose ``value``, ``est`` and bounds start or fix parameters
+        (mirt's ``pars = table``).
+    seed : int, optional
+        R's ``set.seed`` before the fit: for random starts (``nruns`` > 1 or ``GenRandomPars=True``).
+    **options
+        ``nruns`` (fits from random starts; the best is kept), ``GenRandomPars``, ``method``
+        (``"EM"``, ``"BL"``), ``optimizer``, ``TOL``, ``technical``... (:data:`CLASS_OPTIONS`); any other
+        name is a one-line :class:`ValidationError`.
+
+    Returns
+    -------
+    ClassCalibration
+
+    Notes
+    -----
+    R equivalent: ``mdirt(data, n_classes, pars = table, ...)``; then ``summary(mod)`` (class and item
+    probabilities), ``M2(mod)``, ``fscores(mod)``.
+
+    Examples
+    --------
+    Two classes in the LSAT data (ltm's ``LSAT``, mirt's ``expand.table(LSAT6)``; R:
+    ``mdirt(expand.table(LSAT6), 2)``):
+
+    >>> from irtbridge.calibration import calibrate_classes
+    >>> from irtbridge.datasets import response_dataset
+    >>> lca = calibrate_classes(response_dataset("LSAT"), 2)             # doctest: +R
+    >>> round(lca.loglik, 3)
+    -2467.408
+    >>> lca.class_proportions.round(3).tolist()
+    [0.329, 0.671]
+    """
+    values, names, _ = as_response_matrix(responses, "responses")
+    n_classes = check_int(n_classes, "n_classes", low=2)
+    options = check_options(options, CLASS_OPTIONS, "calibrate_classes")
+    if seed is not None:
+        seed = check_int(seed, "seed", low=0)
+    table = _parameter_columns(parameters) if parameters is not None else None
+    from irtbridge._r import session
+
+    session.ensure_packages("mirt")
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = session.call("irtb_mdirt_fit", data=values, item_names=names, n_classes=n_classes,
+                           options=dict(options), table=table, seed=seed)
+    r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=2)
+    if not bool(out["converged"]):
+        warnings.warn(f"mirt's mdirt did not converge after {out['iterations']} iterations", ConvergenceWarning,
+                      stacklevel=2)
+    versions = session.r_versions(["mirt"])
+    return ClassCalibration(
+        n_classes=n_classes, class_proportions=_proportions(out["proportions"], n_classes),
+        item_probabilities=_probabilities(out["probabilities"], names, n_classes),
+        loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),
+        n_parameters=int(out["n_parameters"]), converged=bool(out["converged"]), iterations=int(out["iterations"]),
+        item_names=tuple(names), n_respondents=int(values.shape[0]),
+        options={**options, **({"seed": seed} if seed is not None else {}),
+                 **({"parameters": "given"} if table is not None else {})},
+        warnings=r_warnings,
+        provenance={"irtbridge_version": __version__, "engine_version": versions["packages"]["mirt"],
+                    "r_version": versions["r"], "fit_seconds": time.perf_counter() - started},
+        r_model=out["model"],
+    )
+
+
+def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.DataFrame:
+    """mirt's starting parameter table for ``calibrate_classes(responses, n_classes)``, without fitting.
+
+    R equivalent: ``mdirt(data, n_classes, pars = "values")``. Edit ``value`` (start values) or ``est``
+    and pass it as ``calibrate_classes(..., parameters=table)``.
+    """
+    from irtbridge._r import session
+
+    values, names, _ = as_response_matrix(responses, "responses")
+    n_classes = check_int(n_classes, "n_classes", low=2)
+    options = check_options(options, CLASS_OPTIONS, "class_parameter_table")
+    session.ensure_packages("mirt")
+    return session.call("irtb_mdirt_values", data=values, item_names=names, n_classes=n_classes,
+                        options=dict(options))
+
+
+def _parameter_columns(parameters: Any) -> dict[str, Any]:
+    """A parameter table as the columns R writes onto mirt's own (irtb_apply_table)."""
+    if not isinstance(parameters, pd.DataFrame) or not {"item", "name", "value"} <= set(parameters.columns):
+        raise ValidationError("parameters must be a DataFrame with mirt's columns (item, name, value, est, ...)")
+    cols = [c for c in ("item", "name", "value", "lbound", "ubound", "est") if c in parameters.columns]
+    return {c: (parameters[c].astype(str).tolist() if c in ("item", "name")
+                else parameters[c].astype(bool).tolist() if c == "est"
+                else parameters[c].astype(float).to_numpy()) for c in cols}
+
+
+def _proportions(values: Any, n_classes: int) -> pd.Series:
+    shares = np.atleast_1d(np.asarray(values, dtype=float))
+    return pd.Series(shares, index=[f"Class_{k + 1}" for k in range(n_classes)], name="proportion")
+
+
+def _probabilities(per_item: Any, names: list[str], n_classes: int) -> pd.DataFrame:
+    """One (class x category) matrix per item, stacked into rows (item, class), NaN-padded."""
+    tables = list(per_item.values()) if isinstance(per_item, dict) else list(per_item)
+    matrices = [np.atleast_2d(np.asarray(t.to_numpy() if isinstance(t, pd.DataFrame) else t, dtype=float))
+                for t in tables]
+    width = max(m.shape[1] for m in matrices)
+    rows = [np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=np.nan) for m in matrices]
+    index = pd.MultiIndex.from_product([names, [f"Class_{k + 1}" for k in range(n_classes)]], names=["item", "class"])
+    return pd.DataFrame(np.vstack(rows), index=index, columns=[f"category_{j + 1}" for j in range(width)])
