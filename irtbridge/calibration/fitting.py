@@ -74,7 +74,9 @@ def calibrate(
     engine : {"mirt", "ltm", "native"}
         ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, graded) and
         :mod:`irtbridge.em.threepl` (3PL, with or without priors), checked against mirt;
-        it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, and ``client=`` for Dask.
+        it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, ``accelerate=``
+        (``"squarem"``, the default: SQUAREM with a monotone safeguard; ``"none"``: plain EM),
+        ``progress=True`` (a bar over the EM cycles) and ``client=`` for Dask.
     se : {None, True, False}, default None
         Standard errors: mirt's ``SE = TRUE`` with mirt's default ``SE.type = "Oakes"`` (or ``SE_type=``);
         ltm's from its Hessian, delta method to the IRT parameterization; the native engine's mirt's
