@@ -188,7 +188,12 @@ def part4(n: int, items: int, dask: bool) -> None:
     data = simulate_sparse(n, items, 0.9, seed=3)
     built = time.perf_counter() - t
     t = time.perf_counter()
-    res = fit_em(data, "2PL")
+
+    def report(cycle: int, change: float) -> None:
+        if cycle % 10 == 0:
+            print(f"               cycle {cycle}: {time.perf_counter() - t:.0f} s, largest change {change:.1e}", flush=True)
+
+    res = fit_em(data, "2PL", progress=report)
     spent = time.perf_counter() - t
     print(f"[measured]     native 2PL {n} x {items}, 90% missing ({data.M.nnz:,} answered cells, simulated in {built:.0f} s): "
           f"whole fit {spent / 60:.1f} min ({res.iterations} EM cycles, converged: {res.converged}, "
