@@ -16,19 +16,17 @@ items <- colnames(scored)
 # ---- 2. DIF between two administrations ----
 # SAT12 has no background variable: its first and last 300 rows stand in for two administrations.
 admin <- rep(c("first", "second"), each = 300)
-invariant <- multipleGroup(scored, 1, admin, itemtype = "2PL",
-                           invariance = c(items, "free_means", "free_var"), verbose = FALSE)
-dif <- DIF(invariant, c("a1", "d"), scheme = "drop", items2test = 1:8, p.adjust = "holm",
-           verbose = FALSE)
-flagged <- rownames(dif)[dif$adj_p < 0.05]
-
-# ---- 3. DRF: what the items without an anchor do to expected scores ----
-anchors <- setdiff(items, flagged)
+# items 9-32 anchor the scale (equal in both groups); the groups' latent means and variances are free
 anchored <- multipleGroup(scored, 1, admin, itemtype = "2PL",
-                          invariance = c(anchors, "free_means", "free_var"), SE = TRUE, verbose = FALSE)
-drf <- DRF(anchored)                     # sDRF, uDRF, dDRF over the whole test
+                          invariance = c(items[9:32], "free_means", "free_var"), SE = TRUE, verbose = FALSE)
+dif <- DIF(anchored, c("a1", "d"), scheme = "add", items2test = 1:8, p.adjust = "holm", verbose = FALSE)
+print(dif[, c("X2", "df", "p", "adj_p")])
+
+# ---- 3. DRF: what items 1-8 do together to the expected test score ----
+drf <- DRF(anchored, best_fitting = TRUE)               # sDRF, uDRF, dDRF and their d metric
 set.seed(1)
-drf_ci <- DRF(anchored, draws = 50)      # the same with intervals and tests from 50 parameter draws
+drf_ci <- DRF(anchored, draws = 100, best_fitting = TRUE)  # intervals and tests from 100 draws
+print(drf_ci)
 
 # ---- 4. Link two forms through their common items ----
 # Form A (items 1-20) went to the first administration, form B (items 13-32) to the second.
@@ -55,13 +53,11 @@ out <- commandArgs(trailingOnly = TRUE)
 if (length(out)) {
   numbers <- list(
     scored = as.vector(scored),
-    invariant = c(extract.mirt(invariant, "logLik"), coef(invariant)$second$GroupPars),
-    dif = as.vector(as.matrix(dif[, c("X2", "df", "p", "adj_p")])),
-    dif_items = rownames(dif), flagged = flagged,
-    anchored = c(extract.mirt(anchored, "logLik"),
+    anchored = c(extract.mirt(anchored, "logLik"), unlist(coef(anchored, simplify = TRUE)$second[c("means", "cov")]),
                  coef(anchored, IRTpars = TRUE, simplify = TRUE)$second$items[, c("a", "b")]),
-    drf = unlist(drf[, c("sDRF", "uDRF", "dDRF")]),
-    drf_ci = as.vector(as.matrix(drf_ci)),
+    dif = as.vector(as.matrix(dif[, c("X2", "df", "p", "adj_p")])), dif_items = rownames(dif),
+    drf = unlist(drf[, c("sDRF", "uDRF", "dDRF", "sDRF*", "uDRF*", "dDRF*")]),
+    drf_ci = as.vector(as.matrix(drf_ci[, c("stat", "CI_2.5", "CI_97.5", "X2", "df", "p")])),
     linked = c(extract.mirt(linked, "logLik"), coef(linked, IRTpars = TRUE, simplify = TRUE)$items[, c("a", "b")],
                coef(linked, simplify = TRUE)$means, coef(linked, simplify = TRUE)$cov),
     fixed = c(extract.mirt(fixed, "logLik"),

@@ -22,16 +22,15 @@ items = list(scored.columns)
 # ---- 2. DIF between two administrations ----
 # SAT12 has no background variable: its first and last 300 rows stand in for two administrations.
 admin = np.repeat(["first", "second"], 300)
-invariant = irtbridge.calibrate_groups(scored, admin, "2PL", invariance=[*items, "free_means", "free_var"],
-                                       se=False)
-dif = invariant.dif(["a1", "d"], scheme="drop", items=items[:8], p_adjust="holm")
-flagged = list(dif.index[dif["p_adjusted"] < 0.05])
+# items 9-32 anchor the scale (equal in both groups); the groups' latent means and variances are free
+anchored = irtbridge.calibrate_groups(scored, admin, "2PL", invariance=[*items[8:], "free_means", "free_var"])
+dif = anchored.dif(["a1", "d"], scheme="add", items=items[:8], p_adjust="holm")
+print(dif[["X2", "df", "p", "p_adjusted"]])
 
-# ---- 3. DRF: what the items without an anchor do to expected scores ----
-anchors = [item for item in items if item not in flagged]
-anchored = irtbridge.calibrate_groups(scored, admin, "2PL", invariance=[*anchors, "free_means", "free_var"])
-drf = anchored.drf()                      # sDRF, uDRF, dDRF over the whole test
-drf_ci = anchored.drf(draws=50, seed=1)   # the same with intervals and tests from 50 parameter draws
+# ---- 3. DRF: what items 1-8 do together to the expected test score ----
+drf = anchored.drf(best_fitting=True)                           # sDRF, uDRF, dDRF and their d metric
+drf_ci = anchored.drf(draws=100, seed=1, best_fitting=True)     # intervals and tests from 100 draws
+print(drf_ci)
 
 # ---- 4. Link two forms through their common items ----
 # Form A (items 1-20) went to the first administration, form B (items 13-32) to the second.
@@ -65,11 +64,10 @@ if __name__ == "__main__":
     if len(sys.argv) > 1:
         numbers = {
             "scored": _flat(scored),
-            "invariant": _flat(invariant.loglik, invariant.latent_means["second"], invariant.latent_vars["second"]),
-            "dif": _flat(dif[["X2", "df", "p", "p_adjusted"]]),
-            "dif_items": list(dif.index), "flagged": flagged,
-            "anchored": _flat(anchored.loglik, anchored.items["second"][["a", "b"]]),
-            "drf": _flat(drf[["sDRF", "uDRF", "dDRF"]]),
+            "anchored": _flat(anchored.loglik, anchored.latent_means["second"], anchored.latent_vars["second"],
+                              anchored.items["second"][["a", "b"]]),
+            "dif": _flat(dif[["X2", "df", "p", "p_adjusted"]]), "dif_items": list(dif.index),
+            "drf": _flat(drf[["sDRF", "uDRF", "dDRF", "sDRF*", "uDRF*", "dDRF*"]]),
             "drf_ci": _flat(drf_ci[["value", "ci_lower", "ci_upper", "X2", "df", "p"]]),
             "linked": _flat(linked.loglik, linked.items[["a", "b"]], linked.latent_mean, linked.latent_var),
             "fixed": _flat(fixed.loglik, fixed.items.loc[items[20:], ["a", "b"]]),
