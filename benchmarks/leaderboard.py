@@ -251,7 +251,7 @@ def main() -> None:
     if 2 in parts:
         part2(*((300, 5000) if args.quick else (2000, 50000)))
     if 3 in parts:
-        part3([(300, 1000, 0.5)] if args.quick else [(1000, 20000, 0.5), (2000, 50000, 0.9)])
+        part3([(300, 1000, 0.5)] if args.quick else [(1000, 5000, 0.5), (2000, 5000, 0.9)])
     if 4 in parts and not args.skip_huge and not args.quick:
         part4(5000, 200000, args.huge_dask)
     if 5 in parts:
