@@ -21,6 +21,7 @@ from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_int
 from irtbridge.calibration.options import check_options
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
+from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]
 
@@ -29,7 +30,7 @@ CLASS_OPTIONS = ("GenRandomPars", "method", "nruns", "optimizer", "technical", "
 
 
 @dataclass(frozen=True, eq=False)
-class ClassCalibration:
+class ClassCalibration(WithoutRModel):
     """The result of :func:`calibrate_classes`.
 
     Attributes
@@ -65,13 +66,6 @@ class ClassCalibration:
     warnings: tuple[str, ...] = ()
     provenance: Mapping[str, Any] = field(default_factory=dict)
     r_model: Any = field(default=None, repr=False, compare=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
 
     def __repr__(self) -> str:
         return (f"ClassCalibration(n_classes={self.n_classes}, loglik={self.loglik:.4f}, "

@@ -24,6 +24,7 @@ from irtbridge.calibration.checks import check_references
 from irtbridge.calibration.result import DICHOTOMOUS, Calibration
 from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ValidationError
+from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -32,7 +33,7 @@ P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none
 
 
 @dataclass(frozen=True, eq=False)
-class GroupCalibration:
+class GroupCalibration(WithoutRModel):
     """The result of :func:`~irtbridge.calibrate_groups`.
 
     Attributes
@@ -84,13 +85,6 @@ class GroupCalibration:
     item_mins: Mapping[str, float] = field(default_factory=dict)
     membership: tuple[str, ...] = field(default=(), repr=False)
     r_model: Any = field(default=None, repr=False, compare=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
 
     def __repr__(self) -> str:
         return (f"GroupCalibration(model={self.model!r}, groups={list(self.groups)}, "

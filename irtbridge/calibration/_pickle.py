@@ -1,0 +1,18 @@
+"""Pickling of results that hold a live R model: the fields travel, the R model does not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["WithoutRModel"]
+
+
+class WithoutRModel:
+    """Mixin for frozen dataclasses with an ``r_model`` field: pickled with ``r_model=None``."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}  # type: ignore[attr-defined]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
