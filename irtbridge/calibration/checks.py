@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from irtbridge.calibration.priors import Prior
 from irtbridge.calibration.spec import Reference, syntax_references
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["check_references", "prior_references", "check_before_fit"]
+__all__ = ["check_references", "prior_references", "check_before_fit", "group_labels"]
 
 _WHAT = {"PRIOR": "a prior on", "CONSTRAIN": "an equality constraint on", "CONSTRAINB": "a cross-group constraint on",
          "START": "a start or fixed value for", "FIXED": "fixing", "FREE": "freeing", "LBOUND": "a lower bound on",
@@ -131,3 +132,16 @@ def _group_table(session: Any, values: Any, names: list[str], model: Any, option
             freed = (table["item"] == "GROUP") & table["name"].astype(str).str.fullmatch(pattern)
             table.loc[freed, "est"] = True
     return table
+
+
+def group_labels(groups: Any, n: int) -> list[str]:
+    """One group label (a string) per respondent; at least two groups, none missing."""
+    labels = pd.Series(groups.to_numpy() if isinstance(groups, pd.Series) else np.asarray(groups, dtype=object))
+    if labels.ndim != 1 or len(labels) != n:
+        raise ValidationError(f"groups: need one label per respondent ({n}), got {len(labels)}")
+    if labels.isna().any():
+        raise ValidationError(f"groups: {int(labels.isna().sum())} respondent(s) have no group label")
+    labels = labels.astype(str)
+    if labels.nunique() < 2:
+        raise ValidationError(f"groups: need at least two groups, got one level {labels.iloc[0]!r}")
+    return labels.tolist()

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import as_response_matrix, check_choice, check_int, check_number
+from irtbridge.calibration.checks import group_labels
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["drf", "dtf", "empirical_es", "sibtest"]
@@ -241,9 +242,7 @@ def sibtest(responses: Any, groups: Any, suspect_set: Sequence[str] | str | None
     values, names, _ = as_response_matrix(responses, "responses")
     if np.isnan(values).any():
         raise ValidationError("responses: SIBTEST needs complete responses; drop the rows with missing values")
-    from irtbridge.calibration.groups import _group_labels
-
-    labels = _group_labels(groups, values.shape[0])
+    labels = group_labels(groups, values.shape[0])
     suspect = _item_positions(suspect_set, names, "suspect_set") if suspect_set is not None else None
     match = _item_positions(match_set, names, "match_set") if match_set is not None else None
     if suspect is None and match is None:
@@ -272,9 +271,9 @@ def sibtest(responses: Any, groups: Any, suspect_set: Sequence[str] | str | None
 
 # -- shared checks ----------------------------------------------------------------------------------
 def _two_group_fit(group_fit: Any, what: str) -> Any:
-    from irtbridge.calibration.group_result import GroupCalibration
-
-    if not isinstance(group_fit, GroupCalibration):
+    # a GroupCalibration is known by what it offers (group_result imports this module, not the reverse)
+    if not (hasattr(group_fit, "groups") and callable(getattr(group_fit, "_live", None))
+            and callable(getattr(group_fit, "group", None))):
         raise ValidationError(f"{what} needs a GroupCalibration from calibrate_groups, got {type(group_fit).__name__}")
     if len(group_fit.groups) != 2:
         raise ValidationError(f"{what} compares two groups; this fit has {len(group_fit.groups)} "

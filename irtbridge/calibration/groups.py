@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge.calibration.checks import check_before_fit
+from irtbridge.calibration.checks import check_before_fit, group_labels
 from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
 from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
 from irtbridge.calibration.itemtypes import estimation_options, item_type_options
@@ -104,7 +104,7 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     options = estimation_options("mirt", options, method=options.pop("method", None))  # a method mirt knows
     options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     names = prep.names
-    labels = _group_labels(groups, prep.values.shape[0])
+    labels = group_labels(groups, prep.values.shape[0])
     invariance = [invariance] if isinstance(invariance, str) else [str(v) for v in invariance]
     unknown = [v for v in invariance if v not in INVARIANCE_KEYWORDS and v not in names]
     if unknown:
@@ -206,18 +206,6 @@ def _assemble(out: dict[str, Any], names: list[str], model: str, prep: Any, labe
         item_types=tuple(prep.per_item) if prep.per_item is not None else (), dropped_items=prep.dropped,
         item_mins=item_minimums(prep.values, names), membership=tuple(labels), r_model=out["model"],
     )
-
-
-def _group_labels(groups: Any, n: int) -> list[str]:
-    labels = pd.Series(groups.to_numpy() if isinstance(groups, pd.Series) else np.asarray(groups, dtype=object))
-    if labels.ndim != 1 or len(labels) != n:
-        raise ValidationError(f"groups: need one label per respondent ({n}), got {len(labels)}")
-    if labels.isna().any():
-        raise ValidationError(f"groups: {int(labels.isna().sum())} respondent(s) have no group label")
-    labels = labels.astype(str)
-    if labels.nunique() < 2:
-        raise ValidationError(f"groups: need at least two groups, got one level {labels.iloc[0]!r}")
-    return labels.tolist()
 
 
 def _as_list(value: Any) -> list[Any]:
