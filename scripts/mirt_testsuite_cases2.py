@@ -36,10 +36,10 @@ def _():
     return np.r_[pv.loc[pv["draw"] == 0, "F1"].to_numpy()[:4], pv.loc[pv["draw"] == 1, "F1"].to_numpy()[:4]]
 
 
-@case("07-mixedmirt", "boot.mirt of the regression", PASS,
+@case("07-mixedmirt", "boot.mirt of the regression", FIRST,
       f"{R_LR}; set.seed(1); as.numeric(boot.mirt(m, R = 3)$t)")
 def _():
-    return col(pd.DataFrame(M.boot_mirt(lr_fit(), R=3, seed=1)["t"]))
+    return col(lr_fit().bootstrap(3, seed=1, keep_draws=True))
 
 
 not_expressible("07-mixedmirt", "mixedmirt, group as fixed effect",

