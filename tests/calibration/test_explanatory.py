@@ -93,3 +93,65 @@ def test_se_type_equals_mirt(lsat7, boot_ref, se_type):
 def test_se_type_is_checked(lsat7):
     with pytest.raises(ValidationError, match="SE_type='oakes' is not a mirt SE.type; use one of Oakes, crossprod"):
         irtbridge.calibrate(lsat7, "2PL", SE_type="oakes")
+
+
+# -- fixed-item calibration -----------------------------------------------------------------------
+ITEMS20 = [f"Item{i}" for i in range(1, 21)]
+
+
+@pytest.fixture(scope="module")
+def fixed_ref(tmp_path_factory):
+    return _reference("fixed", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def forms(fixed_ref):
+    old = pd.DataFrame(np.asarray(fixed_ref["dat1"]).reshape(20, 800).T, columns=ITEMS20)[ITEMS20[:12]]
+    new = pd.DataFrame(np.asarray(fixed_ref["dat2"]).reshape(20, 800).T, columns=ITEMS20)[ITEMS20[4:]]
+    return irtbridge.calibrate(old, "2PL", se=False), new
+
+
+def _values(fit, name):
+    table = fit.parameters()
+    return table.loc[table["name"] == name, "value"].to_numpy(dtype=float)
+
+
+def test_calibrate_fixed_equals_fixedcalib(forms, fixed_ref):
+    from irtbridge.calibration import calibrate_fixed
+
+    old, new = forms
+    with pytest.warns(irtbridge.exceptions.RWarning):  # mirt: "log-likelihood may still be increasing"
+        fit = calibrate_fixed(new, old)
+    assert fit.item_names == ITEMS20 and fit.n_respondents == 1600
+    assert fit.options["anchors"] == ITEMS20[4:12] and fit.options["PAU"] == "MWU"
+    assert abs(fit.loglik - fixed_ref["loglik"]) < TOL
+    np.testing.assert_allclose(_values(fit, "a1"), fixed_ref["a"], rtol=0, atol=TOL)
+    np.testing.assert_allclose(_values(fit, "d"), fixed_ref["d"], rtol=0, atol=TOL)
+    # the old items keep the old fit's values
+    np.testing.assert_allclose(_values(fit, "d")[:12], _values(old, "d"), rtol=0, atol=TOL)
+
+
+def test_calibrate_fixed_pau_nemc(forms, fixed_ref):
+    from irtbridge.calibration import calibrate_fixed
+
+    old, new = forms
+    fit = calibrate_fixed(new, old, PAU="NWU", NEMC="OEM")
+    assert abs(fit.loglik - fixed_ref["nwu_loglik"]) < TOL
+    np.testing.assert_allclose(_values(fit, "d"), fixed_ref["nwu_d"], rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, "old"), "old_fit must be a Calibration"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new.to_numpy(), old), "data must be a non-empty DataFrame"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, PAU="mwu"), "PAU must be one of MWU, OWU, NWU"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, NEMC="X"), "NEMC must be one of MEM, OEM"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new[["Item13", "Item14"]], old), "data: no column is an item of old_fit"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, TOLL=1), "calibrate_fixed takes no option 'TOLL'"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old.without_r_model()), "needs a mirt fit made in this process"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new.astype(str), old), "data: column 'Item5' is not numeric"),
+])
+def test_calibrate_fixed_bad_input(forms, call, message):
+    old, new = forms
+    with pytest.raises(ValidationError, match=message) as err:
+        call(old, new)
+    assert "\n" not in str(err.value)

@@ -21,12 +21,15 @@ if (part == "fixed") {
   dat2 <- simdata(a, d, 800, itemtype = "dich", mu = 0.5, sigma = matrix(1.5))
   colnames(dat1) <- colnames(dat2) <- paste0("Item", 1:20)
   old <- mirt(dat1[, 1:12], 1, verbose = FALSE)
-  new <- dat2[, 5:20]  # items 5..12 are anchors
-  fc <- fixedCalib(new, model = 1, old_mod = old)
+  # the new form: items 5..20 (5..12 the anchors); the old items it lacks as NA placeholders, at the end
+  new <- cbind(dat2[, 5:20], matrix(NA_real_, 800, 4, dimnames = list(NULL, paste0("Item", 1:4))))
+  invisible(capture.output(fc <- fixedCalib(new, model = 1, old_mod = old)))
+  invisible(capture.output(fc_nwu <- fixedCalib(new, model = 1, old_mod = old, PAU = "NWU", NEMC = "OEM")))
   cf <- coef(fc, simplify = TRUE)
   out <- list(dat1 = as.vector(dat1), dat2 = as.vector(dat2), loglik = extract.mirt(fc, "logLik"),
               a = unname(cf$items[, "a1"]), d = unname(cf$items[, "d"]), mean = unname(cf$means),
-              var = unname(as.vector(cf$cov)))
+              var = unname(as.vector(cf$cov)), nwu_loglik = extract.mirt(fc_nwu, "logLik"),
+              nwu_d = unname(coef(fc_nwu, simplify = TRUE)$items[, "d"]), names = colnames(new))
 }
 if (part == "mixed") {
   set.seed(1234)

@@ -15,3 +15,14 @@ irtb_mirt_boot <- function(fit, R, seed = NULL) {
        parnum = as.integer(values$parnum[est]), value = values$value[est], t0 = as.numeric(b$t0),
        draws = as.data.frame(draws, check.names = FALSE))
 }
+
+# fixedCalib(data, 1, old_mod = old, PAU, NEMC, ...): the old model's items fixed, the new ones and the
+# latent density (empirical histogram) estimated on old and new respondents together. fixedCalib passes
+# `...` to several mirt() calls, one of which sets verbose itself, so its printing is captured instead.
+irtb_mirt_fixed_calib <- function(data, item_names, old, PAU, NEMC, options) {
+  args <- c(list(data = irtb_matrix(data, item_names), model = 1L, old_mod = old, PAU = PAU, NEMC = NEMC),
+            options)
+  fit <- NULL
+  invisible(utils::capture.output(fit <- do.call(mirt::fixedCalib, args)))
+  fit
+}
