@@ -155,3 +155,96 @@ def test_calibrate_fixed_bad_input(forms, call, message):
     with pytest.raises(ValidationError, match=message) as err:
         call(old, new)
     assert "\n" not in str(err.value)
+
+
+# -- mixed effects and the LLTM -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def mixed_ref(tmp_path_factory):
+    return _reference("mixed", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def mixed_data(mixed_ref):
+    data = pd.DataFrame(np.asarray(mixed_ref["data"]).reshape(10, 750).T, columns=[f"Item_{i}" for i in range(1, 11)])
+    covariates = pd.DataFrame({"group": mixed_ref["group"], "pseudoIQ": mixed_ref["pseudoIQ"]})
+    return data, covariates
+
+
+@pytest.fixture(scope="module")
+def group_fit(mixed_data):
+    from irtbridge.calibration import calibrate_mixed
+
+    data, covariates = mixed_data
+    with pytest.warns(irtbridge.exceptions.RWarning, match="Continuous variables in covdata"):
+        return calibrate_mixed(data, covariates, fixed="~ 0 + items + group")
+
+
+@pytest.mark.slow
+def test_calibrate_mixed_equals_mixedmirt(group_fit, mixed_ref):
+    fit = group_fit
+    assert list(fit.fixef.index) == mixed_ref["fixef_names"] == ["groupG2", "groupG3"]
+    assert list(fit.fixef.columns) == ["Estimate", "Std.Error", "z.value"]
+    assert abs(fit.loglik - mixed_ref["loglik"]) < TOL
+    np.testing.assert_allclose(fit.fixef["Estimate"], mixed_ref["fixef"], rtol=0, atol=TOL)
+    np.testing.assert_allclose(fit.fixef["Std.Error"], mixed_ref["fixef_se"], rtol=0, atol=TOL)
+    assert abs(fit.random_covariances["Theta"].iloc[0, 0] - mixed_ref["theta_cov"]) < TOL
+    assert fit.options["fixed"] == "~ 0 + items + group" and fit.options["covariates"] == ["group", "pseudoIQ"]
+    theta = fit.randef(ndraws=60, thin=3, seed=5)["Theta"]
+    np.testing.assert_allclose(theta.to_numpy().ravel(), mixed_ref["randef_theta"], rtol=0, atol=TOL)
+
+
+def test_calibrate_mixed_lltm_equals_item_formula(mixed_data, mixed_ref):
+    from irtbridge.calibration import calibrate_mixed
+
+    data, _ = mixed_data
+    design = pd.DataFrame({"difficulty": ["easy"] * 5 + ["hard"] * 5}, index=data.columns)
+    fit = calibrate_mixed(data, item_covariates=design.iloc[::-1], item_formula="~ 0 + difficulty")  # by name
+    assert list(fit.fixef.index) == ["difficultyeasy", "difficultyhard"]
+    assert abs(fit.loglik - mixed_ref["lltm_loglik"]) < TOL
+    np.testing.assert_allclose(fit.fixef["Estimate"], mixed_ref["lltm_fixef"], rtol=0, atol=TOL)
+    np.testing.assert_allclose(fit.fixef["Std.Error"], mixed_ref["lltm_se"], rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(fixed="~ 0 + items + nope"), "fixed: 'nope' is not a covariate"),
+    (dict(fixed="group ~ items"), "fixed: write a one-sided formula"),
+    (dict(fixed=3), "fixed must be formula text"),
+    (dict(random="~ 1 | grp"), "random: 'grp' is not a covariate"),
+    (dict(random=["~ 1 | group", 2]), "random must be formula text"),
+    (dict(itemtype=["Rasch"]), r"itemtype must be a mirt item type \(e.g. 'Rasch'\) or one per item \(10\)"),
+    (dict(item_formula="~ 0 + difficulty"), "item_formula needs item_covariates"),
+    (dict(item_covariates=pd.DataFrame({"d": [1.0, 2.0]}), item_formula="~ d"), "item_covariates: 2 rows for 10 items"),
+    (dict(item_covariates=pd.DataFrame({"d": [1.0] * 10}), item_formula="~ 0 + e"), "item_formula: 'e' is not a covariate"),
+    (dict(se="yes"), "se must be True or False"),
+    (dict(TOLL=1), "calibrate_mixed takes no option 'TOLL'"),
+])
+def test_calibrate_mixed_bad_input(mixed_data, kwargs, message):
+    from irtbridge.calibration import calibrate_mixed
+
+    data, covariates = mixed_data
+    if "item_formula" in kwargs:
+        covariates = None
+    with pytest.raises(ValidationError, match=message) as err:
+        calibrate_mixed(data, covariates, **kwargs)
+    assert "\n" not in str(err.value)
+
+
+def test_calibrate_mixed_formula_executes_nothing(mixed_data, tmp_path):
+    from irtbridge.calibration import calibrate_mixed
+
+    data, covariates = mixed_data
+    marker = tmp_path / "ran"
+    for fixed, random in ((f"~ 0 + items + system('touch {marker}')", None),
+                          ("~ 0 + items", f"~ 1 | system('touch {marker}')")):
+        with pytest.raises(ValidationError, match="'system' is not allowed in a (fixed|random)-effects formula"):
+            calibrate_mixed(data, covariates, fixed=fixed, random=random)
+    assert not marker.exists()
+
+
+def test_calibrate_mixed_lltm_refuses_person_effects(mixed_data):
+    from irtbridge.calibration import calibrate_mixed
+
+    data, covariates = mixed_data
+    design = pd.DataFrame({"d": [1.0] * 5 + [0.0] * 5})
+    with pytest.raises(ValidationError, match="covariates: the item_formula LLTM is fitted by mirt"):
+        calibrate_mixed(data, covariates, item_covariates=design, item_formula="~ d")

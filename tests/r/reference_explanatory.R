@@ -38,17 +38,20 @@ if (part == "mixed") {
   d <- matrix(rnorm(10), 10)
   Theta <- matrix(sort(rnorm(N)))
   pseudoIQ <- Theta * 5 + 100 + rnorm(N, 0, 5)
-  group <- factor(rep(c("G1", "G2", "G3"), each = N / 3))
+  group <- rep(c("G1", "G2", "G3"), each = N / 3)
   data <- simdata(a, d, N, itemtype = rep("2PL", 10), Theta = Theta)
   covdata <- data.frame(group, pseudoIQ)
-  mod <- mixedmirt(data, covdata, 1, fixed = ~ 0 + items + group, verbose = FALSE, draws = 1)
-  fe <- coef(mod)
-  set.seed(1)
+  mod <- mixedmirt(data, covdata, 1, fixed = ~ 0 + items + group, verbose = FALSE)
+  fixed <- summary(mod, verbose = FALSE)$fixed
+  set.seed(5); re <- randef(mod, ndraws = 60, thin = 3)
   itemdesign <- data.frame(difficulty = factor(rep(c("easy", "hard"), each = 5)))
-  rownames(itemdesign) <- colnames(data)
-  lltm <- mixedmirt(data, covdata, 1, fixed = ~ 0 + difficulty, itemdesign = itemdesign, verbose = FALSE)
-  out <- list(data = as.vector(data), group = as.character(group), pseudoIQ = pseudoIQ,
-              loglik = extract.mirt(mod, "logLik"), fixef = unname(fixef(mod)), fixef_names = names(fixef(mod)),
-              lltm_loglik = extract.mirt(lltm, "logLik"), lltm_fixef = unname(fixef(lltm)))
+  lltm <- mirt(data, 1, "Rasch", item.formula = ~ 0 + difficulty, itemdesign = itemdesign, SE = TRUE, verbose = FALSE)
+  first <- coef(lltm, printSE = TRUE)[[1]]
+  out <- list(data = as.vector(data), group = group, pseudoIQ = as.vector(pseudoIQ),
+              loglik = extract.mirt(mod, "logLik"), fixef = fixed$Estimate, fixef_se = fixed$Std.Error,
+              fixef_names = rownames(fixed), theta_cov = summary(mod, verbose = FALSE)$random$Theta[1, 1],
+              randef_theta = as.vector(re$Theta),
+              lltm_loglik = extract.mirt(lltm, "logLik"), lltm_fixef = unname(first[1, c("difficultyeasy", "difficultyhard")]),
+              lltm_se = unname(first[2, c("difficultyeasy", "difficultyhard")]))
 }
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE), args[2])
