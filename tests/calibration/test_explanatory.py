@@ -205,6 +205,19 @@ def test_calibrate_mixed_lltm_equals_item_formula(mixed_data, mixed_ref):
     np.testing.assert_allclose(fit.fixef["Std.Error"], mixed_ref["lltm_se"], rtol=0, atol=TOL)
 
 
+@pytest.mark.slow
+def test_calibrate_mixed_item_covariates_equal_mixedmirt(mixed_data, mixed_ref):
+    from irtbridge.calibration import calibrate_mixed
+
+    data, _ = mixed_data
+    design = pd.DataFrame({"difficulty": ["easy"] * 5 + ["hard"] * 5})  # in the order of the items
+    fit = calibrate_mixed(data, None, fixed="~ 0 + difficulty", item_covariates=design)
+    assert fit.options["item_covariates"] == ["difficulty"] and "covariates" not in fit.options
+    assert abs(fit.loglik - mixed_ref["design_loglik"]) < TOL
+    np.testing.assert_allclose(fit.fixef["Estimate"], mixed_ref["design_fixef"], rtol=0, atol=TOL)
+    np.testing.assert_allclose(fit.fixef["Std.Error"], mixed_ref["design_se"], rtol=0, atol=TOL)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(fixed="~ 0 + items + nope"), "fixed: 'nope' is not a covariate"),
     (dict(fixed="group ~ items"), "fixed: write a one-sided formula"),

@@ -47,11 +47,15 @@ if (part == "mixed") {
   itemdesign <- data.frame(difficulty = factor(rep(c("easy", "hard"), each = 5)))
   lltm <- mirt(data, 1, "Rasch", item.formula = ~ 0 + difficulty, itemdesign = itemdesign, SE = TRUE, verbose = FALSE)
   first <- coef(lltm, printSE = TRUE)[[1]]
+  by_design <- mixedmirt(data, NULL, 1, fixed = ~ 0 + difficulty, itemdesign = itemdesign, verbose = FALSE)
   out <- list(data = as.vector(data), group = group, pseudoIQ = as.vector(pseudoIQ),
               loglik = extract.mirt(mod, "logLik"), fixef = fixed$Estimate, fixef_se = fixed$Std.Error,
               fixef_names = rownames(fixed), theta_cov = summary(mod, verbose = FALSE)$random$Theta[1, 1],
               randef_theta = as.vector(re$Theta),
               lltm_loglik = extract.mirt(lltm, "logLik"), lltm_fixef = unname(first[1, c("difficultyeasy", "difficultyhard")]),
-              lltm_se = unname(first[2, c("difficultyeasy", "difficultyhard")]))
+              lltm_se = unname(first[2, c("difficultyeasy", "difficultyhard")]),
+              design_loglik = extract.mirt(by_design, "logLik"),
+              design_fixef = summary(by_design, verbose = FALSE)$fixed$Estimate,
+              design_se = summary(by_design, verbose = FALSE)$fixed$Std.Error)
 }
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE), args[2])
