@@ -238,6 +238,20 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     itemtype = itemtype, itemdesign = item_covariates, SE = se, ...)``; with ``item_formula``:
     ``mirt(data, 1, itemtype, item.formula = item_formula, itemdesign = item_covariates, SE = se, ...)``.
     mixedmirt estimates by MH-RM, which mirt seeds itself: the same call gives the same numbers.
+
+    Examples
+    --------
+    An LLTM on LSAT7: the five Rasch intercepts as the effects of two item blocks (R: ``mirt(data, 1,
+    "Rasch", item.formula = ~ 0 + block, itemdesign = design)``):
+
+    >>> import pandas as pd
+    >>> from irtbridge.calibration import calibrate_mixed
+    >>> from irtbridge.datasets import response_dataset
+    >>> lsat7 = response_dataset("LSAT7")                                   # doctest: +R
+    >>> design = pd.DataFrame({"block": ["A", "A", "B", "B", "B"]}, index=lsat7.columns)
+    >>> fit = calibrate_mixed(lsat7, item_covariates=design, item_formula="~ 0 + block", se=False)
+    >>> list(fit.fixef.index), round(fit.loglik, 3)
+    (['blockA', 'blockB'], -2797.687)
     """
     from irtbridge._r import session
     from irtbridge.calibration.latent import _covariate_columns
