@@ -51,9 +51,16 @@ def _():
     return np.r_[fit.loglik, fit.fixef["Estimate"].to_numpy()]
 
 
-not_expressible("07-mixedmirt", "mixedmirt, polytomous, random intercepts",
-                "mixedmirt(Science, covdat, model, random = ~ 1|group, itemtype = 'graded')",
-                "as above: R formulas")
+@case("07-mixedmirt", "mixedmirt, polytomous, random intercepts", FIRST,
+      "covdat <- data.frame(group = factor(rep(paste0('G', 1:20), length.out = nrow(Science)))); "
+      "m <- mixedmirt(Science, covdat, 1, draws = 10, random = ~ 1|group, itemtype = 'graded', verbose = FALSE, "
+      "SE = FALSE); c(logLik(m), mod2values(m)$value)")
+def _():
+    data = science()
+    cov = pd.DataFrame({"group": [f"G{i % 20 + 1}" for i in range(len(data))]})
+    fit = irtbridge.calibration.calibrate_mixed(data, cov, fixed="~ 1", random="~ 1 | group", itemtype="graded",
+                                                se=False, draws=10)
+    return np.r_[fit.loglik, fit.parameters["value"].to_numpy(dtype=float)]
 
 # === test-08-createItem: user-defined item types ===================================================
 not_expressible("08-createItem", "custom item 'old2PL'",

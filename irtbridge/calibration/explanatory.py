@@ -303,7 +303,11 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
                  **({"random": randoms} if randoms else {}),
                  **({"covariates": list(person)} if person else {}),
                  **({"item_covariates": list(design)} if design else {})}
-    fixef = out["fixed"] if isinstance(out["fixed"], pd.DataFrame) else pd.DataFrame(out["fixed"])
+    columns = ("Estimate", "Std.Error", "z.value")
+    terms = out.get("fixed")
+    fixef = (pd.DataFrame({c: np.atleast_1d(np.asarray(terms[c], dtype=float)) for c in columns},
+                          index=[str(t) for t in np.atleast_1d(terms["terms"])])
+             if terms is not None else pd.DataFrame({c: pd.Series(dtype=float) for c in columns}))
     return MixedCalibration(
         fixef=fixef.astype(float), random_covariances={str(k): v for k, v in out["random"].items()},
         parameters=out["values"], loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),

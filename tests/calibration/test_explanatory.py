@@ -218,6 +218,23 @@ def test_calibrate_mixed_item_covariates_equal_mixedmirt(mixed_data, mixed_ref):
     np.testing.assert_allclose(fit.fixef["Std.Error"], mixed_ref["design_se"], rtol=0, atol=TOL)
 
 
+def test_calibrate_mixed_random_intercepts_equal_mixedmirt(tmp_path_factory):
+    from irtbridge.calibration import calibrate_mixed
+
+    ref = _reference("random", tmp_path_factory)
+    science = response_dataset("Science")
+    fit = calibrate_mixed(science, pd.DataFrame({"group": ref["group"]}), fixed="~ 1", random="~ 1 | group",
+                          itemtype="graded", se=False, draws=10)
+    assert fit.fixef.empty and list(fit.fixef.columns) == ["Estimate", "Std.Error", "z.value"]
+    assert fit.options["random"] == ["~ 1 | group"]
+    assert abs(fit.loglik - ref["loglik"]) < TOL
+    np.testing.assert_allclose(fit.parameters["value"].to_numpy(dtype=float), ref["values"], rtol=0, atol=TOL)
+    assert abs(fit.random_covariances["group"].iloc[0, 0] - ref["cov_group"]) < TOL
+    effects = fit.randef(ndraws=30, thin=3, seed=3)
+    assert list(effects) == ["Theta", "group"] and list(effects["group"].index) == ref["randef_levels"]
+    np.testing.assert_allclose(effects["group"].to_numpy().ravel(), ref["randef_group"], rtol=0, atol=TOL)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(fixed="~ 0 + items + nope"), "fixed: 'nope' is not a covariate"),
     (dict(fixed="group ~ items"), "fixed: write a one-sided formula"),

@@ -1,6 +1,6 @@
 # Reference values for tests/calibration/test_explanatory.py: boot.mirt, SE.type, fixedCalib and
 # mixedmirt called directly (none of irtbridge's R helpers).
-#   Rscript tests/r/reference_explanatory.R boot|fixed|mixed OUT.json
+#   Rscript tests/r/reference_explanatory.R boot|fixed|mixed|random OUT.json
 suppressPackageStartupMessages({ library(mirt); library(jsonlite) })
 args <- commandArgs(trailingOnly = TRUE)
 part <- args[1]
@@ -57,5 +57,14 @@ if (part == "mixed") {
               design_loglik = extract.mirt(by_design, "logLik"),
               design_fixef = summary(by_design, verbose = FALSE)$fixed$Estimate,
               design_se = summary(by_design, verbose = FALSE)$fixed$Std.Error)
+}
+if (part == "random") {
+  covdat <- data.frame(group = rep(paste0("G", 1:20), length.out = nrow(Science)))
+  m <- mixedmirt(Science, covdat, 1, draws = 10, random = ~ 1 | group, itemtype = "graded", verbose = FALSE,
+                 SE = FALSE)
+  set.seed(3); re <- randef(m, ndraws = 30, thin = 3)
+  out <- list(group = covdat$group, loglik = extract.mirt(m, "logLik"), values = mod2values(m)$value,
+              cov_group = summary(m, verbose = FALSE)$random$group[1, 1], randef_group = as.vector(re$group),
+              randef_levels = rownames(re$group))
 }
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE), args[2])

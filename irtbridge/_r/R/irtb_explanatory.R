@@ -56,6 +56,9 @@ irtb_columns_df <- function(columns, row_names = NULL) {
 # What Python reads from a mixedmirt or LLTM fit: the fixed effects as summary() prints them
 # (Estimate, Std.Error, z.value), the random-effect covariances, mod2values and the fit statistics.
 irtb_mixed_result <- function(fit, fixed) {
+  # columns travel one by one (NULL when there are no fixed effects: empty vectors do not convert)
+  fixed <- if (nrow(fixed)) list(terms = rownames(fixed), Estimate = fixed$Estimate, Std.Error = fixed$Std.Error,
+                                 z.value = fixed$z.value)
   list(model = fit, fixed = fixed, random = lapply(summary_random(fit), as.data.frame),
        values = mirt::mod2values(fit), loglik = mirt::extract.mirt(fit, "logLik"),
        aic = mirt::extract.mirt(fit, "AIC"), bic = mirt::extract.mirt(fit, "BIC"),
