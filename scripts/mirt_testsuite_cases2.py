@@ -36,19 +36,31 @@ def _():
     return np.r_[pv.loc[pv["draw"] == 0, "F1"].to_numpy()[:4], pv.loc[pv["draw"] == 1, "F1"].to_numpy()[:4]]
 
 
-@case("07-mixedmirt", "boot.mirt of the regression", PASS,
+@case("07-mixedmirt", "boot.mirt of the regression", FIRST,
       f"{R_LR}; set.seed(1); as.numeric(boot.mirt(m, R = 3)$t)")
 def _():
-    return col(pd.DataFrame(M.boot_mirt(lr_fit(), R=3, seed=1)["t"]))
+    return col(lr_fit().bootstrap(3, seed=1, keep_draws=True))
 
 
-not_expressible("07-mixedmirt", "mixedmirt, group as fixed effect",
-                "mixedmirt(data, covdata, model, fixed = ~ 0 + items + group)",
-                "mixedmirt needs R formulas (fixed=, random=); the passthrough passes data, never R code, and "
-                "irtbridge has no mixedmirt wrapper yet")
-not_expressible("07-mixedmirt", "mixedmirt, polytomous, random intercepts",
-                "mixedmirt(Science, covdat, model, random = ~ 1|group, itemtype = 'graded')",
-                "as above: R formulas")
+@case("07-mixedmirt", "mixedmirt, group as fixed effect", FIRST,
+      f"{R_MIXED}; mod <- mixedmirt(data, covdata, 1, fixed = ~ 0 + items + group, verbose = FALSE); "
+      "c(logLik(mod), summary(mod, verbose = FALSE)$fixed$Estimate)")
+def _():
+    data, cov = mixed()
+    fit = irtbridge.calibration.calibrate_mixed(data, cov, fixed="~ 0 + items + group")
+    return np.r_[fit.loglik, fit.fixef["Estimate"].to_numpy()]
+
+
+@case("07-mixedmirt", "mixedmirt, polytomous, random intercepts", FIRST,
+      "covdat <- data.frame(group = factor(rep(paste0('G', 1:20), length.out = nrow(Science)))); "
+      "m <- mixedmirt(Science, covdat, 1, draws = 10, random = ~ 1|group, itemtype = 'graded', verbose = FALSE, "
+      "SE = FALSE); c(logLik(m), mod2values(m)$value)")
+def _():
+    data = science()
+    cov = pd.DataFrame({"group": [f"G{i % 20 + 1}" for i in range(len(data))]})
+    fit = irtbridge.calibration.calibrate_mixed(data, cov, fixed="~ 1", random="~ 1 | group", itemtype="graded",
+                                                se=False, draws=10)
+    return np.r_[fit.loglik, fit.parameters["value"].to_numpy(dtype=float)]
 
 # === test-08-createItem: user-defined item types ===================================================
 not_expressible("08-createItem", "custom item 'old2PL'",
@@ -363,9 +375,18 @@ def _():
 
 
 # === test-18-LLTM =====================================================================================
-not_expressible("18-LLTM", "LLTM (item.formula)",
-                "mirt(dat, itemtype = 'Rasch', item.formula = ~ 0 + difficulty, itemdesign = itemdesign)",
-                "item.formula is an R formula; the passthrough passes none and irtbridge has no LLTM wrapper yet")
+@case("18-LLTM", "LLTM (item.formula)", FIRST,
+      f"{R_MIXED}; itemdesign <- data.frame(difficulty = factor(rep(c('easy', 'hard'), each = 5))); "
+      "m <- mirt(data, 1, 'Rasch', item.formula = ~ 0 + difficulty, itemdesign = itemdesign, verbose = FALSE); "
+      "c(logLik(m), coef(m)[[1]][1, c('difficultyeasy', 'difficultyhard')])")
+def _():
+    data, _ = mixed()
+    design = pd.DataFrame({"difficulty": ["easy"] * 5 + ["hard"] * 5}, index=data.columns)
+    fit = irtbridge.calibration.calibrate_mixed(data, item_covariates=design, item_formula="~ 0 + difficulty",
+                                                se=False)
+    return np.r_[fit.loglik, fit.fixef["Estimate"].to_numpy()]
+
+
 not_expressible("18-LLTM", "MLTM (item.formula per trait)",
                 "mirt(dat, syntax, itemtype, itemdesign = itemdesign, item.formula = list(theta1 ~ ..., theta2 ~ ...))",
                 "as above: R formulas")

@@ -47,10 +47,10 @@ table.loc[fix, "est"] = False
 table.loc[table["name"].isin(["MEAN_1", "COV_11"]), "est"] = True
 linked = irtbridge.calibrate(form_b, "2PL", parameters=table)
 print(linked.items.loc[["Item.13", "Item.21"]])  # a common item, a new one
-# mirt's fixed-item calibration (Kim, 2006): no first-class wrapper yet, so the passthrough
+# mirt's fixed-item calibration (Kim, 2006): form B's answers, NaN for the items it did not have
 form_b_all = scored.loc[admin == "second"].copy()
 form_b_all[items[:12]] = np.nan
-fixed = irtbridge.mirt.fixedCalib(form_b_all, 1, old_mod=fit_a)
+fixed = irtbridge.calibration.calibrate_fixed(form_b_all, fit_a)
 
 # ---- Numbers compared by tests/test_migration_guide.py ----
 if __name__ == "__main__":

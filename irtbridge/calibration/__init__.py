@@ -11,7 +11,9 @@ per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`
 :mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``), :mod:`~irtbridge.calibration.functioning`
 (``DRF``, ``DTF``, ``empirical_ES`` on group fits, :func:`sibtest`), :mod:`~irtbridge.calibration.bifactor`
 (:func:`calibrate_bifactor`: mirt's ``bfactor``) and :mod:`~irtbridge.calibration.classes`
-(:func:`calibrate_classes`: latent class models, mirt's ``mdirt``).
+(:func:`calibrate_classes`: latent class models, mirt's ``mdirt``), :mod:`~irtbridge.calibration.explanatory`
+(:func:`calibrate_fixed`: fixed-item calibration, mirt's ``fixedCalib``; :func:`calibrate_mixed`:
+explanatory IRT, mirt's ``mixedmirt`` and the LLTM).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from irtbridge.calibration.bifactor import calibrate_bifactor
 from irtbridge.calibration.classes import ClassCalibration, calibrate_classes, class_parameter_table
 from irtbridge.calibration.diagnostics import compare
+from irtbridge.calibration.explanatory import MixedCalibration, calibrate_fixed, calibrate_mixed
 from irtbridge.calibration.functioning import sibtest
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
@@ -31,4 +34,4 @@ from irtbridge.calibration.spec import ModelSpec
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
            "calibrate_groups", "dif", "GroupCalibration", "score_key",
            "simulate", "sibtest", "calibrate_bifactor", "calibrate_classes", "class_parameter_table",
-           "ClassCalibration"]
+           "ClassCalibration", "calibrate_fixed", "calibrate_mixed", "MixedCalibration"]

@@ -281,6 +281,70 @@ class InferenceMixin:
         index = pd.Index([str(t) for t in np.atleast_1d(out["test"])], name="parnum")
         return pd.DataFrame({k: np.atleast_1d(np.asarray(out[k], dtype=float)) for k in ("X2", "df", "p")}, index=index)
 
+    def bootstrap(self, draws: int = 100, seed: int | None = None, *, keep_draws: bool = False) -> pd.DataFrame:
+        """Bootstrapped standard errors: the model refitted to ``draws`` resamples of the respondents.
+
+        Parameters
+        ----------
+        draws : int, default 100
+            Number of bootstrap resamples (mirt's ``R``); each is one refit, so this costs ``draws`` fits.
+        seed : int, optional
+            Seeds R's generator first (``set.seed(seed)``), so the draws are reproducible; default: R's
+            current stream.
+        keep_draws : bool, default False
+            Return the draws themselves instead of their summary.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by (``item``, ``parameter``) as :meth:`coefficients` (mirt's slope-intercept names;
+            group parameters under item ``"GROUP"``), one row per estimated parameter: ``parnum``,
+            ``value`` (this fit's estimate), ``se`` (the standard deviation of the draws), ``bias`` (their
+            mean minus the full-data refit) and ``n`` (draws that converged; the others are NaN and left
+            out). With ``keep_draws=True``: one row per draw, one column per estimated parameter, named as
+            :meth:`vcov` names them (``a1.1``, ``d.2``, ...).
+
+        Notes
+        -----
+        R equivalent: ``set.seed(seed); b <- boot.mirt(fit, R = draws)``; ``se`` is
+        ``apply(b$t, 2, sd, na.rm = TRUE)``, the draws are ``b$t``. Latent regression coefficients are
+        bootstrapped with the items (mirt refits ``covdata`` resampled with the responses).
+
+        Examples
+        --------
+        >>> import irtbridge
+        >>> from irtbridge.datasets import response_dataset
+        >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
+        >>> fit.bootstrap(3, seed=1).shape
+        (10, 5)
+        """
+        from irtbridge._r import session
+
+        model = self._live_mirt("bootstrap")  # type: ignore[attr-defined]
+        if not isinstance(draws, (int, np.integer)) or isinstance(draws, (bool, np.bool_)) or draws < 2:
+            raise ValidationError(f"draws must be an integer >= 2 (bootstrap resamples), got {draws!r}")
+        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))):
+            raise ValidationError(f"seed must be an integer or None, got {seed!r}")
+        if not isinstance(keep_draws, (bool, np.bool_)):
+            raise ValidationError(f"keep_draws must be True or False, got {keep_draws!r}")
+        out = session.call("irtb_mirt_boot", fit=model, R=int(draws), seed=None if seed is None else int(seed))
+        table = out["draws"]
+        values = table.to_numpy(dtype=float, copy=True)
+        if keep_draws:
+            return pd.DataFrame(values, columns=[str(c) for c in table.columns], index=pd.RangeIndex(len(values), name="draw"))
+        index = pd.MultiIndex.from_arrays([list(np.atleast_1d(out["item"])), list(np.atleast_1d(out["parameter"]))],
+                                          names=["item", "parameter"])
+        valid = np.isfinite(values)
+        n = valid.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n > 0, np.nansum(values, axis=0) / np.maximum(n, 1), np.nan)
+            centred = np.where(valid, values - mean, 0.0)
+            se = np.where(n > 1, np.sqrt((centred ** 2).sum(axis=0) / np.maximum(n - 1, 1)), np.nan)
+        return pd.DataFrame({"parnum": np.atleast_1d(out["parnum"]).astype(int),
+                             "value": np.atleast_1d(np.asarray(out["value"], dtype=float)),
+                             "se": se, "bias": mean - np.atleast_1d(np.asarray(out["t0"], dtype=float)),
+                             "n": n.astype(int)}, index=index)
+
     # -- multidimensional item summaries, information --------------------------------------------
     def mdisc(self) -> pd.Series:
         """Multidimensional discrimination of each item, ``sqrt(a' a)`` over its slopes (mirt's ``MDISC``).

@@ -21,7 +21,11 @@ from typing import Any, Mapping
 
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["MIRT_OPTIONS", "GROUP_OPTIONS", "LTM_OPTIONS", "check_options"]
+__all__ = ["MIRT_OPTIONS", "GROUP_OPTIONS", "LTM_OPTIONS", "SE_TYPES", "check_options"]
+
+#: mirt 1.48's ``SE.type`` values (``?mirt``): the information matrix the standard errors come from
+SE_TYPES = ("Oakes", "crossprod", "Richardson", "forward", "central", "Louis", "sandwich", "sandwich.Louis",
+            "SEM", "Fisher", "complete", "MHRM", "numerical")
 
 # formals of mirt:::ESTIMATION and mirt:::makeopts, which both mirt() and multipleGroup() reach through `...`
 _ESTIMATION = (
@@ -83,6 +87,8 @@ def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: s
         if name in allowed:
             if name in out:
                 raise ValidationError(f"{where}: option {name!r} is given twice (as {key!r} and its other spelling)")
+            if name == "SE.type" and value not in SE_TYPES:
+                raise ValidationError(f"{key}={value!r} is not a mirt SE.type; use one of {', '.join(SE_TYPES)}")
             out[name] = value
             continue
         owned = name if name in _OWNED else name.replace("_", ".") if name.replace("_", ".") in _OWNED else None

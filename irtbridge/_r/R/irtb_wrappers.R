@@ -8,32 +8,35 @@
 irtb_formula_functions <- c("~", "+", "-", "*", ":", "^", "/", "(", "%in%", "I", "log", "exp", "sqrt", "abs",
                             "poly", "factor", "scale")
 
-irtb_check_formula_part <- function(x, variables) {
+# `functions` and `what` let other wrappers (mixedmirt's random effects: `|`) reuse the check.
+irtb_check_formula_part <- function(x, variables, functions = irtb_formula_functions, what = "latent-regression",
+                                    arg = "formula") {
   if (is.call(x)) {
     head <- x[[1L]]
-    if (!is.symbol(head) || !(as.character(head) %in% irtb_formula_functions))
-      stop(sprintf("formula: '%s' is not allowed in a latent-regression formula (allowed: %s)",
-                   paste(deparse(head), collapse = ""), paste(irtb_formula_functions[-1L], collapse = " ")),
+    if (!is.symbol(head) || !(as.character(head) %in% functions))
+      stop(sprintf("%s: '%s' is not allowed in a %s formula (allowed: %s)", arg,
+                   paste(deparse(head), collapse = ""), what, paste(functions[-1L], collapse = " ")),
            call. = FALSE)
-    for (a in as.list(x)[-1L]) irtb_check_formula_part(a, variables)
+    for (a in as.list(x)[-1L]) irtb_check_formula_part(a, variables, functions, what, arg)
   } else if (is.symbol(x)) {
     if (!(as.character(x) %in% variables))
-      stop(sprintf("formula: '%s' is not a covariate (covariates: %s)", as.character(x),
+      stop(sprintf("%s: '%s' is not a covariate (covariates: %s)", arg, as.character(x),
                    paste(variables, collapse = ", ")), call. = FALSE)
   } else if (!(is.numeric(x) && length(x) == 1L)) {
-    stop("formula: only covariates, numbers and model-formula operators may appear", call. = FALSE)
+    stop(sprintf("%s: only covariates, numbers and model-formula operators may appear", arg), call. = FALSE)
   }
   invisible(TRUE)
 }
 
 # One-sided formula text -> formula, after every call and name in it was checked.
-irtb_safe_formula <- function(text, variables) {
+irtb_safe_formula <- function(text, variables, functions = irtb_formula_functions, what = "latent-regression",
+                              arg = "formula") {
   lang <- tryCatch(str2lang(text), error = function(e)
-    stop(sprintf("formula: cannot read '%s' as a formula (%s)", text,
+    stop(sprintf("%s: cannot read '%s' as a formula (%s)", arg, text,
                  gsub("\\s+", " ", sub("^<text>:[0-9:]+ ", "", conditionMessage(e)))), call. = FALSE))
   if (!is.call(lang) || !identical(lang[[1L]], as.symbol("~")) || length(lang) != 2L)
-    stop("formula: write a one-sided formula such as '~ x1 + x2'", call. = FALSE)
-  irtb_check_formula_part(lang[[2L]], variables)
+    stop(sprintf("%s: write a one-sided formula such as '~ x1 + x2'", arg), call. = FALSE)
+  irtb_check_formula_part(lang[[2L]], variables, functions, what, arg)
   f <- stats::as.formula(text)
   environment(f) <- asNamespace("stats")  # poly, scale etc. resolve there, never in a user workspace
   f

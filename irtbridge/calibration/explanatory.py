@@ -1,0 +1,354 @@
+"""Linking and explanatory IRT through mirt: fixed-item calibration (:func:`calibrate_fixed`, mirt's
+``fixedCalib``) and mixed-effects IRT (:func:`calibrate_mixed`, mirt's ``mixedmirt``: item and person
+covariates, the LLTM).
+
+Bootstrapped standard errors (``boot.mirt``) are :meth:`Calibration.bootstrap
+<irtbridge.calibration.Calibration.bootstrap>`. Formulas are text parsed and checked in R before they
+become formulas (as the latent regression of :func:`~irtbridge.calibrate`); nothing a user writes is
+evaluated as R code.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge.calibration.options import check_options
+from irtbridge.calibration.result import Calibration
+from irtbridge.exceptions import RError, ValidationError
+
+__all__ = ["calibrate_fixed", "calibrate_mixed", "MixedCalibration", "FIXED_OPTIONS", "MIXED_OPTIONS"]
+
+#: the estimation options calibrate_fixed passes to mirt (through fixedCalib's ``...``)
+FIXED_OPTIONS = ("TOL", "quadpts", "technical", "optimizer", "control", "accelerate", "SE.type")
+#: the estimation options calibrate_mixed passes to mirt (mixedmirt's or mirt's ``...``)
+MIXED_OPTIONS = ("TOL", "technical", "draws", "optimizer", "control", "SE.type", "quadpts", "method")
+DEFAULT_FIXED = "~ 0 + items + group"
+_PAU = ("MWU", "OWU", "NWU")
+_NEMC = ("MEM", "OEM")
+
+
+def calibrate_fixed(data: Any, old_fit: Calibration, *, PAU: str = "MWU", NEMC: str = "MEM",
+                    **options: Any) -> Calibration:
+    """Fixed-item calibration: new items put on an old fit's scale through the items the forms share.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The new form: rows are new respondents, columns items, named as the old fit names them where
+        the items are shared. The old fit's items present here are the anchors (their parameters stay
+        fixed); the old items missing here are added as all-missing columns (mirt's NA placeholders).
+        Columns not in the old fit are the new items, calibrated.
+    old_fit : Calibration
+        A one-factor mirt fit of the old form made in this process (its live model is needed).
+    PAU : {"MWU", "OWU", "NWU"}, default "MWU"
+        mirt's prior-update method: multiple, one or no weights updating of the latent density.
+    NEMC : {"MEM", "OEM"}, default "MEM"
+        mirt's EM: multiple EM cycles, or one (Wainer & Mislevy's OEM).
+    **options
+        mirt's estimation options for the calibration: ``TOL``, ``quadpts``, ``technical``,
+        ``optimizer``, ``control``, ``accelerate``, ``SE_type`` (:data:`FIXED_OPTIONS`).
+
+    Returns
+    -------
+    Calibration
+        Every item, old ones first (in the old fit's order), then the new ones: the anchors and the
+        other old items at the old fit's values, the new items estimated on the old fit's scale. The
+        fit covers the old and the new respondents together, with an empirical-histogram latent density;
+        ``options`` records ``PAU``, ``NEMC`` and ``anchors``. No standard errors (mirt's ``fixedCalib``
+        computes none).
+
+    Notes
+    -----
+    R equivalent: ``fixedCalib(data, model = 1, old_mod = old_fit, PAU = PAU, NEMC = NEMC, ...)``, with
+    ``data`` holding every item of ``old_fit`` (NA where not administered).
+    """
+    from irtbridge._r import session
+    from irtbridge.calibration.engines.rbacked import from_r_model
+
+    if not isinstance(old_fit, Calibration):
+        raise ValidationError(f"old_fit must be a Calibration (a mirt fit of the old form), got {type(old_fit).__name__}")
+    old_model = old_fit._live_mirt("calibrate_fixed(old_fit=...)")
+    if len(old_fit.factors) != 1:
+        raise ValidationError(f"old_fit: fixedCalib links one-factor models; this fit has {len(old_fit.factors)} factors")
+    if PAU not in _PAU:
+        raise ValidationError(f"PAU must be one of {', '.join(_PAU)}, got {PAU!r}")
+    if NEMC not in _NEMC:
+        raise ValidationError(f"NEMC must be one of {', '.join(_NEMC)}, got {NEMC!r}")
+    options = check_options(options, FIXED_OPTIONS, "calibrate_fixed")
+    frame = _response_frame(data, "data")
+    old_items = [str(n) for n in old_fit.item_names]
+    anchors = [n for n in old_items if n in frame.columns]
+    if not anchors:
+        raise ValidationError(f"data: no column is an item of old_fit ({', '.join(old_items[:5])}...); the "
+                              "shared items (anchors) link the forms")
+    placeholders = [n for n in old_items if n not in frame.columns]
+    values = np.hstack([frame.to_numpy(dtype=float), np.full((len(frame), len(placeholders)), np.nan)])
+    names = [*frame.columns, *placeholders]
+    model = session.call("irtb_mirt_fixed_calib", data=np.ascontiguousarray(values), item_names=names,
+                         old=old_model, PAU=PAU, NEMC=NEMC, options=options)
+    fit = from_r_model(model)
+    return fit._replace(options={**fit.options, **options, "PAU": PAU, "NEMC": NEMC, "anchors": anchors,
+                                 "dentype": "EH"})
+
+
+def _response_frame(data: Any, name: str) -> pd.DataFrame:
+    """A DataFrame of numeric responses with string column names (NaN missing)."""
+    if not isinstance(data, pd.DataFrame) or data.shape[1] == 0 or data.shape[0] == 0:
+        raise ValidationError(f"{name} must be a non-empty DataFrame of responses with item names as columns, "
+                              f"got {type(data).__name__}")
+    frame = data.rename(columns=str)
+    if frame.columns.duplicated().any():
+        raise ValidationError(f"{name} has duplicate column names: {sorted(set(frame.columns[frame.columns.duplicated()]))}")
+    bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c].dtype)]
+    if bad:
+        raise ValidationError(f"{name}: column {bad[0]!r} is not numeric; responses are numbers (NaN missing)")
+    return frame
+
+
+@dataclass(frozen=True, eq=False)
+class MixedCalibration:
+    """The result of :func:`calibrate_mixed`: a mixed-effects (explanatory) IRT model.
+
+    Attributes
+    ----------
+    fixef : DataFrame
+        The fixed effects, one row per term (R's names, e.g. ``groupG2``, ``difficultyhard``), columns
+        ``Estimate, Std.Error, z.value`` as ``summary(mod)`` prints them (NaN errors without SEs). The
+        ``items`` term of ``fixed`` gives each item its own intercept: those are the items' ``d`` rows
+        of :attr:`parameters`, not rows here.
+    random_covariances : dict of str to DataFrame
+        The latent trait's covariance (``"Theta"``) and each random effect's (named by its grouping
+        variable, rows and columns ``COV_<name>``); correlations above the diagonal.
+    parameters : DataFrame
+        mirt's ``mod2values`` table: every parameter with its number, value, bounds and ``est``.
+    loglik, aic, bic : float
+    n_parameters : int
+    converged : bool
+    iterations : int
+    options : dict
+        The effective arguments (formulas as text, covariate names, item types, estimation options).
+    warnings : tuple of str
+        R's warnings during the fit (also raised as :class:`~irtbridge.exceptions.RWarning`).
+    r_model : RObject or None
+        The live mirt model (``MixedClass``, or ``SingleGroupClass`` for the ``item_formula`` LLTM).
+    """
+
+    fixef: pd.DataFrame
+    random_covariances: Mapping[str, pd.DataFrame]
+    parameters: pd.DataFrame
+    loglik: float
+    aic: float
+    bic: float
+    n_parameters: int
+    converged: bool
+    iterations: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    r_model: Any = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "r_model": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def randef(self, ndraws: int = 1000, thin: int = 10, seed: int | None = None) -> dict[str, pd.DataFrame]:
+        """The random effects' values (and each respondent's trait), by MCMC draws from the fit.
+
+        Parameters
+        ----------
+        ndraws : int, default 1000
+            Metropolis-Hastings draws (mirt's ``ndraws``).
+        thin : int, default 10
+            Keep every ``thin``-th draw (mirt's ``thin``).
+        seed : int, optional
+            ``set.seed(seed)`` first, for reproducible draws; default: R's current stream.
+
+        Returns
+        -------
+        dict of str to DataFrame
+            ``"Theta"``: one row per respondent; one more entry per random effect, one row per level.
+
+        Notes
+        -----
+        R equivalent: ``set.seed(seed); randef(mod, ndraws = ndraws, thin = thin)``.
+        """
+        from irtbridge._r import session
+
+        if self.r_model is None:
+            raise ValidationError("randef needs the live model of a fit made in this process (this one was pickled)")
+        for name, value in (("ndraws", ndraws), ("thin", thin)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
+                raise ValidationError(f"{name} must be a positive integer, got {value!r}")
+        if thin > ndraws:
+            raise ValidationError(f"thin must not exceed ndraws ({ndraws}), got {thin!r}")
+        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))):
+            raise ValidationError(f"seed must be an integer or None, got {seed!r}")
+        out = session.call("irtb_mirt_randef", fit=self.r_model, ndraws=int(ndraws), thin=int(thin),
+                           seed=None if seed is None else int(seed))
+        return {str(k): v if isinstance(v, pd.DataFrame) else pd.DataFrame(v) for k, v in out.items()}
+
+
+def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAULT_FIXED, random: Any = None,
+                    itemtype: Any = "Rasch", item_covariates: Any = None, item_formula: str | None = None, *,
+                    se: bool = True, **options: Any) -> MixedCalibration:
+    """Explanatory IRT: item and person covariates as fixed and random effects (mirt's ``mixedmirt``),
+    or the linear logistic test model by an item formula (mirt's ``item.formula``).
+
+    Parameters
+    ----------
+    data : DataFrame
+        Responses: rows respondents, columns items (NaN missing).
+    covariates : DataFrame, optional
+        Person covariates, one row per respondent in the order of ``data`` (mirt's ``covdata``); text
+        columns are categorical.
+    fixed : str or None, default ``"~ 0 + items + group"``
+        The fixed effects as R formula text (mirt's ``fixed``) over the covariates, the item covariates
+        and ``items`` (one intercept per item). Parsed and checked in R, never evaluated as code.
+    random : str or list of str, optional
+        Random effects, e.g. ``"~ 1 | group"`` (mirt's ``random``; a list for several).
+    itemtype : str or list of str, default "Rasch"
+        mirt's item types (one, or one per item).
+    item_covariates : DataFrame, optional
+        Item covariates, one row per item (indexed by item name, or in the order of ``data``'s columns;
+        mirt's ``itemdesign``).
+    item_formula : str, optional
+        The LLTM: item intercepts as a linear function of ``item_covariates`` (mirt's ``item.formula``,
+        fitted by ``mirt()``). Excludes ``covariates``, ``random`` and a ``fixed`` other than the default.
+    se : bool, default True
+        Standard errors of the fixed effects (mirt's ``SE``).
+    **options
+        mirt's estimation options: :data:`MIXED_OPTIONS` (``draws``, ``technical``, ``TOL``...).
+
+    Returns
+    -------
+    MixedCalibration
+        ``fixef``, ``random_covariances``, ``parameters``, ``loglik``...; ``randef()`` draws the
+        random effects.
+
+    Notes
+    -----
+    R equivalent: ``mixedmirt(data, covdata = covariates, model = 1, fixed = fixed, random = random,
+    itemtype = itemtype, itemdesign = item_covariates, SE = se, ...)``; with ``item_formula``:
+    ``mirt(data, 1, itemtype, item.formula = item_formula, itemdesign = item_covariates, SE = se, ...)``.
+    mixedmirt estimates by MH-RM, which mirt seeds itself: the same call gives the same numbers.
+
+    Examples
+    --------
+    An LLTM on LSAT7: the five Rasch intercepts as the effects of two item blocks (R: ``mirt(data, 1,
+    "Rasch", item.formula = ~ 0 + block, itemdesign = design)``):
+
+    >>> import pandas as pd
+    >>> from irtbridge.calibration import calibrate_mixed
+    >>> from irtbridge.datasets import response_dataset
+    >>> lsat7 = response_dataset("LSAT7")                                   # doctest: +R
+    >>> design = pd.DataFrame({"block": ["A", "A", "B", "B", "B"]}, index=lsat7.columns)
+    >>> fit = calibrate_mixed(lsat7, item_covariates=design, item_formula="~ 0 + block", se=False)
+    >>> list(fit.fixef.index), round(fit.loglik, 3)
+    (['blockA', 'blockB'], -2797.687)
+    """
+    from irtbridge._r import session
+    from irtbridge.calibration.latent import _covariate_columns
+
+    frame = _response_frame(data, "data")
+    names = [str(c) for c in frame.columns]
+    if not isinstance(se, (bool, np.bool_)):
+        raise ValidationError(f"se must be True or False, got {se!r}")
+    types = _itemtype(itemtype, len(names))
+    options = check_options(options, MIXED_OPTIONS, "calibrate_mixed")
+    person = _covariate_columns(covariates, frame) if covariates is not None else None
+    design = _item_columns(item_covariates, names) if item_covariates is not None else None
+    randoms = _random(random)
+    if item_formula is not None:
+        if not isinstance(item_formula, str):
+            raise ValidationError(f"item_formula must be formula text such as '~ 0 + difficulty', got {item_formula!r}")
+        if design is None:
+            raise ValidationError("item_formula needs item_covariates (a DataFrame with one row per item)")
+        clash = [n for n, v in (("covariates", person), ("random", randoms)) if v] + \
+            (["fixed"] if fixed not in (None, DEFAULT_FIXED) else [])
+        if clash:
+            raise ValidationError(f"{clash[0]}: the item_formula LLTM is fitted by mirt() and takes no {clash[0]}; "
+                                  "use fixed= (mixedmirt) with item_covariates instead")
+    elif fixed is None or not isinstance(fixed, str):
+        raise ValidationError(f"fixed must be formula text such as '~ 0 + items + group', got {fixed!r}")
+    try:
+        session.call("irtb_mixed_formulas", fixed=None if item_formula is not None else fixed.strip(),
+                     random=randoms or None, item_formula=item_formula, variables=list(person or {}),
+                     item_variables=list(design or {}))
+    except RError as exc:  # the formula checks' messages name the argument: a ValidationError
+        message = " ".join(exc.r_message.split())
+        if message.split(":")[0] in ("fixed", "random", "item_formula"):
+            raise ValidationError(message) from None
+        raise
+    values = np.ascontiguousarray(frame.to_numpy(dtype=float))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if item_formula is not None:
+            out = session.call("irtb_mirt_lltm", data=values, item_names=names, itemdesign=design,
+                               item_formula=item_formula.strip(), itemtype=types, se=bool(se), options=options)
+        else:
+            out = session.call("irtb_mirt_mixed", data=values, item_names=names, covdata=person, itemdesign=design,
+                               fixed=fixed.strip(), random=randoms or None, itemtype=types, se=bool(se),
+                               options=options)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=2)
+    effective = {**options, "se": bool(se), "itemtype": itemtype,
+                 **({"item_formula": item_formula.strip()} if item_formula is not None else {"fixed": fixed.strip()}),
+                 **({"random": randoms} if randoms else {}),
+                 **({"covariates": list(person)} if person else {}),
+                 **({"item_covariates": list(design)} if design else {})}
+    columns = ("Estimate", "Std.Error", "z.value")
+    terms = out.get("fixed")
+    fixef = (pd.DataFrame({c: np.atleast_1d(np.asarray(terms[c], dtype=float)) for c in columns},
+                          index=[str(t) for t in np.atleast_1d(terms["terms"])])
+             if terms is not None else pd.DataFrame({c: pd.Series(dtype=float) for c in columns}))
+    return MixedCalibration(
+        fixef=fixef.astype(float), random_covariances={str(k): v for k, v in out["random"].items()},
+        parameters=out["values"], loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),
+        n_parameters=int(out["n_parameters"]), converged=bool(out["converged"]),
+        iterations=int(out["iterations"]), options=effective,
+        warnings=tuple(str(w.message).removeprefix("R: ") for w in caught), r_model=out["model"])
+
+
+def _itemtype(itemtype: Any, n_items: int) -> Any:
+    if isinstance(itemtype, str) and itemtype:
+        return itemtype
+    if isinstance(itemtype, (list, tuple)) and len(itemtype) == n_items and all(isinstance(t, str) and t for t in itemtype):
+        return list(itemtype)
+    raise ValidationError(f"itemtype must be a mirt item type (e.g. 'Rasch') or one per item ({n_items}), got {itemtype!r}")
+
+
+def _random(random: Any) -> list[str]:
+    if random is None:
+        return []
+    items = [random] if isinstance(random, str) else random
+    if not isinstance(items, (list, tuple)) or not items or not all(isinstance(r, str) for r in items):
+        raise ValidationError(f"random must be formula text such as '~ 1 | group', or a list of them, got {random!r}")
+    return [r.strip() for r in items]
+
+
+def _item_columns(design: Any, names: list[str]) -> dict[str, Any]:
+    """Item covariates as named columns in the order of the items (numbers as floats, text as strings)."""
+    if not isinstance(design, pd.DataFrame) or design.shape[1] == 0:
+        raise ValidationError(f"item_covariates must be a DataFrame with one row per item, got {type(design).__name__}")
+    index = [str(i) for i in design.index]
+    if set(index) >= set(names):
+        design = design.set_axis(index).loc[names]
+    elif len(design) != len(names):
+        raise ValidationError(f"item_covariates: {len(design)} rows for {len(names)} items; give one row per item "
+                              "(indexed by item name, or in the order of data's columns)")
+    columns: dict[str, Any] = {}
+    for name, (_, col) in zip(map(str, design.columns), design.items()):
+        if col.isna().any():
+            raise ValidationError(f"item_covariates: column {name!r} has missing values")
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            columns[name] = col.to_numpy(dtype=float).tolist()
+        else:
+            columns[name] = [str(v) for v in col]
+    return columns
