@@ -20,6 +20,7 @@ import pandas as pd
 from irtbridge.calibration.options import check_options
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import RError, ValidationError
+from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["calibrate_fixed", "calibrate_mixed", "MixedCalibration", "FIXED_OPTIONS", "MIXED_OPTIONS"]
 
@@ -111,7 +112,7 @@ def _response_frame(data: Any, name: str) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, eq=False)
-class MixedCalibration:
+class MixedCalibration(WithoutRModel):
     """The result of :func:`calibrate_mixed`: a mixed-effects (explanatory) IRT model.
 
     Attributes
@@ -150,13 +151,6 @@ class MixedCalibration:
     options: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     r_model: Any = field(default=None, repr=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "r_model": None}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
 
     def randef(self, ndraws: int = 1000, thin: int = 10, seed: int | None = None) -> dict[str, pd.DataFrame]:
         """The random effects' values (and each respondent's trait), by MCMC draws from the fit.
