@@ -278,3 +278,16 @@ def test_calibrate_mixed_lltm_refuses_person_effects(mixed_data):
     design = pd.DataFrame({"d": [1.0] * 5 + [0.0] * 5})
     with pytest.raises(ValidationError, match="covariates: the item_formula LLTM is fitted by mirt"):
         calibrate_mixed(data, covariates, item_covariates=design, item_formula="~ d")
+
+
+def test_a_mixed_fit_pickles_without_its_r_model():
+    import pickle
+
+    from irtbridge.calibration.explanatory import MixedCalibration
+
+    fit = MixedCalibration(fixef=pd.DataFrame({"est": [0.1]}), random_covariances={}, parameters=pd.DataFrame(),
+                           loglik=-1.0, aic=4.0, bic=5.0, n_parameters=1, converged=True, iterations=3,
+                           r_model=object())
+    back = pickle.loads(pickle.dumps(fit))
+    assert back.r_model is None and back.loglik == -1.0
+    pd.testing.assert_frame_equal(back.fixef, fit.fixef)
