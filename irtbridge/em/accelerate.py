@@ -66,6 +66,11 @@ def squarem(em: EMMap, x: np.ndarray, project: Callable[[np.ndarray], np.ndarray
         trial = x + 2 * step * r + step**2 * v if step > 1.0 else None
         if trial is not None and project is not None:
             trial = project(trial)
+            if trial is None:  # the step left the parameter space: as a refused step
+                x = x2
+                if bounded:
+                    longest = max(1.0, longest / _GROWTH)
+                continue
         if trial is None:
             x = x2
         else:
