@@ -18,7 +18,7 @@ APT_PACKAGES=(
   python3 python3-venv python3-pip python3-setuptools python3-wheel
   python3-rpy2 python3-numpy python3-pandas python3-scipy python3-sklearn python3-matplotlib
   python3-jinja2 python3-tqdm python3-rich python3-pytest python3-hypothesis
-  python3-dask python3-distributed
+  python3-dask python3-distributed python3-numba
   chromium fonts-dejavu-core
 )
 # needed only to build the CRAN packages from source (cmake: RcppParallel builds its bundled TBB with it;

@@ -197,7 +197,7 @@ def test_setup_list_covers_what_the_code_needs(setup_script):
     apt = set(_apt_packages(setup_script))
     # evaluate/report/batch and their checks: the report page is rendered by Debian's Chromium in the tests
     for needed in ("r-base-core", "python3-rpy2", "python3-jinja2", "python3-tqdm", "python3-distributed",
-                   "python3-dask", "python3-sklearn", "python3-matplotlib", "chromium"):
+                   "python3-dask", "python3-numba", "python3-sklearn", "python3-matplotlib", "chromium"):
         assert needed in apt, needed
 
 

@@ -4,6 +4,9 @@ Modules:
 
 * :mod:`~irtbridge.em.core`: the response layout (:class:`ResponseData`, answered cells only, sparse),
   quadrature, the E-step, the M-steps of rasch, 1PL, 2PL and graded, and :func:`fit_em`;
+* :mod:`~irtbridge.em.window`: the binary E-step on each respondent's window of nodes (numba; exact,
+  most of the work skipped at leaderboard scale);
+* :mod:`~irtbridge.em.accelerate`: SQUAREM, shared by every native fit;
 * :mod:`~irtbridge.em.graded`: the graded model's category terms (Samejima);
 * :mod:`~irtbridge.em.threepl`: the 3PL, maximum likelihood or mirt's MAP with priors, with a monotone
   SQUAREM accelerator;

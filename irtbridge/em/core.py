@@ -36,11 +36,9 @@ The E-step sums are additive over respondents, so they can be computed in chunks
 
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -51,10 +49,12 @@ from scipy.special import expit, log_expit, logsumexp
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
+from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
+from irtbridge.em.window import NodeWindows, pair
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
-           "fit_em", "estep"]
+           "fit_em", "estep", "node_windows"]
 
 EM_MODELS = ("rasch", "1PL", "2PL", "graded")
 THETA_LIM = 6.0
@@ -108,20 +108,6 @@ class ResponseData:
         return right, wrong_t
 
 
-_POOL: list[ThreadPoolExecutor] = []
-_THREADED_CELLS = 200_000  # below this many answered cells a thread costs more than it saves
-
-
-def _pair(cells: Any, first: Callable[[], np.ndarray], second: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """``first()`` and ``second()``, on two threads when the data are big and the machine has two cores."""
-    if (os.cpu_count() or 1) < 2 or cells[0].nnz + cells[1].nnz < _THREADED_CELLS:
-        return first(), second()
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(2, thread_name_prefix="irtbridge-em"))
-    later = _POOL[0].submit(second)
-    return first(), later.result()
-
-
 def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarray:
     """Every respondent's log-likelihood at every node (respondents x nodes), from ``log P`` and ``log Q``
     (items x nodes): the sum of ``log P`` over the respondent's right answers and ``log Q`` over the wrong
@@ -129,7 +115,7 @@ def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarr
     cells = data.cells
     if cells is None:
         return np.asarray(data.A @ (lp - lq) + data.M @ lq)
-    right, wrong = _pair(cells, lambda: cells[0].T @ lp, lambda: cells[1].T @ lq)
+    right, wrong = pair(cells[0].nnz + cells[1].nnz, lambda: cells[0].T @ lp, lambda: cells[1].T @ lq)
     right += wrong
     return right
 
@@ -139,7 +125,7 @@ def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, n
     cells = data.cells
     if cells is None:
         return np.asarray(data.A.T @ post), np.asarray(data.M.T @ post)
-    r, wrong = _pair(cells, lambda: cells[0] @ post, lambda: cells[1] @ post)
+    r, wrong = pair(cells[0].nnz + cells[1].nnz, lambda: cells[0] @ post, lambda: cells[1] @ post)
     wrong += r
     return r, wrong
 
@@ -242,6 +228,15 @@ def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     return theta, np.exp(logw - logsumexp(logw))
 
 
+def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
+    """Fresh :class:`~irtbridge.em.window.NodeWindows` for a fit of 0/1 ``data``, or None where the plain
+    E-step runs: graded or dense data, fewer than ``window.MIN_CELLS`` answered cells, or no numba."""
+    if data.ncat is not None or not sparse.issparse(data.M) or data.M.nnz < em_window.MIN_CELLS \
+            or not em_window.available():
+        return None
+    return NodeWindows(data.shape[0], quadpts)
+
+
 def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
     """Every respondent's posterior over the nodes (respondents x nodes) and log marginal likelihood."""
@@ -256,13 +251,19 @@ def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarra
     return np.exp(ll, out=ll), marginal
 
 
-def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray,
+          windows: NodeWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
 
     Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
-    items x (max K - 1) intercepts.
+    items x (max K - 1) intercepts. ``windows`` (from :func:`node_windows`; 0/1 sparse data only): the
+    windowed E-step (:mod:`irtbridge.em.window`: the same to rounding, most of the work skipped), which
+    also moves the windows for the next call.
     """
+    if windows is not None and data.ncat is None:
+        z = a[:, None] * theta[None, :] + d[:, None]
+        r, n, N, marginal = em_window.windowed_estep(data.cells, log_expit(z), log_expit(-z), log_prior, windows)
+        return r, n, N, float(marginal.sum())
     post, marginal = posterior(data, a, d, theta, log_prior)
     if data.ncat is None:
         r, n = expected_counts(data, post)
@@ -452,7 +453,7 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
         raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
                               if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
     started = time.perf_counter()
-    run = estep_fn or estep
+    run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)
     em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape)
     a, d, variance = em.unpack(iterate(em, em.pack(a, d, 1.0), accelerate, em.project))

@@ -1,12 +1,13 @@
 """The native EM's E-step on a Dask cluster: respondent chunks live on the workers, sums come back.
 
 Each worker holds a contiguous block of respondents (``A`` and ``M`` rows, scattered once). Every EM cycle
-sends the current item parameters and quadrature to the workers; each returns its block's expected
-counts ``r``, ``n``, ``N`` and log-likelihood, and the client adds them up in block order (a fixed order,
-so the result does not depend on which worker finishes first) and runs the same M-step as
+sends the current item parameters and quadrature to the workers; each returns its block's expected counts
+``r``, ``n``, ``N`` and log-likelihood, and the client adds them up in block order (a fixed order, so the
+result does not depend on which worker finishes first) and runs the same M-step as
 :func:`irtbridge.em.core.fit_em`, for every model it fits (graded blocks carry their indicator columns).
-Dask is an optional dependency (``pip install irtbridge[batch]``;
-Debian's ``python3-distributed``).
+For 0/1 data big enough for the windowed E-step (:mod:`irtbridge.em.window`), each block's node windows
+come back with its sums and go out with the next cycle (two small arrays). Dask is an optional dependency
+(``pip install irtbridge[batch]``; Debian's ``python3-distributed``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from irtbridge.exceptions import ValidationError
-from irtbridge.em.core import EMResult, ResponseData, estep, fit_em
+from irtbridge.em.core import EMResult, ResponseData, estep, fit_em, node_windows
+from irtbridge.em.window import NodeWindows
 
 __all__ = ["fit_em_dask", "chunk_bounds"]
 
@@ -27,8 +29,9 @@ def chunk_bounds(n_rows: int, n_chunks: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
-def _block_estep(block: ResponseData, a, d, theta, log_prior):
-    return estep(block, a, d, theta, log_prior)
+def _block_estep(block: ResponseData, a, d, theta, log_prior, windows: NodeWindows | None):
+    """One block's E-step sums, and its node windows moved for the next cycle (None: the plain E-step)."""
+    return (*estep(block, a, d, theta, log_prior, windows=windows), windows)
 
 
 def fit_em_dask(data: ResponseData, model: str, client: Any, *, chunks: int | None = None, **options: Any) -> EMResult:
@@ -48,10 +51,16 @@ def fit_em_dask(data: ResponseData, model: str, client: Any, *, chunks: int | No
         raise ValidationError("the Dask client has no workers")
     bounds = chunk_bounds(data.shape[0], chunks or len(workers))
     blocks = [client.scatter(data.rows(lo, hi), workers=[workers[k % len(workers)]]) for k, (lo, hi) in enumerate(bounds)]
+    # each block's node windows travel with the cycle (two small arrays), decided as for the whole data
+    windowed = node_windows(data, 1) is not None
+    windows: list[NodeWindows | None] = [None] * len(blocks)
 
     def distributed_estep(_data, a, d, theta, log_prior):
-        futures = [client.submit(_block_estep, b, a, d, theta, log_prior, pure=False) for b in blocks]
+        if windowed and windows[0] is None:
+            windows[:] = [NodeWindows(hi - lo, len(theta)) for lo, hi in bounds]
+        futures = [client.submit(_block_estep, b, a, d, theta, log_prior, w, pure=False) for b, w in zip(blocks, windows)]
         parts = client.gather(futures)
+        windows[:] = [p[4] for p in parts]
         r = sum((p[0] for p in parts[1:]), parts[0][0].copy())
         n = sum((p[1] for p in parts[1:]), parts[0][1].copy())
         N = sum((p[2] for p in parts[1:]), parts[0][2].copy())

@@ -1,0 +1,138 @@
+"""The windowed E-step (issue 23, item 3): each respondent summed only at the nodes that hold its posterior.
+
+References, none of them irtbridge's own windowed output: the posterior, counts and log-likelihood computed
+densely from the 0/1 matrix at every node (numpy, no sparse layout, no windows), and the plain E-step's fit
+(the scipy products, themselves checked against mirt in test_native_em.py) run on the same data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import expit, log_expit, logsumexp
+
+from irtbridge.em import core, window
+from irtbridge.em.core import estep, fit_em, node_windows, nodes, prepare_responses
+from irtbridge.em.window import NodeWindows
+
+
+def _leaderboard(n=300, j=1500, missing=0.7, seed=5, few=0) -> np.ndarray:
+    """A leaderboard-shaped 0/1 matrix; the last ``few`` respondents answer only 6 items each (a posterior
+    too wide for a window)."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=n)
+    theta[:3] = [-3.5, 3.2, 0.0]  # near the grid's edges too
+    a, b = rng.lognormal(0.0, 0.3, j), rng.normal(0.0, 1.0, j)
+    x = (rng.random((n, j)) < expit(a * (theta[:, None] - b))).astype(float)
+    x[rng.random((n, j)) < missing] = np.nan
+    for i in range(n - few, n):
+        keep = rng.choice(j, 6, replace=False)
+        row = np.full(j, np.nan)
+        row[keep] = x[i, keep] if not np.isnan(x[i, keep]).any() else 1.0
+        x[i] = row
+    return x
+
+
+def _dense_estep(x, a, d, theta, log_prior):
+    """The E-step from the dense matrix, every node: the reference."""
+    z = a[:, None] * theta[None, :] + d[:, None]
+    seen = ~np.isnan(x)
+    right = np.where(seen, x, 0.0)
+    wrong = np.where(seen, 1.0 - x, 0.0)
+    ll = right @ log_expit(z) + wrong @ log_expit(-z) + log_prior[None, :]
+    marginal = logsumexp(ll, axis=1)
+    post = np.exp(ll - marginal[:, None])
+    return right.T @ post, seen.T.astype(float) @ post, post.sum(axis=0), marginal.sum()
+
+
+@pytest.fixture()
+def windowed(monkeypatch):
+    """Windows from the smallest data on (the default starts at a million answered cells)."""
+    monkeypatch.setattr(window, "MIN_CELLS", 0)
+
+
+def _assert_same(got, want, rtol=1e-12):
+    for g, w in zip(got[:3], want[:3]):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12 * np.abs(w).max())
+    assert got[3] == pytest.approx(want[3], rel=1e-13)
+
+
+def test_windows_start_whole_then_narrow_and_the_sums_equal_the_dense_ones(windowed):
+    x = _leaderboard(few=4)
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    windows = node_windows(data, 61)
+    assert isinstance(windows, NodeWindows) and (windows.lo == -1).all()
+    theta, weights = nodes(61)
+    rng = np.random.default_rng(2)
+    a, d = rng.lognormal(0.0, 0.3, x.shape[1]), rng.normal(size=x.shape[1])
+    want = _dense_estep(x, a, d, theta, np.log(weights))
+    for _ in range(3):
+        _assert_same(estep(data, a, d, theta, np.log(weights), windows=windows), want)
+    narrow = windows.lo >= 0
+    assert windows.width <= window.WIDEST and narrow[:-4].all()  # 450 answers each: a few nodes
+    assert not narrow[-4:].any()  # 6 answers: too wide for a window, the whole grid every time
+    assert "on" in repr(windows) and windows.widened == 0
+
+
+def test_a_window_that_no_longer_holds_its_posterior_is_summed_again(windowed):
+    x = _leaderboard(200, 1200)
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    windows = node_windows(data, 61)
+    theta, weights = nodes(61)
+    rng = np.random.default_rng(3)
+    a, d = rng.lognormal(0.0, 0.3, x.shape[1]), rng.normal(size=x.shape[1])
+    estep(data, a, d, theta, np.log(weights), windows=windows)
+    shifted = d + 1.5  # every posterior moves by about 1.5 / a: out of its window
+    want = _dense_estep(x, a, shifted, theta, np.log(weights))
+    _assert_same(estep(data, a, shifted, theta, np.log(weights), windows=windows), want)
+    assert windows.widened > 100
+
+
+@pytest.mark.parametrize("model", ["2PL", "1PL", "rasch"])
+def test_windowed_fit_equals_the_plain_fit(model, monkeypatch):
+    x = _leaderboard(250, 1200, 0.7, seed=7, few=3)
+    x = x[:, np.minimum(np.nansum(x, 0), np.nansum(1 - x, 0)) >= 10]
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    monkeypatch.setattr(window, "MIN_CELLS", 10**12)
+    plain = fit_em(data, model)
+    monkeypatch.setattr(window, "MIN_CELLS", 0)
+    seen = []
+    original = window.windowed_estep
+    monkeypatch.setattr(window, "windowed_estep", lambda *args: seen.append(1) or original(*args))
+    fast = fit_em(data, model)
+    assert len(seen) == fast.iterations + 1  # every cycle and the final log-likelihood, windowed
+    assert fast.iterations == plain.iterations and fast.converged
+    np.testing.assert_allclose(fast.a, plain.a, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(fast.d, plain.d, rtol=0, atol=1e-10)
+    assert fast.variance == pytest.approx(plain.variance, abs=1e-10)
+    assert fast.loglik == pytest.approx(plain.loglik, rel=1e-13)
+
+
+def test_no_windows_for_graded_dense_small_data_or_without_numba(monkeypatch):
+    x = _leaderboard(100, 300, 0.7)
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    assert node_windows(data, 61) is None  # below MIN_CELLS
+    monkeypatch.setattr(window, "MIN_CELLS", 0)
+    assert node_windows(data, 61) is not None
+    assert node_windows(prepare_responses(np.nan_to_num(x), data.item_names), 61) is None  # dense
+    graded, _ = core.prepare_graded(np.where(np.isnan(x), np.nan, x * 2), data.item_names, dense_below=0.0)
+    assert node_windows(graded, 61) is None
+    monkeypatch.setattr(window, "numba", None)
+    assert not window.available() and node_windows(data, 61) is None
+
+
+def test_dask_fit_with_windows_equals_the_single_process(windowed):
+    from distributed import Client, LocalCluster
+
+    from irtbridge.em.distributed import fit_em_dask
+
+    x = _leaderboard(240, 900, 0.7, seed=11, few=2)
+    x = x[:, np.minimum(np.nansum(x, 0), np.nansum(1 - x, 0)) >= 10]
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    single = fit_em(data, "2PL")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        spread = fit_em_dask(data, "2PL", client)
+    assert spread.iterations == single.iterations
+    np.testing.assert_allclose(spread.a, single.a, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(spread.d, single.d, rtol=0, atol=1e-10)
