@@ -26,6 +26,16 @@ import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+# property tests: random examples on a developer's machine (they find new cases), the same examples in CI
+# (a run on a fresh machine passes or fails as the last one did); set before the test modules build their
+# own settings, which inherit this profile
+if importlib.util.find_spec("hypothesis") is not None:
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, database=None)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")
+
 #: ``# doctest: +R``: the docstring needs R (see the module docstring)
 NEEDS_R = doctest.register_optionflag("R")
 

@@ -261,8 +261,7 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
     also moves the windows for the next call.
     """
     if windows is not None and data.ncat is None:
-        z = a[:, None] * theta[None, :] + d[:, None]
-        r, n, N, marginal = em_window.windowed_estep(data.cells, log_expit(z), log_expit(-z), log_prior, windows)
+        r, n, N, marginal = em_window.windowed_estep(data.cells, a, d, theta, log_prior, windows)
         return r, n, N, float(marginal.sum())
     post, marginal = posterior(data, a, d, theta, log_prior)
     if data.ncat is None:
@@ -342,16 +341,27 @@ def _newton_1pl(r, n, theta, a, d):
 
 def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.ndarray, a: np.ndarray,
           d: np.ndarray, variance: float, ncat: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """New (slopes, intercepts, latent variance) from the expected counts of one E-step."""
+    """New (slopes, intercepts, latent variance) from the expected counts of one E-step.
+
+    Nodes at the ends of the grid with no posterior mass at all (``N`` exactly zero: outside every
+    respondent's window of the windowed E-step, so ``r`` and ``n`` are zero there too) add exactly nothing to
+    any item's objective; the 0/1 models leave them out.
+    """
     if model == "graded":
-        a, d = em_graded.newton_graded(r, np.asarray(ncat), theta, a, d)
-    elif model == "2PL":
-        a, d = _newton_2pl(r, n, theta, a, d)
+        return (*em_graded.newton_graded(r, np.asarray(ncat), theta, a, d), variance)
+    held = np.flatnonzero(N > 0)
+    if 0 < held.size < len(N):
+        nodes_ = slice(int(held[0]), int(held[-1]) + 1)
+        r, n, theta_m = r[:, nodes_], n[:, nodes_], theta[nodes_]
+    else:
+        theta_m = theta
+    if model == "2PL":
+        a, d = _newton_2pl(r, n, theta_m, a, d)
     elif model == "1PL":
-        shared, d = _newton_1pl(r, n, theta, float(a[0]), d)
+        shared, d = _newton_1pl(r, n, theta_m, float(a[0]), d)
         a = np.full_like(d, shared)
     else:
-        d = _newton_intercepts(r, n, theta, a, d)
+        d = _newton_intercepts(r, n, theta_m, a, d)
         variance = float((N * theta**2).sum() / N.sum())
     return a, d, variance
 

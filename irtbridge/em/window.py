@@ -28,12 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import log_expit, logsumexp
 
-try:  # optional: the plain products run without it
-    import numba
-except ImportError:  # pragma: no cover - depends on the installation
-    numba = None
+numba: Any = None  # imported on first use (it takes a while); None until then, False if it is missing
 
 __all__ = ["CUT", "MIN_CELLS", "WIDEST", "NodeWindows", "available", "pair", "windowed_estep"]
 
@@ -50,8 +47,15 @@ _POOL: list[ThreadPoolExecutor] = []
 
 
 def available() -> bool:
-    """Whether the windowed E-step can run (numba imports)."""
-    return numba is not None
+    """Whether the windowed E-step can run (numba imports; optional: the plain E-step runs without it)."""
+    global numba
+    if numba is None:
+        try:
+            import numba as module
+        except ImportError:  # pragma: no cover - depends on the installation
+            module = False
+        numba = module
+    return numba is not False
 
 
 def pair(cells: int, first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any]:
@@ -98,6 +102,8 @@ def _kernel(kind: str, width: int) -> Callable:
     ``i``). The respondent side is compact (respondents x ``width``), small enough to stay in cache."""
     key = (kind, int(width))
     if key not in _KERNELS:
+        if not available():  # pragma: no cover - node_windows gives no windows without numba
+            raise RuntimeError("the windowed E-step needs numba")
         jit = numba.njit(nogil=True, boundscheck=False)
         nodes = int(width)
         if kind == "gather":
@@ -167,16 +173,41 @@ def _window_of(values: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
     return np.take_along_axis(values, np.maximum(lo, 0)[:, None] + np.arange(width)[None, :], axis=1)
 
 
-def windowed_estep(cells: tuple[Any, Any], lp: np.ndarray, lq: np.ndarray, log_prior: np.ndarray,
-                   windows: NodeWindows) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The E-step of :func:`irtbridge.em.core.estep` on the windows: ``r``, ``n`` (items x nodes), ``N``
-    (nodes) and every respondent's log marginal likelihood; ``windows`` is checked, and moved to the nodes
-    within ``CUT`` of each respondent's best node (and ``MARGIN`` more) for the next call."""
+class _Tables:
+    """``log P`` and ``log Q`` (items x nodes) of the 2PL response function, filled only at the nodes some
+    window reads (the others are never touched)."""
+
+    def __init__(self, a: np.ndarray, d: np.ndarray, theta: np.ndarray):
+        self.a, self.d, self.theta = a[:, None], d[:, None], theta
+        self.lp, self.lq = np.empty((len(a), len(theta))), np.empty((len(a), len(theta)))
+        self.filled = np.zeros(len(theta), dtype=bool)
+
+    def at(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """The tables, filled at least at nodes ``first..stop-1``."""
+        todo = np.flatnonzero(~self.filled[first:stop]) + first
+        if todo.size:
+            lo, hi = int(todo[0]), int(todo[-1]) + 1
+            z = self.a * self.theta[None, lo:hi] + self.d
+            log_expit(z, out=self.lp[:, lo:hi])
+            np.negative(z, out=z)
+            log_expit(z, out=self.lq[:, lo:hi])
+            self.filled[lo:hi] = True
+        return self.lp, self.lq
+
+
+def windowed_estep(cells: tuple[Any, Any], a: np.ndarray, d: np.ndarray, theta: np.ndarray,
+                   log_prior: np.ndarray, windows: NodeWindows
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The E-step of :func:`irtbridge.em.core.estep` for slopes ``a`` and intercepts ``d`` on the windows:
+    ``r``, ``n`` (items x nodes), ``N`` (nodes) and every respondent's log marginal likelihood; ``windows`` is
+    checked, and moved to the nodes within ``CUT`` of each respondent's best node (and ``MARGIN`` more) for
+    the next call."""
     quadpts, width, lo = windows.quadpts, windows.width, windows.lo
+    tables = _Tables(a, d, theta)
     narrow = lo >= 0
     ll = np.full((len(lo), quadpts), -np.inf)
     if narrow.any():
-        part = _loglik(cells, lp, lq, lo, width)[narrow]
+        part = _loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
         node = lo[narrow, None] + np.arange(width)[None, :]
         part += log_prior[node]
         best = part.max(axis=1)
@@ -191,13 +222,13 @@ def windowed_estep(cells: tuple[Any, Any], lp: np.ndarray, lq: np.ndarray, log_p
         again = ~narrow
     if again.any():  # the whole grid for wide posteriors and for windows that no longer hold theirs
         every = np.where(again, 0, -1)
-        ll[again] = _loglik(cells, lp, lq, every, quadpts)[again] + log_prior[None, :]
+        ll[again] = _loglik(cells, *tables.at(0, quadpts), every, quadpts)[again] + log_prior[None, :]
     # the next windows: every node within CUT of the best, and a margin
     kept = ll >= (ll.max(axis=1) - CUT)[:, None]
     first = np.maximum(kept.argmax(axis=1) - MARGIN, 0)
     stop = np.minimum(quadpts - kept[:, ::-1].argmax(axis=1) + MARGIN, quadpts)
     fits = stop - first <= WIDEST
-    width = int((stop - first)[fits].max(initial=1))
+    width = min(quadpts, 2 * -(-int((stop - first)[fits].max(initial=1)) // 2))  # even: fewer kernels to compile
     windows.lo = np.where(fits, np.minimum(first, quadpts - width), -1)
     windows.width = width
     marginal = logsumexp(ll, axis=1)

@@ -20,8 +20,10 @@ def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lp, lq = log_expit(z), log_expit(-z)
     if bank._plain:
         return lp, lq
-    # g + (u - g) expit(z) in log space keeps full relative precision near both asymptotes.
-    return np.logaddexp(bank._log_g, bank._log_span + lp), np.logaddexp(bank._log_1mu, bank._log_span + lq)
+    # g + (u - g) expit(z) in log space keeps full relative precision near both asymptotes; the sum of the
+    # two logs can round above log(1) = 0 by an ulp (g + (1 - g) at expit(z) = 1), so it is capped there
+    lp = np.minimum(np.logaddexp(bank._log_g, bank._log_span + lp), 0.0)
+    return lp, np.minimum(np.logaddexp(bank._log_1mu, bank._log_span + lq), 0.0)
 
 
 def graded_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:

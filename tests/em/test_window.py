@@ -117,7 +117,7 @@ def test_no_windows_for_graded_dense_small_data_or_without_numba(monkeypatch):
     assert node_windows(prepare_responses(np.nan_to_num(x), data.item_names), 61) is None  # dense
     graded, _ = core.prepare_graded(np.where(np.isnan(x), np.nan, x * 2), data.item_names, dense_below=0.0)
     assert node_windows(graded, 61) is None
-    monkeypatch.setattr(window, "numba", None)
+    monkeypatch.setattr(window, "numba", False)  # as when it does not import
     assert not window.available() and node_windows(data, 61) is None
 
 
