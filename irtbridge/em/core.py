@@ -51,7 +51,8 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
-from irtbridge.em.window import NodeWindows, pair
+from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.window import NodeWindows, log_pq, pair
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
            "fit_em", "estep", "node_windows"]
@@ -244,7 +245,7 @@ def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarra
         ll = np.asarray(data.A @ em_graded.log_category_probs(a, d, np.asarray(data.ncat), theta).T)
     else:
         z = a[:, None] * theta[None, :] + d[:, None]  # items x nodes
-        ll = loglik_cells(data, log_expit(z), log_expit(-z))  # respondents x nodes
+        ll = loglik_cells(data, *log_pq(z))  # respondents x nodes
     ll += log_prior[None, :]
     marginal = logsumexp(ll, axis=1)
     ll -= marginal[:, None]
@@ -462,6 +463,7 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     if (model == "graded") != (data.ncat is not None):
         raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
                               if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
+    keep_freed_memory()
     started = time.perf_counter()
     run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)

@@ -136,3 +136,15 @@ def test_dask_fit_with_windows_equals_the_single_process(windowed):
     assert spread.iterations == single.iterations
     np.testing.assert_allclose(spread.a, single.a, rtol=0, atol=1e-10)
     np.testing.assert_allclose(spread.d, single.d, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("env, kept", [({}, True), ({"MALLOC_TRIM_THRESHOLD_": "1000000"}, False)])
+def test_freed_memory_is_kept_unless_the_user_set_glibc_thresholds(env, kept):
+    import os
+    import subprocess
+    import sys
+
+    code = "from irtbridge.em.memory import keep_freed_memory as k; print(k(), k())"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(kept)] * 2
