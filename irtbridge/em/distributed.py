@@ -60,7 +60,10 @@ def fit_em_dask(data: ResponseData, model: str, client: Any, *, chunks: int | No
     def distributed_estep(_data, a, d, theta, log_prior):
         if windowed and windows[0] is None:
             windows[:] = [NodeWindows(hi - lo, len(theta)) for lo, hi in bounds]
-        futures = [client.submit(_block_estep, b, a, d, theta, log_prior, w, pure=False) for b, w in zip(blocks, windows)]
+        # the item parameters go out once per cycle to every worker (megabytes at 100,000s of items), not
+        # once per task in its graph
+        shared = client.scatter([a, d, theta, log_prior], broadcast=True, hash=False)
+        futures = [client.submit(_block_estep, b, *shared, w, pure=False) for b, w in zip(blocks, windows)]
         parts = client.gather(futures)
         windows[:] = [p[4] for p in parts]
         r = sum((p[0] for p in parts[1:]), parts[0][0].copy())
