@@ -92,6 +92,12 @@ def reset_peak() -> bool:
         return False
 
 
+def _em_difference(one, other, keep=slice(None)) -> float:
+    """The largest absolute difference in slope ``a`` and intercept ``d`` between two native EM results
+    (over the items ``keep`` selects)."""
+    return float(max(np.abs(one.a - other.a)[keep].max(), np.abs(one.d - other.d)[keep].max()))
+
+
 def part1(n: int, items: int, mirt_items: int, tol: float = 1e-4) -> None:
     small = simulate(n, mirt_items, 0.5, seed=1)
     same = {"TOL": tol, "technical": {"NCYCLES": 10000}} if tol != 1e-4 else {}  # mirt's defaults otherwise
@@ -190,9 +196,9 @@ def part2(n: int, items: int) -> None:
     # finite maximum: rounding differences move it anywhere, so it is left out of the comparison
     right, answered = np.asarray(data.A.sum(axis=0)).ravel(), np.asarray(data.M.sum(axis=0)).ravel()
     ok = (right > 0) & (right < answered) & (np.abs(plain.a) < 5) & (np.abs(mine.a) < 5)
-    diff = max(np.abs(mine.a - plain.a)[ok].max(), np.abs(mine.d - plain.d)[ok].max())
+    diff = _em_difference(mine, plain, ok)
     print(f"               after 10 cycles, largest |difference| to the plain layout's E-step: {diff:.1e} (goal 1e-10; "
-          f"the {ok.sum():,} of {items:,} items answered both ways whose slope stays below 5; the rest differ by up to {max(np.abs(mine.a - plain.a).max(), np.abs(mine.d - plain.d).max()):.1e}); "
+          f"the {ok.sum():,} of {items:,} items answered both ways whose slope stays below 5; the rest differ by up to {_em_difference(mine, plain):.1e}); "
           f"plain layout {plain.seconds / 11:.2f} s per cycle")
 
 
@@ -203,7 +209,7 @@ def part3(shapes) -> None:
         data = prepare_responses(x.to_numpy(), x.columns)
         fits = {acc: fit_em(data, "2PL", accelerate=acc) for acc in ("none", "squarem")}
         plain, fast = fits["none"], fits["squarem"]
-        diff = max(np.abs(fast.a - plain.a).max(), np.abs(fast.d - plain.d).max())
+        diff = _em_difference(fast, plain)
         print(f"[measured]     2PL {n} x {items}, {missing:.0%} missing, TOL 1e-4: plain EM {plain.iterations} cycles "
               f"{plain.seconds:.1f} s, SQUAREM {fast.iterations} cycles {fast.seconds:.1f} s "
               f"({plain.iterations / fast.iterations:.1f}x fewer cycles; goal >= 2x); log-likelihood SQUAREM - plain "
@@ -241,7 +247,7 @@ def part4(n: int, items: int, dask: bool) -> None:
             spread = fit_em_dask(data, "2PL", client)
             spread_s = time.perf_counter() - t
             workers = client.run(peak_mb)
-        diff = max(np.abs(spread.a - res.a).max(), np.abs(spread.d - res.d).max())
+        diff = _em_difference(spread, res)
         print(f"[measured]     the same fit on a local Dask cluster of 2 workers: {spread_s / 60:.1f} min "
               f"({spread.iterations} cycles); largest |difference| to the single process {diff:.1e} (goal 1e-10); "
               f"peak memory of the workers {', '.join(f'{m / 1024:.2f}' for m in workers.values())} GB, "

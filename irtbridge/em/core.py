@@ -12,7 +12,7 @@ of thousands of items, most cells missing.
   posterior gives the expected counts ``r = A.T @ post`` (correct) and ``n = M.T @ post`` (answered) per
   item and node. With thousands of answers per respondent the posterior sits on a few nodes: for 0/1 data
   of a million answered cells or more (and numba), :mod:`irtbridge.em.window` sums each respondent only at
-  the nodes that hold its posterior, exact to rounding (the log-likelihood is log-concave in theta).
+  the nodes that hold its posterior, exact to rounding (the log-posterior is concave in theta).
 * M-step: each item's expected complete-data log-likelihood is a weighted logistic regression of ``r`` on
   the nodes, maximised by Newton's method for all items at once (2 x 2 systems for the 2PL; the shared slope
   of the 1PL by a Schur complement). The Rasch model frees the latent variance (as mirt does):
