@@ -45,7 +45,28 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 
 def _interval(lo: Any, hi: Any, digits: int = 1) -> str:
-    return f"[{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+    # an en dash between the ends: a comma would also be the thousands separator ("1,776.4 \u2013 2,053.2")
+    return f"{_fmt(lo, digits)} \u2013 {_fmt(hi, digits)}"
+
+
+def _setting(value: Any) -> str:
+    """A setting as a person reads it: yes/no, "default" for an unset option, "key = value" pairs, lists joined."""
+    if value is None:
+        return "default"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k} = {_setting(v)}" for k, v in value.items()) if value else "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_setting(v) for v in value) if value else "none"
+    return _fmt(value) if isinstance(value, (bool, np.bool_, int, np.integer)) else str(value)
+
+
+def _settings_rows(settings: Any) -> list[tuple[str, str]]:
+    """The settings table of the report: one row per setting, the calibration mode's parts as their own rows."""
+    out = settings.to_dict()
+    mode = out.pop("mode", {}) or {}
+    rows = [(k.replace("_", " "), _setting(v)) for k, v in out.items()]
+    rows += [(f"calibration {k.replace('_', ' ')}", _setting(v)) for k, v in mode.items()]
+    return rows
 
 
 @dataclass(frozen=True)
@@ -100,7 +121,7 @@ def page_context(ev: Evaluation, figs: Mapping[str, str], tables: Mapping[str, s
     """Every variable of the page template: the sections' builders merged, in page order."""
     # the headline is the Evaluation's own Summary: the same lines the CLI prints and summary.json holds
     ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": [x.html for x in ev.summary().lines],
-                           "settings": ev.settings,
+                           "settings": ev.settings, "settings_rows": _settings_rows(ev.settings),
                            "provenance": ev.provenance, "files": tables, "references": _references(ev),
                            "timings": {k: f"{v:.2f}" for k, v in ev.timings.items()}}
     for section in (_section_overview, _section_ratings, _section_diagnostics, _section_instances,
