@@ -291,7 +291,10 @@ def _check_item_id(item_id: Any) -> str:
 
 def _read_file(sf: _SampleFile, rows: dict, metric: Any, filt: Any, item_id: str, threshold: float | None):
     by_filter = _split_filters(sf)
-    chosen = _choose_filter(sf, by_filter, _per_task(filt, sf.task))
+    option = _per_task(filt, sf.task)
+    if not isinstance(filt, dict) and len(by_filter) == 1:
+        option = None  # a filter chosen for every task applies where a task logs several
+    chosen = _choose_filter(sf, by_filter, option)
     records = by_filter[chosen]
     name = _choose_metric(sf, records, _per_task(metric, sf.task))
     seen: dict[str, str] = {}
@@ -333,7 +336,8 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
     filter : str, int or dict, optional
         The filter read where a task logs several (gsm8k: ``strict-match``, ``flexible-extract``): a name, a
         position (0 = the task's first filter; records without a ``filter`` key, before v0.4.7, are chosen by
-        position only), or ``{task: filter}``. Default: the task's first filter.
+        position only), or ``{task: filter}``. Default: the task's first filter. A name or position given
+        for every task applies to the tasks that log several filters; a task's own entry must exist.
     item_id : str, default "doc_hash"
         ``"doc_hash"`` (the first 16 hex digits of the record's ``doc_hash``; ``doc_id`` for files without
         one, before v0.4.3), ``"doc_id"``, or ``"doc:<field>"`` (a field of the record's ``doc``). The item is
