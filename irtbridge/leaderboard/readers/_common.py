@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -20,7 +21,7 @@ from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = ["LONG_COLUMNS", "as_paths", "find_files", "json_lines", "json_document", "number", "long_table",
            "check_threshold", "where", "first_char",
-           "warn_continuous"]
+           "warn_continuous", "json_array"]
 
 # the first columns of every reader's table, in this order (irtbridge.leaderboard.responses_from_long reads them)
 LONG_COLUMNS = ("model", "task", "item", "score")
@@ -113,6 +114,47 @@ def json_document(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValidationError(f"{where(path, exc.lineno)}: not valid JSON: {exc.msg} at column {exc.colno}") from None
+
+
+_BLANK = re.compile(r"\s*")
+
+
+def json_array(path: Path) -> list[tuple[int, Any]]:
+    """The elements of a file holding one JSON array, each with the line it starts on (for error messages)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"{where(path)}: not UTF-8 text") from None
+    decoder = json.JSONDecoder()
+    lines = [0, 1]  # (offset, line) of the last position counted, so counting newlines stays linear
+
+    def line_of(pos: int) -> int:
+        lines[1] += text.count("\n", lines[0], pos)
+        lines[0] = pos
+        return lines[1]
+
+    i = _BLANK.match(text).end()
+    if not text.startswith("[", i):
+        raise ValidationError(f"{where(path, line_of(i))}: expected a JSON array")
+    out: list[tuple[int, Any]] = []
+    i = _BLANK.match(text, i + 1).end()
+    closed = text.startswith("]", i)
+    while not closed:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"{where(path, exc.lineno)}: not valid JSON: {exc.msg} at column {exc.colno}"
+                                  ) from None
+        out.append((line_of(i), obj))
+        i = _BLANK.match(text, end).end()
+        closed = text.startswith("]", i)
+        if not closed and not text.startswith(",", i):
+            raise ValidationError(f"{where(path, line_of(i))}: not valid JSON: expected ',' or ']'"
+                                  + (" (the file ends inside the array: truncated?)" if i >= len(text) else ""))
+        i = _BLANK.match(text, i + 1).end() if not closed else i
+    if _BLANK.match(text, i + 1).end() != len(text):
+        raise ValidationError(f"{where(path, line_of(i))}: extra data after the JSON array")
+    return out
 
 
 def number(value: Any) -> float | None:

@@ -25,7 +25,7 @@ from irtbridge.leaderboard.readers._common import (
     as_paths,
     check_threshold,
     find_files,
-    json_document,
+    json_array,
     long_table,
     number,
     warn_continuous,
@@ -84,17 +84,17 @@ def _parse_run(folder: Path) -> tuple[str, str, str]:
     return scenario, task, models[0]
 
 
-def _check_record(path: Path, n: int, rec: Any) -> None:
+def _check_record(place: str, n: int, rec: Any) -> None:
     if not isinstance(rec, dict):
-        raise ValidationError(f"{where(path)}: record {n} is not a JSON object")
+        raise ValidationError(f"{place}: record {n} is not a JSON object")
     for key, kind in (("instance_id", str), ("train_trial_index", int), ("stats", list)):
         if not isinstance(rec.get(key), kind) or isinstance(rec.get(key), bool):
-            raise ValidationError(f"{where(path)}: record {n} has no {kind.__name__} {key!r} (a PerInstanceStats "
+            raise ValidationError(f"{place}: record {n} has no {kind.__name__} {key!r} (a PerInstanceStats "
                                   "record has instance_id, train_trial_index and stats)")
     for j, stat in enumerate(rec["stats"], start=1):
         name = stat.get("name") if isinstance(stat, dict) else None
         if not isinstance(name, dict) or not isinstance(name.get("name"), str):
-            raise ValidationError(f"{where(path)}: record {n} (instance {rec['instance_id']!r}) stat {j} has no "
+            raise ValidationError(f"{place}: record {n} (instance {rec['instance_id']!r}) stat {j} has no "
                                   "name.name")
 
 
@@ -106,15 +106,19 @@ def _perturbation(rec: dict) -> str | None:
 
 
 def _stats_by_unit(path: Path, records: list, perturbations: bool) -> dict[tuple, list]:
-    """``(instance_id, perturbation, trial) -> [(record number, stat), ...]`` over the kept records."""
+    """``(instance_id, perturbation, trial) -> [(place, stat), ...]`` over the kept records.
+
+    The place is ``file:line: record n``, the line where the record starts.
+    """
     units: dict[tuple, list] = {}
-    for n, rec in enumerate(records, start=1):
-        _check_record(path, n, rec)
+    for n, (line, rec) in enumerate(records, start=1):
+        _check_record(where(path, line), n, rec)
         pert = _perturbation(rec)
         if pert is not None and not perturbations:
             continue
         key = (rec["instance_id"], pert, rec["train_trial_index"])
-        units.setdefault(key, []).extend((n, s) for s in rec["stats"])
+        place = f"{where(path, line)}: record {n}"
+        units.setdefault(key, []).extend((place, s) for s in rec["stats"])
     return units
 
 
@@ -135,17 +139,17 @@ def _choose_metric(path: Path, scenario: str, task: str, units: dict, option: An
 
 
 def _value(path: Path, key: tuple, stats: list, metric: str, split: str | None) -> tuple[float, str | None]:
-    hits = [(n, s) for n, s in stats if s["name"]["name"] == metric
+    hits = [(p, s) for p, s in stats if s["name"]["name"] == metric
             and (split is None or s["name"].get("split") == split)]
     if not hits:
-        n = stats[0][0] if stats else "?"
-        raise ValidationError(f"{where(path)}: record {n} (instance {key[0]!r}, trial {key[2]}) has no stat "
+        place = stats[0][0] if stats else where(path)
+        raise ValidationError(f"{place} (instance {key[0]!r}, trial {key[2]}) has no stat "
                               f"{metric!r}" + (f" on split {split!r}" if split else "") + "; choose one with metric=")
-    n, stat = hits[0]
+    place, stat = hits[0]
     values = {number(s.get("mean")) for _, s in hits}
     value = number(stat.get("mean"))
     if value is None or len(values) > 1:
-        raise ValidationError(f"{where(path)}: record {n} (instance {key[0]!r}) stat {metric!r} has mean "
+        raise ValidationError(f"{place} (instance {key[0]!r}) stat {metric!r} has mean "
                               f"{stat.get('mean')!r}" + (" and other values in other records" if len(values) > 1
                                                          else ", not a finite number"))
     return value, stat["name"].get("split")
@@ -154,9 +158,7 @@ def _value(path: Path, key: tuple, stats: list, metric: str, split: str | None) 
 def _read_run(path: Path, rows: dict, opts: dict) -> str | None:
     """Append the run's rows; return ``"task (metric)"`` when its scores are not all 0/1 (kept continuous)."""
     scenario, task, model = _parse_run(path.parent)
-    records = json_document(path)
-    if not isinstance(records, list):
-        raise ValidationError(f"{where(path, 1)}: expected a JSON array of PerInstanceStats records")
+    records = json_array(path)
     if not records:
         raise ValidationError(f"{where(path, 1)}: no per-instance records")
     units = _stats_by_unit(path, records, opts["perturbations"])

@@ -36,6 +36,7 @@ from irtbridge.leaderboard.readers._common import (
     check_threshold,
     find_files,
     first_char,
+    json_array,
     json_document,
     json_lines,
     long_table,
@@ -183,18 +184,15 @@ def _latest(plan: list[_SampleFile]) -> list[_SampleFile]:
 
 
 def _records(sf: _SampleFile):
-    """``(place, record)`` pairs; the place is ``file:line`` (JSON Lines) or ``file: record n`` (array)."""
+    """``(place, record)`` pairs; the place is ``file:line`` (the line the record starts on, in an array)."""
     if not sf.array:
         for n, rec in json_lines(sf.path):
             yield where(sf.path, n), rec
         return
-    doc = json_document(sf.path)
-    if not isinstance(doc, list):
-        raise ValidationError(f"{where(sf.path, 1)}: expected a JSON array of sample records")
-    for n, rec in enumerate(doc, start=1):
+    for line, rec in json_array(sf.path):
         if not isinstance(rec, dict):
-            raise ValidationError(f"{where(sf.path)}: record {n} is not a JSON object")
-        yield f"{where(sf.path)}: record {n}", rec
+            raise ValidationError(f"{where(sf.path, line)}: expected a JSON object (a sample record)")
+        yield where(sf.path, line), rec
 
 
 def _metric_keys(rec: dict) -> list[str]:

@@ -35,6 +35,12 @@ def _one_line(exc) -> str:
     return str(exc.value)
 
 
+def _line_of_record(path: Path, n: int) -> int:
+    """The line the n-th record starts on, in a file written with json.dumps(..., indent=2)."""
+    starts = [i for i, line in enumerate(path.read_text().splitlines(), start=1) if line == "  {"]
+    return starts[n - 1]
+
+
 def _read(*args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
@@ -117,10 +123,10 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path):
     gsm.write_text(json.dumps(records, indent=2))
     with pytest.raises(ValidationError) as exc:
         read_helm(copy)
-    assert f"{gsm}: record 2 has no str 'instance_id'" in _one_line(exc)
+    assert f"{gsm}:{_line_of_record(gsm, 2)}: record 2 has no str 'instance_id'" in _one_line(exc)
     with pytest.raises(ValidationError) as exc:
         read_helm(copy / "narrative_qa:model=openai_gpt2", metric="rouge_l")
-    assert "record 1 (instance 'id200', trial 0) has no stat 'rouge_l'" in _one_line(exc)
+    assert ":2: record 1 (instance 'id200', trial 0) has no stat 'rouge_l'" in _one_line(exc)
 
 
 def test_folders_named_otherwise_empty_folders_and_a_run_given_twice(tmp_path):

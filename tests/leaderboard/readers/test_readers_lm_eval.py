@@ -255,6 +255,13 @@ def test_the_v040_one_array_form(tmp_path):
     assert table[["model", "task", "item", "score"]].values.tolist() == [
         ["EleutherAI/pythia-160m", "arc_easy", "arc_easy/0", 0.0], ["EleutherAI/pythia-160m", "arc_easy", "arc_easy/1", 1.0],
         ["EleutherAI/pythia-160m", "arc_easy", "arc_easy/2", 0.0]]
+    del records[2]["acc"]
+    text = json.dumps(records, indent=2)
+    (out / "pretrained__EleutherAI__pythia-160m,dtype__float_arc_easy.jsonl").write_text(text)
+    third = [i for i, line in enumerate(text.splitlines(), start=1) if line == "  {"][2]
+    with pytest.raises(ValidationError) as exc:
+        read_lm_eval(out)
+    assert f"arc_easy.jsonl:{third}: record has no metric 'acc'" in _one_line(exc)
     (out / "results.json").unlink()
     with pytest.raises(ValidationError) as exc:
         read_lm_eval(out)
