@@ -179,7 +179,7 @@ def _latest(plan: list[_SampleFile]) -> list[_SampleFile]:
         keep, drop = dropped[0]
         warnings.warn(f"{len(dropped)} task run(s) left out as older runs of the same model and task; the latest "
                       f"timestamp is read (e.g. {keep.model} {keep.task}: {keep.path.name} read, {drop.path.name} "
-                      "left out)", DataWarning, stacklevel=3)
+                      "left out)", DataWarning, stacklevel=4)
     return [sf for sf in plan if best[(sf.model, sf.task)] is sf]
 
 
