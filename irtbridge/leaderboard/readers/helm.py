@@ -138,13 +138,16 @@ def _choose_metric(path: Path, scenario: str, task: str, units: dict, option: An
                           f"{', '.join(sorted(present)[:12])})")
 
 
-def _value(path: Path, key: tuple, stats: list, metric: str, split: str | None) -> tuple[float, str | None]:
-    hits = [(p, s) for p, s in stats if s["name"]["name"] == metric
-            and (split is None or s["name"].get("split") == split)]
+def _value(path: Path, key: tuple, stats: list, metric: str, split: str | None) -> tuple[float, str | None] | None:
+    """The instance's value of ``metric`` and its split; None when ``split`` is chosen and the stat is on another."""
+    named = [(p, s) for p, s in stats if s["name"]["name"] == metric]
+    hits = [(p, s) for p, s in named if split is None or s["name"].get("split") == split]
+    if named and not hits:
+        return None
     if not hits:
         place = stats[0][0] if stats else where(path)
         raise ValidationError(f"{place} (instance {key[0]!r}, trial {key[2]}) has no stat "
-                              f"{metric!r}" + (f" on split {split!r}" if split else "") + "; choose one with metric=")
+                              f"{metric!r}; choose one with metric=")
     place, stat = hits[0]
     values = {number(s.get("mean")) for _, s in hits}
     value = number(stat.get("mean"))
@@ -171,10 +174,12 @@ def _read_run(path: Path, rows: dict, opts: dict) -> str | None:
     for key, stats in units.items():
         if trial != "mean" and key[2] != trial:
             continue
-        value, split = _value(path, key, stats, metric, opts["split"])
-        picked.setdefault((key[0], key[1]), []).append((value, split))
+        found = _value(path, key, stats, metric, opts["split"])
+        if found is not None:
+            picked.setdefault((key[0], key[1]), []).append(found)
     if not picked:
-        raise ValidationError(f"{where(path)}: no instance left to read (all perturbed? pass perturbations=True)")
+        why = f"none on split {opts['split']!r}" if opts["split"] else "all perturbed? pass perturbations=True"
+        raise ValidationError(f"{where(path)}: no instance left to read ({why})")
     binary = True
     for (instance, pert), values in picked.items():
         value = sum(v for v, _ in values) / len(values)
@@ -203,7 +208,7 @@ def read_helm(path_or_paths: Any, *, metric: str | dict | None = None, split: st
         ``exact_match`` for mmlu, ``quasi_exact_match`` for boolq, ``f1_score`` for narrative_qa, ...), else
         ``exact_match``, else ``quasi_exact_match``.
     split : str, optional
-        Read only stats of this split (``"test"``, ``"valid"``); default every split.
+        Read only the instances of this split (``"test"``, ``"valid"``); default every split.
     trial : int or "mean", default 0
         The ``train_trial_index`` read (HELM repeats a run with other in-context examples), or ``"mean"``:
         the mean over trials (then scores are shares, not 0/1).

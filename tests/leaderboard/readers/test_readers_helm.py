@@ -91,7 +91,7 @@ def test_metric_override_and_threshold():
     assert set(both.loc[both["task"] == MMLU, "metric"]) == {"prefix_exact_match"}
 
 
-def test_trials_and_perturbations():
+def test_trials_splits_and_perturbations(tmp_path):
     boolq = SUITE / BOOLQ_RUN
     assert read_helm(boolq, trial=1)["score"].tolist() == [1, 0, 0, 1]
     with pytest.warns(DataWarning, match="kept continuous"):
@@ -105,8 +105,18 @@ def test_trials_and_perturbations():
     assert extra["score"].tolist() == [1, 0]
     assert len(perturbed) == 7
     assert read_helm(boolq, split="valid")["score"].tolist() == [1, 1, 0, 1]
-    with pytest.raises(ValidationError, match="on split 'test'"):
+    with pytest.raises(ValidationError, match="no instance left to read \\(none on split 'test'\\)"):
         read_helm(boolq, split="test")
+    # a run with instances on both splits: the chosen split's only
+    run = tmp_path / "boolq:model=openai_gpt2"
+    run.mkdir()
+    records = json.loads((boolq / "per_instance_stats.json").read_text())
+    for rec in records[:2]:  # trial 0's id100 and id101 move to the test split
+        for stat in rec["stats"]:
+            stat["name"]["split"] = "test"
+    (run / "per_instance_stats.json").write_text(json.dumps(records, indent=2))
+    assert read_helm(run, split="test")["instance_id"].tolist() == ["id100", "id101"]
+    assert read_helm(run, split="valid")["instance_id"].tolist() == ["id102", "id103"]
 
 
 def test_bad_input_is_one_line_naming_the_file(tmp_path):
