@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from irtbridge.cli import main
 

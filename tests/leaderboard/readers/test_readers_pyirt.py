@@ -50,8 +50,8 @@ def test_round_trip_write_then_read(tmp_path):
     assert written == original  # same subjects, items, order and 0/1 integers
     wide = pd.DataFrame({"q1": [1.0, np.nan], "q2": [0.0, 0.5]}, index=["a", "b"])
     lines = write_pyirt(wide, tmp_path / "w.jsonlines").read_text().splitlines()
-    assert [json.loads(x) for x in lines] == [{"subject_id": "a", "responses": {"q1": 1, "q2": 0}},
-                                               {"subject_id": "b", "responses": {"q2": 0.5}}]
+    expected = [{"subject_id": "a", "responses": {"q1": 1, "q2": 0}}, {"subject_id": "b", "responses": {"q2": 0.5}}]
+    assert [json.loads(x) for x in lines] == expected
 
 
 @pytest.mark.parametrize("content, message", [
