@@ -32,15 +32,8 @@ import pandas as pd
 from irtbridge._io import atomic_write_text
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank, as_item_bank
-from irtbridge.leaderboard.readers._common import (
-    as_paths,
-    find_files,
-    json_document,
-    json_lines,
-    long_table,
-    number,
-    where,
-)
+from irtbridge.leaderboard.readers._common import as_paths, find_files, json_document, json_lines, long_table
+from irtbridge.leaderboard.readers._common import number, where
 
 __all__ = ["read_pyirt", "write_pyirt", "read_pyirt_parameters"]
 
