@@ -7,7 +7,9 @@ a subset. :mod:`~irtbridge.leaderboard.long` turns their long tables into respon
 answers to the anchors alone, with an interval (p-IRT, as in tinyBenchmarks, Polo et al. 2024);
 :mod:`~irtbridge.leaderboard.validation` cross-validates that prediction on the calibration's own respondents
 (a blend weight and an interval scale for small calibrations);
-:mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine.
+:mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine;
+:mod:`~irtbridge.leaderboard.readers` reads what evaluators already have (lm-evaluation-harness samples, HELM
+runs, py-irt files) into the long table ``model, task, item, score``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from irtbridge.leaderboard.adaptive import AdaptiveResult, adaptive_evaluate
 from irtbridge.leaderboard.anchors import ANCHOR_METHODS, select_anchors
 from irtbridge.leaderboard.long import responses_from_long, responses_to_long
 from irtbridge.leaderboard.performance import estimate_performance
+from irtbridge.leaderboard.readers import (
+    lm_eval_metrics,
+    read_helm,
+    read_lm_eval,
+    read_pyirt,
+    read_pyirt_parameters,
+    write_pyirt,
+)
 from irtbridge.leaderboard.validation import AnchorValidation, validate_anchors
 
 __all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance",
-           "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult"]
+           "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult", "read_lm_eval", "lm_eval_metrics",
+           "read_helm", "read_pyirt", "write_pyirt", "read_pyirt_parameters"]

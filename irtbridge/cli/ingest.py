@@ -1,0 +1,133 @@
+"""`irtbridge ingest {lm-eval,helm,pyirt} PATHS... --out FILE`: evaluation outputs to one long CSV table.
+
+The table's first columns are ``model, task, item, score`` (one row per model and item), what
+``irtbridge ... --long`` and :func:`irtbridge.leaderboard.responses_from_long` read. Everything is read and
+checked before the file is written (atomically: a temporary file, then a rename).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.exceptions import ValidationError
+
+FORMATS = ("lm-eval", "helm", "pyirt")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ingest", help="read lm-evaluation-harness, HELM or py-irt outputs into a long CSV table",
+                       description="Read evaluation outputs (lm-evaluation-harness --log_samples folders, HELM run "
+                                   "folders, py-irt JSON Lines) into one long table model,task,item,score,...")
+    p.add_argument("format", choices=FORMATS, help="lm-eval, helm or pyirt")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (searched recursively)")
+    p.add_argument("--out", metavar="FILE.csv", help="write the long table here (required unless --list-metrics)")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME|TASK=NAME",
+                   help="the metric read as the score, for every task or (repeatable) one task's; default: "
+                        "lm-eval acc, else exact_match, else the first; helm the scenario's main metric")
+    p.add_argument("--filter", action="append", default=[], metavar="NAME|POSITION|TASK=...",
+                   help="lm-eval: the filter read where a task logs several (default its first)")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="binarise scores: 1 where value >= T, else 0 (default: keep the values)")
+    p.add_argument("--item-id", default="doc_hash", metavar="ID",
+                   help="lm-eval: doc_hash (default), doc_id or doc:<field>")
+    p.add_argument("--model", metavar="NAME", help="lm-eval: the model's name when the paths hold one model")
+    p.add_argument("--split", metavar="SPLIT", help="helm: only this split (test, valid)")
+    p.add_argument("--trial", default="0", metavar="N|mean", help="helm: train_trial_index read (default 0) or mean")
+    p.add_argument("--perturbations", action="store_true", help="helm: also read perturbed instances")
+    p.add_argument("--task", metavar="NAME", help="pyirt: the task column (default the file's name)")
+    p.add_argument("--list-metrics", action="store_true",
+                   help="lm-eval: list each task's filters and metrics (what --metric and --filter can choose)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"format", "out", "rows", "models", "tasks", "items", "by_task": [...]}')
+    p.set_defaults(func=run)
+
+
+def _per_task(values: list[str], option: str, positions: bool = False):
+    """``--metric acc`` (every task) or ``--metric TASK=NAME`` (repeatable); None when not given."""
+    if not values:
+        return None
+    plain = [v for v in values if "=" not in v]
+    pairs = [v for v in values if "=" in v]
+    if plain and (pairs or len(plain) > 1):
+        raise ValidationError(f"--{option}: give one NAME for every task, or TASK=NAME entries, not both")
+
+    def value(v: str):
+        return int(v) if positions and v.isdigit() else v
+
+    if plain:
+        return value(plain[0])
+    out = {}
+    for v in pairs:
+        task, _, name = v.rpartition("=")
+        if not task or not name:
+            raise ValidationError(f"--{option} {v!r}: expected TASK=NAME")
+        out[task] = value(name)
+    return out
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    own = {"lm-eval": {"filter", "item_id", "model", "list_metrics"},
+           "helm": {"split", "trial", "perturbations"}, "pyirt": {"task"}}
+    given = {"filter": bool(args.filter), "item_id": args.item_id != "doc_hash", "model": args.model is not None,
+             "list_metrics": args.list_metrics, "split": args.split is not None, "trial": args.trial != "0",
+             "perturbations": args.perturbations, "task": args.task is not None}
+    for name, was_given in given.items():
+        if was_given and name not in own[args.format]:
+            raise ValidationError(f"--{name.replace('_', '-')} is not an option of `ingest {args.format}`")
+    if args.format == "pyirt" and (args.metric or args.threshold is not None):
+        raise ValidationError("--metric and --threshold are not options of `ingest pyirt` (its scores are read as is)")
+    if not args.out and not args.list_metrics:
+        raise ValidationError("--out FILE.csv is required (where the long table goes)")
+
+
+def _read(args: argparse.Namespace) -> pd.DataFrame:
+    from irtbridge.leaderboard import read_helm, read_lm_eval, read_pyirt  # kept off the CLI's start
+
+    if args.format == "lm-eval":
+        return read_lm_eval(args.paths, metric=_per_task(args.metric, "metric"),
+                            filter=_per_task(args.filter, "filter", positions=True), item_id=args.item_id,
+                            threshold=args.threshold, model=args.model)
+    if args.format == "helm":
+        trial = "mean" if args.trial == "mean" else (int(args.trial) if args.trial.isdigit() else None)
+        if trial is None:
+            raise ValidationError(f"--trial must be a train_trial_index (0, 1, ...) or mean, got {args.trial!r}")
+        return read_helm(args.paths, metric=_per_task(args.metric, "metric"), split=args.split, trial=trial,
+                         perturbations=args.perturbations, threshold=args.threshold)
+    return read_pyirt(args.paths, task=args.task)
+
+
+def summary(table: pd.DataFrame, fmt: str, out: str | None) -> dict:
+    """The counts ``--json`` prints: rows, models, tasks, items, and per task its metric and counts."""
+    by_task = []
+    for task, part in table.groupby("task", sort=True):
+        metrics = sorted(part["metric"].dropna().unique()) if "metric" in part else []
+        by_task.append({"task": task, "metric": ", ".join(map(str, metrics)) or None,
+                        "models": int(part["model"].nunique()), "items": int(part["item"].nunique()),
+                        "rows": int(len(part)), "mean_score": float(part["score"].mean())})
+    return {"format": fmt, "out": out, "rows": int(len(table)), "models": int(table["model"].nunique()),
+            "tasks": int(table["task"].nunique()), "items": int(table["item"].nunique()), "by_task": by_task}
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_options(args)
+    if args.list_metrics:
+        from irtbridge.leaderboard import lm_eval_metrics  # kept off the CLI's start
+
+        listing = lm_eval_metrics(args.paths)
+        if args.json:
+            print_json({"metrics": listing})
+        else:
+            print(listing.to_csv(index=False), end="")
+        return 0
+    table = _read(args)
+    atomic_write_csv(args.out, table, index=False)
+    info = summary(table, args.format, args.out)
+    if args.json:
+        print_json(info)
+    else:
+        print(f"{info['rows']} rows ({info['models']} models, {info['tasks']} tasks, {info['items']} items) "
+              f"written to {args.out}")
+    return 0

@@ -1,0 +1,196 @@
+"""Shared parts of the evaluation-output readers: finding files, reading JSON with file:line errors, the table.
+
+Every reader reads all of its input and checks it before it returns anything: a bad line is a
+:class:`~irtbridge.exceptions.ValidationError` of one line naming the file and the line (or the record), and
+no partial table is ever returned.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import pandas as pd
+
+from irtbridge.exceptions import DataWarning, ValidationError
+
+__all__ = ["LONG_COLUMNS", "as_paths", "find_files", "json_lines", "json_document", "number", "long_table",
+           "check_threshold", "where", "first_char",
+           "warn_continuous", "json_array"]
+
+# the first columns of every reader's table, in this order (irtbridge.leaderboard.responses_from_long reads them)
+LONG_COLUMNS = ("model", "task", "item", "score")
+
+
+def where(path: Path | str, line: int | None = None) -> str:
+    """``path:line`` (or the path alone), as error messages name a place."""
+    return f"{os.fspath(path)}:{line}" if line is not None else os.fspath(path)
+
+
+def as_paths(path_or_paths: Any, what: str) -> list[Path]:
+    """One path or a list of paths (str or PathLike), each existing; an empty list is an error."""
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        items = [path_or_paths]
+    elif isinstance(path_or_paths, (list, tuple)):
+        items = list(path_or_paths)
+    else:
+        raise ValidationError(f"{what}: path_or_paths must be a path or a list of paths, "
+                              f"got {type(path_or_paths).__name__}")
+    if not items:
+        raise ValidationError(f"{what}: no paths given")
+    out = []
+    for p in items:
+        if not isinstance(p, (str, os.PathLike)):
+            raise ValidationError(f"{what}: a path must be a string or a path, got {type(p).__name__}")
+        path = Path(p)
+        if not path.exists():
+            raise ValidationError(f"{what}: {os.fspath(path)!r} does not exist")
+        out.append(path)
+    return out
+
+
+def find_files(paths: list[Path], wanted: Callable[[Path], bool], what: str) -> list[Path]:
+    """The files among ``paths`` and under its folders (recursively, sorted) that ``wanted`` accepts.
+
+    A file given by name is taken as is; a folder without any wanted file is an error naming it.
+    """
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+            continue
+        inside = sorted(p for p in path.rglob("*") if p.is_file() and wanted(p))
+        if not inside:
+            raise ValidationError(f"{where(path)}: no {what} in this folder")
+        found.extend(inside)
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    return [Path(p) for p in unique]
+
+
+def first_char(path: Path) -> str:
+    """The first non-blank character of a file ('' for an empty file): ``[`` or ``{`` tell JSON forms apart."""
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(4096)
+            if not chunk:
+                return ""
+            text = chunk.lstrip(b" \t\r\n\xef\xbb\xbf")
+            if text:
+                return chr(text[0])
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, object)`` for each non-blank line of a JSON Lines file; a bad line is a one-line error."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    cut = "" if line.endswith("\n") else " (the file ends inside this line: truncated?)"
+                    raise ValidationError(f"{where(path, n)}: not valid JSON: {exc.msg} at column {exc.colno}"
+                                          f"{cut}") from None
+                if not isinstance(obj, dict):
+                    raise ValidationError(f"{where(path, n)}: expected a JSON object, got {type(obj).__name__}")
+                yield n, obj
+    except UnicodeDecodeError:
+        raise ValidationError(f"{where(path)}: not UTF-8 text") from None
+
+
+def json_document(path: Path) -> Any:
+    """The JSON value of a whole file; a syntax error names the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"{where(path)}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{where(path, exc.lineno)}: not valid JSON: {exc.msg} at column {exc.colno}") from None
+
+
+_BLANK = re.compile(r"\s*")
+
+
+def json_array(path: Path) -> list[tuple[int, Any]]:
+    """The elements of a file holding one JSON array, each with the line it starts on (for error messages)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"{where(path)}: not UTF-8 text") from None
+    decoder = json.JSONDecoder()
+    lines = [0, 1]  # (offset, line) of the last position counted, so counting newlines stays linear
+
+    def line_of(pos: int) -> int:
+        lines[1] += text.count("\n", lines[0], pos)
+        lines[0] = pos
+        return lines[1]
+
+    i = _BLANK.match(text).end()
+    if not text.startswith("[", i):
+        raise ValidationError(f"{where(path, line_of(i))}: expected a JSON array")
+    out: list[tuple[int, Any]] = []
+    i = _BLANK.match(text, i + 1).end()
+    closed = text.startswith("]", i)
+    while not closed:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"{where(path, exc.lineno)}: not valid JSON: {exc.msg} at column {exc.colno}"
+                                  ) from None
+        out.append((line_of(i), obj))
+        i = _BLANK.match(text, end).end()
+        closed = text.startswith("]", i)
+        if not closed and not text.startswith(",", i):
+            raise ValidationError(f"{where(path, line_of(i))}: not valid JSON: expected ',' or ']'"
+                                  + (" (the file ends inside the array: truncated?)" if i >= len(text) else ""))
+        i = _BLANK.match(text, i + 1).end() if not closed else i
+    if _BLANK.match(text, i + 1).end() != len(text):
+        raise ValidationError(f"{where(path, line_of(i))}: extra data after the JSON array")
+    return out
+
+
+def number(value: Any) -> float | None:
+    """A finite float from a JSON number or boolean; None for anything else."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    return None
+
+
+def check_threshold(threshold: Any) -> float | None:
+    if threshold is None:
+        return None
+    v = number(threshold)
+    if v is None:
+        raise ValidationError(f"threshold must be a finite number or None, got {threshold!r}")
+    return v
+
+
+def long_table(rows: dict[str, list], extra: Iterable[str], what: str) -> pd.DataFrame:
+    """The reader's table: ``model, task, item, score`` then ``extra``; a (model, item) pair twice is an error."""
+    columns = list(LONG_COLUMNS) + [c for c in extra if c not in LONG_COLUMNS]
+    frame = pd.DataFrame({c: rows[c] for c in columns}, columns=columns)
+    frame["score"] = frame["score"].astype(float)
+    dup = frame.duplicated(["model", "item"], keep=False)
+    if dup.any():
+        first = frame.loc[dup].iloc[0]
+        raise ValidationError(f"{what}: model {first['model']!r} answers item {first['item']!r} more than once "
+                              f"({int(dup.sum())} rows are repeats); read each model's run once")
+    return frame.reset_index(drop=True)
+
+
+def warn_continuous(labels: list[str], unit: str) -> None:
+    """One warning naming the tasks or runs whose scores are not all 0/1 (kept as they are)."""
+    if labels:
+        warnings.warn(f"{len(labels)} {unit}(s) have scores other than 0/1, kept continuous: "
+                      f"{', '.join(sorted(set(labels))[:5])}; pass threshold= to binarise", DataWarning, stacklevel=3)
