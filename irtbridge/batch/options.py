@@ -96,6 +96,11 @@ IRT_KEYS: dict[str, Check] = {
     "priors": _mapping,
 }
 IRT_KINDS = ("calibrate", "abilities", "fit")
+#: JSON types of the engine options most manifests use (names and values are the engine's to check)
+ENGINE_OPTION_TYPES: dict[str, Check] = {
+    "quadpts": _whole(1), "TOL": _number(low=0.0, low_open=True), "technical": _mapping, "draws": _whole(1),
+    "SE_type": _text, "SE.type": _text, "accelerate": _text, "optimizer": _text, "progress": _boolean,
+}
 
 
 #: kind -> its options and their checks (None: the options are checked by the kind's own settings object)
@@ -165,6 +170,11 @@ def check_unit(uid: str, kind: str, options: Mapping[str, Any], target: Any = No
                 problems.append(f"{where}, option {key!r}: {exc}")
         elif kind in IRT_KINDS:
             rest[key] = value
+            if key in ENGINE_OPTION_TYPES:
+                try:
+                    ENGINE_OPTION_TYPES[key](value, key)
+                except ValidationError as exc:
+                    problems.append(f"{where}, option {key!r}: {exc}")
         else:
             problems.append(f"{where}: a {kind} unit takes no option {key!r}; its options: {', '.join(table)}")
     if kind == "hardness" and not problems and (not (options.get("label") or target) or "scores" not in options):
@@ -182,6 +192,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
     from irtbridge.calibration.fitting import engine_options
     from irtbridge.calibration.itemtypes import check_itemtype, estimation_options
+    from irtbridge.calibration.options import check_options
     from irtbridge.calibration.result import ENGINES, MODELS, SCORING_METHODS
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
@@ -203,6 +214,10 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     if "scoring_method" in options:
         check_choice(options["scoring_method"], "option 'scoring_method'", SCORING_METHODS[engine], ignore_case=True)
     per_item = resolved if len(set(resolved)) > 1 else None
+    if engine == "native":  # the native engine checks its names only when it fits: check them here
+        from irtbridge.calibration.engines.native import NATIVE_OPTIONS
+
+        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), "calibrate(engine='native')")
     checked = engine_options(dict(rest), engine, resolved[0], per_item)
     estimation_options(engine, checked, method=options.get("estimation_method"), seed=options.get("seed"))
 
@@ -228,7 +243,7 @@ def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
         return problems
     try:
         Settings(**dict(options))
-    except ValidationError as exc:
+    except (ValidationError, TypeError) as exc:
         return [f"{where}: {exc}"]
     return []
 
