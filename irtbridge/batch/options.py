@@ -47,12 +47,15 @@ def _text(value: Any, name: str) -> str:
     raise ValidationError(f"{name} must be a non-empty string, got {_show(value)}")
 
 
-def _columns(value: Any, name: str) -> Any:
-    if isinstance(value, str) and value:
-        return value
-    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
-        return value
-    raise ValidationError(f"{name} must be a column name or a non-empty list of column names, got {_show(value)}")
+def _names(what: str) -> Check:
+    """A check for one name or a non-empty list of names."""
+    def check(value: Any, name: str) -> Any:
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+            return value
+        raise ValidationError(f"{name} must be {what}, got {_show(value)}")
+    return check
 
 
 def _mapping(value: Any, name: str) -> Any:
@@ -61,12 +64,8 @@ def _mapping(value: Any, name: str) -> Any:
     raise ValidationError(f"{name} must be a JSON object, got {_show(value)}")
 
 
-def _model(value: Any, name: str) -> Any:
-    if isinstance(value, str) and value:
-        return value
-    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
-        return value
-    raise ValidationError(f"{name} must be a model name or a list of names (one per item), got {_show(value)}")
+_columns = _names("a column name or a non-empty list of column names")
+_model = _names("a model name or a list of names (one per item)")
 
 
 def _choice(choices: tuple[str, ...]) -> Check:

@@ -54,6 +54,15 @@ def _corrupt(path: Path) -> None:
     path.write_text(text[: text.index("\n") + 4])
 
 
+def _one_table(folder: Path, **top) -> Path:
+    """A manifest of one ei unit on one 2 x 2 table."""
+    pd.DataFrame({"name": ["a"], "tp": [5], "fp": [1], "fn": [2], "tn": [9]}).to_csv(folder / "t.csv", index=False)
+    manifest = folder / "m.json"
+    manifest.write_text(json.dumps({"output": "out", **top, "units": [
+        {"id": "t", "kind": "ei", "data": "t.csv", "options": {"name": "name"}}]}))
+    return manifest
+
+
 def test_corrupted_input_replaces_old_results_by_a_failed_folder(tmp_path, capsys):
     pd.DataFrame({"name": ["a", "b"], "tp": [5, 7], "fp": [1, 2], "fn": [2, 1], "tn": [9, 8]}).to_csv(
         tmp_path / "tables.csv", index=False)
@@ -98,10 +107,7 @@ def test_a_failed_unit_is_tried_again_on_the_next_run(tmp_path):
 
 def test_driver_marks_a_unit_whose_worker_died(tmp_path):
     """A unit that failed without a word from its worker (KilledWorker) gets its failed folder from the driver."""
-    pd.DataFrame({"name": ["a"], "tp": [5], "fp": [1], "fn": [2], "tn": [9]}).to_csv(tmp_path / "t.csv", index=False)
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"output": "out", "units": [{"id": "t", "kind": "ei", "data": "t.csv",
-                                                                "options": {"name": "name"}}]}))
+    manifest = _one_table(tmp_path)
     run_batch(manifest, scheduler="serial")
     pd.DataFrame({"name": ["a"], "tp": [6], "fp": [1], "fn": [2], "tn": [9]}).to_csv(tmp_path / "t.csv", index=False)
     unit = load_manifest(manifest).units[0]
@@ -114,10 +120,7 @@ def test_driver_marks_a_unit_whose_worker_died(tmp_path):
 
 def test_a_failure_never_replaces_a_finished_result_of_the_same_input(tmp_path):
     """A late duplicate attempt that fails (a worker presumed dead) leaves the finished result alone."""
-    pd.DataFrame({"name": ["a"], "tp": [5], "fp": [1], "fn": [2], "tn": [9]}).to_csv(tmp_path / "t.csv", index=False)
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"output": "out", "units": [{"id": "t", "kind": "ei", "data": "t.csv",
-                                                                "options": {"name": "name"}}]}))
+    manifest = _one_table(tmp_path)
     run_batch(manifest, scheduler="serial")
     unit = load_manifest(manifest).units[0]
     assert mark_failed(unit, tmp_path / "out", "late duplicate") is False
@@ -131,10 +134,7 @@ def test_distributed_deterministic_failure_is_not_retried(tmp_path):
     """On Dask too: one attempt, the folder marked failed by the worker, batch.json agreeing."""
     from irtbridge.batch import local_cluster
 
-    pd.DataFrame({"name": ["a"], "tp": [5], "fp": [1], "fn": [2], "tn": [9]}).to_csv(tmp_path / "t.csv", index=False)
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"output": "out", "retries": 3, "units": [
-        {"id": "t", "kind": "ei", "data": "t.csv", "options": {"name": "name"}}]}))
+    manifest = _one_table(tmp_path, retries=3)
     cluster = local_cluster(1)
     try:
         run_batch(manifest, scheduler=cluster.scheduler_address)
