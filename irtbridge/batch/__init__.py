@@ -5,19 +5,19 @@ A *manifest* lists units of work; each unit is one input file and one kind of an
 ================  ==========================================  ======================================
 kind              input (``data``) and options                writes (into ``OUT/units/<id>/``)
 ================  ==========================================  ======================================
-``calibrate``     responses CSV (respondents x items);         ``items.csv``, ``standard_errors.csv``,
-                  the IRT options below, ``se`` (true)          ``calibration.json``,
+``calibrate``     responses CSV (respondents x items);        ``items.csv``, ``standard_errors.csv``,
+                  the IRT options below, ``se`` (true)        ``calibration.json``,
                                                               ``abilities.csv``               [R]
-``abilities``     responses CSV; the IRT options below         ``abilities.csv`` (``theta``, ``se``;
+``abilities``     responses CSV; the IRT options below        ``abilities.csv`` (``theta``, ``se``;
                                                               ``irtbridge abilities``)        [R]
-``fit``           responses CSV; the IRT options below         ``fit.json`` (``irtbridge fit --json``),
+``fit``           responses CSV; the IRT options below        ``fit.json`` (``irtbridge fit --json``),
                   (engine mirt)                               ``item_fit.csv`` (S-X2)         [R]
 ``dataset``       a classification CSV and its ``target``;    ``items.csv``, ``respondents.csv``,
-                  any :class:`irtbridge.pipeline.Settings`     ``responses.csv``, ``ei.csv`` (binary)
+                  any :class:`irtbridge.pipeline.Settings`    ``responses.csv``, ``ei.csv`` (binary)
                   field (``max_items``, ``pool``, ...)        — the per-dataset unit of
                                                               ``irtbridge evaluate``          [R]
 ``hardness``      labels and model scores; ``label``,         ``instances.csv`` (every method),
-                  ``scores`` (columns), ``threshold``, ``id``  ``classes.csv``
+                  ``scores`` (columns), ``threshold``, ``id`` ``classes.csv``
 ``ei``            2 x 2 tables: columns ``tp, fp, fn, tn``    ``ei.csv`` (EI family + intervals)
                   (``name``: a label column); ``level``,
                   ``ci_method``, ``correction``, ``n_boot``,
@@ -25,6 +25,7 @@ kind              input (``data``) and options                writes (into ``OUT
 ``rate``          matches CSV (period, player, opponent,      ``ratings.csv``, ``history.csv``
                   score); ``tau``
 ================  ==========================================  ======================================
+
 
 The IRT options (``calibrate``, ``abilities``, ``fit``): ``model`` (2PL; or one per item, mirt),
 ``engine`` (mirt, ltm or native), ``id_column``, ``drop_constant`` (false), ``estimation_method``
