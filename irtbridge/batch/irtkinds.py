@@ -71,14 +71,44 @@ def kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
-    """The abilities of every respondent (``theta``, ``se``), as ``irtbridge abilities`` prints them."""
+    """The abilities of every respondent (``theta``, ``se``), as ``irtbridge abilities`` prints them.
+
+    With option ``calibration`` (a ``Calibration.to_json`` file, e.g. a calibrate unit's
+    ``calibration.json``) the responses are scored with those item parameters by
+    :func:`irtbridge.irt.estimate_abilities`, under the calibration's latent mean and variance (as mirt's
+    ``fscores`` on that fit); without it the unit calibrates first and scores with the engine.
+    """
     from irtbridge.calibration import calibrate
 
     frame = _responses(unit)
-    fit = calibrate(frame, se=False, **calibrate_arguments(unit.options))  # scoring needs no item SEs
     method = str(unit.options.get("scoring_method", "EAP")).upper()
+    if "calibration" in unit.paths:
+        return _stored_scores(unit, frame, method, folder)
+    fit = calibrate(frame, se=False, **calibrate_arguments(unit.options))  # scoring needs no item SEs
     atomic_write_csv(folder / "abilities.csv", _scores(frame, fit, method))
     return {**_fit_summary(fit), "scoring_method": method}
+
+
+def _stored_scores(unit: Unit, frame: pd.DataFrame, method: str, folder: Path) -> dict[str, Any]:
+    import numpy as np
+
+    from irtbridge.calibration import Calibration
+    from irtbridge.exceptions import ValidationError
+    from irtbridge.irt import estimate_abilities
+
+    path = unit.paths["calibration"]
+    try:
+        with open(path, encoding="utf-8") as handle:
+            cal = Calibration.from_json(handle.read())
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValidationError(f"calibration file {path!r} is not a calibration written by Calibration.to_json "
+                              f"(a calibrate unit's calibration.json): {type(exc).__name__}: {exc}") from None
+    prior = (float(cal.latent_mean), float(np.sqrt(cal.latent_var)))
+    scores = estimate_abilities(frame, cal, method=method, prior=prior)
+    scores.index.name = "respondent"
+    atomic_write_csv(folder / "abilities.csv", scores)
+    return {"model": cal.model, "calibration": path, "items": len(cal.items), "respondents": len(frame),
+            "scoring_method": method}
 
 
 def kind_fit(unit: Unit, folder: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from irtbridge._validation import _show, check_int, read_csv, require_columns
-from irtbridge.batch.options import KIND_OPTIONS, check_unit
+from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit
 from irtbridge.batch.unit import Unit, sha256
 from irtbridge.exceptions import ValidationError
 
@@ -90,8 +90,8 @@ def load_manifest(path: str | os.PathLike, *, output: str | os.PathLike | None =
         text = problems[0] if len(problems) == 1 else (f"manifest {str(path)!r} has {len(problems)} problems: "
                                                        + "; ".join(problems))
         raise ValidationError(" ".join(text.split("\n")))
-    units = tuple(Unit(uid, kind, data, target, options, sha256(data))
-                  for uid, kind, data, target, options in (c for _, c in checked if c is not None))
+    units = tuple(Unit(uid, kind, data, target, options, sha256(data), paths, {k: sha256(v) for k, v in paths.items()})
+                  for uid, kind, data, target, options, paths in (c for _, c in checked if c is not None))
     if output is not None:
         out = Path(output)
     elif out_field:
@@ -186,6 +186,12 @@ def _check_entry(i: int, e: Any, base: Path, problems: list[str]) -> tuple[str |
         problems.append(f"{where}: target must be a column name, got {_show(target)}")
     if kind in KIND_OPTIONS:
         problems.extend(check_unit(uid, kind, options, None if target is None else str(target)))
+    paths = {}
+    for key in FILE_OPTIONS.get(kind, ()):
+        if isinstance(options.get(key), str):
+            paths[key] = str((base / options[key]).resolve())
+            if not os.path.isfile(paths[key]):
+                problems.append(f"{where}, option {key!r}: file {paths[key]!r} does not exist")
     if len(problems) > before:
         return uid, None
-    return uid, (uid, kind, str(data_path), None if target is None else str(target), dict(options))
+    return uid, (uid, kind, str(data_path), None if target is None else str(target), dict(options), paths)

@@ -29,7 +29,7 @@ from irtbridge._validation import _show, check_choice, check_int, check_number
 from irtbridge.efficiency.core import CI_METHODS
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["KIND_OPTIONS", "IRT_KINDS", "IRT_KEYS", "check_unit", "calibrate_arguments"]
+__all__ = ["KIND_OPTIONS", "IRT_KINDS", "IRT_KEYS", "FILE_OPTIONS", "check_unit", "calibrate_arguments"]
 
 Check = Callable[[Any, str], Any]
 
@@ -105,7 +105,7 @@ ENGINE_OPTION_TYPES: dict[str, Check] = {
 #: kind -> its options and their checks (None: the options are checked by the kind's own settings object)
 KIND_OPTIONS: dict[str, dict[str, Check] | None] = {
     "calibrate": {**IRT_KEYS, "se": _boolean, "scoring_method": _text},
-    "abilities": {**IRT_KEYS, "scoring_method": _text},
+    "abilities": {**IRT_KEYS, "scoring_method": _text, "calibration": _text},
     "fit": dict(IRT_KEYS),
     "dataset": None,
     "hardness": {"label": _text, "scores": _columns, "threshold": _number(low=0.0, high=1.0), "id": _text},
@@ -114,6 +114,13 @@ KIND_OPTIONS: dict[str, dict[str, Check] | None] = {
            "random_state": _whole(0)},
     "rate": {"tau": _number(low=0.0, low_open=True)},
 }
+
+#: options that name a file (relative to the manifest): kind -> option names
+FILE_OPTIONS: dict[str, tuple[str, ...]] = {"abilities": ("calibration",)}
+#: what an abilities unit scoring with a stored calibration reads (the rest would calibrate)
+_WITH_CALIBRATION = ("calibration", "scoring_method", "id_column")
+#: native scoring (irtbridge.irt.estimate_abilities) of a stored calibration
+_NATIVE_SCORING = ("EAP", "MAP", "ML")
 
 #: kinds whose input is a target-bearing table
 _TARGET_KINDS = ("dataset", "hardness")
@@ -179,12 +186,29 @@ def check_unit(uid: str, kind: str, options: Mapping[str, Any], target: Any = No
     if kind == "hardness" and not problems and (not (options.get("label") or target) or "scores" not in options):
         problems.append(f"{where}: a hardness unit needs options label (the 0/1 column; or give target) and "
                         "scores (the models' score columns)")
-    if kind in IRT_KINDS and not problems:
+    if kind == "abilities" and "calibration" in options and not problems:
+        problems.extend(_check_stored(where, options))
+    elif kind in IRT_KINDS and not problems:
         try:
             _check_irt(kind, options, rest)
         except ValidationError as exc:
             problems.append(f"{where}: {exc}")
     return problems
+
+
+def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
+    """An abilities unit that scores with a stored calibration: no fitting options, a native scoring method."""
+    extra = [k for k in options if k not in _WITH_CALIBRATION]
+    if extra:
+        return [f"{where}: option(s) {', '.join(map(repr, extra))} would calibrate, but option 'calibration' gives "
+                f"the item parameters; with a calibration file an abilities unit takes {', '.join(_WITH_CALIBRATION)}"]
+    method = options.get("scoring_method", "EAP")
+    try:
+        check_choice(method, "option 'scoring_method'", _NATIVE_SCORING, ignore_case=True)
+    except ValidationError as exc:
+        return [f"{where}: {exc} (a stored calibration is scored by irtbridge.irt.estimate_abilities; "
+                "WLE needs the live mirt fit: leave out calibration to calibrate in the unit)"]
+    return []
 
 
 def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -> None:

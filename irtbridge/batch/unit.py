@@ -43,6 +43,10 @@ class Unit:
         Kind-specific options, as the manifest gives them (checked by :mod:`irtbridge.batch.options`).
     digest : str
         SHA-256 of the input file, part of the fingerprint.
+    paths : dict
+        Option -> absolute path, for options that name a file (an ``abilities`` unit's ``calibration``).
+    digests : dict
+        Option -> SHA-256 of that file, part of the fingerprint.
     """
 
     id: str
@@ -51,14 +55,22 @@ class Unit:
     target: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     digest: str = ""
+    paths: Mapping[str, str] = field(default_factory=dict)
+    digests: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def fingerprint(self) -> str:
         """What decides whether an existing result is still valid for this unit."""
-        text = json.dumps({"kind": self.kind, "target": self.target, "options": to_jsonable(dict(self.options)),
-                           "digest": self.digest}, sort_keys=True)
+        content: dict[str, Any] = {"kind": self.kind, "target": self.target,
+                                   "options": to_jsonable(dict(self.options)), "digest": self.digest}
+        if self.digests:  # only then, so that the fingerprints of units without option files stay as they were
+            content["digests"] = dict(self.digests)
+        text = json.dumps(content, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "data": self.data, "target": self.target,
-                "options": to_jsonable(dict(self.options)), "digest": self.digest}
+        out = {"id": self.id, "kind": self.kind, "data": self.data, "target": self.target,
+               "options": to_jsonable(dict(self.options)), "digest": self.digest}
+        if self.paths:
+            out.update(paths=dict(self.paths), digests=dict(self.digests))
+        return out
