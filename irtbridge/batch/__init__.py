@@ -8,8 +8,11 @@ kind              input (``data``) and options                writes (into ``OUT
 ``calibrate``     responses CSV (respondents x items);        ``items.csv``, ``standard_errors.csv``,
                   the IRT options below, ``se`` (true)        ``calibration.json``,
                                                               ``abilities.csv``               [R]
-``abilities``     responses CSV; the IRT options below        ``abilities.csv`` (``theta``, ``se``;
-                                                              ``irtbridge abilities``)        [R]
+``abilities``     responses CSV; the IRT options below, or    ``abilities.csv`` (``theta``, ``se``;
+                  ``calibration`` (a calibrate unit's         ``irtbridge abilities``)        [R]
+                  ``calibration.json``, relative to the       (with ``calibration``: R-free,
+                  manifest) with ``scoring_method``           plus ``at_bound``)
+                  EAP/MAP/ML and ``id_column``
 ``fit``           responses CSV; the IRT options below        ``fit.json`` (``irtbridge fit --json``),
                   (engine mirt)                               ``item_fit.csv`` (S-X2)         [R]
 ``dataset``       a classification CSV and its ``target``;    ``items.csv``, ``respondents.csv``,
