@@ -43,7 +43,10 @@ def fit_report(fit: Any) -> dict[str, Any]:
     >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
     >>> report = fit_report(fit)                                                # doctest: +R
     >>> round(report["global"]["M2"], 3), report["misfitting"]                  # doctest: +R
-    (11.938, [])
+    (11.938, ['Item.2'])
+
+    (R: ``M2(fit)$M2`` is 11.93769; ``itemfit(fit)`` gives Item.2 S-X2 14.453 on 2 df, p 0.001, BH-adjusted
+    0.0036, the only adjusted p below 0.05.)
     """
     from irtbridge.exceptions import IrtBridgeError
 
