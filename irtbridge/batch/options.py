@@ -170,19 +170,13 @@ def check_unit(uid: str, kind: str, options: Mapping[str, Any], target: Any = No
             problems.append(f"{where}: " + _AMBIGUOUS.format(" or scoring_method (EAP, MAP, ML, WLE)" if "scoring_method"
                                                               in table else "; a fit unit does not score"))
         elif key in table:
-            try:
-                table[key](value, key)
-            except ValidationError as exc:
-                problems.append(f"{where}, option {key!r}: {exc}")
+            problems.extend(_checked(table[key], value, key, where))
         elif kind in IRT_KINDS:
             rest[key] = value
             if key in ENGINE_OPTION_TYPES:
-                try:
-                    ENGINE_OPTION_TYPES[key](value, key)
-                except ValidationError as exc:
-                    problems.append(f"{where}, option {key!r}: {exc}")
+                problems.extend(_checked(ENGINE_OPTION_TYPES[key], value, key, where))
         else:
-            problems.append(f"{where}: a {kind} unit takes no option {key!r}; its options: {', '.join(table)}")
+            problems.append(f"{where}: {kind} units take no option {key!r}; their options: {', '.join(table)}")
     if kind == "hardness" and not problems and (not (options.get("label") or target) or "scores" not in options):
         problems.append(f"{where}: a hardness unit needs options label (the 0/1 column; or give target) and "
                         "scores (the models' score columns)")
@@ -194,6 +188,15 @@ def check_unit(uid: str, kind: str, options: Mapping[str, Any], target: Any = No
         except ValidationError as exc:
             problems.append(f"{where}: {exc}")
     return problems
+
+
+def _checked(check: Check, value: Any, key: str, where: str) -> list[str]:
+    """The problem of one option's value, if any, naming the unit and the option."""
+    try:
+        check(value, key)
+    except ValidationError as exc:
+        return [f"{where}, option {key!r}: {exc}"]
+    return []
 
 
 def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
@@ -252,7 +255,7 @@ def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
     fields = {f.name: f for f in dataclasses.fields(Settings) if f.init}
     unknown = [k for k in options if k not in fields]
     if unknown:
-        return [f"{where}: a dataset unit takes no option {k!r} (its options are irtbridge.pipeline.Settings "
+        return [f"{where}: dataset units take no option {k!r} (their options are irtbridge.pipeline.Settings "
                 f"fields: {', '.join(fields)})" for k in unknown]
     problems = []
     for key, value in options.items():

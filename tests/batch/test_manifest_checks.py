@@ -71,7 +71,7 @@ def test_string_for_a_boolean_is_an_error(tmp_path):
     ("ei", {"level": "0.9"}, r"unit 'u', option 'level': level must be a number \(not a string\)"),
     ("ei", {"level": 95}, r"unit 'u', option 'level': level must be < 1.0"),
     ("ei", {"ci_method": "wald"}, r"unit 'u', option 'ci_method': ci_method='wald' is not supported"),
-    ("ei", {"nmae": "name"}, r"unit 'u': a ei unit takes no option 'nmae'; its options: name, level"),
+    ("ei", {"nmae": "name"}, r"unit 'u': ei units take no option 'nmae'; their options: name, level"),
     ("rate", {"tau": -1}, r"unit 'u', option 'tau': tau must be > 0.0"),
     ("hardness", {"label": "y"}, r"unit 'u': a hardness unit needs options label .* and scores"),
     ("hardness", {"label": "y", "scores": [1, 2]}, r"unit 'u', option 'scores': scores must be a column name or a non-empty list"),
@@ -79,7 +79,7 @@ def test_string_for_a_boolean_is_an_error(tmp_path):
     ("dataset", {"quick": "false"}, r"unit 'u', option 'quick': quick must be true or false"),
     ("dataset", {"max_items": "40"}, r"unit 'u', option 'max_items': max_items must be a number \(not a string\)"),
     ("dataset", {"pool": "huge"}, r"unit 'u': pool='huge' is not supported"),
-    ("dataset", {"max_itmes": 40}, r"unit 'u': a dataset unit takes no option 'max_itmes'"),
+    ("dataset", {"max_itmes": 40}, r"unit 'u': dataset units take no option 'max_itmes'"),
 ])
 def test_option_names_types_and_values(tmp_path, kind, options, expected):
     msg = _refused(tmp_path, [{"id": "u", "kind": kind, "data": "resp.csv", "options": options}])
@@ -112,7 +112,7 @@ def test_every_problem_named_in_one_line(tmp_path):
     msg = _refused(tmp_path, units, retries="2")
     assert msg.startswith(f"manifest {str(tmp_path / 'm.json')!r} has 7 problems: ")
     for part in ("manifest retries must be a whole number >= 0, got '2'",
-                 "manifest unit 'a', option 'se'", "manifest unit 'c': a rate unit takes no option 'tua'",
+                 "manifest unit 'a', option 'se'", "manifest unit 'c': rate units take no option 'tua'",
                  "manifest unit 'd': kind 'nope' is not supported", "manifest unit 'e': input file",
                  "manifest unit id 'a' is used twice", "manifest unit 'f' has unknown key(s) 'option'"):
         assert part in msg, part
