@@ -216,6 +216,7 @@ def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
 
 def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -> None:
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
+    from irtbridge.calibration.engines import ENGINE_TABLE
     from irtbridge.calibration.fitting import engine_options
     from irtbridge.calibration.itemtypes import check_itemtype, estimation_options
     from irtbridge.calibration.options import check_options
@@ -233,13 +234,11 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
             other = [e for e in ENGINES if resolved in ENGINES[e]]
             raise ValidationError(f"option 'model': engine {engine!r} does not fit model {resolved!r}; use engine {other[0]!r}")
     resolved = [check_choice(n, "model", MODELS, ignore_case=True) for n in names]
-    if len(set(resolved)) > 1 and engine != "mirt":
-        raise ValidationError(f"option 'model': one model per item is mirt's; engine {engine!r} fits one model")
-    if options.get("dims", 1) != 1 and engine != "mirt":
-        raise ValidationError(f"option 'dims': an exploratory model is mirt's; engine {engine!r} fits one factor")
+    per_item = resolved if len(set(resolved)) > 1 else None
+    ENGINE_TABLE[engine].check(priors=bool(options.get("priors")), sparse=False,
+                               structured=per_item is not None or options.get("dims", 1) != 1)
     if "scoring_method" in options:
         check_choice(options["scoring_method"], "option 'scoring_method'", SCORING_METHODS[engine], ignore_case=True)
-    per_item = resolved if len(set(resolved)) > 1 else None
     if engine == "native":  # the native engine checks its names only when it fits: check them here
         from irtbridge.calibration.engines.native import NATIVE_OPTIONS
 

@@ -57,6 +57,9 @@ def test_string_for_a_boolean_is_an_error(tmp_path):
     ("calibrate", {"model": "7PL"}, r"unit 'u': model='7PL' is not supported"),
     ("calibrate", {"model": "gpcm", "engine": "native"}, r"unit 'u': option 'model': engine 'native' does not fit model 'gpcm'"),
     ("calibrate", {"tol": 1e-3}, r"unit 'u': calibrate\(engine='mirt'\) takes no option 'tol'.*did you mean 'TOL'"),
+    ("calibrate", {"engine": "ltm", "priors": {"a1": ["lnorm", 0, 0.5]}}, r"unit 'u': priors: engine='ltm' takes no priors"),
+    ("calibrate", {"engine": "native", "dims": 2}, r"unit 'u': dims, spec, parameters and per-item models need engine='mirt'"),
+    ("calibrate", {"engine": "ltm", "model": ["2PL", "3PL"]}, r"unit 'u': dims, spec, parameters and per-item models need"),
     ("calibrate", {"engine": "native", "quadpt": 21}, r"unit 'u': calibrate\(engine='native'\) takes no option 'quadpt'.*did you mean 'quadpts'"),
     ("calibrate", {"quadpts": "21"}, r"unit 'u', option 'quadpts': quadpts must be a whole number \(not a string\)"),
     ("calibrate", {"technical": 500}, r"unit 'u', option 'technical': technical must be a JSON object"),
@@ -174,3 +177,17 @@ def test_valid_irt_options_pass(tmp_path):
     m = load_manifest(path)
     assert [u.kind for u in m.units] == ["calibrate", "abilities", "fit", "abilities"]
     assert m.units[0].options["se"] is False  # kept as given: the fingerprint of earlier results still holds
+
+
+def test_checking_irt_units_does_not_load_r():
+    """The driver checks what the engines accept without R: rpy2 is not even imported."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys\nfrom irtbridge.batch import load_manifest\n"
+            f"m = load_manifest({str(root / 'docs' / 'examples' / 'batch' / 'manifest.json')!r})\n"
+            "print(len(m.units), 'rpy2' in sys.modules, any(k.startswith('irtbridge._r') for k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["5", "False", "False"]
