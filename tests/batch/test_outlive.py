@@ -179,3 +179,15 @@ def test_the_issue_scenario_with_a_calibrate_unit(tmp_path, capsys):
     assert "ValidationError" in meta["error"] and meta["transient"] is False
     assert report["units"][0]["attempts"] == 1  # a data error is not retried
     assert _agreement(tmp_path / "results") == {"cal": "failed"}
+
+
+def test_which_errors_are_retried():
+    from irtbridge.batch import is_transient
+    from irtbridge.exceptions import RError, ValidationError
+
+    assert not is_transient(ValidationError("responses: item 'q1' is not 0/1"))
+    assert not is_transient(RError("R error in mirt(): subscript out of bounds"))
+    assert not is_transient(ValueError("a bug"))
+    assert is_transient(OSError(28, "No space left on device"))
+    assert is_transient(MemoryError())
+    assert is_transient(RError("R error in mirt(): cannot allocate vector of size 3.2 Gb"))
