@@ -40,3 +40,8 @@ clean:
 docs: $(STAMP)
 	rm -rf docs/_build docs/api/generated
 	$(VENV)/bin/python -m sphinx -q -W --keep-going -b html docs docs/_build/html
+
+# linters and the type checker on the package (configured in .flake8 and pyproject.toml)
+lint: $(STAMP)
+	$(VENV)/bin/python -m flake8 irtbridge
+	$(VENV)/bin/python -m mypy
