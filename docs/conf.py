@@ -31,7 +31,10 @@ templates_path: list[str] = []
 
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+# each object is documented once, on the page of the module that defines it (a package page does not repeat
+# what its __all__ re-exports)
+autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False,
+                           "ignore-module-all": True}
 autodoc_typehints = "none"  # numpydoc's Parameters section says the types; signatures stay readable
 # numpydoc: one page per function or class, no separate member tables (autosummary lists them)
 numpydoc_show_class_members = False
