@@ -20,7 +20,8 @@ kind              input (``data``) and options                writes (into ``OUT
                   field (``max_items``, ``pool``, ...)        — the per-dataset unit of
                                                               ``irtbridge evaluate``          [R]
 ``hardness``      labels and model scores; ``label``,         ``instances.csv`` (every method),
-                  ``scores`` (columns), ``threshold``, ``id`` ``classes.csv``
+                  ``scores`` (columns), ``threshold``,        ``classes.csv``
+                  ``id``
 ``ei``            2 x 2 tables: columns ``tp, fp, fn, tn``    ``ei.csv`` (EI family + intervals)
                   (``name``: a label column); ``level``,
                   ``ci_method``, ``correction``, ``n_boot``,
