@@ -7,7 +7,9 @@ a subset. :mod:`~irtbridge.leaderboard.long` turns their long tables into respon
 answers to the anchors alone, with an interval (p-IRT, as in tinyBenchmarks, Polo et al. 2024);
 :mod:`~irtbridge.leaderboard.validation` cross-validates that prediction on the calibration's own respondents
 (a blend weight and an interval scale for small calibrations);
-:mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine.
+:mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine;
+:mod:`~irtbridge.leaderboard.report` ranks a whole leaderboard with intervals and flags its broken items
+(:mod:`~irtbridge.leaderboard.diagnostics` computes, :mod:`~irtbridge.leaderboard.inputs` reads and checks).
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ from __future__ import annotations
 from irtbridge.leaderboard.adaptive import AdaptiveResult, adaptive_evaluate
 from irtbridge.leaderboard.anchors import ANCHOR_METHODS, select_anchors
 from irtbridge.leaderboard.long import responses_from_long, responses_to_long
+from irtbridge.leaderboard.inputs import read_leaderboard_input, read_tiny_errors
 from irtbridge.leaderboard.performance import estimate_performance
+from irtbridge.leaderboard.report import LeaderboardReport, leaderboard_report
 from irtbridge.leaderboard.validation import AnchorValidation, validate_anchors
 
 __all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance",
-           "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult"]
+           "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult", "leaderboard_report",
+           "LeaderboardReport", "read_leaderboard_input", "read_tiny_errors"]
