@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from irtbridge.exceptions import IrtBridgeWarning
-from irtbridge.report.plots import _ACCENT, _CLASSIFIER_COLOR, _axes, _png
+from irtbridge.report.plots import _ACCENT, _CLASSIFIER_COLOR, _axes, embed_figures, share_heatmap
 
 if TYPE_CHECKING:  # the figures draw the leaderboard's result; only the type is needed here
     from irtbridge.leaderboard import LeaderboardReport
@@ -120,13 +118,7 @@ def plot_task_accuracy(task_accuracy: pd.DataFrame, order: Any, *, max_models: i
     rows = [m for m in order if m in task_accuracy.index][:max_models]
     table = task_accuracy.loc[rows].iloc[:, :max_tasks]
     ax = _axes(ax, max(6.0, 0.32 * table.shape[1] + 3.0), 0.3 * table.shape[0] + 1.8)
-    im = ax.imshow(table.to_numpy(float), aspect="auto", cmap="viridis", vmin=0, vmax=1)
-    ax.set_xticks(range(table.shape[1]))
-    ax.set_xticklabels([str(c) for c in table.columns], rotation=60, ha="right", fontsize=7.5)
-    ax.set_yticks(range(table.shape[0]))
-    ax.set_yticklabels([str(i) for i in table.index], fontsize=7.5)
-    ax.figure.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="accuracy on the answered items")
-    return ax
+    return share_heatmap(ax, table, "accuracy on the answered items")
 
 
 def leaderboard_figures(report: LeaderboardReport) -> dict[str, str]:
@@ -145,16 +137,4 @@ def leaderboard_figures(report: LeaderboardReport) -> dict[str, str]:
         ("tasks", lambda: plot_task_accuracy(r.task_accuracy, list(r.ranking.index))
          if r.task_accuracy is not None else None),
     ]
-    out: dict[str, str] = {}
-    failed = []
-    for name, make in makers:
-        try:
-            ax = make()
-        except Exception as exc:  # noqa: BLE001 - a figure is a by-product: the page goes on without it
-            failed.append(f"{name} ({type(exc).__name__}: {exc})")
-            continue
-        if ax is not None:
-            out[name] = _png(ax)
-    if failed:
-        warnings.warn("leaderboard report figures left out: " + "; ".join(failed), IrtBridgeWarning, stacklevel=2)
-    return out
+    return embed_figures(makers, "leaderboard report figures")

@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -21,36 +20,12 @@ import pandas as pd
 import pytest
 
 from tests._chromium import _FLAGS, CHROMIUM, body_attribute, render
+from tests._html import parse_page as _parse
 
 from irtbridge.leaderboard import leaderboard_report
 from irtbridge.report import render_leaderboard_html, write_leaderboard_report
 
 SECTIONS = ["summary", "data", "ranking", "items", "saturation", "information", "tasks", "tiny", "notes"]
-
-
-class _Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.sections, self.images, self.links, self.scripts, self.stylesheets = [], [], [], 0, []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "section":
-            self.sections.append(a.get("id", ""))
-        elif tag == "img":
-            self.images.append(a.get("src", ""))
-        elif tag == "a":
-            self.links.append(a.get("href", ""))
-        elif tag == "script":
-            self.scripts += 1
-        elif tag == "link":
-            self.stylesheets.append(a.get("href", ""))
-
-
-def _parse(text: str) -> _Page:
-    page = _Page()
-    page.feed(text)
-    return page
 
 
 def _long_table():
