@@ -41,7 +41,7 @@ RUNAWAY_SLOPE = 8.0  # |a| above this: an item that (nearly) separates the model
 _SCORE_CHUNK = 512  # models scored at a time (memory: models x items x 121 nodes is avoided)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LeaderboardReport(HasSummary):
     """What :func:`leaderboard_report` found (frozen; every number stored, nothing recomputed on display).
 
@@ -185,7 +185,9 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
     if fit["fitted"]:
         conv = (f"converged after {fit['iterations']} EM cycles" if fit["converged"]
                 else Warn(f"did NOT converge in {fit['iterations']} EM cycles"))
-        lines.append(Line.of("fit", f"Native 2PL on {fit['n_items']:,} items, ", conv, f"; {IDENTIFICATION}"))
+        runaway = (Warn(f"; {fit['runaway_slopes']} item(s) with runaway slopes (|a| > {RUNAWAY_SLOPE:g}): ability "
+                        "intervals near their difficulty are too narrow") if fit.get("runaway_slopes") else "")
+        lines.append(Line.of("fit", f"Native 2PL on {fit['n_items']:,} items, ", conv, runaway, f"; {IDENTIFICATION}"))
     else:
         lines.append(Line.of("fit", Warn(f"No 2PL fitted: {fit['reason']}")))
     if f.get("tiny"):
@@ -323,6 +325,21 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
     return _build(data, top, tiny_errors, tiny_source, progress, options)
 
 
+def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame, dict[str, Any], int]:
+    """The test information curve over the models' abilities (without runaway items), its informative range,
+    how many models lie outside it, and the number of runaway items."""
+    a, b = params["a"].to_numpy(float), params["b"].to_numpy(float)
+    runaway = tie_greater(np.abs(a), RUNAWAY_SLOPE)
+    lo, hi = min(-4.0, np.floor(theta.min()) - 0.5), max(4.0, np.ceil(theta.max()) + 0.5)
+    curve = information_curve(a[~runaway], b[~runaway], np.linspace(lo, hi, int(round((hi - lo) / 0.05)) + 1))
+    facts = informative_range(curve) if (~runaway).any() else None
+    if facts is not None:
+        facts["models_above"] = int(tie_greater(theta, facts["high"]).sum())
+        facts["models_below"] = int(tie_greater(facts["low"], theta).sum())
+        facts["n_items"] = int((~runaway).sum())
+    return curve, facts, int(runaway.sum())
+
+
 def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, progress: bool,
            options: Mapping[str, Any]) -> LeaderboardReport:
     X = data.matrix.to_numpy(dtype=float)
@@ -334,19 +351,13 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
     acc = ranking["accuracy"].reindex(models).to_numpy(float)
     sat = saturation(X, acc, top)
     sat["top_models"] = [models[i] for i in sat["top_models"]]
-    info_facts, curve = None, pd.DataFrame({"theta": [], "information": [], "se": []})
+    info_facts, curve, runaway = None, pd.DataFrame({"theta": [], "information": [], "se": []}), 0
     if params is not None:
-        theta = ranking["theta"].to_numpy(float)
-        lo, hi = min(-4.0, np.floor(theta.min()) - 0.5), max(4.0, np.ceil(theta.max()) + 0.5)
-        curve = information_curve(params["a"].to_numpy(float), params["b"].to_numpy(float),
-                                  np.linspace(lo, hi, int(round((hi - lo) / 0.05)) + 1))
-        info_facts = informative_range(curve)
-        info_facts["models_above"] = int(tie_greater(theta, info_facts["high"]).sum())
-        info_facts["models_below"] = int(tie_greater(info_facts["low"], theta).sum())
-        runaway = int(tie_greater(np.abs(params["a"].to_numpy(float)), RUNAWAY_SLOPE).sum())
+        curve, info_facts, runaway = _information(params, ranking["theta"].to_numpy(float))
         if runaway:
-            notes.append(f"{runaway} item(s) with |a| > {RUNAWAY_SLOPE:g}: they (nearly) split the models perfectly, "
-                         "so their discrimination is not identified")
+            notes.append(f"{runaway} item(s) with runaway slopes |a| > {RUNAWAY_SLOPE:g}: they (nearly) split the models "
+                         "perfectly, so their discrimination is not identified; abilities near their difficulty get too "
+                         "small an SE, and the test information curve leaves them out (each would be a spike at its b)")
         if not fit.converged:
             notes.append(f"the native 2PL did not converge in {fit.iterations} EM cycles; raise technical={{'NCYCLES': ...}}")
         if flipped:
@@ -370,6 +381,7 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
                 "converged": bool(fit.converged) if fit is not None else None,
                 "iterations": int(fit.iterations) if fit is not None else None,
                 "loglik": float(fit.loglik) if fit is not None else None, "sign_flipped": flipped,
+                "runaway_slopes": runaway,
                 "identification": IDENTIFICATION, "reason": reason},
         "tiny": {"rows": int(len(tiny_errors)), "source": tiny_source} if tiny_errors is not None else None,
     }

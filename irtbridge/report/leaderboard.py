@@ -83,7 +83,7 @@ def _section_information(r: LeaderboardReport) -> dict[str, Any]:
         return {"info": None}
     return {"info": {"low": _fmt(info["low"]), "high": _fmt(info["high"]), "peak": _fmt(info["peak_theta"]),
                      "peak_info": _fmt(info["peak_information"]), "above": info["models_above"],
-                     "below": info["models_below"]}}
+                     "below": info["models_below"], "n_items": f"{info['n_items']:,}"}}
 
 
 def _section_tasks(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:

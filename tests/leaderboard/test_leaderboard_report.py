@@ -23,6 +23,7 @@ from scipy import integrate, optimize, stats
 import irtbridge.calibration
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard import leaderboard_report, read_leaderboard_input
+from irtbridge.leaderboard.report import _information
 from irtbridge.leaderboard.diagnostics import (information_curve, informative_range, item_statistics, saturation,
                                                wilson_interval)
 
@@ -205,6 +206,19 @@ def test_half_peak_range_of_one_item():
     assert got["peak_theta"] == pytest.approx(0.5) and got["peak_information"] == pytest.approx(1.0)
     assert got["low"] == pytest.approx(0.5 - half_width, abs=1e-3)
     assert got["high"] == pytest.approx(0.5 + half_width, abs=1e-3)
+
+
+def test_runaway_slopes_left_out_of_the_information_curve():
+    params = pd.DataFrame({"a": [1.2, 40.0, -0.7], "b": [0.3, 1.0, -1.0]}, index=["q1", "steep", "q3"])
+    theta = np.array([-1.0, 0.0, 2.5])
+    curve, facts, runaway = _information(params, theta)
+    assert runaway == 1 and facts["n_items"] == 2
+    a, b = np.array([1.2, -0.7]), np.array([0.3, -1.0])
+    t = curve["theta"].to_numpy()
+    p = 1 / (1 + np.exp(-a * (t[:, None] - b)))
+    np.testing.assert_allclose(curve["information"], (a**2 * p * (1 - p)).sum(axis=1), rtol=1e-12)
+    assert t.min() == -4.0 and t.max() == 4.0
+    assert facts["models_above"] == int((theta > facts["high"]).sum())
 
 
 def test_saturation_by_hand():
