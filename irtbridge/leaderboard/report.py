@@ -325,6 +325,14 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
     return _build(data, top, tiny_errors, tiny_source, progress, options)
 
 
+def _rank_agreement(ranking: pd.DataFrame) -> float | None:
+    """Spearman's correlation of ability and observed accuracy over the models (None without abilities)."""
+    theta, acc = ranking["theta"].to_numpy(float), ranking["observed_accuracy"].to_numpy(float)
+    if not np.isfinite(theta).all() or np.ptp(acc) == 0:
+        return None
+    return float(np.corrcoef(tie_rank(theta), tie_rank(acc))[0, 1])
+
+
 def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame, dict[str, Any], int]:
     """The test information curve over the models' abilities (without runaway items), its informative range,
     how many models lie outside it, and the number of runaway items."""
@@ -381,7 +389,7 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
                 "converged": bool(fit.converged) if fit is not None else None,
                 "iterations": int(fit.iterations) if fit is not None else None,
                 "loglik": float(fit.loglik) if fit is not None else None, "sign_flipped": flipped,
-                "runaway_slopes": runaway,
+                "runaway_slopes": runaway, "rank_agreement": _rank_agreement(ranking),
                 "identification": IDENTIFICATION, "reason": reason},
         "tiny": {"rows": int(len(tiny_errors)), "source": tiny_source} if tiny_errors is not None else None,
     }

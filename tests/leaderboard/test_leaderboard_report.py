@@ -107,6 +107,8 @@ def test_abilities_recover_the_simulated_ones(reversed_key):
     frame, theta, rep = reversed_key
     est = rep.ranking["theta"].reindex(frame.index).to_numpy()
     assert stats.spearmanr(est, theta)[0] > 0.85
+    observed = rep.ranking["observed_accuracy"].reindex(frame.index)
+    assert rep.facts["fit"]["rank_agreement"] == pytest.approx(stats.spearmanr(est, observed)[0], abs=1e-12)
     r = rep.ranking
     np.testing.assert_allclose(r["theta_upper"] - r["theta"], Z * r["theta_se"], atol=1e-12)
     assert (np.diff(r["theta"].to_numpy()) <= 1e-12).all()  # best first
