@@ -231,8 +231,8 @@ def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, constant_value
 
 
 def _overlaps(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """For each model, how many others' intervals overlap its own."""
-    both = (lo[:, None] <= hi[None, :]) & (lo[None, :] <= hi[:, None])
+    """For each model, how many others' intervals overlap its own (touching within rounding noise counts)."""
+    both = ~tie_greater(lo[:, None], hi[None, :]) & ~tie_greater(lo[None, :], hi[:, None])
     return both.sum(axis=1) - 1
 
 

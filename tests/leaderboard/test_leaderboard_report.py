@@ -115,6 +115,18 @@ def test_abilities_recover_the_simulated_ones(reversed_key):
     assert r["rank"].iloc[0] == 1
 
 
+def test_identical_models_share_a_rank_in_row_order():
+    frame, _ = _simulate(n=120, J=15, seed=3)
+    frame.loc["twin"] = frame.loc["m5"]
+    frame = frame.loc[["twin"] + [m for m in frame.index if m != "twin"]]
+    rep = leaderboard_report(frame)
+    r = rep.ranking
+    assert r.loc["twin", "rank"] == r.loc["m5", "rank"]
+    assert list(r.index).index("twin") + 1 == list(r.index).index("m5")  # the earlier row first
+    # the overlaps count each other: the twin's intervals are the same
+    assert r.loc["twin", "overlaps"] == r.loc["m5", "overlaps"] >= 1
+
+
 def test_a_mirrored_fit_is_turned_back(monkeypatch, reversed_key):
     frame, _, plain = reversed_key
     original = irtbridge.calibration.calibrate
