@@ -39,6 +39,18 @@ _CHUNK = 2048  # items per block when a pass over the matrix needs a temporary o
 def wilson_interval(correct: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     """The Wilson score interval of ``correct`` successes in ``n`` trials (NaN where ``n`` is 0).
 
+    Parameters
+    ----------
+    correct, n : int or array
+        Successes and trials (broadcast together).
+    z : float
+        The normal quantile (default: 95%).
+
+    Returns
+    -------
+    (lower, upper) : arrays
+        ``(p + z^2/2n -/+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`` with ``p = correct / n`` (Wilson 1927).
+
     Examples
     --------
     >>> lo, hi = wilson_interval(8, 10)
@@ -177,7 +189,16 @@ def information_curve(a: np.ndarray, b: np.ndarray, theta: np.ndarray | None = N
 
 def informative_range(curve: pd.DataFrame, share: float = 0.5) -> dict[str, float]:
     """Where the test information is at least ``share`` of its peak: ``low``, ``high``, the ``peak_theta`` and
-    ``peak_information`` (the grid's ends when the curve stays above the level there)."""
+    ``peak_information`` (the grid's ends when the curve stays above the level there).
+
+    Examples
+    --------
+    One item with a = 2, b = 0: P(1 - P) >= 1/8 for |theta| <= log((1 + sqrt(.5)) / (1 - sqrt(.5))) / 2 = 0.88.
+
+    >>> r = informative_range(information_curve(np.array([2.0]), np.array([0.0]), np.linspace(-3, 3, 601)))
+    >>> r["low"], r["high"], r["peak_theta"]
+    (-0.88, 0.88, 0.0)
+    """
     info = curve["information"].to_numpy(float)
     theta = curve["theta"].to_numpy(float)
     peak = int(np.argmax(info))

@@ -131,7 +131,28 @@ def page_context(r: LeaderboardReport, figs: Mapping[str, str], tables: Mapping[
 
 def render_leaderboard_html(report: LeaderboardReport, table_files: Mapping[str, str] | None = None, *,
                             figs: Mapping[str, str] | None = None) -> str:
-    """The page as one HTML string (figures embedded)."""
+    """The page as one HTML string (figures embedded).
+
+    Parameters
+    ----------
+    report : LeaderboardReport
+    table_files : mapping, optional
+        Table name -> the CSV's path relative to the page (the page links them).
+    figs : mapping, optional
+        Figure name -> ``data:`` URI (default: :func:`~irtbridge.report.leaderboard_plots.leaderboard_figures`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from irtbridge.leaderboard import leaderboard_report
+    >>> X = pd.DataFrame({"q1": [1, 1, 0], "q2": [1, 1, 1], "q3": [0, 0, 0]}, index=["a", "b", "c"])
+    >>> page = render_leaderboard_html(leaderboard_report(X), figs={})
+    >>> page.startswith("<!DOCTYPE html>"), "everyone wrong" in page
+    (True, True)
+    """
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("irtbridge.report", "templates"), autoescape=True,
