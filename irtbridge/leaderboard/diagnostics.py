@@ -110,7 +110,7 @@ def item_statistics(X: np.ndarray, names: Any, params: pd.DataFrame | None,
     """
     names = [str(n) for n in names]
     answered = ~np.isnan(X)
-    right = answered & (np.nan_to_num(X) == 1.0)
+    right = X == 1.0  # NaN == 1 is False
     n_answered = answered.sum(axis=0)
     n_right = right.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -155,8 +155,8 @@ def saturation(X: np.ndarray, accuracy: np.ndarray, top: int) -> dict[str, Any]:
     best = order[:top]
     Xt = X[best]
     answered_t = ~np.isnan(Xt)
-    solved = answered_t.any(axis=0) & ~(answered_t & (np.nan_to_num(Xt) == 0.0)).any(axis=0)
-    right_any = (np.nan_to_num(X) == 1.0).any(axis=0)
+    solved = answered_t.any(axis=0) & ~(Xt == 0.0).any(axis=0)
+    right_any = (X == 1.0).any(axis=0)
     best_acc = float(accuracy[order[0]])
     ceiling = float(right_any.mean())
     return {"top": top, "top_models": [int(i) for i in best], "share_solved_by_top": float(solved.mean()),
@@ -224,7 +224,7 @@ def task_breakdown(X: np.ndarray, models: Any, names: Any, tasks: Mapping[str, s
     labels = np.array([tasks.get(n, "") for n in names], dtype=object)
     order = list(dict.fromkeys(labels))
     answered = ~np.isnan(X)
-    right = answered & (np.nan_to_num(X) == 1.0)
+    right = X == 1.0  # NaN == 1 is False
     acc = {}
     rows = []
     for task in order:

@@ -60,7 +60,7 @@ def _check_cells(frame: pd.DataFrame, where: str, first_line: int | None) -> np.
         row = f"line {r + first_line} (model {frame.index[r]!r})" if first_line is not None else f"model {frame.index[r]!r}"
         raise ValidationError(f"{where}: {row}, column {str(frame.columns[c])!r} is {_cell(frame.iat[r, c])}; "
                               f"cells must be 0, 1 or empty ({int(bad.to_numpy().sum())} such cell(s))")
-    return numeric.to_numpy(dtype=float)
+    return numeric.to_numpy(dtype=np.float32)  # 0/1/NaN are exact in 4 bytes
 
 
 def _finish(values: np.ndarray, models: Sequence[Any], items: Sequence[Any], where: str,
@@ -134,8 +134,8 @@ def _long(frame: pd.DataFrame, where: str, first_line: int | None, source: str) 
         raise ValidationError(f"{where}: every score is empty")
     r_codes, r_names = pd.factorize(m)
     c_codes, c_names = pd.factorize(k)
-    out = np.full((len(r_names), len(c_names)), np.nan)
-    out[r_codes, c_codes] = values.to_numpy(dtype=float)[keep]
+    out = np.full((len(r_names), len(c_names)), np.nan, dtype=np.float32)
+    out[r_codes, c_codes] = values.to_numpy(dtype=np.float32)[keep]
     tasks = dict(zip(k, task[keep])) if task is not None else None
     return _finish(out, r_names, c_names, where, tasks, source, notes)
 

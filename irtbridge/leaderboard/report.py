@@ -200,7 +200,7 @@ def _fit(X: np.ndarray, items: list[str], progress: bool, options: Mapping[str, 
     from irtbridge.calibration import calibrate
 
     answered = ~np.isnan(X)
-    n_ans, n_right = answered.sum(axis=0), (np.nan_to_num(X) == 1.0).sum(axis=0)
+    n_ans, n_right = answered.sum(axis=0), (X == 1.0).sum(axis=0)  # NaN == 1 is False: no copy of X
     keep = (n_ans >= 2) & (n_right > 0) & (n_right < n_ans)
     if keep.sum() < 2:
         return None, keep, f"{int(keep.sum())} item(s) are answered both right and wrong; the 2PL needs at least 2"
@@ -240,7 +240,8 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
     """The ranking table (and the sign-fixed item parameters, and whether the sign was flipped)."""
     answered = ~np.isnan(X)
     n_ans = answered.sum(axis=1)
-    n_right = (np.nan_to_num(X) == 1.0).sum(axis=1)
+    right = X == 1.0
+    n_right = right.sum(axis=1)
     observed = n_right / n_ans
     complete = n_ans == X.shape[1]
     frame = pd.DataFrame({"observed_accuracy": observed, "n_answered": n_ans}, index=pd.Index(models, name="model"))
@@ -253,7 +254,7 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
     else:
         params = fit.items[["a", "b"]].copy()
         with np.errstate(invalid="ignore", divide="ignore"):
-            item_share = np.nansum(X, axis=0) / answered.sum(axis=0)
+            item_share = right.sum(axis=0) / answered.sum(axis=0)
         theta, se, pred, sd = _score(X, keep, params, item_share, float(fit.latent_var or 1.0))
         ok = np.isfinite(theta) & np.isfinite(observed)
         r = np.corrcoef(theta[ok], observed[ok])[0, 1] if ok.sum() > 2 and np.std(observed[ok]) > 0 else np.nan
@@ -350,7 +351,7 @@ def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame,
 
 def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, progress: bool,
            options: Mapping[str, Any]) -> LeaderboardReport:
-    X = data.matrix.to_numpy(dtype=float)
+    X = data.matrix.to_numpy()  # float32 from the readers (4 bytes a cell), float64 from a caller's frame
     models, items = [str(m) for m in data.matrix.index], [str(i) for i in data.matrix.columns]
     notes = list(data.notes)
     fit, keep, reason = _fit(X, items, progress, options)
