@@ -238,11 +238,7 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
     for p in found:
         if not p.exists():
             raise ValidationError(f"responses {str(p)!r} does not exist")
-    kind = source
-    if kind == "auto":
-        kind = _harness_kind(found) or ("long" if found[0].suffix.lower() != ".json" else "matrix")
-        if kind == "long":  # a CSV: its header decides
-            kind = "csv"
+    kind = (_harness_kind(found) or "csv") if source == "auto" else source  # "csv": its header decides
     if kind in ("lm-eval", "helm"):
         return _from_harness(kind, [str(p) for p in found])
     if len(found) > 1:

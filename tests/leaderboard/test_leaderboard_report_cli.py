@@ -124,6 +124,20 @@ def test_cli_harness_path_with_a_reader(tmp_path, capsys, monkeypatch):
     assert named["best"] == auto["best"]
 
 
+def test_cli_helm_folder_detected_and_a_missing_reader_is_one_line(tmp_path, capsys, monkeypatch):
+    long = _long(_matrix())
+    run = tmp_path / "helm" / "runs" / "mmlu:subject=anatomy,model=org_model"
+    run.mkdir(parents=True)
+    (run / "per_instance_stats.json").write_text("[]")
+    monkeypatch.setattr(irtbridge.leaderboard, "read_helm", lambda paths: long, raising=False)
+    assert main(["leaderboard", str(tmp_path / "helm"), "--out", str(tmp_path / "a"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["source"] == "helm output"
+    monkeypatch.delattr(irtbridge.leaderboard, "read_helm")
+    assert main(["leaderboard", str(tmp_path / "helm"), "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "read_helm" in err and err.count("\n") == 1 and not (tmp_path / "b").exists()
+
+
 def test_cli_tiny_errors_shown(tmp_path, capsys):
     _matrix().to_csv(tmp_path / "m.csv")
     tiny = tmp_path / "tiny"
