@@ -305,3 +305,17 @@ def test_matrix_and_long_are_detected_by_the_header(tmp_path):
     got = read_leaderboard_input([long])
     assert sorted(got.matrix.columns) == ["t1/0", "t2/0"]  # the same item id under two tasks
     assert got.tasks == {"t1/0": "t1", "t2/0": "t2"} and np.isnan(got.matrix.loc["m2", "t2/0"])
+
+
+def test_result_is_frozen_and_displays_from_stored_numbers(reversed_key, monkeypatch):
+    import dataclasses
+
+    _, _, rep = reversed_key
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rep.ranking = None
+    monkeypatch.setattr(irtbridge.calibration, "calibrate", lambda *a, **k: pytest.fail("refitted on display"))
+    html = rep._repr_html_()
+    assert "Items to check (Rodriguez et al. 2021)" in html and "<span class='warn'>" in html
+    text = rep.summary().as_text()
+    assert rep.ranking.index[0] in text and f"{rep.ranking['theta'].iloc[0]:.2f}" in text
+    assert rep.summary().to_dict()["best"]["model"] == rep.ranking.index[0]
