@@ -32,6 +32,7 @@ COMMANDS = [
     "irtbridge.cli.anchors",
     "irtbridge.cli.estimate",
     "irtbridge.cli.ingest",
+    "irtbridge.cli.leaderboard",
 ]
 
 

@@ -9,7 +9,9 @@ answers to the anchors alone, with an interval (p-IRT, as in tinyBenchmarks, Pol
 (a blend weight and an interval scale for small calibrations);
 :mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine;
 :mod:`~irtbridge.leaderboard.readers` reads what evaluators already have (lm-evaluation-harness samples, HELM
-runs, py-irt files) into the long table ``model, task, item, score``.
+runs, py-irt files) into the long table ``model, task, item, score``;
+:mod:`~irtbridge.leaderboard.report` ranks a whole leaderboard with intervals and flags its broken items
+(:mod:`~irtbridge.leaderboard.diagnostics` computes, :mod:`~irtbridge.leaderboard.inputs` reads and checks).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from irtbridge.leaderboard.adaptive import AdaptiveResult, adaptive_evaluate
 from irtbridge.leaderboard.anchors import ANCHOR_METHODS, select_anchors
 from irtbridge.leaderboard.long import responses_from_long, responses_to_long
+from irtbridge.leaderboard.inputs import read_leaderboard_input, read_tiny_errors
 from irtbridge.leaderboard.performance import estimate_performance
 from irtbridge.leaderboard.readers import (
     lm_eval_metrics,
@@ -26,8 +29,10 @@ from irtbridge.leaderboard.readers import (
     read_pyirt_parameters,
     write_pyirt,
 )
+from irtbridge.leaderboard.report import LeaderboardReport, leaderboard_report
 from irtbridge.leaderboard.validation import AnchorValidation, validate_anchors
 
 __all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance",
            "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult", "read_lm_eval", "lm_eval_metrics",
-           "read_helm", "read_pyirt", "write_pyirt", "read_pyirt_parameters"]
+           "read_helm", "read_pyirt", "write_pyirt", "read_pyirt_parameters", "leaderboard_report",
+           "LeaderboardReport", "read_leaderboard_input", "read_tiny_errors"]

@@ -14,7 +14,9 @@ Numbers are rounded only on the page; the CSVs and the JSON keep full precision.
 
 The package: :mod:`~irtbridge.report.plots` draws the figures, :mod:`~irtbridge.report.context` builds
 the page's variables (one builder per section) and ``templates/report.html.j2`` (package data) is the
-page; this module writes the files.
+page; this module writes the files. :mod:`~irtbridge.report.leaderboard` (with
+:mod:`~irtbridge.report.leaderboard_plots` and ``templates/leaderboard.html.j2``) is the page of
+:func:`irtbridge.leaderboard.leaderboard_report`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._outdir import staged_output
 from irtbridge.exceptions import ValidationError
 from irtbridge.report.context import page_context
+from irtbridge.report.leaderboard import render_leaderboard_html, write_leaderboard_report
 from irtbridge.report.plots import (
     figures,
     plot_dataset_map,
@@ -48,7 +51,7 @@ if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is 
 
 __all__ = ["ReportFiles", "write_report", "render_html", "summary_dict", "figures", "page_context",
            "plot_dataset_map", "plot_ei", "plot_instances", "plot_mlc", "plot_ranking", "plot_rating_history",
-           "plot_true_score_shares"]
+           "plot_true_score_shares", "write_leaderboard_report", "render_leaderboard_html"]
 
 
 @dataclass(frozen=True)

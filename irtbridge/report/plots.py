@@ -23,7 +23,7 @@ from irtbridge.exceptions import IrtBridgeWarning
 if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
     from irtbridge.pipeline import Evaluation
 
-__all__ = ["figures", "plot_ranking", "plot_rating_history", "plot_true_score_shares", "plot_dataset_map",
+__all__ = ["figures", "embed_figures", "plot_ranking", "plot_rating_history", "plot_true_score_shares", "plot_dataset_map",
            "plot_instances", "plot_ei", "plot_mlc"]
 
 _ARTIFICIAL_COLOR = "#9aa3ad"
@@ -106,12 +106,17 @@ def plot_true_score_shares(true_scores: pd.DataFrame, n_items: Mapping[str, int]
     share = true_scores.div(pd.Series(n_items).reindex(true_scores.index), axis=0)
     share = share[[c for c in order if c in share.columns]]
     ax = _axes(ax, max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
-    im = ax.imshow(share.to_numpy(float), aspect="auto", cmap="viridis", vmin=0, vmax=1)
-    ax.set_xticks(range(share.shape[1]))
-    ax.set_xticklabels([str(c) for c in share.columns], rotation=60, ha="right", fontsize=7.5)
-    ax.set_yticks(range(share.shape[0]))
-    ax.set_yticklabels([str(i) for i in share.index], fontsize=8)
-    ax.figure.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="True-Score / items")
+    return share_heatmap(ax, share, "True-Score / items", row_fontsize=8)
+
+
+def share_heatmap(ax: Any, table: pd.DataFrame, label: str, *, row_fontsize: float = 7.5):
+    """A table of shares in [0, 1] drawn on ``ax`` as a heat map, rows and columns labelled, with its colour bar."""
+    im = ax.imshow(table.to_numpy(float), aspect="auto", cmap="viridis", vmin=0, vmax=1)
+    ax.set_xticks(range(table.shape[1]))
+    ax.set_xticklabels([str(c) for c in table.columns], rotation=60, ha="right", fontsize=7.5)
+    ax.set_yticks(range(table.shape[0]))
+    ax.set_yticklabels([str(i) for i in table.index], fontsize=row_fontsize)
+    ax.figure.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label)
     return ax
 
 
@@ -223,7 +228,6 @@ def _cmap(name: str):
 def figures(evaluation: Evaluation) -> dict[str, str]:
     """Every figure of the page as a ``data:`` URI, by name (a figure that cannot be drawn is left out)."""
     ev = evaluation
-    out: dict[str, str] = {}
     makers: list[tuple[str, Callable[[], Any]]] = [
         ("ranking", lambda: plot_ranking(ev.ratings)),
         ("history", lambda: plot_rating_history(ev.history, ev.ratings)),
@@ -236,6 +240,13 @@ def figures(evaluation: Evaluation) -> dict[str, str]:
         ("mlc", lambda: plot_mlc(ev.mlc.trajectories, ev.mlc.classes)
          if ev.mlc is not None and isinstance(ev.mlc.trajectories, pd.DataFrame) else None),
     ]
+    return embed_figures(makers)
+
+
+def embed_figures(makers: Sequence[tuple[str, Callable[[], Any]]], what: str = "report figures") -> dict[str, str]:
+    """Draw each ``(name, maker)`` and embed it as a ``data:`` URI; a maker returning None is skipped, one that
+    fails is left out, with one warning naming every figure left out (a figure is a by-product)."""
+    out: dict[str, str] = {}
     failed = []
     for name, make in makers:
         try:
@@ -246,5 +257,5 @@ def figures(evaluation: Evaluation) -> dict[str, str]:
         if fig is not None:
             out[name] = _png(fig)
     if failed:
-        warnings.warn("report figures left out: " + "; ".join(failed), IrtBridgeWarning, stacklevel=2)
+        warnings.warn(f"{what} left out: " + "; ".join(failed), IrtBridgeWarning, stacklevel=3)
     return out

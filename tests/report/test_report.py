@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
@@ -19,6 +18,7 @@ import pytest
 
 # helpers in tests/ (pytest puts the folder on sys.path): Chromium rendering and a synthetic evaluation
 from tests._chromium import body_attribute, render
+from tests._html import parse_page as _parse
 from tests._synthetic import synthetic_evaluation
 
 from irtbridge.pipeline import MLCRun, assemble
@@ -39,33 +39,6 @@ def report(evaluation, tmp_path_factory):
     return write_report(evaluation, out)
 
 
-class _Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.sections: list[str] = []
-        self.images: list[str] = []
-        self.links: list[str] = []
-        self.scripts = 0
-        self.stylesheets: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "section":
-            self.sections.append(a.get("id", ""))
-        elif tag == "img":
-            self.images.append(a.get("src", ""))
-        elif tag == "a":
-            self.links.append(a.get("href", ""))
-        elif tag == "script":
-            self.scripts += 1
-        elif tag == "link":
-            self.stylesheets.append(a.get("href", ""))
-
-
-def _parse(html_text: str) -> _Page:
-    page = _Page()
-    page.feed(html_text)
-    return page
 
 
 def test_files_are_written(report, evaluation):

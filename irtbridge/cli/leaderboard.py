@@ -1,0 +1,84 @@
+"""`irtbridge leaderboard RESPONSES... --out DIR [--from KIND] [--tiny DIR] [--json]`: a leaderboard report.
+
+Reads a response matrix (models x items, 0/1, empty = unanswered), a long table (``model, task, item,
+score``) or harness output (lm-evaluation-harness ``--log_samples``, HELM runs), fits the native 2PL and
+writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv`` and ``OUT/summary.json``; the
+folder appears whole or not at all. Bad input is one line on stderr and exit 2, before any fitting. Progress
+goes to stderr; the closing summary (or, with ``--json``, the content of ``summary.json``) to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "leaderboard",
+        help="a leaderboard report: models ranked with intervals, broken items, saturation, test information",
+        description=(
+            "Fit the native 2PL to a leaderboard's responses and write one self-contained HTML page: the models "
+            "ranked by ability and accuracy with 95% intervals, the items that look mis-keyed or broken "
+            "(everyone right, everyone wrong, negative discrimination: Rodriguez et al. 2021), saturation, the "
+            "test information curve, a per-task breakdown and a tiny benchmark's error table; plus CSV tables "
+            "and a JSON summary."
+        ),
+        epilog=("RESPONSES: a CSV response matrix (model names in the first column, one column per item, cells 1, 0 "
+                "or empty) or a long CSV table with columns model, item, score (and task); or harness output "
+                "folders/files (--from lm-eval, --from helm; detected by default)."),
+    )
+    p.add_argument("responses", nargs="+", metavar="RESPONSES", help="a CSV file, or harness output folders/files")
+    p.add_argument("--from", dest="source", default="auto", choices=SOURCES,
+                   help="what RESPONSES is (default auto: harness folders by their files, a CSV by its header)")
+    p.add_argument("--id-column", metavar="COL",
+                   help="the matrix column naming the models (default: the first column, unless it holds only 0/1)")
+    p.add_argument("--out", default="irtbridge-leaderboard", metavar="DIR",
+                   help="folder for index.html, tables/ and summary.json (default ./irtbridge-leaderboard)")
+    p.add_argument("--top", type=int, default=5, metavar="N",
+                   help="how many leading models the saturation counts (default 5)")
+    p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
+    p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from irtbridge._outdir import staged_output
+    from irtbridge.exceptions import ValidationError
+    from irtbridge.leaderboard.inputs import read_leaderboard_input, read_tiny_errors
+    from irtbridge.leaderboard.report import leaderboard_report
+    from irtbridge.report.leaderboard import write_leaderboard_report
+
+    if args.top < 1:
+        raise ValidationError(f"--top must be at least 1, got {args.top}")
+    out = os.path.abspath(args.out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
+    # every check before any work: the responses, the tiny benchmark's folder
+    data = read_leaderboard_input(args.responses, args.source, id_column=args.id_column)
+    tiny, tiny_source = read_tiny_errors(args.tiny) if args.tiny else (None, "")
+    started = time.perf_counter()
+    with staged_output(out, param="--out") as stage:
+        n, j = data.matrix.shape
+        print(f"irtbridge leaderboard: {n:,} models x {j:,} items from {data.source}; fitting the native 2PL",
+              file=sys.stderr)
+        report = leaderboard_report(data, top=args.top, tiny_errors=tiny, tiny_source=tiny_source, progress=True)
+        print("irtbridge leaderboard: writing the report", file=sys.stderr)
+        files = write_leaderboard_report(report, out, staging=stage)
+    elapsed = time.perf_counter() - started
+    if args.json:
+        import json
+
+        from irtbridge.cli._common import print_json
+
+        with open(files["summary"], encoding="utf-8") as fh:
+            print_json(json.load(fh))
+        return 0
+    print("\n".join(["", report.summary().as_text(), "", f"{elapsed:.1f} s",
+                     f"report:  {files['index']}",
+                     f"tables:  {os.path.join(out, 'tables')}{os.sep} and {files['summary']}"]))
+    return 0

@@ -1,0 +1,248 @@
+"""The numbers behind a leaderboard report: accuracy intervals, item flags, saturation, test information.
+
+Pure numpy on a response matrix ``X`` (models x items, 1 right, 0 wrong, NaN unanswered) and, where a
+2PL was fitted, its item table (``a``, ``b``). :mod:`irtbridge.leaderboard.report` puts them together.
+
+* **Accuracy intervals.** A model that answered every item gets its observed accuracy with the Wilson
+  score interval (Wilson 1927), which treats the items as a sample from a larger pool of similar items. A
+  model with unanswered items gets its predicted accuracy on all items: the answered items as observed,
+  each unanswered one predicted by the 2PL at the model's ability, averaged over its posterior (p-IRT,
+  tinyBenchmarks, Maia Polo et al. 2024); the interval adds the posterior spread of that prediction and the
+  Bernoulli variance of the unseen answers (:func:`irtbridge.leaderboard.performance.estimate_performance`'s
+  formula), so it is about these items, not an item universe.
+* **Items that look mis-keyed or broken** (Rodriguez et al. 2021, "Evaluation Examples Are Not Equally
+  Informative"): answered right by every model, wrong by every model (both carry no information about who is
+  better), or with negative discrimination (better models fail it more often: a wrong key is the usual cause).
+* **Saturation**: the share of items every one of the top models solves, and how close the best model is to
+  the ceiling (1, and the share of items at least one model solves).
+* **Test information** ``I(theta) = sum_j a_j^2 P_j (1 - P_j)`` of the 2PL: where on the ability scale the
+  benchmark still separates models.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from irtbridge._ties import stable_argsort, tie_greater
+
+__all__ = ["wilson_interval", "item_statistics", "saturation", "information_curve", "informative_range",
+           "task_breakdown", "Z95"]
+
+Z95 = 1.959963984540054
+_CHUNK = 2048  # items per block when a pass over the matrix needs a temporary of its size
+
+
+def wilson_interval(correct: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval of ``correct`` successes in ``n`` trials (NaN where ``n`` is 0).
+
+    Parameters
+    ----------
+    correct, n : int or array
+        Successes and trials (broadcast together).
+    z : float
+        The normal quantile (default: 95%).
+
+    Returns
+    -------
+    (lower, upper) : arrays
+        ``(p + z^2/2n -/+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`` with ``p = correct / n`` (Wilson 1927).
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(8, 10)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.4902, 0.9433)
+    """
+    k = np.asarray(correct, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        denom = 1.0 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / denom
+        half = z / denom * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def _rest_correlation(X: np.ndarray, answered: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Per item, over the models that answered it: the correlation of its score with the model's accuracy on
+    its other answered items (the item-rest point-biserial; NaN when either side is constant)."""
+    n_items = X.shape[1]
+    total_right = right.sum(axis=1, dtype=float)[:, None]
+    total_answered = answered.sum(axis=1, dtype=float)[:, None]
+    out = np.full(n_items, np.nan)
+    for start in range(0, n_items, _CHUNK):
+        sl = slice(start, min(start + _CHUNK, n_items))
+        m = answered[:, sl]
+        x = np.where(m, right[:, sl], 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rest = (total_right - x) / (total_answered - m)
+        ok = m & np.isfinite(rest)
+        w = ok.astype(float)
+        n = w.sum(axis=0)
+        rest = np.where(ok, rest, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mx, mr = (w * x).sum(axis=0) / n, (w * rest).sum(axis=0) / n
+            cov = (w * (x - mx) * (rest - mr)).sum(axis=0)
+            vx = (w * (x - mx) ** 2).sum(axis=0)
+            vr = (w * (rest - mr) ** 2).sum(axis=0)
+            r = cov / np.sqrt(vx * vr)
+        out[sl] = np.where((vx > 0) & (vr > 0), r, np.nan)
+    return out
+
+
+def item_statistics(X: np.ndarray, names: Any, params: pd.DataFrame | None,
+                    tasks: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per item: answers, share right, item-rest correlation, the 2PL's ``a`` and ``b``, the flags.
+
+    ``flag`` is one of ``"everyone right"``, ``"everyone wrong"`` (answered by at least two models, all of
+    them right, or all wrong), ``"negative discrimination"`` (``a < 0`` in the sign-fixed 2PL),
+    ``"answered once"`` (one answer says nothing about the item) or ``""``.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [1, 1, np.nan]])
+    >>> item_statistics(X, ["q1", "q2", "q3"], None)["flag"].tolist()
+    ['everyone right', '', 'everyone wrong']
+    """
+    names = [str(n) for n in names]
+    answered = ~np.isnan(X)
+    right = X == 1.0  # NaN == 1 is False
+    n_answered = answered.sum(axis=0)
+    n_right = right.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = n_right / n_answered
+    frame = pd.DataFrame({"n_answered": n_answered, "n_right": n_right, "share_right": share,
+                          "rest_correlation": _rest_correlation(X, answered, right)}, index=pd.Index(names, name="item"))
+    if tasks is not None:
+        frame.insert(0, "task", [tasks.get(n, "") for n in names])
+    a = params["a"].reindex(names).to_numpy(float) if params is not None else np.full(len(names), np.nan)
+    b = params["b"].reindex(names).to_numpy(float) if params is not None else np.full(len(names), np.nan)
+    frame["a"], frame["b"] = a, b
+    frame["everyone_right"] = (n_answered >= 2) & (n_right == n_answered)
+    frame["everyone_wrong"] = (n_answered >= 2) & (n_right == 0)
+    frame["negative_discrimination"] = tie_greater(0.0, np.nan_to_num(a, nan=0.0))  # a < 0 beyond rounding noise
+    flag = np.full(len(names), "", dtype=object)
+    flag[frame["negative_discrimination"].to_numpy()] = "negative discrimination"
+    flag[frame["everyone_wrong"].to_numpy()] = "everyone wrong"
+    flag[frame["everyone_right"].to_numpy()] = "everyone right"
+    flag[n_answered == 1] = "answered once"
+    frame["flag"] = flag
+    return frame
+
+
+def saturation(X: np.ndarray, accuracy: np.ndarray, top: int) -> dict[str, Any]:
+    """How close the field is to solving the benchmark.
+
+    ``top`` models by ``accuracy`` (ties to the earlier row): ``share_solved_by_top`` is the share of all
+    items that each of them that answered it got right (at least one of them answered it);
+    ``best_accuracy`` and ``headroom`` (``1 - best_accuracy``); ``ceiling``, the share of items at least one
+    model got right, and ``gap_to_ceiling`` (``ceiling - best_accuracy``).
+
+    Examples
+    --------
+    >>> X = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0]])
+    >>> s = saturation(X, np.array([0.5, 0.75, 0.25]), top=2)
+    >>> s["share_solved_by_top"], s["ceiling"], s["gap_to_ceiling"]
+    (0.5, 0.75, 0.0)
+    """
+    n_models, n_items = X.shape
+    top = int(min(max(top, 1), n_models))
+    order = stable_argsort(np.nan_to_num(accuracy, nan=-np.inf), descending=True)
+    best = order[:top]
+    Xt = X[best]
+    answered_t = ~np.isnan(Xt)
+    solved = answered_t.any(axis=0) & ~(Xt == 0.0).any(axis=0)
+    right_any = (X == 1.0).any(axis=0)
+    best_acc = float(accuracy[order[0]])
+    ceiling = float(right_any.mean())
+    return {"top": top, "top_models": [int(i) for i in best], "share_solved_by_top": float(solved.mean()),
+            "n_solved_by_top": int(solved.sum()), "best_accuracy": best_acc, "headroom": 1.0 - best_acc,
+            "ceiling": ceiling, "gap_to_ceiling": ceiling - best_acc,
+            "share_unsolved": 1.0 - ceiling}
+
+
+def information_curve(a: np.ndarray, b: np.ndarray, theta: np.ndarray | None = None) -> pd.DataFrame:
+    """The 2PL test information ``I(theta) = sum_j a_j^2 P_j(theta) (1 - P_j(theta))`` and ``se = 1 / sqrt(I)``
+    on a grid (default: 161 points over [-4, 4]).
+
+    Examples
+    --------
+    >>> information_curve(np.array([1.0, 2.0]), np.array([0.0, 0.0]), np.array([0.0])).round(3).values.tolist()
+    [[0.0, 1.25, 0.894]]
+    """
+    grid = np.linspace(-4.0, 4.0, 161) if theta is None else np.asarray(theta, dtype=float)
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    info = np.zeros(len(grid))
+    for start in range(0, len(a), _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        p = expit(a[sl][None, :] * (grid[:, None] - b[sl][None, :]))
+        info += (a[sl][None, :] ** 2 * p * (1 - p)).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        se = 1.0 / np.sqrt(info)
+    return pd.DataFrame({"theta": grid, "information": info, "se": se})
+
+
+def informative_range(curve: pd.DataFrame, share: float = 0.5) -> dict[str, float]:
+    """Where the test information is at least ``share`` of its peak: ``low``, ``high``, the ``peak_theta`` and
+    ``peak_information`` (the grid's ends when the curve stays above the level there).
+
+    Examples
+    --------
+    One item with a = 2, b = 0: P(1 - P) >= 1/8 for |theta| <= log((1 + sqrt(.5)) / (1 - sqrt(.5))) / 2 = 0.88.
+
+    >>> r = informative_range(information_curve(np.array([2.0]), np.array([0.0]), np.linspace(-3, 3, 601)))
+    >>> r["low"], r["high"], r["peak_theta"]
+    (-0.88, 0.88, 0.0)
+    """
+    info = curve["information"].to_numpy(float)
+    theta = curve["theta"].to_numpy(float)
+    peak = int(np.argmax(info))
+    above = np.flatnonzero(~tie_greater(share * info[peak], info))  # info >= share * peak, within rounding noise
+    return {"low": float(theta[above.min()]), "high": float(theta[above.max()]),
+            "peak_theta": float(theta[peak]), "peak_information": float(info[peak]), "level": float(share)}
+
+
+def task_breakdown(X: np.ndarray, models: Any, names: Any, tasks: Mapping[str, str],
+                   items: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per task: items, models that answered any, mean and best accuracy (observed, on answered items), flagged
+    items; and the models x tasks table of observed accuracy.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    >>> items = item_statistics(X, ["q1", "q2", "q3"], None, {"q1": "A", "q2": "A", "q3": "B"})
+    >>> per_task, acc = task_breakdown(X, ["m1", "m2"], ["q1", "q2", "q3"], {"q1": "A", "q2": "A", "q3": "B"}, items)
+    >>> acc.loc["m1"].tolist(), per_task.loc["A", "best_model"]
+    ([0.5, 1.0], 'm1')
+    """
+    names = [str(n) for n in names]
+    labels = np.array([tasks.get(n, "") for n in names], dtype=object)
+    order = list(dict.fromkeys(labels))
+    answered = ~np.isnan(X)
+    right = X == 1.0  # NaN == 1 is False
+    acc = {}
+    rows = []
+    for task in order:
+        cols = labels == task
+        n_ans = answered[:, cols].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = right[:, cols].sum(axis=1) / n_ans
+        acc[task] = share
+        sub = items[cols]
+        ok = np.isfinite(share)
+        best = int(stable_argsort(np.where(ok, share, -np.inf), descending=True)[0])
+        rows.append({"task": task, "n_items": int(cols.sum()), "n_models": int(ok.sum()),
+                     "mean_accuracy": float(np.nanmean(share)) if ok.any() else np.nan,
+                     "best_model": str(models[best]) if ok.any() else "", "best_accuracy": float(share[best]),
+                     "everyone_right": int(sub["everyone_right"].sum()), "everyone_wrong": int(sub["everyone_wrong"].sum()),
+                     "negative_discrimination": int(sub["negative_discrimination"].sum()),
+                     "median_a": float(sub["a"].median()) if sub["a"].notna().any() else np.nan})
+    per_task = pd.DataFrame(rows).set_index("task")
+    by_model = pd.DataFrame(acc, index=pd.Index([str(m) for m in models], name="model"))
+    by_model.columns.name = "task"
+    return per_task, by_model

@@ -1,0 +1,275 @@
+"""What a leaderboard report reads: a response matrix, a long table, or a harness's output, checked first.
+
+* **matrix**: models x items, cells 1 (right), 0 (wrong) or empty (unanswered); in a CSV file the model
+  names are the first column (or ``id_column``) unless that column holds only 0/1 cells.
+* **long**: one row per answered (model, item) pair, columns ``model, item, score`` and optionally ``task``
+  (detected by the header); what :func:`irtbridge.leaderboard.read_lm_eval` and ``read_helm`` return.
+* **lm-eval** / **helm**: folders of harness output, read by those readers (imported when asked for).
+
+Every check runs before any fitting: a cell that is not 0/1 (naming its line or row and column), fewer than
+two models, an empty file, a model with no answer, a (model, item) pair given twice are one-line
+:class:`~irtbridge.exceptions.ValidationError` s.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._validation import read_csv
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES"]
+
+SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
+LONG_COLUMNS = ("model", "item", "score")
+
+
+@dataclass(frozen=True)
+class LeaderboardInput:
+    """The checked responses: ``matrix`` (models x items, float 1/0/NaN), ``tasks`` (item -> task, or None),
+    ``source`` (what was read, for the report) and ``notes`` (what was left out and why)."""
+
+    matrix: pd.DataFrame
+    tasks: Mapping[str, str] | None = None
+    source: str = "responses"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _cell(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_binary_column(values: pd.Series) -> bool:
+    v = pd.to_numeric(values, errors="coerce")
+    return bool((v.notna() == values.notna()).all() and v.dropna().isin((0, 1)).all())
+
+
+def _check_cells(frame: pd.DataFrame, where: str, first_line: int | None) -> np.ndarray:
+    """The cells as float 1/0/NaN, or a one-line error naming the first bad cell's row and column."""
+    numeric = frame.apply(pd.to_numeric, errors="coerce")
+    bad = (numeric.isna() & frame.notna()) | ~(numeric.isna() | numeric.isin((0, 1)))
+    if bad.to_numpy().any():
+        r, c = np.argwhere(bad.to_numpy())[0]
+        row = f"line {r + first_line} (model {frame.index[r]!r})" if first_line is not None else f"model {frame.index[r]!r}"
+        raise ValidationError(f"{where}: {row}, column {str(frame.columns[c])!r} is {_cell(frame.iat[r, c])}; "
+                              f"cells must be 0, 1 or empty ({int(bad.to_numpy().sum())} such cell(s))")
+    return numeric.to_numpy(dtype=np.float32)  # 0/1/NaN are exact in 4 bytes
+
+
+def _finish(values: np.ndarray, models: Sequence[Any], items: Sequence[Any], where: str,
+            tasks: Mapping[str, str] | None, source: str, notes: list[str]) -> LeaderboardInput:
+    """The common checks on a matrix: sizes, repeated names, models without answers, items nobody answered."""
+    models = [str(m) for m in models]
+    items = [str(i) for i in items]
+    if len(models) == 0 or len(items) == 0:
+        raise ValidationError(f"{where} is empty: no models or no items")
+    if len(models) < 2:
+        raise ValidationError(f"{where} has {len(models)} model; a leaderboard needs at least 2")
+    for what, names in (("model", models), ("item", items)):
+        seen = pd.Index(names)
+        if seen.has_duplicates:
+            dup = list(dict.fromkeys(seen[seen.duplicated()]))
+            raise ValidationError(f"{where}: {what} name(s) {', '.join(map(repr, dup[:5]))} appear more than once")
+    answered = ~np.isnan(values)
+    silent = [m for m, k in zip(models, answered.sum(axis=1)) if k == 0]
+    if silent:
+        raise ValidationError(f"{where}: model(s) {', '.join(map(repr, silent[:5]))}{' …' if len(silent) > 5 else ''} "
+                              "answered no item")
+    unanswered = ~answered.any(axis=0)
+    if unanswered.all():
+        raise ValidationError(f"{where}: no item was answered")
+    if unanswered.any():
+        notes.append(f"{int(unanswered.sum())} item(s) that no model answered were left out")
+        keep = ~unanswered
+        values = values[:, keep]
+        items = [i for i, k in zip(items, keep) if k]
+    matrix = pd.DataFrame(values, index=pd.Index(models, name="model"), columns=pd.Index(items, name="item"))
+    if tasks is not None:
+        tasks = {i: str(tasks.get(i, "")) for i in items}
+    return LeaderboardInput(matrix, tasks, source, tuple(notes))
+
+
+def _long(frame: pd.DataFrame, where: str, first_line: int | None, source: str) -> LeaderboardInput:
+    """A long table (``model, item, score``, optional ``task``) as a matrix; item keys ``task/item`` when the
+    same item name appears under two tasks."""
+    columns = {str(c).strip().lower(): c for c in frame.columns}
+    missing = [c for c in LONG_COLUMNS if c not in columns]
+    if missing:
+        raise ValidationError(f"{where}: a long table needs columns model, item, score; missing {', '.join(missing)}")
+    model, item, score = (frame[columns[c]] for c in LONG_COLUMNS)
+    values = pd.to_numeric(score, errors="coerce")
+    bad = (values.isna() & score.notna()) | ~(values.isna() | values.isin((0, 1)))
+    if bad.any():
+        r = int(np.flatnonzero(bad.to_numpy())[0])
+        at = f"line {r + first_line}" if first_line is not None else f"row {r}"
+        raise ValidationError(f"{where}: {at}, column 'score' is {_cell(score.iloc[r])}; scores must be 0, 1 or empty "
+                              f"({int(bad.sum())} such row(s); binarise continuous metrics first)")
+    if model.isna().any() or item.isna().any():
+        r = int(np.flatnonzero((model.isna() | item.isna()).to_numpy())[0])
+        at = f"line {r + first_line}" if first_line is not None else f"row {r}"
+        raise ValidationError(f"{where}: {at} has no model or no item")
+    keep = values.notna().to_numpy()
+    notes: list[str] = []
+    task = frame[columns["task"]].astype(str) if "task" in columns else None
+    key = item.astype(str)
+    if task is not None:
+        pairs = pd.DataFrame({"t": task, "i": key}).drop_duplicates()
+        if pairs["i"].duplicated().any():
+            key = task + "/" + key
+            notes.append("item names repeat across tasks: items are named task/item")
+    m, k = model.astype(str)[keep], key[keep]
+    dup = pd.DataFrame({"m": m, "k": k}).duplicated(keep=False).to_numpy()
+    if dup.any():
+        pairs = list(dict.fromkeys(zip(m[dup], k[dup])))
+        shown = ", ".join(f"({a!r}, {b!r})" for a, b in pairs[:3])
+        raise ValidationError(f"{where}: {len(pairs)} (model, item) pair(s) appear more than once, e.g. {shown}")
+    if not keep.any():
+        raise ValidationError(f"{where}: every score is empty")
+    r_codes, r_names = pd.factorize(m)
+    c_codes, c_names = pd.factorize(k)
+    out = np.full((len(r_names), len(c_names)), np.nan, dtype=np.float32)
+    out[r_codes, c_codes] = values.to_numpy(dtype=np.float32)[keep]
+    tasks = dict(zip(k, task[keep])) if task is not None else None
+    return _finish(out, r_names, c_names, where, tasks, source, notes)
+
+
+def _matrix(frame: pd.DataFrame, where: str, first_line: int | None, id_column: str | None, source: str,
+            tasks: Mapping[str, str] | None = None) -> LeaderboardInput:
+    if id_column is not None:
+        if id_column not in frame.columns:
+            raise ValidationError(f"{where}: no column {id_column!r} (the model names)")
+        frame = frame.set_index(id_column)
+    elif first_line is not None and frame.shape[1] and (
+            str(frame.columns[0]).strip().lower() in ("model", "models", "") or str(frame.columns[0]).startswith("Unnamed:")
+            or not _is_binary_column(frame.iloc[:, 0])):
+        frame = frame.set_index(frame.columns[0])
+    elif first_line is not None:
+        frame = frame.set_axis([f"model {i + 1}" for i in range(len(frame))], axis=0)
+    if frame.shape[1] == 0:
+        raise ValidationError(f"{where} has no item columns")
+    values = _check_cells(frame, where, first_line)
+    return _finish(values, frame.index, frame.columns, where, tasks, source, [])
+
+
+def as_leaderboard_input(responses: Any, *, tasks: Mapping[str, str] | None = None) -> LeaderboardInput:
+    """A DataFrame (matrix, or long table with ``model, item, score`` columns) or a CSV path, checked.
+
+    Examples
+    --------
+    >>> long = pd.DataFrame({"model": ["m1", "m1", "m2", "m2"], "task": "t", "item": ["q1", "q2", "q1", "q2"],
+    ...                      "score": [1, 0, 1, 1]})
+    >>> got = as_leaderboard_input(long)
+    >>> got.matrix.shape, dict(got.tasks)
+    ((2, 2), {'q1': 't', 'q2': 't'})
+    """
+    if isinstance(responses, LeaderboardInput):
+        return responses
+    if isinstance(responses, (str, os.PathLike)):
+        return read_leaderboard_input([responses])
+    if not isinstance(responses, pd.DataFrame):
+        raise ValidationError(f"responses must be a DataFrame or a CSV path, got {type(responses).__name__}")
+    lower = {str(c).strip().lower() for c in responses.columns}
+    if set(LONG_COLUMNS) <= lower:
+        return _long(responses.reset_index(drop=True), "long responses", None, "long table")
+    if tasks is not None and not isinstance(tasks, Mapping):
+        tasks = dict(pd.Series(tasks))
+    return _matrix(responses, "responses", None, None, "response matrix", tasks)
+
+
+def _harness_kind(paths: Sequence[Path]) -> str | None:
+    for p in paths:
+        if p.is_dir():
+            if next(p.rglob("per_instance_stats.json"), None) is not None:
+                return "helm"
+            if next(p.rglob("samples_*.json*"), None) is not None:
+                return "lm-eval"
+        elif p.name == "per_instance_stats.json":
+            return "helm"
+        elif p.name.startswith("samples_") and ".json" in p.name:
+            return "lm-eval"
+    return None
+
+
+def _from_harness(kind: str, paths: list[str]) -> LeaderboardInput:
+    import irtbridge.leaderboard as lb  # the readers live beside this module (issue 32 item 1)
+
+    reader = getattr(lb, "read_lm_eval" if kind == "lm-eval" else "read_helm", None)
+    if reader is None:
+        raise ValidationError(f"--from {kind}: this irtbridge has no irtbridge.leaderboard."
+                              f"{'read_lm_eval' if kind == 'lm-eval' else 'read_helm'}")
+    long = reader(paths if len(paths) > 1 else paths[0])
+    return _long(pd.DataFrame(long).reset_index(drop=True), f"{kind} output {', '.join(paths)}", None, f"{kind} output")
+
+
+def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "auto", *,
+                           id_column: str | None = None) -> LeaderboardInput:
+    """Read and check what ``irtbridge leaderboard RESPONSES`` names.
+
+    Parameters
+    ----------
+    paths : sequence of paths
+        One CSV file (matrix or long table), or harness output files/folders.
+    source : {"auto", "matrix", "long", "lm-eval", "helm"}
+        ``"auto"``: folders and ``samples_*.jsonl`` / ``per_instance_stats.json`` files go to the harness
+        readers; a CSV whose header has ``model, item, score`` is a long table, any other CSV a matrix.
+    id_column : str, optional
+        The matrix column holding the model names (default: the first column, unless it holds only 0/1).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "m.csv"
+    >>> _ = path.write_text("model,q1,q2\\nm1,1,0\\nm2,1,\\n")
+    >>> read_leaderboard_input([path]).matrix.to_dict("index")
+    {'m1': {'q1': 1.0, 'q2': 0.0}, 'm2': {'q1': 1.0, 'q2': nan}}
+    """
+    if source not in SOURCES:
+        raise ValidationError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
+    if not paths:
+        raise ValidationError("no responses given")
+    found = [Path(p) for p in paths]
+    for p in found:
+        if not p.exists():
+            raise ValidationError(f"responses {str(p)!r} does not exist")
+    kind = (_harness_kind(found) or "csv") if source == "auto" else source  # "csv": its header decides
+    if kind in ("lm-eval", "helm"):
+        return _from_harness(kind, [str(p) for p in found])
+    if len(found) > 1:
+        raise ValidationError(f"a response matrix or long table is one CSV file, got {len(found)} paths")
+    where = f"responses file {str(found[0])!r}"
+    frame = read_csv(found[0], "responses")
+    if kind == "csv":
+        kind = "long" if set(LONG_COLUMNS) <= {str(c).strip().lower() for c in frame.columns} else "matrix"
+    if kind == "long":
+        return _long(frame, where, 2, f"long table {found[0].name}")
+    return _matrix(frame, where, 2, id_column, f"response matrix {found[0].name}")
+
+
+def read_tiny_errors(folder: str | os.PathLike) -> tuple[pd.DataFrame | None, str]:
+    """The error table of a tiny benchmark folder (``irtbridge tiny ... --out DIR`` writes ``DIR/errors.csv``).
+
+    Returns the table (None when the folder has no ``errors.csv``) and a sentence for the report saying
+    where it came from or why it is missing. This is the hook between ``irtbridge tiny`` and the leaderboard
+    report: the report shows the table as it is, with its own columns.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> table, said = read_tiny_errors(tempfile.mkdtemp())
+    >>> table is None, said.endswith("has no errors.csv")
+    (True, True)
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValidationError(f"--tiny {str(folder)!r} is not a folder (give the --out folder of irtbridge tiny)")
+    path = folder / "errors.csv"
+    if not path.is_file():
+        return None, f"the tiny benchmark folder {str(folder)!r} has no errors.csv"
+    return read_csv(path, "tiny benchmark errors"), f"from {str(path)!r}"

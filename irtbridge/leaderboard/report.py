@@ -1,0 +1,400 @@
+"""A leaderboard report: models ranked with intervals, items to check, saturation, test information, tasks.
+
+:func:`leaderboard_report` fits the native 2PL (:func:`irtbridge.calibrate` with ``engine="native"``) on a
+leaderboard's response matrix and returns a frozen :class:`LeaderboardReport`; its numbers come from
+:mod:`irtbridge.leaderboard.diagnostics`. The HTML page is drawn one floor up,
+:func:`irtbridge.report.write_leaderboard_report` (what ``irtbridge leaderboard`` calls).
+
+**Identification.** The 2PL's abilities are identified by their distribution in the calibration,
+theta ~ N(0, 1) over the models of this leaderboard; the direction of the scale is fixed so that ability
+correlates positively with accuracy (if the fit came out the other way round, every theta, a and b changes
+sign: the same likelihood). Abilities are EAP estimates with their posterior SD as SE, on 121 nodes over
+[-6, 6]; the 95% interval is theta -/+ 1.96 SE.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge._outdir import staged_output
+from irtbridge._summary import HasSummary, Line, Strong, Summary, Warn
+from irtbridge._ties import stable_argsort, tie_greater, tie_rank
+from irtbridge._validation import check_int
+from irtbridge.leaderboard.diagnostics import (Z95, information_curve, informative_range, item_statistics, saturation,
+                                               task_breakdown, wilson_interval)
+from irtbridge.leaderboard.inputs import LeaderboardInput, as_leaderboard_input
+from irtbridge.leaderboard.performance import _pirt
+
+__all__ = ["LeaderboardReport", "leaderboard_report", "IDENTIFICATION"]
+
+IDENTIFICATION = ("theta ~ N(0, 1) over the calibration's models; sign fixed so that ability correlates "
+                  "positively with accuracy")
+RUNAWAY_SLOPE = 8.0  # |a| above this: an item that (nearly) separates the models perfectly, its a not identified
+_SCORE_CHUNK = 512  # models scored at a time (memory: models x items x 121 nodes is avoided)
+
+
+@dataclass(frozen=True, eq=False)
+class LeaderboardReport(HasSummary):
+    """What :func:`leaderboard_report` found (frozen; every number stored, nothing recomputed on display).
+
+    Attributes
+    ----------
+    ranking : DataFrame
+        One row per model, best first: ``rank``, ``theta``, ``theta_se``, ``theta_lower``, ``theta_upper``
+        (95%), ``accuracy``, ``accuracy_lower``, ``accuracy_upper`` (95%), ``accuracy_kind`` (``observed``:
+        every item answered, Wilson interval; ``predicted``: unanswered items predicted by the 2PL, p-IRT
+        interval; ``answered only``: no 2PL to predict with, Wilson interval on the answered items),
+        ``observed_accuracy`` (on the answered items), ``n_answered``, ``overlaps`` (other models whose
+        ability interval overlaps this one's).
+    items : DataFrame
+        One row per item (:func:`~irtbridge.leaderboard.diagnostics.item_statistics`): answers, share right,
+        item-rest correlation, ``a``, ``b`` (NaN for items left out of the fit), the flags and ``flag``.
+    information : DataFrame
+        ``theta``, ``information``, ``se``: the 2PL test information curve (empty without a fit).
+    tasks, task_accuracy : DataFrame or None
+        Per task, and models x tasks observed accuracy, when the responses name tasks.
+    tiny_errors : DataFrame or None
+        The tiny benchmark's error table, shown as given.
+    facts : mapping
+        The headline numbers (what ``summary().to_dict()`` and ``summary.json`` hold).
+    notes : tuple of str
+        What was left out, fit warnings.
+    """
+
+    ranking: pd.DataFrame
+    items: pd.DataFrame
+    information: pd.DataFrame
+    tasks: pd.DataFrame | None
+    task_accuracy: pd.DataFrame | None
+    tiny_errors: pd.DataFrame | None
+    facts: Mapping[str, Any]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def flagged_items(self) -> pd.DataFrame:
+        """The items with a flag, by kind (everyone right, everyone wrong, negative discrimination, answered once)."""
+        f = self.items[self.items["flag"] != ""]
+        kind = pd.Categorical(f["flag"], ["negative discrimination", "everyone wrong", "everyone right", "answered once"])
+        return f.iloc[np.lexsort((f["a"].fillna(0).to_numpy(), kind.codes))]
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table of the report by name (what ``save`` writes as ``tables/<name>.csv``)."""
+        out = {"ranking": self.ranking, "items": self.items, "flagged_items": self.flagged_items,
+               "information": self.information}
+        if self.tasks is not None:
+            out["tasks"] = self.tasks
+            out["task_accuracy"] = self.task_accuracy
+        if self.tiny_errors is not None:
+            out["tiny_errors"] = self.tiny_errors
+        return out
+
+    def summary(self) -> Summary:
+        """The headline: the data, the best model, items to check, saturation, information, the fit."""
+        return Summary(title=f"Leaderboard report: {self.facts['n_models']:,} models x {self.facts['n_items']:,} items",
+                       lines=_lines(self.facts), tables=(("Top of the ranking", _top(self.ranking)),),
+                       notes=self.notes, data=self.facts)
+
+    def save(self, out: str | os.PathLike, *, staging: str | os.PathLike | None = None,
+             page: Callable[["LeaderboardReport", Mapping[str, str]], str] | None = None) -> dict[str, Path]:
+        """Write ``tables/<name>.csv`` and ``summary.json`` into the folder ``out``, atomically.
+
+        The folder is written beside ``out`` and moved into place whole (:func:`irtbridge._outdir.staged_output`);
+        ``staging``: a staging folder the caller already holds. ``page``: a function of the report and its CSV
+        links returning the HTML page, written as ``index.html``
+        (:func:`irtbridge.report.write_leaderboard_report` passes its own). Returns name -> path in ``out``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> rng = np.random.default_rng(0)
+        >>> theta = rng.normal(size=(60, 1))
+        >>> X = pd.DataFrame((rng.random((60, 20)) < 1 / (1 + np.exp(-(theta - np.linspace(-2, 2, 20))))) * 1.0)
+        >>> files = leaderboard_report(X).save(Path(tempfile.mkdtemp()) / "board")
+        >>> sorted(files)[:3]
+        ['flagged_items', 'information', 'items']
+        """
+        out = Path(out)
+        if staging is None:
+            with staged_output(out, param="out") as stage:
+                return self.save(out, staging=stage, page=page)
+        stage = Path(staging)
+        (stage / "tables").mkdir(parents=True, exist_ok=True)
+        written: dict[str, Path] = {}
+        relative: dict[str, str] = {}
+        for name, frame in self.tables().items():
+            atomic_write_csv(stage / "tables" / f"{name}.csv", frame, index=not isinstance(frame.index, pd.RangeIndex))
+            written[name] = out / "tables" / f"{name}.csv"
+            relative[name] = f"tables/{name}.csv"
+        summary = self.summary().to_dict()
+        summary["files"] = {**({"index": "index.html"} if page is not None else {}), **relative}
+        summary["report"] = str(out / "index.html") if page is not None else None
+        atomic_write_text(stage / "summary.json", json.dumps(to_jsonable(summary), indent=2, allow_nan=False) + "\n")
+        written["summary"] = out / "summary.json"
+        if page is not None:
+            atomic_write_text(stage / "index.html", page(self, relative))
+            written["index"] = out / "index.html"
+        return written
+
+
+def _top(ranking: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    cols = ["rank", "theta", "theta_lower", "theta_upper", "accuracy", "accuracy_lower", "accuracy_upper", "accuracy_kind"]
+    return ranking.head(n)[[c for c in cols if c in ranking.columns]]
+
+
+def _num(v: Any, digits: int = 2) -> str:
+    return "n/a" if v is None or not np.isfinite(v) else f"{v:.{digits}f}"
+
+
+def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
+    """The headline lines, from the stored facts only."""
+    lines = [Line.of("data", f"{f['n_models']:,} models x {f['n_items']:,} items ({f['answered_share']:.0%} of the "
+                             f"cells answered)", f", {f['n_tasks']} tasks" if f.get("n_tasks") else "",
+                     f"; from {f['source']}")]
+    b = f["best"]
+    kind = {"observed": "observed, Wilson 95%", "predicted": "predicted on all items, p-IRT 95%",
+            "answered only": "on answered items, Wilson 95%"}[b["accuracy_kind"]]
+    theta = (f"ability theta = {_num(b['theta'])} [{_num(b['theta_lower'])}, {_num(b['theta_upper'])}], "
+             if b["theta"] is not None and np.isfinite(b["theta"]) else "")
+    lines.append(Line.of("best", "Best model: ", Strong(b["model"]), f", {theta}accuracy {_num(b['accuracy'], 3)} "
+                         f"[{_num(b['accuracy_lower'], 3)}, {_num(b['accuracy_upper'], 3)}] ({kind})"))
+    if b.get("overlaps") is not None:
+        lines.append(Line.of("separation", f"Its 95% ability interval overlaps those of {b['overlaps']} other model(s)"))
+    fl = f["flags"]
+    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"]
+    text = (f"{fl['everyone_right']} answered right by every model, {fl['everyone_wrong']} wrong by every model, "
+            f"{fl['negative_discrimination']} with negative discrimination")
+    lines.append(Line.of("flags", "Items to check (Rodriguez et al. 2021): ", Warn(text) if n_flag else text))
+    s = f["saturation"]
+    lines.append(Line.of("saturation", f"Saturation: {s['share_solved_by_top']:.0%} of the items solved by each of "
+                                       f"the top {s['top']} model(s); best accuracy {s['best_accuracy']:.3f}, ceiling "
+                                       f"{s['ceiling']:.3f} (share of items some model solves)"))
+    info = f.get("information")
+    if info:
+        above = f", {info['models_above']} model(s) above it" if info["models_above"] else ""
+        lines.append(Line.of("information", f"The test separates models best for theta in [{info['low']:.2f}, "
+                                            f"{info['high']:.2f}] (information at least half its peak){above}"))
+    fit = f["fit"]
+    if fit["fitted"]:
+        conv = (f"converged after {fit['iterations']} EM cycles" if fit["converged"]
+                else Warn(f"did NOT converge in {fit['iterations']} EM cycles"))
+        runaway = (Warn(f"; {fit['runaway_slopes']} item(s) with runaway slopes (|a| > {RUNAWAY_SLOPE:g}): ability "
+                        "intervals near their difficulty are too narrow") if fit.get("runaway_slopes") else "")
+        lines.append(Line.of("fit", f"Native 2PL on {fit['n_items']:,} items, ", conv, runaway, f"; {IDENTIFICATION}"))
+    else:
+        lines.append(Line.of("fit", Warn(f"No 2PL fitted: {fit['reason']}")))
+    if f.get("tiny"):
+        lines.append(Line.of("tiny", f"Tiny benchmark error table: {f['tiny']['rows']} row(s), {f['tiny']['source']}"))
+    return tuple(lines)
+
+
+def _fit(X: np.ndarray, items: list[str], progress: bool, options: Mapping[str, Any]):
+    """The native 2PL on the informative items (not constant, answered by 2+ models), or None and why."""
+    from irtbridge.calibration import calibrate
+
+    answered = ~np.isnan(X)
+    n_ans, n_right = answered.sum(axis=0), (X == 1.0).sum(axis=0)  # NaN == 1 is False: no copy of X
+    keep = (n_ans >= 2) & (n_right > 0) & (n_right < n_ans)
+    if keep.sum() < 2:
+        return None, keep, f"{int(keep.sum())} item(s) are answered both right and wrong; the 2PL needs at least 2"
+    rows = answered[:, keep].any(axis=1)
+    if rows.sum() < 2:
+        return None, keep, "fewer than 2 models answered an informative item"
+    frame = pd.DataFrame(X[np.ix_(rows, keep)], columns=[n for n, k in zip(items, keep) if k])
+    fit = calibrate(frame, "2PL", engine="native", se=False, progress=progress, **dict(options))
+    return fit, keep, None
+
+
+def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, constant_value: np.ndarray, var: float = 1.0):
+    """theta, se, predicted accuracy on all items and its sd, for every model (p-IRT over the fitted items;
+    an unanswered item left out of the fit is predicted by its one observed value)."""
+    from irtbridge.irt import as_item_bank
+
+    bank = as_item_bank(params[["a", "b"]], "2PL")
+    names = [str(n) for n in params.index]
+    n_models, n_items = X.shape
+    theta, se, acc, sd = (np.empty(n_models) for _ in range(4))
+    for start in range(0, n_models, _SCORE_CHUNK):
+        sl = slice(start, start + _SCORE_CHUNK)
+        theta[sl], se[sl], acc[sl], sd[sl] = _pirt(X[sl][:, keep], bank, names, var)
+    Xc = X[:, ~keep]
+    fixed = np.where(np.isnan(Xc), constant_value[None, ~keep], Xc).sum(axis=1)
+    n_fit = int(keep.sum())
+    return theta, se, (acc * n_fit + fixed) / n_items, sd * n_fit / n_items
+
+
+def _overlaps(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """For each model, how many others' intervals overlap its own (touching within rounding noise counts)."""
+    both = ~tie_greater(lo[:, None], hi[None, :]) & ~tie_greater(lo[None, :], hi[:, None])
+    return both.sum(axis=1) - 1
+
+
+def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFrame | None, bool]:
+    """The ranking table (and the sign-fixed item parameters, and whether the sign was flipped)."""
+    answered = ~np.isnan(X)
+    n_ans = answered.sum(axis=1)
+    right = X == 1.0
+    n_right = right.sum(axis=1)
+    observed = n_right / n_ans
+    complete = n_ans == X.shape[1]
+    frame = pd.DataFrame({"observed_accuracy": observed, "n_answered": n_ans}, index=pd.Index(models, name="model"))
+    lo, hi = wilson_interval(n_right, n_ans)
+    params, flipped = None, False
+    if fit is None:
+        frame["theta"] = frame["theta_se"] = frame["theta_lower"] = frame["theta_upper"] = np.nan
+        acc, a_lo, a_hi = observed, lo, hi
+        kind = np.where(complete, "observed", "answered only")
+    else:
+        params = fit.items[["a", "b"]].copy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            item_share = right.sum(axis=0) / answered.sum(axis=0)
+        theta, se, pred, sd = _score(X, keep, params, item_share, float(fit.latent_var or 1.0))
+        ok = np.isfinite(theta) & np.isfinite(observed)
+        r = np.corrcoef(theta[ok], observed[ok])[0, 1] if ok.sum() > 2 and np.std(observed[ok]) > 0 else np.nan
+        flipped = bool(flip_sign and (tie_greater(0.0, r) if np.isfinite(r) else tie_greater(0.0, params["a"].sum())))
+        if flipped:  # the mirror image: same likelihood, same predictions (symmetric prior and grid)
+            theta, params = -theta, -params
+        frame["theta"], frame["theta_se"] = theta, se
+        frame["theta_lower"], frame["theta_upper"] = theta - Z95 * se, theta + Z95 * se
+        acc = np.where(complete, observed, pred)
+        a_lo = np.where(complete, lo, np.clip(pred - Z95 * sd, 0.0, 1.0))
+        a_hi = np.where(complete, hi, np.clip(pred + Z95 * sd, 0.0, 1.0))
+        kind = np.where(complete, "observed", "predicted")
+    frame["accuracy"], frame["accuracy_lower"], frame["accuracy_upper"] = acc, a_lo, a_hi
+    frame["accuracy_kind"] = kind
+    key = frame["theta"].to_numpy(float) if fit is not None else frame["accuracy"].to_numpy(float)
+    frame.insert(0, "rank", tie_rank(key, method="min", descending=True).astype(int))
+    frame["overlaps"] = (_overlaps(frame["theta_lower"].to_numpy(), frame["theta_upper"].to_numpy())
+                         if fit is not None else _overlaps(a_lo, a_hi))
+    cols = ["rank", "theta", "theta_se", "theta_lower", "theta_upper", "accuracy", "accuracy_lower", "accuracy_upper",
+            "accuracy_kind", "observed_accuracy", "n_answered", "overlaps"]
+    return frame[cols].iloc[stable_argsort(key, descending=True)], params, flipped
+
+
+def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None, top: int = 5,
+                       tiny_errors: pd.DataFrame | None = None, tiny_source: str = "", progress: bool = False,
+                       **options: Any) -> LeaderboardReport:
+    """Rank a leaderboard's models with intervals and diagnose its items with the native 2PL.
+
+    Parameters
+    ----------
+    responses : DataFrame, path or LeaderboardInput
+        A response matrix (models x items: 1, 0, NaN for unanswered) or a long table with columns ``model``,
+        ``item``, ``score`` (and ``task``), as :func:`irtbridge.leaderboard.read_lm_eval` returns; or a CSV
+        file of either (:func:`irtbridge.leaderboard.inputs.read_leaderboard_input`).
+    tasks : mapping item -> task, optional
+        For a matrix: each item's task (a long table's ``task`` column gives it otherwise).
+    top : int, default 5
+        How many of the best models the saturation counts.
+    tiny_errors : DataFrame, optional
+        A tiny benchmark's error table (``irtbridge tiny ... --out DIR`` writes ``DIR/errors.csv``), shown
+        as given; ``tiny_source`` says where it came from.
+    progress : bool, default False
+        A bar on stderr over the EM cycles.
+    **options
+        Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
+
+    Returns
+    -------
+    LeaderboardReport
+
+    Notes
+    -----
+    Items every model answered right, or wrong, and items answered once are flagged and left out of the fit
+    (they carry no information on who is better); abilities are on the scale of :data:`IDENTIFICATION`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> theta, b = rng.normal(size=60), np.linspace(-2, 2, 20)
+    >>> X = pd.DataFrame((rng.random((60, 20)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(float),
+    ...                  index=[f"m{i}" for i in range(60)], columns=[f"q{j}" for j in range(20)])
+    >>> X["always"] = 1.0
+    >>> rep = leaderboard_report(X)
+    >>> rep.items.loc["always", "flag"], rep.facts["fit"]["n_items"]
+    ('everyone right', 20)
+    """
+    top = check_int(top, "top", low=1)
+    data = as_leaderboard_input(responses, tasks=tasks)
+    return _build(data, top, tiny_errors, tiny_source, progress, options)
+
+
+def _rank_agreement(ranking: pd.DataFrame) -> float | None:
+    """Spearman's correlation of ability and observed accuracy over the models (None without abilities)."""
+    theta, acc = ranking["theta"].to_numpy(float), ranking["observed_accuracy"].to_numpy(float)
+    if not np.isfinite(theta).all() or np.ptp(acc) == 0:
+        return None
+    return float(np.corrcoef(tie_rank(theta), tie_rank(acc))[0, 1])
+
+
+def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame, dict[str, Any], int]:
+    """The test information curve over the models' abilities (without runaway items), its informative range,
+    how many models lie outside it, and the number of runaway items."""
+    a, b = params["a"].to_numpy(float), params["b"].to_numpy(float)
+    runaway = tie_greater(np.abs(a), RUNAWAY_SLOPE)
+    lo, hi = min(-4.0, np.floor(theta.min()) - 0.5), max(4.0, np.ceil(theta.max()) + 0.5)
+    curve = information_curve(a[~runaway], b[~runaway], np.linspace(lo, hi, int(round((hi - lo) / 0.05)) + 1))
+    facts = informative_range(curve) if (~runaway).any() else None
+    if facts is not None:
+        facts["models_above"] = int(tie_greater(theta, facts["high"]).sum())
+        facts["models_below"] = int(tie_greater(facts["low"], theta).sum())
+        facts["n_items"] = int((~runaway).sum())
+    return curve, facts, int(runaway.sum())
+
+
+def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, progress: bool,
+           options: Mapping[str, Any]) -> LeaderboardReport:
+    X = data.matrix.to_numpy()  # float32 from the readers (4 bytes a cell), float64 from a caller's frame
+    models, items = [str(m) for m in data.matrix.index], [str(i) for i in data.matrix.columns]
+    notes = list(data.notes)
+    fit, keep, reason = _fit(X, items, progress, options)
+    ranking, params, flipped = _ranking(X, models, fit, keep, True)
+    item_table = item_statistics(X, items, params, data.tasks)
+    acc = ranking["accuracy"].reindex(models).to_numpy(float)
+    sat = saturation(X, acc, top)
+    sat["top_models"] = [models[i] for i in sat["top_models"]]
+    info_facts, curve, runaway = None, pd.DataFrame({"theta": [], "information": [], "se": []}), 0
+    if params is not None:
+        curve, info_facts, runaway = _information(params, ranking["theta"].to_numpy(float))
+        if runaway:
+            notes.append(f"{runaway} item(s) with runaway slopes |a| > {RUNAWAY_SLOPE:g}: they (nearly) split the models "
+                         "perfectly, so their discrimination is not identified; abilities near their difficulty get too "
+                         "small an SE, and the test information curve leaves them out (each would be a spike at its b)")
+        if not fit.converged:
+            notes.append(f"the native 2PL did not converge in {fit.iterations} EM cycles; raise technical={{'NCYCLES': ...}}")
+        if flipped:
+            notes.append("the fit came out with ability falling as accuracy rises; every theta, a and b changed sign")
+    else:
+        notes.append(f"no 2PL: {reason}; the ranking is by observed accuracy")
+    per_task = by_model = None
+    if data.tasks is not None and any(data.tasks.values()):
+        per_task, by_model = task_breakdown(X, models, items, data.tasks, item_table)
+    best = ranking.iloc[0]
+    facts = {
+        "source": data.source, "n_models": len(models), "n_items": len(items),
+        "n_tasks": len(per_task) if per_task is not None else 0, "answered_share": float((~np.isnan(X)).mean()),
+        "best": {"model": str(ranking.index[0]), **{k: best[k] for k in (
+            "theta", "theta_lower", "theta_upper", "accuracy", "accuracy_lower", "accuracy_upper", "accuracy_kind")},
+                 "overlaps": int(best["overlaps"]) if params is not None else None},
+        "flags": {k: int(item_table[k].sum()) for k in ("everyone_right", "everyone_wrong", "negative_discrimination")}
+        | {"answered_once": int((item_table["flag"] == "answered once").sum())},
+        "saturation": sat, "information": info_facts,
+        "fit": {"fitted": fit is not None, "model": "2PL", "engine": "native", "n_items": int(keep.sum()),
+                "converged": bool(fit.converged) if fit is not None else None,
+                "iterations": int(fit.iterations) if fit is not None else None,
+                "loglik": float(fit.loglik) if fit is not None else None, "sign_flipped": flipped,
+                "runaway_slopes": runaway, "rank_agreement": _rank_agreement(ranking),
+                "identification": IDENTIFICATION, "reason": reason},
+        "tiny": {"rows": int(len(tiny_errors)), "source": tiny_source} if tiny_errors is not None else None,
+    }
+    if tiny_errors is None and tiny_source:
+        notes.append(f"tiny benchmark: {tiny_source}")
+    return LeaderboardReport(ranking=ranking, items=item_table, information=curve, tasks=per_task,
+                             task_accuracy=by_model, tiny_errors=tiny_errors, facts=to_jsonable(facts), notes=tuple(notes))
