@@ -17,6 +17,15 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   plus its prior term, maximised by Newton's method on ``(a1, d, lambda)`` for all items at once (3 x 3
   systems; analytic gradient and Hessian, Fisher scoring where the Hessian is not negative definite, and
   step halving so the objective never falls).
+* Several modes: an item's expected complete-data log-posterior is not concave in ``(a1, d, lambda)``; a
+  steep item with much guessing and a flatter one with little can both be local maxima. On classifier
+  matrices the first M-steps decide which basin each item settles in, and the EM's end point follows: on
+  five real decodIRT matrices (kc2, wdbc, ilpd, diabetes, dna) Newton's method from mirt's starting values
+  alone (``g = 0.15``) ended 10 to 75 below mirt's ``logLik + logPrior``. The first
+  :data:`MULTISTART_CYCLES` M-steps therefore also start every item's Newton iterations from
+  :data:`ALTERNATIVE_STARTS` and keep each item's best maximum (:func:`multistart_newton_3pl`): a
+  generalised EM step, still monotone, with the same fixed points; the fits then reach mirt's point or a
+  higher one (``docs/calibration-modes.md``, ``benchmarks/native_3pl.py --decodirt``).
 
 How mirt applies the priors (mirt 1.48, ``R/utils.R``: ``LL.Priors`` and ``DerivativePriors``;
 ``src/dpars.cpp``: ``d_priors``, called from ``_computeDpars``, which supplies the M-step gradient):
@@ -75,6 +84,11 @@ _MAX_STEP = 2.0
 _TRUSTED_STEP = 1e-3
 _STEP_TOL = 1e-9
 _LAMBDA_BOUND = 999.0  # mirt's bounds on logit(g)
+#: Other starting points of the first M-steps' per-item maximisation, as (a1, factor on d, g); None keeps
+#: the item's current value: little guessing; a flatter item; a middling item (see the module docstring)
+ALTERNATIVE_STARTS: tuple[tuple[float | None, float | None, float | None], ...] = (
+    (None, None, 0.01), (0.5, 0.6, None), (1.0, 0.0, None))
+MULTISTART_CYCLES = 3
 
 
 def _penalty(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray):
@@ -196,6 +210,28 @@ def newton_3pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d
     return x[:, 0], x[:, 1], x[:, 2]
 
 
+def multistart_newton_3pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, priors: ItemPriors,
+                          starts: Iterable[tuple[float | None, float | None, float | None]] = ALTERNATIVE_STARTS
+                          ) -> np.ndarray:
+    """The M-step from the current ``x`` (items x ``(a1, d, logit g)``) and from each of ``starts``, every
+    item keeping the best of its maxima of the expected complete-data log-posterior (items x 3).
+
+    Taking the best of several maxima never lowers an item's objective below the one Newton's method
+    reaches from ``x``, so the EM stays monotone (a generalised EM step) and its fixed points are unchanged.
+    """
+    best = np.stack(newton_3pl(r, n, theta, x[:, 0], x[:, 1], x[:, 2], priors), axis=1)
+    f_best = _objective(r, n, theta, best[:, 0], best[:, 1], best[:, 2], priors)
+    for a1, scale, g in starts:
+        a = x[:, 0] if a1 is None else np.full(len(x), float(a1))
+        d = x[:, 1] if scale is None else x[:, 1] * scale
+        lam = x[:, 2] if g is None else np.full(len(x), logit(g))
+        trial = np.stack(newton_3pl(r, n, theta, a, d, lam, priors), axis=1)
+        f_trial = _objective(r, n, theta, trial[:, 0], trial[:, 1], trial[:, 2], priors)
+        better = f_trial > f_best + 1e-10 * np.abs(f_best)
+        best[better], f_best = trial[better], np.where(better, f_trial, f_best)
+    return best
+
+
 def start_values_3pl(data: ResponseData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """mirt's starting values for the unidimensional 3PL: ``a1 = 0.851``, ``g = 0.15`` and
     ``d = -qnorm(p0) / div`` with ``p0`` the share of all respondents who answered the item wrong and
@@ -252,7 +288,8 @@ class _Cycles:
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         """One cycle from ``x``: the new point and the objective at ``x``."""
         r, n, loglik = estep_3pl(self.data, x[:, 0], x[:, 1], x[:, 2], self.theta, self.log_w)
-        new = np.stack(newton_3pl(r, n, self.theta, x[:, 0], x[:, 1], x[:, 2], self.priors), axis=1)
+        new = multistart_newton_3pl(r, n, self.theta, x, self.priors,
+                                    ALTERNATIVE_STARTS if self.cycle < MULTISTART_CYCLES else ())
         # mirt's hasConverged: a1 and d as they are, g on the probability scale
         change = float(max(np.abs(new[:, :2] - x[:, :2]).max(initial=0),
                            np.abs(expit(new[:, 2]) - expit(x[:, 2])).max(initial=0)))
