@@ -207,10 +207,9 @@ def _newton_2pl(r, n, theta, a, d, priors):
     positive definite (``lnorm``'s convex stretch) the priors' convex part is left out of it; a step that
     lowers the objective is halved."""
     a, d = a.astype(float).copy(), d.astype(float).copy()
-    active = np.ones(len(a), dtype=bool)
+    idx = np.arange(len(a))  # the items still moving
     for _ in range(_NEWTON_STEPS):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
+        if not idx.size:
             break
         sub = priors.take(idx)
         f0, ga, gd, iaa, iad, idd, pha, phd = _parts(r[idx], n[idx], theta, a[idx], d[idx], sub)
@@ -236,7 +235,7 @@ def _newton_2pl(r, n, theta, a, d, priors):
             scale[low] = 0.0
         a[idx] += scale * sa
         d[idx] += scale * sd
-        active[idx] = np.maximum(np.abs(scale * sa), np.abs(scale * sd)) > _STEP_TOL
+        idx = idx[np.maximum(np.abs(scale * sa), np.abs(scale * sd)) > _STEP_TOL]
     return a, d
 
 
