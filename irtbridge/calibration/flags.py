@@ -117,5 +117,5 @@ def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
     state = "converged" if fit.converged else "did not converge"
     warnings.warn(f"{fit.engine} {fit.model} fit ({state}): {len(flagged)} item(s) have estimates the data do not "
                   f"identify ({'; '.join(f'{r}: {k}' for r, k in counts.items())}): {names}; they are marked in "
-                  "fit.item_flags and never chosen as anchors; priors= keep them finite",
+                  "fit.item_flags and never chosen as anchors; priors= keep slopes finite",
                   IdentificationWarning, stacklevel=stacklevel)

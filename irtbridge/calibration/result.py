@@ -441,6 +441,7 @@ class Calibration(ScoringMixin, InferenceMixin):
                        data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
                              "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
                              "n_parameters": int(self.n_parameters), "n_respondents": int(self.n_respondents),
+                             "flagged_items": list(self.flagged_items),
                              "items": self.items.reset_index().rename(columns={"index": "item"})})
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,9 +11,8 @@ as ``logPrior``, ``DerivativePriors`` for the gradient and Hessian its M-step an
 
 The 2PL and 1PL with priors (:func:`newton_map`) maximise every item's expected complete-data log-likelihood
 plus its log priors, a MAP estimate, as ``mirt(data, 1, "2PL", pars = sv)`` with the priors in ``sv``. The
-1PL is mirt's 2PL with every slope constrained equal: each item's ``a1`` row keeps its own prior, so the
-shared slope carries the sum of them (``J`` copies of one prior on ``J`` items), as mirt's ``LL.Priors``
-sums each item's terms and its constrained gradient sums the items' gradients.
+1PL is mirt's 2PL with every slope constrained equal: the shared slope is one parameter and takes the
+``a1`` prior once (mirt's ``logPrior`` counts it once), so every item must give ``a1`` the same prior.
 """
 
 from __future__ import annotations
@@ -110,6 +109,11 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
                 raise ValidationError(f"priors: unknown item(s) {unknown[:5]} in the prior on {param!r}")
             sel = [position[str(i)] for i in items]
         rows[param][sel] = (_CODES[dist], p1, p2)
+    if model == "1PL" and len(names) > 1:  # one shared slope: one prior, counted once (on the first item)
+        if (rows["a1"] != rows["a1"][0]).any():
+            raise ValidationError("priors: the 1PL has one slope shared by every item; give a1 one prior for all "
+                                  "items (no items=)")
+        rows["a1"][1:] = 0.0
     return ItemPriors(**rows)
 
 
@@ -176,7 +180,8 @@ def mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def prior_information(priors: ItemPriors, model: str, a: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The diagonal mirt's ``SE.simple`` adds to the crossprod information (``Iprior``) for the native
-    2PL (``a_1, d_1, a_2, d_2, ...``) or 1PL (``a, d_1..d_J``: the shared slope carries every item's term)."""
+    2PL (``a_1, d_1, a_2, d_2, ...``) or 1PL (``a, d_1..d_J``; :func:`item_priors` puts the shared slope's
+    prior on the first item only)."""
     ia, idd = mirt_prior_information(priors.a1, a), mirt_prior_information(priors.d, d)
     if model == "1PL":
         return np.concatenate([[ia.sum()], idd])
@@ -241,7 +246,7 @@ def _newton_2pl(r, n, theta, a, d, priors):
 
 def _newton_1pl(r, n, theta, a, d, priors):
     """The shared slope and the intercepts by Newton's method through the Schur complement, on the sum of
-    the items' log-posteriors (the slope's prior once per item); steps that lower it are halved."""
+    the items' log-posteriors (the slope's prior once); steps that lower it are halved."""
     a, d = float(a), d.astype(float).copy()
     j = len(d)
     for _ in range(_NEWTON_STEPS):
@@ -281,5 +286,5 @@ def newton_map(model: str, r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: n
 
 
 def log_prior_2pl(priors: ItemPriors, a: np.ndarray, d: np.ndarray) -> float:
-    """``extract.mirt(fit, "logPrior")`` of a 2PL or 1PL (every item's ``a1`` row counts, shared or not)."""
+    """``extract.mirt(fit, "logPrior")`` of a 2PL or 1PL (the 1PL's shared slope once: :func:`item_priors`)."""
     return float(prior_terms(priors.a1, a, True)[0].sum() + prior_terms(priors.d, d, True)[0].sum())

@@ -63,7 +63,7 @@ def test_native_priors_keep_the_runaway_finite_and_unflagged():
 def test_mirt_runaway_fit_carries_the_same_flags(tmp_path):
     runaway_matrix().to_csv(tmp_path / "runaway.csv", index=False, na_rep="NA")
     subprocess.run(["Rscript", str(HERE / "r" / "reference_native_priors.R"), str(tmp_path / "ref.json"),
-                    str(tmp_path / "runaway.csv")], check=True)
+                    str(tmp_path / "runaway.csv"), "runaway_ml"], check=True)
     r = json.loads((tmp_path / "ref.json").read_text())["runaway_ml"]
     fit, caught = _fit("mirt")
     expected = {fit.items.index[i] for i in _by_hand(r["a"], r["b"])}
