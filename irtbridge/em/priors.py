@@ -264,7 +264,8 @@ def _newton_1pl(r, n, theta, a, d, priors):
         sa, sd = sa * cap, sd * cap
         scale = 1.0
         for _ in range(_HALVINGS):
-            if _objective(r, n, theta, np.full(j, a + scale * sa), d + scale * sd, priors).sum() >= total - 1e-12 * abs(total):
+            trial = _objective(r, n, theta, np.full(j, a + scale * sa), d + scale * sd, priors).sum()
+            if trial >= total - 1e-12 * abs(total):
                 break
             scale *= 0.5
         else:

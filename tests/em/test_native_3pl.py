@@ -259,7 +259,8 @@ def test_bad_priors_are_one_line_errors(priors, message):
 def test_bad_options_are_one_line_errors():
     x = response_dataset("LSAT7")
     cases = [
-        (dict(model="2PL", priors=STABLE_PRIORS), "takes priors only for the 3PL"),
+        (dict(model="2PL", priors=STABLE_PRIORS), "the 2PL has no estimated parameter 'g'"),
+        (dict(model="rasch", priors={"d": ("norm", 0, 3)}), "takes priors for the 1PL, 2PL and 3PL, not model 'rasch'"),
         (dict(model="3PL", client=object()), "the 3PL runs in one process"),
         (dict(model="3PL", TOL=0.0), "TOL"),
         (dict(model="3PL", technical={"MAXQUAD": 3}), "technical takes only NCYCLES"),
