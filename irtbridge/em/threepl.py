@@ -21,7 +21,7 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   steep item with much guessing and a flatter one with little can both be local maxima. On classifier
   matrices the first M-steps decide which basin each item settles in, and the EM's end point follows: on
   five real decodIRT matrices (kc2, wdbc, ilpd, diabetes, dna) Newton's method from mirt's starting values
-  alone (``g = 0.15``) ended 10 to 75 below mirt's ``logLik + logPrior``. The first
+  alone (``g = 0.15``) ended 10 to 71 below mirt's ``logLik + logPrior``. The first
   :data:`MULTISTART_CYCLES` M-steps therefore also start every item's Newton iterations from
   :data:`ALTERNATIVE_STARTS` and keep each item's best maximum (:func:`multistart_newton_3pl`): a
   generalised EM step, still monotone, with the same fixed points; the fits then reach mirt's point or a
