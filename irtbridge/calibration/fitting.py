@@ -161,6 +161,9 @@ def calibrate(
     Returns
     -------
     Calibration
+        Items whose estimates the data do not identify (runaway slopes ``|a| > 10``, ``|b| > 6``; any
+        engine) are named in ``fit.item_flags`` / ``fit.flagged_items`` with one ``IdentificationWarning``
+        (:mod:`irtbridge.calibration.flags`).
 
     Notes
     -----

@@ -73,7 +73,7 @@ from irtbridge.em.priors import mirt_prior_information as _mirt_prior_informatio
 from irtbridge.em.priors import prior_terms as _prior_terms
 
 __all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
-           "irt_table_3pl", "start_values_3pl"]
+           "irt_table_3pl", "start_values_3pl", "multistart_newton_3pl", "ALTERNATIVE_STARTS", "MULTISTART_CYCLES"]
 
 #: The priors the native 3PL takes: parameter (mirt's name) -> the distributions it accepts there.
 _START_G = 0.15  # mirt's starting guessing parameter for the 3PL (pars = "values")

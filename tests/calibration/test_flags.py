@@ -51,6 +51,7 @@ def test_native_runaway_slopes_are_flagged_with_one_warning():
     assert "|a| > 10" in fit.item_flags[runaway] and fit.item_flags.name == "flag"
     assert (fit.item_flags[[n for n in fit.items.index if n not in fit.flagged_items]] == "").all()
     assert any("do not identify" in note for note in fit.summary().notes)
+    assert fit.summary().data["flagged_items"] == list(fit.flagged_items)
 
 
 def test_native_priors_keep_the_runaway_finite_and_unflagged():
