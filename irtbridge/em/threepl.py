@@ -18,14 +18,15 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   systems; analytic gradient and Hessian, Fisher scoring where the Hessian is not negative definite, and
   step halving so the objective never falls).
 * Several modes: an item's expected complete-data log-posterior is not concave in ``(a1, d, lambda)``; a
-  steep item with much guessing and a flatter one with little can both be local maxima. On classifier
+  negative slope and a positive one with much guessing can both be local maxima (an instance answered
+  right only by the classifiers that always predict the minority class). On classifier
   matrices the first M-steps decide which basin each item settles in, and the EM's end point follows: on
   five real decodIRT matrices (kc2, wdbc, ilpd, diabetes, dna) Newton's method from mirt's starting values
   alone (``g = 0.15``) ended 10 to 71 below mirt's ``logLik + logPrior``. The first
   :data:`MULTISTART_CYCLES` M-steps therefore also start every item's Newton iterations from
   :data:`ALTERNATIVE_STARTS` and keep each item's best maximum (:func:`multistart_newton_3pl`): a
   generalised EM step, still monotone, with the same fixed points; the fits then reach mirt's point or a
-  higher one (``docs/calibration-modes.md``, ``benchmarks/native_3pl.py --decodirt``).
+  higher one (``docs/calibration-modes.md``, ``benchmarks/native_3pl.py --csv``).
 
 How mirt applies the priors (mirt 1.48, ``R/utils.R``: ``LL.Priors`` and ``DerivativePriors``;
 ``src/dpars.cpp``: ``d_priors``, called from ``_computeDpars``, which supplies the M-step gradient):
@@ -72,10 +73,10 @@ from irtbridge.em.priors import PRIOR_FAMILIES, ItemPriors, item_priors, log_pri
 from irtbridge.em.priors import mirt_prior_information as _mirt_prior_information
 from irtbridge.em.priors import prior_terms as _prior_terms
 
-__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
-           "irt_table_3pl", "start_values_3pl", "multistart_newton_3pl", "ALTERNATIVE_STARTS", "MULTISTART_CYCLES"]
+__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl",
+           "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl", "irt_table_3pl", "start_values_3pl",
+           "multistart_newton_3pl", "ALTERNATIVE_STARTS", "MULTISTART_CYCLES"]
 
-#: The priors the native 3PL takes: parameter (mirt's name) -> the distributions it accepts there.
 _START_G = 0.15  # mirt's starting guessing parameter for the 3PL (pars = "values")
 _START_A = 0.851  # mirt's starting slope: 0.5 * 1.702
 _NEWTON_STEPS = 100
