@@ -83,3 +83,21 @@ def test_the_stopping_rule_does_not_stop_early():
     for name, u, v in zip("adg", slope_intercept(loose), slope_intercept(tight)):
         np.testing.assert_allclose(u, v, rtol=0, atol=1e-3, err_msg=name)
     assert abs(_log_posterior(loose) - _log_posterior(tight)) < 1e-3
+
+
+def test_the_alternative_starts_never_lower_an_items_m_step_objective():
+    # a generalised EM step: every item's objective after the multi-start M-step is at least the one
+    # Newton's method reaches from the current point alone (so the EM stays monotone)
+    from irtbridge.em.core import nodes, prepare_responses
+
+    x = minority_predictors()
+    data = prepare_responses(x.to_numpy(), x.columns)
+    priors = em_3pl.item_priors(STABLE_PRIORS, data.item_names)
+    theta, w = nodes(61)
+    start = np.stack(em_3pl.start_values_3pl(data), axis=1)
+    r, n, _ = em_3pl.estep_3pl(data, start[:, 0], start[:, 1], start[:, 2], theta, np.log(w))
+    single = np.stack(em_3pl.newton_3pl(r, n, theta, start[:, 0], start[:, 1], start[:, 2], priors), axis=1)
+    multi = em_3pl.multistart_newton_3pl(r, n, theta, start, priors)
+    value = lambda p: em_3pl._objective(r, n, theta, p[:, 0], p[:, 1], p[:, 2], priors)  # noqa: E731
+    assert (value(multi) >= value(single) - 1e-9).all()
+    assert (value(multi) > value(single) + 1e-3).any()  # on this matrix some items find a higher maximum
