@@ -455,9 +455,11 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
 
     ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
     the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
-    is below ``TOL`` and count every cycle in ``iterations``. ``priors`` (2PL and 1PL; as
-    :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm`` on ``a1`` and ``norm`` on
-    ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the result is mirt's ``logPrior``.
+    is below ``TOL`` and count every cycle in ``iterations``.
+
+    ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
+    on ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
+    result is mirt's ``logPrior``.
 
     Examples
     --------
