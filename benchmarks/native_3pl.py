@@ -17,6 +17,7 @@ native log-posterior is higher by 0.027 (1e-4) and 0.019 (1e-6); largest differe
 g 5.5e-5 at TOL 1e-6.
 
     .venv/bin/python benchmarks/native_3pl.py [--respondents 132] [--items 500] [--tol 1e-6]
+    .venv/bin/python benchmarks/native_3pl.py --csv DIR/kc2_irt.csv DIR/dna_irt.csv ...
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from irtbridge.benchmark.modes import STABLE_PRIORS, CalibrationMode, calibrate_classifier_responses
 from irtbridge.benchmark.modes import simulate_classifier_responses
@@ -39,33 +41,64 @@ def _log_posterior(fit) -> float:
     return fit.loglik + log_prior(item_priors(STABLE_PRIORS, items.index), a, d, lam)
 
 
+def _compare(x, options: dict) -> tuple[dict, dict]:
+    fits, seconds = {}, {}
+    for engine in ("mirt", "native"):
+        mode = CalibrationMode.resolve("stable", engine=engine)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            started = time.perf_counter()
+            fits[engine] = calibrate_classifier_responses(x, mode, **options)
+            seconds[engine] = time.perf_counter() - started
+    return fits, seconds
+
+
+def _print(fits: dict, seconds: dict, single=None) -> None:
+    for engine, fit in fits.items():
+        print(f"  {engine:6s} {seconds[engine]:8.2f} s  {fit.iterations:4d} EM cycles  loglik {fit.loglik:.4f}  "
+              f"log-posterior {_log_posterior(fit):.4f}")
+    if single is not None:
+        print(f"  native without alternative starts: log-posterior {_log_posterior(single):.4f}")
+    diff = {c: float(np.abs(fits["native"].items[c] - fits["mirt"].items[c]).max()) for c in ("a", "b", "g")}
+    print(f"  native - mirt log-posterior {_log_posterior(fits['native']) - _log_posterior(fits['mirt']):+.3f}; "
+          f"ratio mirt / native: {seconds['mirt'] / seconds['native']:.1f}x; largest |difference| "
+          + ", ".join(f"{c} {v:.1e}" for c, v in diff.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--respondents", type=int, default=132)
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--tol", type=float, default=1e-6)
+    parser.add_argument("--csv", nargs="*", default=(), help="classifier response matrices (rows classifiers, "
+                        "0/1 columns), e.g. decodIRT's benchmarking/<name>/<name>_irt.csv, instead of simulated data")
     args = parser.parse_args()
+    if args.csv:
+        from irtbridge.em import threepl
+
+        for path in args.csv:
+            x = pd.read_csv(path)
+            x = x.loc[:, x.nunique() > 1]
+            print(f"{path}: {x.shape[0]} classifiers x {x.shape[1]} instances, stable mode, TOL 1e-4")
+            fits, seconds = _compare(x, {})
+            cycles, threepl.MULTISTART_CYCLES = threepl.MULTISTART_CYCLES, 0
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    single = calibrate_classifier_responses(x, CalibrationMode.resolve("stable", engine="native"))
+            finally:
+                threepl.MULTISTART_CYCLES = cycles
+            _print(fits, seconds, single)
+        return
     x, _, _ = simulate_classifier_responses(args.respondents, args.items, seed=0)
     x = x.loc[:, x.nunique() > 1]
     print(f"stable mode (3PL, a1 ~ N(1, 0.5), d ~ N(0, 3), g ~ Beta(2, 17)), {x.shape[0]} classifiers x "
           f"{x.shape[1]} instances, 61 nodes")
     for tol in (None, args.tol):
         options = {} if tol is None else {"TOL": tol, "technical": {"NCYCLES": 5000}}
-        fits, seconds = {}, {}
-        for engine in ("mirt", "native"):
-            mode = CalibrationMode.resolve("stable", engine=engine)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                started = time.perf_counter()
-                fits[engine] = calibrate_classifier_responses(x, mode, **options)
-                seconds[engine] = time.perf_counter() - started
+        fits, seconds = _compare(x, options)
         print(f"TOL {'1e-4 (the mode default)' if tol is None else f'{tol:g}'}")
-        for engine, fit in fits.items():
-            print(f"  {engine:6s} {seconds[engine]:8.2f} s  {fit.iterations:4d} EM cycles  loglik {fit.loglik:.4f}  "
-                  f"log-posterior {_log_posterior(fit):.4f}")
-        diff = {c: float(np.abs(fits["native"].items[c] - fits["mirt"].items[c]).max()) for c in ("a", "b", "g")}
-        print(f"  ratio mirt / native: {seconds['mirt'] / seconds['native']:.1f}x; largest |difference| "
-              + ", ".join(f"{c} {v:.1e}" for c, v in diff.items()))
+        _print(fits, seconds)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from irtbridge._validation import check_choice
+from irtbridge.calibration.flags import FLAG_LIMITS, flag_items
 from irtbridge.calibration.result import ENGINES
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
@@ -45,9 +46,6 @@ STABLE_PRIORS: dict[str, tuple[str, float, float]] = {
     "d": ("norm", 0.0, 3.0),
     "g": ("expbeta", 2.0, 17.0),
 }
-# beyond these an item parameter is not identified by a few dozen respondents: |a| > 10 is a step
-# function, |b| > 6 lies outside the ability grid every scorer uses
-FLAG_LIMITS = {"a": 10.0, "b": 6.0, "g": 0.95}
 
 
 #: the engines a classifier benchmark's 3PL can be calibrated with, and the modes each may serve
@@ -217,40 +215,6 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     merged = {**mode.options_for(mode.engine), **options}
     fit = calibrate(responses, model="3PL", engine=mode.engine, se=se, drop_constant=drop_constant, **merged)
     return fit._replace(options={**fit.options, "calibration": mode.name})
-
-
-def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
-               limits: Mapping[str, float] | None = None) -> pd.Series:
-    """Why each item's estimate is not identified ("" when it is): the ``flag`` column of the tables.
-
-    An item is flagged when ``|a|`` or ``|b|`` exceeds its limit (:data:`FLAG_LIMITS`: 10 and 6), when
-    the guessing parameter sits at its upper bound (``g >= 0.95``), when a parameter is not finite, or
-    when standard errors were computed and the item has none that is finite.
-
-    Examples
-    --------
-    >>> items = pd.DataFrame({"a": [1.2, 300.0], "b": [0.1, -40.0], "g": [0.1, 0.0]}, index=["x", "y"])
-    >>> flag_items(items).tolist()
-    ['', '|a| > 10; |b| > 6']
-    """
-    lim = {**FLAG_LIMITS, **dict(limits or {})}
-    reasons: list[list[str]] = [[] for _ in range(len(items))]
-    for col, label in (("a", "|a| > {:g}"), ("b", "|b| > {:g}")):
-        if col in items:
-            v = items[col].to_numpy(dtype=float)
-            for i in np.flatnonzero(~np.isfinite(v)):
-                reasons[i].append(f"{col} not finite")
-            for i in np.flatnonzero(np.isfinite(v) & (np.abs(v) > lim[col])):
-                reasons[i].append(label.format(lim[col]))
-    if "g" in items:
-        for i in np.flatnonzero(items["g"].to_numpy(dtype=float) >= lim["g"]):
-            reasons[i].append(f"g at its bound (>= {lim['g']:g})")
-    if standard_errors is not None and len(standard_errors):
-        cols = [c for c in ("a", "b", "g") if c in standard_errors]
-        ses = standard_errors.reindex(items.index)[cols].to_numpy(dtype=float)
-        for i in np.flatnonzero(~np.isfinite(ses).any(axis=1)):
-            reasons[i].append("no finite SE")
-    return pd.Series(["; ".join(r) for r in reasons], index=items.index, name="flag", dtype=object)
 
 
 def dataset_difficulty(items: pd.DataFrame, theta: float, model: str = "3PL") -> float:

@@ -15,6 +15,7 @@ import pandas as pd
 from irtbridge import exceptions
 from irtbridge._validation import check_choice, check_int
 from irtbridge.benchmark.modes import CalibrationMode, flag_items
+from irtbridge.calibration.flags import IdentificationWarning
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
 from irtbridge.benchmark.respondents import (
@@ -104,6 +105,7 @@ def calibrate_with_fallback(
             with warnings.catch_warnings():
                 # non-convergence is handled here (fallback); it is reported through the attempts
                 warnings.simplefilter("ignore", ConvergenceWarning)
+                warnings.simplefilter("ignore", IdentificationWarning)  # the flag column reports them
                 fit = calibrate(responses, model=model, engine=eng, se=False, drop_constant=True, **mode.options_for(eng))
         except RUnavailableError:
             raise  # no R at all: the other engine cannot help either

@@ -96,11 +96,11 @@ def calibrate(
         are an error naming them; with ``drop_constant=True`` they are dropped with a
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
     priors : mapping or list of Prior, optional
-        mirt, and the native 3PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
+        mirt, and the native 1PL, 2PL and 3PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
         ("expbeta", 5, 17)}`` (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP
         estimate. Each named parameter must be one the model estimates, checked against mirt's
-        ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.checks`; the native 3PL
-        checks its own: ``norm``/``lnorm`` on a1, ``norm`` on d, ``expbeta`` on g): a one-line
+        ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.checks`; the native engine
+        checks its own: ``norm``/``lnorm`` on a1, ``norm`` on d, ``expbeta`` on the 3PL's g): a one-line
         :class:`ValidationError` if not.
     dims : int
         mirt only: an exploratory model with this many factors (``mirt(data, dims)``; read with
@@ -161,6 +161,9 @@ def calibrate(
     Returns
     -------
     Calibration
+        Items whose estimates the data do not identify (runaway slopes ``|a| > 10``, ``|b| > 6``; any
+        engine) are named in ``fit.item_flags`` / ``fit.flagged_items`` with one ``IdentificationWarning``
+        (:mod:`irtbridge.calibration.flags`).
 
     Notes
     -----

@@ -11,6 +11,7 @@ import pandas as pd
 
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
+from irtbridge.calibration.flags import flag_items
 from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
 from irtbridge.calibration.inference import InferenceMixin
 from irtbridge.calibration.itemtypes import ITEMTYPES
@@ -150,6 +151,20 @@ class Calibration(ScoringMixin, InferenceMixin):
     @property
     def dichotomous(self) -> bool:
         return all(m in DICHOTOMOUS for m in (self.item_types or (self.model,)))
+
+    @property
+    def item_flags(self) -> pd.Series:
+        """Why each item's estimate is not identified, "" when it is (a Series named ``flag``, one entry per
+        item): the ``flag`` column of ``irtbridge evaluate``'s tables, from the stored estimates
+        (:func:`~irtbridge.calibration.flags.flag_items`: ``|a| > 10``, ``|b| > 6``, ``g`` at its bound, not
+        finite)."""
+        return flag_items(self.items)
+
+    @property
+    def flagged_items(self) -> tuple[str, ...]:
+        """The items :attr:`item_flags` marks (anchor selection leaves them out)."""
+        flags = self.item_flags
+        return tuple(str(n) for n in flags.index[flags != ""])
 
     def _live_mirt(self, what: str) -> Any:
         if self.engine != "mirt" or self.r_model is None:
@@ -411,6 +426,9 @@ class Calibration(ScoringMixin, InferenceMixin):
             notes.append("the engine did not report convergence; treat the estimates with caution")
         if self.dropped_items:
             notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
+        if self.flagged_items:
+            notes.append(f"{len(self.flagged_items)} item(s) with estimates the data do not identify (fit.item_flags): "
+                         + ", ".join(self.flagged_items[:10]) + (" …" if len(self.flagged_items) > 10 else ""))
         label = "warning" if self.engine == "native" else "R warning"  # the native engine runs without R
         notes += [f"{label}: {w}" for w in self.warnings]
         title = (f"irtbridge calibration: {self.model} by {self.engine} "
@@ -423,6 +441,7 @@ class Calibration(ScoringMixin, InferenceMixin):
                        data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
                              "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
                              "n_parameters": int(self.n_parameters), "n_respondents": int(self.n_respondents),
+                             "flagged_items": list(self.flagged_items),
                              "items": self.items.reset_index().rename(columns={"index": "item"})})
 
     def to_dict(self) -> dict[str, Any]:

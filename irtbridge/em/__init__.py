@@ -10,6 +10,8 @@ Modules:
 * :mod:`~irtbridge.em.graded`: the graded model's category terms (Samejima);
 * :mod:`~irtbridge.em.threepl`: the 3PL, maximum likelihood or mirt's MAP with priors, with a monotone
   SQUAREM accelerator;
+* :mod:`~irtbridge.em.priors`: mirt's item priors (``norm``, ``lnorm``, ``expbeta``) and the MAP M-step
+  of the 2PL and 1PL;
 * :mod:`~irtbridge.em.se`: standard errors as mirt's ``SE.type = "crossprod"``;
 * :mod:`~irtbridge.em.distributed`: the E-step on the workers of a Dask cluster.
 

@@ -54,6 +54,7 @@ from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
 from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl, newton_map
 from irtbridge.em.window import NodeWindows, log_pq, pair
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
@@ -343,7 +344,8 @@ def _newton_1pl(r, n, theta, a, d):
 
 
 def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.ndarray, a: np.ndarray,
-          d: np.ndarray, variance: float, ncat: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+          d: np.ndarray, variance: float, ncat: tuple[int, ...] | None = None,
+          priors: ItemPriors | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """New (slopes, intercepts, latent variance) from the expected counts of one E-step.
 
     Nodes at the ends of the grid with no posterior mass at all (``N`` exactly zero: outside every
@@ -358,7 +360,9 @@ def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.nda
         r, n, theta_m = r[:, nodes_], n[:, nodes_], theta[nodes_]
     else:
         theta_m = theta
-    if model == "2PL":
+    if priors is not None:  # 2PL or 1PL with priors: MAP (irtbridge.em.priors)
+        a, d = newton_map(model, r, n, theta_m, a, d, priors)
+    elif model == "2PL":
         a, d = _newton_2pl(r, n, theta_m, a, d)
     elif model == "1PL":
         shared, d = _newton_1pl(r, n, theta_m, float(a[0]), d)
@@ -382,6 +386,7 @@ class EMResult:
     n_parameters: int
     seconds: float
     history: tuple = field(default=(), repr=False)
+    log_prior: float = 0.0  # with priors: mirt's logPrior at the estimates
 
 
 def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
@@ -398,8 +403,10 @@ class _Cycles:
     watching TOL (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
 
     def __init__(self, data: ResponseData, model: str, quadpts: int, TOL: float, NCYCLES: int, run: Callable,
-                 progress: Callable[[int, float], None] | None, d_shape: tuple[int, ...]):
+                 progress: Callable[[int, float], None] | None, d_shape: tuple[int, ...],
+                 priors: ItemPriors | None = None):
         self.data, self.model, self.quadpts, self.TOL, self.NCYCLES = data, model, quadpts, TOL, NCYCLES
+        self.priors = priors
         self.run, self.progress, self.d_shape = run, progress, d_shape
         self.cycle, self.history, self.converged = 0, [], False
 
@@ -415,7 +422,7 @@ class _Cycles:
         a, d, variance = self.unpack(x)
         theta, weights = nodes(self.quadpts, variance)
         r, n, N, loglik = self.run(self.data, a, d, theta, np.log(weights))
-        new_a, new_d, new_var = mstep(self.model, r, n, N, theta, a, d, variance, self.data.ncat)
+        new_a, new_d, new_var = mstep(self.model, r, n, N, theta, a, d, variance, self.data.ncat, self.priors)
         change = max(np.abs(new_a - a).max(initial=0) if self.model != "rasch" else 0.0,
                      np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
         self.cycle += 1
@@ -423,6 +430,8 @@ class _Cycles:
         if self.progress is not None:
             self.progress(self.cycle, change)
         self.converged = bool(change < self.TOL)
+        if self.priors is not None:  # SQUAREM compares the log-posterior, what the M-step raises
+            loglik += log_prior_2pl(self.priors, a, d)
         return self.pack(new_a, new_d, new_var), loglik
 
     @property
@@ -441,12 +450,16 @@ class _Cycles:
 
 def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: float = 1e-4, NCYCLES: int = 500,
            accelerate: str = "squarem", estep_fn: Callable | None = None,
-           progress: Callable[[int, float], None] | None = None) -> EMResult:
+           progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:
     """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
 
     ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
     the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
     is below ``TOL`` and count every cycle in ``iterations``.
+
+    ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
+    on ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
+    result is mirt's ``logPrior``.
 
     Examples
     --------
@@ -465,18 +478,23 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     if (model == "graded") != (data.ncat is not None):
         raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
                               if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
+    if priors is not None and not isinstance(priors, ItemPriors):
+        if model not in ("2PL", "1PL"):
+            raise ValidationError(f"priors: the native {model!r} takes no priors (the 2PL, 1PL and 3PL do)")
+        priors = item_priors(priors, data.item_names, model)
     keep_freed_memory()
     started = time.perf_counter()
     run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)
-    em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape)
+    em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape, priors)
     a, d, variance = em.unpack(iterate(em, em.pack(a, d, 1.0), accelerate, em.project))
     theta, weights = nodes(quadpts, variance)
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
     n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat)
     return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=em.cycle, converged=em.converged,
-                    n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(em.history))
+                    n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(em.history),
+                    log_prior=log_prior_2pl(priors, a, d) if priors is not None else 0.0)
 
 
 def irt_table(result: EMResult, item_names: Iterable[str]) -> pd.DataFrame:

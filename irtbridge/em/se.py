@@ -99,8 +99,12 @@ def _maps(ncat: np.ndarray, model: str) -> tuple[sparse.csr_matrix, sparse.csr_m
     return a_map, to(own, cat >= 1), to(own + 1 if model in ("2PL", "graded") else own, cat <= k - 2), n_par
 
 
-def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadpts: int) -> np.ndarray:
+def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadpts: int,
+                         prior_information: np.ndarray | None = None) -> np.ndarray:
     """The covariance of the estimates, ``inv(sum_i s_i s_i^T)``, in the order of the model's parameters.
+
+    ``prior_information`` (a fit with priors): the diagonal mirt's ``SE.simple`` adds to that information,
+    minus the priors' second derivatives (:func:`irtbridge.em.priors.prior_information`).
 
     Order: ``a_1, d_1[, d_2..]``, ``a_2, ...`` per item (2PL, graded); ``a, d_1..d_J`` (1PL);
     ``d_1..d_J, variance`` (rasch). Raises :class:`ValidationError` above :data:`MAX_SE_PARAMETERS` and
@@ -146,6 +150,8 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
         if model == "rasch":
             s[:, -1] = post @ dvar
         info += s.T @ s
+    if prior_information is not None:
+        info[np.diag_indices_from(info)] += prior_information
     factor = cho_factor(info, lower=True)  # LinAlgError unless positive definite
     return cho_solve(factor, np.eye(n_par))
 

@@ -17,6 +17,16 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   plus its prior term, maximised by Newton's method on ``(a1, d, lambda)`` for all items at once (3 x 3
   systems; analytic gradient and Hessian, Fisher scoring where the Hessian is not negative definite, and
   step halving so the objective never falls).
+* Several modes: an item's expected complete-data log-posterior is not concave in ``(a1, d, lambda)``; a
+  negative slope and a positive one with much guessing can both be local maxima (an instance answered
+  right only by the classifiers that always predict the minority class). On classifier
+  matrices the first M-steps decide which basin each item settles in, and the EM's end point follows: on
+  five real decodIRT matrices (kc2, wdbc, ilpd, diabetes, dna) Newton's method from mirt's starting values
+  alone (``g = 0.15``) ended 10 to 71 below mirt's ``logLik + logPrior``. The first
+  :data:`MULTISTART_CYCLES` M-steps therefore also start every item's Newton iterations from
+  :data:`ALTERNATIVE_STARTS` and keep each item's best maximum (:func:`multistart_newton_3pl`): a
+  generalised EM step, still monotone, with the same fixed points; the fits then reach mirt's point or a
+  higher one (``docs/calibration-modes.md``, ``benchmarks/native_3pl.py --csv``).
 
 How mirt applies the priors (mirt 1.48, ``R/utils.R``: ``LL.Priors`` and ``DerivativePriors``;
 ``src/dpars.cpp``: ``d_priors``, called from ``_computeDpars``, which supplies the M-step gradient):
@@ -46,12 +56,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
-from scipy.special import betaln, expit, log_expit, logit, logsumexp
+from scipy.special import expit, log_expit, logit, logsumexp
 from scipy.stats import norm
 
 from irtbridge._validation import check_choice, check_int, check_number
@@ -59,13 +69,14 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.em.accelerate import ACCELERATORS, iterate
 from irtbridge.em.core import ResponseData, expected_counts, loglik_cells, nodes
 from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.priors import PRIOR_FAMILIES, ItemPriors, item_priors, log_prior
+from irtbridge.em.priors import mirt_prior_information as _mirt_prior_information
+from irtbridge.em.priors import prior_terms as _prior_terms
 
-__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
-           "irt_table_3pl", "start_values_3pl"]
+__all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl",
+           "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl", "irt_table_3pl", "start_values_3pl",
+           "multistart_newton_3pl", "ALTERNATIVE_STARTS", "MULTISTART_CYCLES"]
 
-#: The priors the native 3PL takes: parameter (mirt's name) -> the distributions it accepts there.
-PRIOR_FAMILIES: dict[str, tuple[str, ...]] = {"a1": ("norm", "lnorm"), "d": ("norm",), "g": ("expbeta",)}
-_CODES = {"norm": 1, "lnorm": 2, "expbeta": 4}  # mirt's prior.type integers
 _START_G = 0.15  # mirt's starting guessing parameter for the 3PL (pars = "values")
 _START_A = 0.851  # mirt's starting slope: 0.5 * 1.702
 _NEWTON_STEPS = 100
@@ -74,114 +85,11 @@ _MAX_STEP = 2.0
 _TRUSTED_STEP = 1e-3
 _STEP_TOL = 1e-9
 _LAMBDA_BOUND = 999.0  # mirt's bounds on logit(g)
-
-
-@dataclass(frozen=True)
-class ItemPriors:
-    """Per-item priors: mirt's ``prior.type`` code (0 none, 1 norm, 2 lnorm, 4 expbeta), ``prior_1``, ``prior_2``.
-
-    Each attribute is an array of one row per item and three columns ``(type, p1, p2)`` for ``a1``, ``d``
-    and ``g``; :func:`item_priors` builds it.
-    """
-
-    a1: np.ndarray
-    d: np.ndarray
-    g: np.ndarray
-
-    def take(self, idx: np.ndarray) -> "ItemPriors":
-        return ItemPriors(self.a1[idx], self.d[idx], self.g[idx])
-
-
-def item_priors(priors: Any, item_names: Iterable[str]) -> ItemPriors:
-    """Check priors for the native 3PL and lay them out per item.
-
-    ``priors`` is ``None``, a mapping ``{param: (dist, p1, p2)}`` (every item), or an iterable of
-    ``(param, dist, p1, p2, items)`` with ``items`` ``None`` for every item (later entries win, as rows
-    written later into mirt's table do). Parameters are mirt's (``a1``, ``d``, ``g``); anything else, or a
-    distribution :data:`PRIOR_FAMILIES` does not list for that parameter, is a one-line
-    :class:`~irtbridge.exceptions.ValidationError`.
-
-    Examples
-    --------
-    >>> p = item_priors({"a1": ("norm", 1, 0.5), "g": ("expbeta", 2, 17)}, ["x", "y"])
-    >>> p.a1.tolist(), p.g[0].tolist(), p.d[:, 0].tolist()
-    ([[1.0, 1.0, 0.5], [1.0, 1.0, 0.5]], [4.0, 2.0, 17.0], [0.0, 0.0])
-    >>> item_priors({"u": ("norm", 1, 0.1)}, ["x"])
-    Traceback (most recent call last):
-    ...
-    irtbridge.exceptions.ValidationError: priors: the 3PL has no estimated parameter 'u' (the native 3PL estimates a1, d, g; u is fixed at 1)
-    """
-    names = [str(n) for n in item_names]
-    rows = {p: np.zeros((len(names), 3)) for p in PRIOR_FAMILIES}
-    if priors is None:
-        return ItemPriors(**rows)
-    entries = ([(k, *v, None) for k, v in priors.items()] if isinstance(priors, Mapping) else list(priors))
-    position = {n: j for j, n in enumerate(names)}
-    for entry in entries:
-        if len(entry) != 5:
-            raise ValidationError(f"priors: expected (param, dist, p1, p2, items), got {entry!r}")
-        param, dist, p1, p2, items = entry
-        param = {"a": "a1"}.get(str(param), str(param))
-        if param not in PRIOR_FAMILIES:
-            raise ValidationError(f"priors: the 3PL has no estimated parameter {param!r} (the native 3PL "
-                                  "estimates a1, d, g; u is fixed at 1)")
-        if dist not in PRIOR_FAMILIES[param]:
-            raise ValidationError(f"priors: unknown prior type {dist!r} on {param!r} for the native 3PL; it takes "
-                                  + "; ".join(f"{', '.join(v)} on {k}" for k, v in PRIOR_FAMILIES.items()))
-        p1, p2 = float(p1), float(p2)
-        if not (np.isfinite(p1) and np.isfinite(p2)) or (p2 <= 0 if dist != "expbeta" else min(p1, p2) <= 0):
-            raise ValidationError(f"priors: {dist}({p1:g}, {p2:g}) on {param!r} is not a proper distribution")
-        if items is None:
-            sel = slice(None)
-        else:
-            unknown = [i for i in items if str(i) not in position]
-            if unknown:
-                raise ValidationError(f"priors: unknown item(s) {unknown[:5]} in the prior on {param!r}")
-            sel = [position[str(i)] for i in items]
-        rows[param][sel] = (_CODES[dist], p1, p2)
-    return ItemPriors(**rows)
-
-
-def _prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per item: the prior's value, gradient and second derivative in the estimated parameter ``x``.
-
-    ``reported`` gives the value mirt reports as ``logPrior`` (log densities, ``expbeta`` at ``g``); else
-    the term the M-step maximises (``phi`` for ``expbeta``: the antiderivative of mirt's gradient).
-    """
-    code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
-    val, grad, hess = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sel = code == 1
-        if sel.any():
-            z = (x[sel] - p1[sel]) / p2[sel]
-            val[sel] = norm.logpdf(x[sel], p1[sel], p2[sel]) if reported else -0.5 * z**2
-            grad[sel], hess[sel] = -z / p2[sel], -1.0 / p2[sel] ** 2
-        sel = code == 2
-        if sel.any():
-            xs, mu, s2 = x[sel], p1[sel], p2[sel] ** 2
-            pos = xs > 0
-            lx = np.log(np.where(pos, xs, 1.0))
-            full = -lx - (lx - mu) ** 2 / (2 * s2) - np.log(p2[sel] * np.sqrt(2 * np.pi))
-            val[sel] = np.where(pos, full, np.log(1e-100) if reported else -np.inf)
-            grad[sel] = np.where(pos, -1.0 / xs - (lx - mu) / (xs * s2), 0.0)
-            hess[sel] = np.where(pos, (1.0 - (1.0 - lx + mu) / s2) / xs**2, 0.0)
-        sel = code == 4
-        if sel.any():
-            lam, al, be = x[sel], p1[sel], p2[sel]
-            if reported:
-                g = expit(lam)
-                val[sel] = np.where((g > 0) & (g < 1), (al - 1) * log_expit(lam) + (be - 1) * log_expit(-lam)
-                                    - betaln(al, be), np.log(1e-100))
-            else:
-                val[sel] = (al - be) * lam - (al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
-            grad[sel] = (al - 1) * (1 + np.exp(-lam)) - (be - 1) * (1 + np.exp(lam))
-            hess[sel] = -(al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
-    return val, grad, hess
-
-
-def log_prior(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray) -> float:
-    """The log prior density as mirt reports it (``extract.mirt(fit, "logPrior")``)."""
-    return float(sum(_prior_terms(k, x, True)[0].sum() for k, x in ((priors.a1, a), (priors.d, d), (priors.g, lam))))
+#: Other starting points of the first M-steps' per-item maximisation, as (a1, factor on d, g); None keeps
+#: the item's current value: little guessing; a flatter item; a middling item (see the module docstring)
+ALTERNATIVE_STARTS: tuple[tuple[float | None, float | None, float | None], ...] = (
+    (None, None, 0.01), (0.5, 0.6, None), (1.0, 0.0, None))
+MULTISTART_CYCLES = 3
 
 
 def _penalty(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray):
@@ -303,6 +211,28 @@ def newton_3pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d
     return x[:, 0], x[:, 1], x[:, 2]
 
 
+def multistart_newton_3pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, priors: ItemPriors,
+                          starts: Iterable[tuple[float | None, float | None, float | None]] = ALTERNATIVE_STARTS
+                          ) -> np.ndarray:
+    """The M-step from the current ``x`` (items x ``(a1, d, logit g)``) and from each of ``starts``, every
+    item keeping the best of its maxima of the expected complete-data log-posterior (items x 3).
+
+    Taking the best of several maxima never lowers an item's objective below the one Newton's method
+    reaches from ``x``, so the EM stays monotone (a generalised EM step) and its fixed points are unchanged.
+    """
+    best = np.stack(newton_3pl(r, n, theta, x[:, 0], x[:, 1], x[:, 2], priors), axis=1)
+    f_best = _objective(r, n, theta, best[:, 0], best[:, 1], best[:, 2], priors)
+    for a1, scale, g in starts:
+        a = x[:, 0] if a1 is None else np.full(len(x), float(a1))
+        d = x[:, 1] if scale is None else x[:, 1] * scale
+        lam = x[:, 2] if g is None else np.full(len(x), logit(g))
+        trial = np.stack(newton_3pl(r, n, theta, a, d, lam, priors), axis=1)
+        f_trial = _objective(r, n, theta, trial[:, 0], trial[:, 1], trial[:, 2], priors)
+        better = f_trial > f_best + 1e-10 * np.abs(f_best)
+        best[better], f_best = trial[better], np.where(better, f_trial, f_best)
+    return best
+
+
 def start_values_3pl(data: ResponseData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """mirt's starting values for the unidimensional 3PL: ``a1 = 0.851``, ``g = 0.15`` and
     ``d = -qnorm(p0) / div`` with ``p0`` the share of all respondents who answered the item wrong and
@@ -359,7 +289,8 @@ class _Cycles:
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         """One cycle from ``x``: the new point and the objective at ``x``."""
         r, n, loglik = estep_3pl(self.data, x[:, 0], x[:, 1], x[:, 2], self.theta, self.log_w)
-        new = np.stack(newton_3pl(r, n, self.theta, x[:, 0], x[:, 1], x[:, 2], self.priors), axis=1)
+        new = multistart_newton_3pl(r, n, self.theta, x, self.priors,
+                                    ALTERNATIVE_STARTS if self.cycle < MULTISTART_CYCLES else ())
         # mirt's hasConverged: a1 and d as they are, g on the probability scale
         change = float(max(np.abs(new[:, :2] - x[:, :2]).max(initial=0),
                            np.abs(expit(new[:, 2]) - expit(x[:, 2])).max(initial=0)))
@@ -437,24 +368,6 @@ def irt_table_3pl(result: ThreePLResult, item_names: Iterable[str]) -> pd.DataFr
     with np.errstate(divide="ignore", invalid="ignore"):
         b = -result.d / result.a
     return pd.DataFrame({"a": result.a, "b": b, "g": result.g, "u": 1.0}, index=pd.Index(names))
-
-
-def _mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Minus the prior's second derivative exactly as mirt's ``DerivativePriors`` computes it (its SEs use it)."""
-    code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
-    out = np.zeros_like(x)
-    sel = code == 1
-    out[sel] = 1.0 / p2[sel] ** 2
-    sel = code == 2
-    if sel.any():
-        v = np.where(x[sel] > 0, x[sel], 1e-10)
-        s2, lv = p2[sel] ** 2, np.log(v)
-        out[sel] = -(1 / v**2 - 1 / (v**2 * s2) - (lv - p1[sel]) / (v**2 * s2))
-    sel = code == 4
-    if sel.any():
-        v = np.clip(expit(x[sel]), 1e-10, 1 - 1e-10)
-        out[sel] = (p1[sel] - 1) / v**2 + (p2[sel] - 1) / (1 - v) ** 2
-    return out
 
 
 def crossprod_covariance_3pl(data: ResponseData, result: ThreePLResult, priors: ItemPriors | Any = None,

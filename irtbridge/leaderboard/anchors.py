@@ -70,7 +70,9 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     Parameters
     ----------
     calibration : Calibration or ItemBank
-        Anything with an item table ``.items`` (columns ``a``, ``b``).
+        Anything with an item table ``.items`` (columns ``a``, ``b``). A calibration's flagged items
+        (``fit.flagged_items``: estimates the data do not identify, :mod:`irtbridge.calibration.flags`)
+        are never chosen.
     k : int
         How many anchors (at most the number of items).
     method : {"random", "stratified", "cluster"}, default "stratified"
@@ -106,6 +108,13 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     k = check_int(k, "k", low=1)
     if k > len(items):
         raise ValidationError(f"k = {k} anchors asked of a calibration with {len(items)} items")
+    # a calibration's flagged items (estimates the data do not identify) are never anchors
+    flagged = {str(n) for n in getattr(calibration, "flagged_items", ())}
+    if flagged:
+        items = items.loc[[str(n) not in flagged for n in items.index]]
+        if k > len(items):
+            raise ValidationError(f"k = {k} anchors asked of a calibration with {len(items)} identified items "
+                                  f"({len(flagged)} flagged in fit.item_flags, e.g. {sorted(flagged)[:3]})")
     names = np.asarray([str(n) for n in items.index])
     rng = np.random.default_rng(seed)
     if method == "random":

@@ -4,14 +4,7 @@ Every engine module offers ``fit(request: FitRequest) -> Calibration``; :data:`E
 each one can do, and :func:`irtbridge.calibrate` checks a call against that row once, then dispatches.
 Nothing below the dispatch re-checks the options the table already answered.
 
-==========  ======================================  ======  =============================  ==============
-engine      module                                  priors  dims / spec / per-item models  answered cells
-==========  ======================================  ======  =============================  ==============
-``mirt``    :mod:`~.engines.mirt` (R's mirt)        yes     yes                            no
-``ltm``     :mod:`~.engines.ltm` (R's ltm)          no      no                             no
-``native``  :mod:`~.engines.native` (numpy EM)      3PL     no                             yes
-==========  ======================================  ======  =============================  ==============
-
+==========  ======================================  ======  =============================  =======
 The models each engine fits are :data:`irtbridge.calibration.result.ENGINES`. Engine modules are
 imported on first use, so choosing an engine never loads the others (nor R, for ``native``).
 """
@@ -23,6 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.flags import warn_flagged
 from irtbridge.calibration.result import ENGINES, Calibration
 from irtbridge.exceptions import ValidationError
 
@@ -41,8 +35,11 @@ class Engine:
     sparse: bool
 
     def fit(self, request: FitRequest) -> Calibration:
-        """Fit ``request`` with this engine (its module's ``fit``)."""
-        return importlib.import_module(self.module).fit(request)
+        """Fit ``request`` with this engine (its module's ``fit``); one warning when estimates are flagged
+        (:mod:`irtbridge.calibration.flags`), whatever the engine."""
+        fit = importlib.import_module(self.module).fit(request)
+        warn_flagged(fit, stacklevel=4)
+        return fit
 
     def check(self, *, priors: bool, structured: bool, sparse: bool) -> None:
         """A one-line ValidationError for what this engine cannot take (checked once, at the entry)."""

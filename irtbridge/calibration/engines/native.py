@@ -13,8 +13,10 @@ prepared responses the fit keeps for that until then (not pickled); ``se=True`` 
 
 Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.em.core.EM_MODELS`), and the ``3PL``
 (:mod:`irtbridge.em.threepl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
-``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g``; only the 3PL takes priors), with crossprod SEs
-including mirt's prior term. A graded fit
+``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on the 3PL's ``g``; the 1PL, 2PL and 3PL take priors,
+:mod:`irtbridge.em.priors`), with crossprod SEs including mirt's prior term. Estimates past the bounds of
+:mod:`irtbridge.calibration.flags` (runaway slopes, difficulties off the ability grid) are flagged
+(``fit.item_flags``) with one warning; priors keep them finite. A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
 ``options["categories"]`` (item -> values), so ``fit.abilities(responses=...)`` takes data in the codes
 the fit was given.
@@ -40,6 +42,7 @@ from irtbridge.em.accelerate import ACCELERATORS
 from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
 from irtbridge.em.threepl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
                                   item_priors)
+from irtbridge.em.priors import ItemPriors, prior_information
 from irtbridge.em.se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
@@ -87,9 +90,9 @@ def _cycles_bar(enabled: bool, model: str, ncycles: int) -> Iterator[Callable[[i
 
 def fit(request: FitRequest) -> Calibration:
     """The engine's entry in the dispatch table: a response matrix, or answered cells alone."""
-    if request.priors and request.model != "3PL":
-        raise ValidationError(f"priors: engine='native' takes priors only for the 3PL, not model {request.model!r}; "
-                              "use engine='mirt'")
+    if request.priors and request.model not in ("3PL", "2PL", "1PL"):
+        raise ValidationError(f"priors: engine='native' takes priors for the 1PL, 2PL and 3PL, not model "
+                              f"{request.model!r}; use engine='mirt'")
     priors = tuple((p.param, p.dist, p.p1, p.p2, p.items) for p in request.priors)
     if isinstance(request.data, ResponseData):
         return calibrate_native_sparse(request.data, request.model, request.se, request.drop_constant,
@@ -106,7 +109,7 @@ def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool 
         return _fit(data, model, se, options, dropped, categories)
     if model == "3PL":
         return _fit_3pl(prepare_responses(values, names), se, options, dropped, priors)
-    return _fit(prepare_responses(values, names), model, se, options, dropped)
+    return _fit(prepare_responses(values, names), model, se, options, dropped, priors=priors)
 
 
 def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, drop_constant: bool,
@@ -140,28 +143,31 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, dro
         raise ValidationError(f"responses: {empty} respondent(s) have no responses")
     if model == "3PL":
         return _fit_3pl(data, se, options, tuple(const), priors)
-    return _fit(data, model, se, options, tuple(const))
+    return _fit(data, model, se, options, tuple(const), priors=priors)
 
 
 def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, Any], dropped: tuple[str, ...],
-         categories: tuple[tuple[float, ...], ...] | None = None) -> Calibration:
+         categories: tuple[tuple[float, ...], ...] | None = None, priors: tuple = ()) -> Calibration:
     settings = _options(options)
     names = list(data.item_names)
+    layout = item_priors(priors, names, model) if priors else None
     started = time.perf_counter()
     client = options.get("client")
     if client is not None:
         from irtbridge.em.distributed import fit_em_dask
 
         with _cycles_bar(options.get("progress", False), model, settings["NCYCLES"]) as tick:
-            result = fit_em_dask(data, model, client, chunks=options.get("chunks"), progress=tick, **settings)
+            result = fit_em_dask(data, model, client, chunks=options.get("chunks"), progress=tick, priors=layout,
+                                 **settings)
     else:
         with _cycles_bar(options.get("progress", False), model, settings["NCYCLES"]) as tick:
-            result = fit_em(data, model, progress=tick, **settings)
+            result = fit_em(data, model, progress=tick, priors=layout, **settings)
     elapsed = time.perf_counter() - started
     items = irt_table(result, names)
-    compute = lambda: _outcome(*_standard_errors(data, result, model, settings["quadpts"], names))  # noqa: E731
+    compute = lambda: _outcome(*_standard_errors(data, result, model, settings["quadpts"], names, layout))  # noqa: E731
     options = {**settings, "se": se, "dask": client is not None,
                **({"SE.type": "crossprod"} if se is not False else {}),
+               **({"priors": _prior_rows(priors), "log_prior": result.log_prior} if priors else {}),
                **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})}
     return _calibration(result, items, model, data.shape[0], float(result.variance), se, compute, options,
                         elapsed, dropped)
@@ -202,7 +208,7 @@ def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dr
     compute = lambda: _outcome(*_standard_errors_3pl(data, result, layout, settings["quadpts"], names))  # noqa: E731
     options = {**settings, "se": se, "dask": False,
                **({"SE.type": "crossprod"} if se is not False else {}),
-               "priors": [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors],
+               "priors": _prior_rows(priors),
                "log_prior": result.log_prior}
     return _calibration(result, items, "3PL", data.shape[0], 1.0, se, compute, options, result.seconds, dropped)
 
@@ -238,14 +244,22 @@ def _standard_errors_3pl(data: ResponseData, result, layout, quadpts: int, names
                      "positive definite); estimates kept, standard errors set to NaN")
 
 
-def _standard_errors(data: ResponseData, result: EMResult, model: str, quadpts: int, names: list[str]):
-    """The crossprod SE table, or NaN and the reason (the estimates never depend on it)."""
+def _prior_rows(priors: tuple) -> list[list[Any]]:
+    """The priors as ``options["priors"]`` records them: ``[param, dist, p1, p2(, items)]``."""
+    return [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors]
+
+
+def _standard_errors(data: ResponseData, result: EMResult, model: str, quadpts: int, names: list[str],
+                     layout: ItemPriors | None = None):
+    """The crossprod SE table (with mirt's prior term under priors), or NaN and the reason (the estimates
+    never depend on it)."""
     nan = irt_table(result, names) * np.nan
     if result.n_parameters > MAX_SE_PARAMETERS:
         return nan, (f"native engine: standard errors not computed for {result.n_parameters} parameters (more than "
                      f"{MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
     try:
-        cov = crossprod_covariance(data, result, model, quadpts)
+        extra = None if layout is None else prior_information(layout, model, result.a, result.d)
+        cov = crossprod_covariance(data, result, model, quadpts, extra)
         table = irt_standard_errors(cov, result, model, names)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         return nan, f"native engine: standard errors unavailable ({exc}); estimates kept, standard errors set to NaN"

@@ -1,0 +1,121 @@
+"""Item estimates the data do not identify: the ``flag`` vocabulary every calibration and table shares.
+
+With few respondents, many missing answers or items nearly everyone answers alike, a marginal maximum
+likelihood estimate need not exist: the likelihood keeps rising as a slope runs to infinity (an item
+response function that becomes a step) or as an intercept does (an item placed beyond every respondent).
+EM then stops because the parameters move little per cycle, not because they reached a maximum, and an
+engine may report convergence (mirt warns and stops near 16; the native engine stopped near 525 on 60
+respondents x 200 items with 30% missing). An item is flagged, with the reasons in words, when
+
+* ``|a| > 10`` (any slope column ``a``, ``a1..ak``): the response function rises from 0.1 to 0.9 within
+  0.44 units of ability, less than two of the 61 quadrature nodes apart; the data cannot tell such a
+  slope from 20 or 500;
+* ``|b| > 6`` (``b`` and graded thresholds ``b1..bk``; for the 2PL the intercept bound ``|d| > 6 |a|``):
+  outside ``[-6, 6]``, the ability grid of every scorer and of mirt's quadrature, so no respondent's
+  posterior places it;
+* the guessing parameter sits at its bound (``g >= 0.95``), or a parameter is not finite;
+* where standard errors were computed (benchmark tables only), the item has no finite one.
+
+The limits are :data:`FLAG_LIMITS`. ``irtbridge evaluate`` writes the reasons to the ``flag`` column of
+``instances.csv``; a :class:`~irtbridge.calibration.result.Calibration` has them as ``fit.item_flags`` (the
+same column) and ``fit.flagged_items``, warns once (:class:`IdentificationWarning`) when a fit has any, and
+:func:`irtbridge.select_anchors` never chooses a flagged item. Priors (``priors=`` on mirt, the native
+2PL/1PL/3PL) keep the estimates finite.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from irtbridge.exceptions import IrtBridgeWarning
+
+__all__ = ["FLAG_LIMITS", "IdentificationWarning", "flag_items", "warn_flagged"]
+
+#: beyond these an item parameter is not identified: ``|a| > 10`` is a step function, ``|b| > 6`` lies
+#: outside the ability grid every scorer uses, ``g >= 0.95`` is the guessing parameter at its bound
+FLAG_LIMITS = {"a": 10.0, "b": 6.0, "g": 0.95}
+_SLOPE = re.compile(r"a\d*")
+_DIFFICULTY = re.compile(r"b\d*")
+
+
+class IdentificationWarning(IrtBridgeWarning):
+    """A calibration has item estimates the data do not identify (see ``fit.item_flags``)."""
+
+
+def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
+               limits: Mapping[str, float] | None = None) -> pd.Series:
+    """Why each item's estimate is not identified ("" when it is): the ``flag`` column of the tables.
+
+    An item is flagged when a slope (``a``, ``a1..ak``) or a difficulty (``b``, graded ``b1..bk``) exceeds
+    its limit (:data:`FLAG_LIMITS`: 10 and 6), when the guessing parameter sits at its upper bound
+    (``g >= 0.95``), when a parameter is not finite, or when standard errors were computed and the item
+    has none that is finite. A graded item's thresholds past its last category (NaN) are not parameters.
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table (``fit.items``).
+    standard_errors : DataFrame, optional
+        The standard errors, if computed.
+    limits : mapping, optional
+        Other limits for ``a``, ``b`` or ``g``.
+
+    Returns
+    -------
+    Series
+        Named ``flag``, one string per item, the reasons joined by ``"; "``.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"a": [1.2, 300.0], "b": [0.1, -40.0], "g": [0.1, 0.0]}, index=["x", "y"])
+    >>> flag_items(items).tolist()
+    ['', '|a| > 10; |b| > 6']
+    """
+    lim = {**FLAG_LIMITS, **dict(limits or {})}
+    reasons: list[list[str]] = [[] for _ in range(len(items))]
+    graded = any(re.fullmatch(r"b\d+", str(c)) for c in items.columns)
+    for kind, pattern in (("a", _SLOPE), ("b", _DIFFICULTY)):
+        cols = [c for c in items.columns if pattern.fullmatch(str(c))]
+        if not cols:
+            continue
+        v = items[cols].to_numpy(dtype=float)
+        # a graded item with fewer categories has NaN thresholds past its last one: not a parameter
+        absent = np.isnan(v) if kind == "b" and graded else np.zeros(v.shape, dtype=bool)
+        for i in np.flatnonzero((~np.isfinite(v) & ~absent).any(axis=1)):
+            reasons[i].append(f"{kind} not finite")
+        with np.errstate(invalid="ignore"):
+            past = (np.isfinite(v) & (np.abs(v) > lim[kind])).any(axis=1)
+        for i in np.flatnonzero(past):
+            reasons[i].append(f"|{kind}| > {lim[kind]:g}")
+    if "g" in items:
+        for i in np.flatnonzero(items["g"].to_numpy(dtype=float) >= lim["g"]):
+            reasons[i].append(f"g at its bound (>= {lim['g']:g})")
+    if standard_errors is not None and len(standard_errors):
+        cols = [c for c in ("a", "b", "g") if c in standard_errors]
+        ses = standard_errors.reindex(items.index)[cols].to_numpy(dtype=float)
+        for i in np.flatnonzero(~np.isfinite(ses).any(axis=1)):
+            reasons[i].append("no finite SE")
+    return pd.Series(["; ".join(r) for r in reasons], index=items.index, name="flag", dtype=object)
+
+
+def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
+    """One :class:`IdentificationWarning` naming the flagged items of ``fit`` (nothing when there are none)."""
+    flags = fit.item_flags
+    flagged = flags[flags != ""]
+    if flagged.empty:
+        return
+    counts: dict[str, int] = {}
+    for text in flagged:
+        for reason in text.split("; "):
+            counts[reason] = counts.get(reason, 0) + 1
+    names = ", ".join(repr(str(n)) for n in flagged.index[:5]) + (" …" if len(flagged) > 5 else "")
+    state = "converged" if fit.converged else "did not converge"
+    warnings.warn(f"{fit.engine} {fit.model} fit ({state}): {len(flagged)} item(s) have estimates the data do not "
+                  f"identify ({'; '.join(f'{r}: {k}' for r, k in counts.items())}): {names}; they are marked in "
+                  "fit.item_flags and never chosen as anchors; priors= keep slopes finite",
+                  IdentificationWarning, stacklevel=stacklevel)

@@ -1,0 +1,291 @@
+"""mirt's item priors for the native engine: their layout, values and derivatives, and the MAP M-step of the
+2PL and the 1PL.
+
+mirt applies a prior to its internal parameters (``R/utils.R``: ``LL.Priors`` for the value it reports
+as ``logPrior``, ``DerivativePriors`` for the gradient and Hessian its M-step and SEs use):
+
+* ``norm(mu, s)`` on ``a1`` or ``d``: ``log dnorm(par, mu, s)``;
+* ``lnorm(mu, s)`` on ``a1``: ``log dlnorm(par, mu, s)`` (``log(1e-100)`` at ``a1 <= 0``);
+* ``expbeta(alpha, beta)`` on the 3PL's ``g`` (see :mod:`irtbridge.em.threepl` for what mirt's M-step
+  does with it).
+
+The 2PL and 1PL with priors (:func:`newton_map`) maximise every item's expected complete-data log-likelihood
+plus its log priors, a MAP estimate, as ``mirt(data, 1, "2PL", pars = sv)`` with the priors in ``sv``. The
+1PL is mirt's 2PL with every slope constrained equal: the shared slope is one parameter and takes the
+``a1`` prior once (mirt's ``logPrior`` counts it once), so every item must give ``a1`` the same prior.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+from scipy.special import betaln, expit, log_expit
+from scipy.stats import norm
+
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["PRIOR_FAMILIES", "MODEL_PARAMETERS", "ItemPriors", "item_priors", "prior_terms", "log_prior",
+           "mirt_prior_information", "newton_map", "prior_information", "log_prior_2pl"]
+
+#: The priors the native engine takes: parameter (mirt's name) -> the distributions it accepts there.
+PRIOR_FAMILIES: dict[str, tuple[str, ...]] = {"a1": ("norm", "lnorm"), "d": ("norm",), "g": ("expbeta",)}
+#: The parameters each native model estimates (and so takes priors on).
+MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {"3PL": ("a1", "d", "g"), "2PL": ("a1", "d"), "1PL": ("a1", "d")}
+_CODES = {"norm": 1, "lnorm": 2, "expbeta": 4}  # mirt's prior.type integers
+_NEWTON_STEPS = 100
+_HALVINGS = 40
+_MAX_STEP = 2.0
+_STEP_TOL = 1e-10
+
+
+@dataclass(frozen=True)
+class ItemPriors:
+    """Per-item priors: mirt's ``prior.type`` code (0 none, 1 norm, 2 lnorm, 4 expbeta), ``prior_1``, ``prior_2``.
+
+    Each attribute is an array of one row per item and three columns ``(type, p1, p2)`` for ``a1``, ``d``
+    and ``g``; :func:`item_priors` builds it.
+    """
+
+    a1: np.ndarray
+    d: np.ndarray
+    g: np.ndarray
+
+    def take(self, idx: np.ndarray) -> "ItemPriors":
+        return ItemPriors(self.a1[idx], self.d[idx], self.g[idx])
+
+
+def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> ItemPriors:
+    """Check priors for the native ``model`` (3PL, 2PL or 1PL) and lay them out per item.
+
+    ``priors`` is ``None``, a mapping ``{param: (dist, p1, p2)}`` (every item), or an iterable of
+    ``(param, dist, p1, p2, items)`` with ``items`` ``None`` for every item (later entries win, as rows
+    written later into mirt's table do). Parameters are mirt's (``a1``, ``d``, and ``g`` for the 3PL:
+    :data:`MODEL_PARAMETERS`); anything else, or a distribution :data:`PRIOR_FAMILIES` does not list for that
+    parameter, is a one-line :class:`~irtbridge.exceptions.ValidationError`.
+
+    Examples
+    --------
+    >>> p = item_priors({"a1": ("norm", 1, 0.5), "g": ("expbeta", 2, 17)}, ["x", "y"])
+    >>> p.a1.tolist(), p.g[0].tolist(), p.d[:, 0].tolist()
+    ([[1.0, 1.0, 0.5], [1.0, 1.0, 0.5]], [4.0, 2.0, 17.0], [0.0, 0.0])
+    >>> item_priors({"u": ("norm", 1, 0.1)}, ["x"])
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: priors: the 3PL has no estimated parameter 'u' (the native 3PL estimates a1, d, g; u is fixed at 1)
+    >>> item_priors({"g": ("expbeta", 2, 17)}, ["x"], "2PL")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: priors: the 2PL has no estimated parameter 'g' (the native 2PL estimates a1, d; g is fixed at 0)
+    """
+    names = [str(n) for n in item_names]
+    takes = MODEL_PARAMETERS[model]
+    rows = {p: np.zeros((len(names), 3)) for p in PRIOR_FAMILIES}
+    if priors is None:
+        return ItemPriors(**rows)
+    entries = ([(k, *v, None) for k, v in priors.items()] if isinstance(priors, Mapping) else list(priors))
+    position = {n: j for j, n in enumerate(names)}
+    for entry in entries:
+        if len(entry) != 5:
+            raise ValidationError(f"priors: expected (param, dist, p1, p2, items), got {entry!r}")
+        param, dist, p1, p2, items = entry
+        param = {"a": "a1"}.get(str(param), str(param))
+        if param not in takes:
+            fixed = "u is fixed at 1" if model == "3PL" else "g is fixed at 0"
+            raise ValidationError(f"priors: the {model} has no estimated parameter {param!r} (the native {model} "
+                                  f"estimates {', '.join(takes)}; {fixed})")
+        if dist not in PRIOR_FAMILIES[param]:
+            raise ValidationError(f"priors: unknown prior type {dist!r} on {param!r} for the native {model}; it takes "
+                                  + "; ".join(f"{', '.join(PRIOR_FAMILIES[k])} on {k}" for k in takes))
+        p1, p2 = float(p1), float(p2)
+        if not (np.isfinite(p1) and np.isfinite(p2)) or (p2 <= 0 if dist != "expbeta" else min(p1, p2) <= 0):
+            raise ValidationError(f"priors: {dist}({p1:g}, {p2:g}) on {param!r} is not a proper distribution")
+        if items is None:
+            sel = slice(None)
+        else:
+            unknown = [i for i in items if str(i) not in position]
+            if unknown:
+                raise ValidationError(f"priors: unknown item(s) {unknown[:5]} in the prior on {param!r}")
+            sel = [position[str(i)] for i in items]
+        rows[param][sel] = (_CODES[dist], p1, p2)
+    if model == "1PL" and len(names) > 1:  # one shared slope: one prior, counted once (on the first item)
+        if (rows["a1"] != rows["a1"][0]).any():
+            raise ValidationError("priors: the 1PL has one slope shared by every item; give a1 one prior for all "
+                                  "items (no items=)")
+        rows["a1"][1:] = 0.0
+    return ItemPriors(**rows)
+
+
+def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item: the prior's value, gradient and second derivative in the estimated parameter ``x``.
+
+    ``reported`` gives the value mirt reports as ``logPrior`` (log densities, ``expbeta`` at ``g``); else
+    the term the M-step maximises (``phi`` for ``expbeta``: the antiderivative of mirt's gradient).
+    """
+    code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
+    val, grad, hess = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        sel = code == 1
+        if sel.any():
+            z = (x[sel] - p1[sel]) / p2[sel]
+            val[sel] = norm.logpdf(x[sel], p1[sel], p2[sel]) if reported else -0.5 * z**2
+            grad[sel], hess[sel] = -z / p2[sel], -1.0 / p2[sel] ** 2
+        sel = code == 2
+        if sel.any():
+            xs, mu, s2 = x[sel], p1[sel], p2[sel] ** 2
+            pos = xs > 0
+            lx = np.log(np.where(pos, xs, 1.0))
+            full = -lx - (lx - mu) ** 2 / (2 * s2) - np.log(p2[sel] * np.sqrt(2 * np.pi))
+            val[sel] = np.where(pos, full, np.log(1e-100) if reported else -np.inf)
+            grad[sel] = np.where(pos, -1.0 / xs - (lx - mu) / (xs * s2), 0.0)
+            hess[sel] = np.where(pos, (1.0 - (1.0 - lx + mu) / s2) / xs**2, 0.0)
+        sel = code == 4
+        if sel.any():
+            lam, al, be = x[sel], p1[sel], p2[sel]
+            if reported:
+                g = expit(lam)
+                val[sel] = np.where((g > 0) & (g < 1), (al - 1) * log_expit(lam) + (be - 1) * log_expit(-lam)
+                                    - betaln(al, be), np.log(1e-100))
+            else:
+                val[sel] = (al - be) * lam - (al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
+            grad[sel] = (al - 1) * (1 + np.exp(-lam)) - (be - 1) * (1 + np.exp(lam))
+            hess[sel] = -(al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
+    return val, grad, hess
+
+
+def log_prior(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray) -> float:
+    """The log prior density as mirt reports it (``extract.mirt(fit, "logPrior")``)."""
+    return float(sum(prior_terms(k, x, True)[0].sum() for k, x in ((priors.a1, a), (priors.d, d), (priors.g, lam))))
+
+
+def mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Minus the prior's second derivative exactly as mirt's ``DerivativePriors`` computes it (its SEs use it)."""
+    code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
+    out = np.zeros_like(x)
+    sel = code == 1
+    out[sel] = 1.0 / p2[sel] ** 2
+    sel = code == 2
+    if sel.any():
+        v = np.where(x[sel] > 0, x[sel], 1e-10)
+        s2, lv = p2[sel] ** 2, np.log(v)
+        out[sel] = -(1 / v**2 - 1 / (v**2 * s2) - (lv - p1[sel]) / (v**2 * s2))
+    sel = code == 4
+    if sel.any():
+        v = np.clip(expit(x[sel]), 1e-10, 1 - 1e-10)
+        out[sel] = (p1[sel] - 1) / v**2 + (p2[sel] - 1) / (1 - v) ** 2
+    return out
+
+
+
+def prior_information(priors: ItemPriors, model: str, a: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The diagonal mirt's ``SE.simple`` adds to the crossprod information (``Iprior``) for the native
+    2PL (``a_1, d_1, a_2, d_2, ...``) or 1PL (``a, d_1..d_J``; :func:`item_priors` puts the shared slope's
+    prior on the first item only)."""
+    ia, idd = mirt_prior_information(priors.a1, a), mirt_prior_information(priors.d, d)
+    if model == "1PL":
+        return np.concatenate([[ia.sum()], idd])
+    return np.stack([ia, idd], axis=1).ravel()
+
+
+def _parts(r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d: np.ndarray, priors: ItemPriors):
+    """Per item: the log-posterior part (J,), its gradient in ``a`` and ``d`` (prior included), the
+    likelihood's information ``(i_aa, i_ad, i_dd)`` and the priors' second derivatives in ``a`` and ``d``."""
+    z = a[:, None] * theta[None, :] + d[:, None]
+    with np.errstate(invalid="ignore"):
+        loglik = (r * log_expit(z) + (n - r) * log_expit(-z)).sum(axis=1)
+    p = expit(z)
+    resid = r - n * p
+    w = n * p * (1.0 - p)
+    va, pga, pha = prior_terms(priors.a1, a, False)
+    vd, pgd, phd = prior_terms(priors.d, d, False)
+    value = np.where(np.isnan(loglik + va + vd), -np.inf, loglik + va + vd)
+    return (value, resid @ theta + pga, resid.sum(axis=1) + pgd, w @ theta**2, w @ theta, w.sum(axis=1), pha, phd)
+
+
+def _objective(r, n, theta, a, d, priors) -> np.ndarray:
+    return _parts(r, n, theta, a, d, priors)[0]
+
+
+def _newton_2pl(r, n, theta, a, d, priors):
+    """Each item's ``(a, d)`` by Newton's method on its log-posterior; where the negative Hessian is not
+    positive definite (``lnorm``'s convex stretch) the priors' convex part is left out of it; a step that
+    lowers the objective is halved."""
+    a, d = a.astype(float).copy(), d.astype(float).copy()
+    idx = np.arange(len(a))  # the items still moving
+    for _ in range(_NEWTON_STEPS):
+        if not idx.size:
+            break
+        sub = priors.take(idx)
+        f0, ga, gd, iaa, iad, idd, pha, phd = _parts(r[idx], n[idx], theta, a[idx], d[idx], sub)
+        naa, ndd = iaa - pha, idd - phd
+        det = naa * ndd - iad**2
+        bad = ~((naa > 0) & (det > 1e-12 * np.abs(naa * ndd)))
+        naa = np.where(bad, iaa - np.minimum(pha, 0.0) + 1e-8, naa)
+        ndd = np.where(bad, idd - np.minimum(phd, 0.0) + 1e-8, ndd)
+        det = naa * ndd - iad**2
+        safe = np.where(det > 0, det, 1.0)
+        sa = np.where(det > 0, (ndd * ga - iad * gd) / safe, 0.0)
+        sd = np.where(det > 0, (naa * gd - iad * ga) / safe, 0.0)
+        cap = np.minimum(1.0, _MAX_STEP / np.maximum(np.maximum(np.abs(sa), np.abs(sd)), 1e-300))
+        sa, sd = sa * cap, sd * cap
+        scale = np.ones(idx.size)
+        for _ in range(_HALVINGS):
+            f1 = _objective(r[idx], n[idx], theta, a[idx] + scale * sa, d[idx] + scale * sd, sub)
+            low = ~(f1 >= f0 - 1e-12 * np.abs(f0))
+            if not low.any():
+                break
+            scale[low] *= 0.5
+        else:
+            scale[low] = 0.0
+        a[idx] += scale * sa
+        d[idx] += scale * sd
+        idx = idx[np.maximum(np.abs(scale * sa), np.abs(scale * sd)) > _STEP_TOL]
+    return a, d
+
+
+def _newton_1pl(r, n, theta, a, d, priors):
+    """The shared slope and the intercepts by Newton's method through the Schur complement, on the sum of
+    the items' log-posteriors (the slope's prior once); steps that lower it are halved."""
+    a, d = float(a), d.astype(float).copy()
+    j = len(d)
+    for _ in range(_NEWTON_STEPS):
+        f0, ga, gd, iaa, iad, idd, pha, phd = _parts(r, n, theta, np.full(j, a), d, priors)
+        total = f0.sum()
+        for fallback in (False, True):
+            big_a = iaa.sum() - (np.minimum(pha, 0.0) if fallback else pha).sum()
+            dd_ = idd - (np.minimum(phd, 0.0) if fallback else phd) + (1e-8 if fallback else 0.0)
+            schur = big_a - float((iad**2 / np.maximum(dd_, 1e-300)).sum())
+            if (dd_ > 0).all() and schur > 1e-12 * abs(big_a):
+                break
+        sa = (ga.sum() - float((iad * gd / dd_).sum())) / schur if schur > 0 else 0.0
+        sd = (gd - iad * sa) / np.maximum(dd_, 1e-300)
+        cap = min(1.0, _MAX_STEP / max(abs(sa), np.abs(sd).max(initial=0.0), 1e-300))
+        sa, sd = sa * cap, sd * cap
+        scale = 1.0
+        for _ in range(_HALVINGS):
+            trial = _objective(r, n, theta, np.full(j, a + scale * sa), d + scale * sd, priors).sum()
+            if trial >= total - 1e-12 * abs(total):
+                break
+            scale *= 0.5
+        else:
+            scale = 0.0
+        a, d = a + scale * sa, d + scale * sd
+        if max(abs(scale * sa), np.abs(scale * sd).max(initial=0.0)) < _STEP_TOL:
+            break
+    return np.full(j, a), d
+
+
+def newton_map(model: str, r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d: np.ndarray,
+               priors: ItemPriors) -> tuple[np.ndarray, np.ndarray]:
+    """The M-step of the 2PL or 1PL with priors: the slopes and intercepts maximising every item's expected
+    complete-data log-likelihood plus its log priors (``r``, ``n``: expected correct and answered counts,
+    items x nodes)."""
+    if model == "1PL":
+        return _newton_1pl(r, n, theta, a[0], d, priors)
+    return _newton_2pl(r, n, theta, a, d, priors)
+
+
+def log_prior_2pl(priors: ItemPriors, a: np.ndarray, d: np.ndarray) -> float:
+    """``extract.mirt(fit, "logPrior")`` of a 2PL or 1PL (the 1PL's shared slope once: :func:`item_priors`)."""
+    return float(prior_terms(priors.a1, a, True)[0].sum() + prior_terms(priors.d, d, True)[0].sum())
