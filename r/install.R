@@ -3,7 +3,7 @@
 #   Rscript r/install.R           install what is missing or at another version, then check
 #   Rscript r/install.R --check   only check; exit status 1 when anything is missing or wrong
 #
-# Debian's r-cran-* rows are installed by scripts/setup.sh through apt; this script builds the CRAN
+# Debian's r-cran-* rows are installed by tools/setup.sh through apt; this script builds the CRAN
 # rows from source at exactly the locked version and verifies that every locked package loads at its
 # locked version. It fails loudly: any failed download, build or check stops with a non-zero status.
 

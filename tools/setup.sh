@@ -2,11 +2,11 @@
 # One setup for everyone: `make setup`, CI (.ci/run) and the Dockerfile all run this script.
 # Idempotent: what is already installed at the right version is left alone. Fails loudly.
 #
-#   scripts/setup.sh            system packages (apt), locked R packages, .venv, editable install
-#   scripts/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
-#   scripts/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
+#   tools/setup.sh            system packages (apt), locked R packages, .venv, editable install
+#   tools/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
+#   tools/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
 #                               (the CRAN packages were built in the build stage and copied in)
-#   scripts/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
+#   tools/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
 #                               only (it needs only r/packages.lock, r/install.R and this script, so the
 #                               image layer stays cached until one of them changes)
 set -euo pipefail
