@@ -8,7 +8,7 @@
 # R and rpy2 are pinned by version whatever the apt source.
 ARG BASE=debian:bookworm-20250520
 
-# -- build stage: compilers, the CRAN packages of r/packages.lock built from source ------------------------
+# -- build stage: compilers, the CRAN packages of the lock file built from source ----------------------------
 FROM ${BASE} AS build
 ARG SNAPSHOT=20250520T000000Z
 ARG APT_MIRROR=
@@ -23,7 +23,8 @@ RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
 WORKDIR /opt/irtbridge
 # only the lock, the R installer and the setup script: this layer (the slow CRAN builds) is rebuilt when they
 # change, not on every change of the Python or R sources
-COPY r/packages.lock r/install.R r/
+COPY irtbridge/_r/R/packages.lock irtbridge/_r/R/
+COPY r/install.R r/
 COPY tools/setup.sh tools/setup.sh
 RUN if [ -n "$HOST_CA" ]; then export CURL_CA_BUNDLE="$HOST_CA" SSL_CERT_FILE="$HOST_CA"; fi \
  && IRTBRIDGE_CRAN="$CRAN" bash tools/setup.sh --r-library \

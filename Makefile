@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 
 .PHONY: setup evaluate test test-fast bench lock clean container-test
 
-$(STAMP): tools/setup.sh r/packages.lock r/install.R pyproject.toml
+$(STAMP): tools/setup.sh irtbridge/_r/R/packages.lock r/install.R pyproject.toml
 	bash tools/setup.sh
 	touch $(STAMP)
 

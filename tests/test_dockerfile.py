@@ -2,7 +2,7 @@
 
 One setup for everyone: the Dockerfile, CI (.ci/run -> make test) and `make setup` must all run
 tools/setup.sh, which installs the same apt package list and the R packages of the same lock file
-(r/packages.lock through r/install.R). The image pins both runtimes: a dated base image (or a digest),
+(irtbridge/_r/R/packages.lock, the one lock file, through r/install.R). The image pins both runtimes: a dated base image (or a digest),
 a Debian snapshot of the same day, and apt versions of R and rpy2 equal to those on this machine,
 where the test suite proves they work (`dpkg-query -W`).
 """
@@ -141,7 +141,8 @@ def test_build_stage_layer_depends_on_the_lock_only(dockerfile):
     build = stages[1]
     copies = [a for k, a in dockerfile if k == "COPY"]
     assert "tools/setup.sh --r-library" in build and "COPY . ." not in build
-    assert "r/packages.lock r/install.R r/" in copies and "tools/setup.sh tools/setup.sh" in copies
+    assert "irtbridge/_r/R/packages.lock irtbridge/_r/R/" in copies and "r/install.R r/" in copies
+    assert "tools/setup.sh tools/setup.sh" in copies
 
 
 def test_dockerfile_runs_the_setup_script_like_ci(dockerfile):
@@ -161,20 +162,20 @@ def test_same_lock_file(dockerfile, setup_script):
     copies = [a for k, a in dockerfile if k == "COPY"]
     assert any(a.split()[:2] == [".", "."] for a in copies), copies
     ignored = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines() if ln.strip()]
-    for needed in ("r", "r/packages.lock", "r/install.R", "tools", "tools/setup.sh", "pyproject.toml", "irtbridge"):
+    for needed in ("r", "irtbridge/_r/R/packages.lock", "r/install.R", "tools", "tools/setup.sh", "pyproject.toml", "irtbridge"):
         assert needed not in ignored and f"/{needed}" not in ignored, f".dockerignore drops {needed}"
     assert "Rscript r/install.R" in setup_script
-    assert "r/packages.lock" in setup_script  # the Debian rows are read from the same file
+    assert "irtbridge/_r/R/packages.lock" in setup_script  # the Debian rows are read from the same file
     install = (ROOT / "r" / "install.R").read_text()
-    assert '"packages.lock"' in install
+    assert '"irtbridge", "_r", "R", "packages.lock"' in install
     docker_text = (ROOT / "Dockerfile").read_text()
     locks = set(re.findall(r"[\w./-]*\.lock\b", docker_text))
-    assert locks <= {"r/packages.lock"}, f"the Dockerfile names another lock file: {locks}"
+    assert locks <= {"irtbridge/_r/R/packages.lock"}, f"the Dockerfile names another lock file: {locks}"
 
 
 def _lock_rows() -> list[dict[str, str]]:
     rows = []
-    lines = [ln for ln in (ROOT / "r" / "packages.lock").read_text().splitlines() if ln and not ln.startswith("#")]
+    lines = [ln for ln in (ROOT / "irtbridge" / "_r" / "R" / "packages.lock").read_text().splitlines() if ln and not ln.startswith("#")]
     header = lines[0].split("\t")
     for ln in lines[1:]:
         rows.append(dict(zip(header, ln.split("\t"))))

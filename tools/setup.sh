@@ -7,7 +7,7 @@
 #   tools/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
 #                               (the CRAN packages were built in the build stage and copied in)
 #   tools/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
-#                               only (it needs only r/packages.lock, r/install.R and this script, so the
+#                               only (it needs only irtbridge/_r/R/packages.lock, r/install.R and this script, so the
 #                               image layer stays cached until one of them changes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ APT_PACKAGES=(
 BUILD_ONLY=(r-base-dev gfortran g++ make cmake curl)
 TEST_ONLY=(chromium python3-pytest python3-hypothesis)
 # Debian's r-cran-* binaries named in the lock file
-mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/packages.lock)
+mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' irtbridge/_r/R/packages.lock)
 
 MODE="${1:-}"
 WANTED=("${APT_PACKAGES[@]}")
@@ -53,7 +53,7 @@ if [[ "$MODE" != "--no-apt" ]]; then
   fi
 fi
 
-say "R packages (r/packages.lock)"
+say "R packages (irtbridge/_r/R/packages.lock)"
 if [[ "$MODE" == "--runtime" ]]; then
   Rscript r/install.R --check
 else
