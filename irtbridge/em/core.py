@@ -53,7 +53,7 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
-from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.window import NodeWindows, log_pq, pair
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
@@ -465,7 +465,7 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     if (model == "graded") != (data.ncat is not None):
         raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
                               if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
-    keep_freed_memory()
+    keep_freed_memory_if_asked()
     started = time.perf_counter()
     run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)

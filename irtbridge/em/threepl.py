@@ -58,7 +58,7 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.accelerate import ACCELERATORS, iterate
 from irtbridge.em.core import ResponseData, expected_counts, loglik_cells, nodes
-from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.memory import keep_freed_memory_if_asked
 
 __all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl", "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl",
            "irt_table_3pl", "start_values_3pl"]
@@ -416,7 +416,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     accelerate = check_choice(accelerate, "accelerate", ACCELERATORS)
     if not isinstance(priors, ItemPriors):
         priors = item_priors(priors, data.item_names)
-    keep_freed_memory()
+    keep_freed_memory_if_asked()
     started = time.perf_counter()
     em = _Cycles(data, priors, quadpts, TOL, NCYCLES, progress)
     x = np.stack(start_values_3pl(data), axis=1)
