@@ -400,11 +400,13 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
 
     Examples
     --------
-    >>> from irtbridge.benchmark.modes import STABLE_PRIORS, simulate_classifier_responses
+    >>> import numpy as np
     >>> from irtbridge.em.core import prepare_responses
-    >>> x, _, _ = simulate_classifier_responses(40, 60, seed=1)
-    >>> x = x.loc[:, x.nunique() > 1]
-    >>> res = fit_3pl(prepare_responses(x.to_numpy(), x.columns), STABLE_PRIORS, TOL=1e-5)
+    >>> rng = np.random.default_rng(1)  # 300 x 20 answers of a 3PL with guessing 0.05
+    >>> theta, b = rng.normal(size=(300, 1)), rng.normal(-0.5, 1, size=20)
+    >>> x = (rng.random((300, 20)) < 0.05 + 0.95 / (1 + np.exp(-1.5 * (theta - b)))).astype(float)
+    >>> priors = {"a1": ("norm", 1.0, 0.5), "d": ("norm", 0.0, 3.0), "g": ("expbeta", 2.0, 17.0)}
+    >>> res = fit_3pl(prepare_responses(x, [f"i{j}" for j in range(20)]), priors, TOL=1e-5)
     >>> res.converged, bool((res.g > 0.03).all() and (res.g < 0.1).all())
     (True, True)
     """
