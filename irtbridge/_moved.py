@@ -15,13 +15,18 @@ import importlib
 import warnings
 from typing import Any, Callable, Mapping
 
-__all__ = ["REMOVAL", "TABLES", "moved_names", "new_home", "resolve"]
+__all__ = ["REMOVAL", "TABLES", "moved_names", "new_home", "register", "resolve"]
 
 #: the release that removes every name deprecated so far
 REMOVAL = "0.3.0"
 
 #: every table handed to :func:`moved_names`, by the module that serves it (filled as the modules load)
 TABLES: dict[str, Mapping[str, str]] = {}
+
+
+def register(package: str, table: Mapping[str, str]) -> None:
+    """Record ``package``'s table of old names in :data:`TABLES` (a package that serves them itself)."""
+    TABLES[package] = table
 
 
 def new_home(home: str, name: str) -> tuple[str, str]:
@@ -64,7 +69,7 @@ def moved_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     >>> value, str(caught[0].message)
     (3.0, 'example.old_sqrt was renamed math.sqrt; import it from there (example.old_sqrt will be removed in irtbridge 0.3.0)')
     """
-    TABLES[package] = dict(table)
+    register(package, table)
 
     def __getattr__(name: str) -> Any:
         home = table.get(name)
