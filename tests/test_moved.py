@@ -37,3 +37,14 @@ def test_a_renamed_name_warns_with_its_new_name_and_points_at_the_callers_line()
     with pytest.warns(DeprecationWarning, match=r"example\.place\.pi moved to math\.pi"):
         assert getattr_("pi") == pytest.approx(3.141592653589793)
     assert _moved.new_home("math:sqrt", "old") == ("math", "sqrt") and _moved.new_home("math", "pi") == ("math", "pi")
+
+
+@pytest.mark.parametrize("place", ["irtbridge.pipeline", "irtbridge.pipeline.across"])
+def test_the_pipelines_dataset_diagnostics_is_renamed_ranked_dataset_diagnostics(place):
+    # two functions were named dataset_diagnostics: the benchmark's table keeps the name
+    from irtbridge.benchmark import dataset_diagnostics
+    from irtbridge.pipeline import ranked_dataset_diagnostics
+
+    with pytest.warns(DeprecationWarning, match=rf"{place}\.dataset_diagnostics was renamed .*ranked_dataset_diagnostics"):
+        old = getattr(importlib.import_module(place), "dataset_diagnostics")
+    assert old is ranked_dataset_diagnostics is not dataset_diagnostics
