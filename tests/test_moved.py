@@ -45,6 +45,7 @@ def test_the_pipelines_dataset_diagnostics_is_renamed_ranked_dataset_diagnostics
     from irtbridge.benchmark import dataset_diagnostics
     from irtbridge.pipeline import ranked_dataset_diagnostics
 
-    with pytest.warns(DeprecationWarning, match=rf"{place}\.dataset_diagnostics was renamed .*ranked_dataset_diagnostics"):
+    renamed = rf"{place}\.dataset_diagnostics was renamed .*ranked_dataset_diagnostics"
+    with pytest.warns(DeprecationWarning, match=renamed):
         old = getattr(importlib.import_module(place), "dataset_diagnostics")
     assert old is ranked_dataset_diagnostics is not dataset_diagnostics
