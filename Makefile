@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.irtbridge-setup
 PY := $(VENV)/bin/python
 
-.PHONY: setup evaluate test test-fast bench lock clean container-test
+.PHONY: setup evaluate test test-fast bench lock clean container-test docs lint
 
 $(STAMP): tools/setup.sh irtbridge/_r/R/packages.lock r/install.R pyproject.toml
 	bash tools/setup.sh
@@ -35,3 +35,13 @@ container-test:
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# the API reference site (Sphinx + numpydoc; warnings are errors): docs/_build/html/index.html
+docs: $(STAMP)
+	rm -rf docs/_build docs/api/generated
+	$(VENV)/bin/python -m sphinx -q -W --keep-going -b html docs docs/_build/html
+
+# linters and the type checker on the package (configured in .flake8 and pyproject.toml)
+lint: $(STAMP)
+	$(VENV)/bin/python -m flake8 irtbridge
+	$(VENV)/bin/python -m mypy

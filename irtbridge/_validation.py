@@ -269,6 +269,17 @@ def _header(path: str, what: str) -> tuple[list[str], str]:
     return [f.strip() for f in fields], delimiter
 
 
+def csv_header(path: str | os.PathLike, what: str = "input") -> list[str]:
+    """The column names of a CSV file, read from its header alone (the errors of :func:`read_csv`).
+
+    For checks that must come before any work, such as a target column named on the command line.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return list(read_csv(path, what).columns)  # raises read_csv's own one-line error
+    return list(_header(path, what)[0])
+
+
 def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
     """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it.
 

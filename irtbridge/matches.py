@@ -115,7 +115,7 @@ def round_robin(scores: Any, *, tolerance: float = 0.0) -> pd.DataFrame:
 
     Notes
     -----
-    score(i, j) = 0.5 if |s_i - s_j| <= tolerance, else 1[s_i > s_j]. A period with P players yields
+    ``score(i, j) = 0.5 if |s_i - s_j| <= tolerance, else 1[s_i > s_j]``. A period with P players yields
     P (P - 1) / 2 games. The comparison allows for rounding noise (``irtbridge._ties``): a draw is
     ``|s_i - s_j| <= tolerance + 1e-9 * max(1, |s_i|, |s_j|)``, so ``tolerance=0`` draws scores equal in
     exact arithmetic whatever their last bits, and a difference of exactly ``tolerance`` draws.

@@ -84,7 +84,7 @@ def glicko2_volatility(
     bracketed by A = a and B = ln(Delta^2 - phi^2 - v) if Delta^2 > phi^2 + v, else B = a - k tau for
     the smallest k >= 1 with f(a - k tau) >= 0, and narrowed by the Illinois rule: C = A + (A - B)
     f_A / (f_B - f_A); if f_C f_B <= 0 then A, f_A <- B, f_B, else f_A <- f_A / 2; then B, f_B <- C,
-    f_C; until |B - A| <= tol. The function uses the RD phi; the PyPI ``glicko2`` package puts the
+    f_C; until ``|B - A| <= tol``. The function uses the RD phi; the PyPI ``glicko2`` package puts the
     rating mu there instead, which is not Glickman's f. ("<= 0" rather than "< 0" only matters when
     f_C is exactly 0, where "<" would never move A.) Each player iterates independently until their
     own bracket is below ``tol``; converged players leave the vectorized loop.

@@ -22,6 +22,18 @@ window.addEventListener('load', function () {
   var broken = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); }).length;
   document.body.setAttribute('data-images', String(imgs.length));
   document.body.setAttribute('data-broken-images', String(broken));
+  // layout at the window's width: how far the page overflows sideways, tables wider than the viewport,
+  // and boxes that hide part of their content behind a scroll bar or a clip
+  var vw = document.documentElement.clientWidth;
+  document.body.setAttribute('data-page-overflow', String(document.documentElement.scrollWidth - vw));
+  var wide = Array.prototype.slice.call(document.querySelectorAll('table')).filter(function (t) {
+    return t.getBoundingClientRect().right > vw + 1; }).length;
+  document.body.setAttribute('data-wide-tables', String(wide));
+  var clipped = Array.prototype.slice.call(document.querySelectorAll('body *')).filter(function (e) {
+    var s = getComputedStyle(e);
+    return (s.overflowY !== 'visible' || s.overflowX !== 'visible') &&
+           (e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1); }).length;
+  document.body.setAttribute('data-clipped', String(clipped));
   document.body.setAttribute('data-probe', 'done');
 });
 </script>"""
@@ -48,7 +60,8 @@ def render(page: Path, workdir: Path, *, width: int = 1200, height: int = 3000) 
     shot = workdir / "screenshot.png"
     console: list[str] = []
     outputs = []
-    for extra in ([f"--screenshot={shot}", f"--window-size={width},{height}"], ["--dump-dom"]):
+    # both runs at the same window size, so the probe measures the layout the screenshot shows
+    for extra in ([f"--screenshot={shot}", f"--window-size={width},{height}"], ["--dump-dom", f"--window-size={width},{height}"]):
         profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir))
         try:
             proc = subprocess.run(

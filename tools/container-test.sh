@@ -3,8 +3,10 @@
 #   tools/container-test.sh            (make container-test)
 # Steps: a bookworm base image (mmdebstrap, when none is there yet), the image (docker where a Docker engine
 # answers, otherwise buildah with --isolation chroot --network host), then inside it `irtbridge doctor`,
-# `irtbridge evaluate --quick --out /out` and `irtbridge batch` on a two-unit manifest; it checks that the
-# report and the tables arrived on the host and prints the image size and each step's time.
+# `irtbridge evaluate --quick --out /out` and the README's batch recipe (docs/examples/batch mounted read-only at
+# /in, `irtbridge batch /in/manifest.json --out /out/batch --workers 2`); it checks that the report, the tables
+# and every batch unit (status done in batch.json and in its unit.json) arrived on the host and prints the
+# image size and each step's time.
 # The apt mirror and the CRAN repository default to this machine's own (its apt sources and R's repos
 # option); override with APT_MIRROR=... CRAN=... in the environment.
 set -euo pipefail
@@ -13,6 +15,7 @@ say() { printf 'container-test: %s\n' "$*"; }
 TAG="${IRTBRIDGE_IMAGE:-localhost/irtbridge:test}"
 BASE="${IRTBRIDGE_BASE:-localhost/irtbridge-base:bookworm}"
 WORK="$(mktemp -d /tmp/irtbridge-container.XXXXXX)"
+RECIPE="$PWD/docs/examples/batch"  # the README's batch recipe mounts this folder at /in, read-only
 trap 'rm -rf "$WORK"' EXIT
 declare -A SECONDS_OF
 step() {  # step NAME COMMAND...: run, time, remember
@@ -57,35 +60,41 @@ build_image() {
     buildah bud --isolation chroot --network host --layers "${args[@]}" .
   fi
 }
-run_in() {  # run_in COMMAND...: inside the image, /out mounted from $WORK/out
+run_in() {  # run_in COMMAND...: inside the image, /out mounted from $WORK/out, /in from $RECIPE (read-only)
+  mkdir -p "$WORK/out"
   if [[ "$ENGINE" == docker ]]; then
-    docker run --rm -v "$WORK/out:/out" -v "$WORK/in:/in" "$TAG" "$@"
+    docker run --rm -v "$RECIPE:/in:ro" -v "$WORK/out:/out" "$TAG" "$@"
   else
     local ctr
     ctr=$(buildah from --quiet "$TAG")
-    buildah run --isolation chroot --network host -v "$WORK/out:/out" -v "$WORK/in:/in" \
+    buildah run --isolation chroot --network host -v "$RECIPE:/in:ro" -v "$WORK/out:/out" \
       --env MPLBACKEND=Agg "$ctr" -- /opt/irtbridge/.venv/bin/irtbridge "$@" || { buildah rm "$ctr" >/dev/null; return 1; }
     buildah rm "$ctr" >/dev/null
   fi
 }
-batch_inputs() {
-  mkdir -p "$WORK/in" "$WORK/out"
-  printf 'name,tp,fp,fn,tn\nMACE,104,188,10,453\nother,50,20,10,90\n' > "$WORK/in/tables.csv"
-  printf 'y,m1,m2\n1,0.9,0.8\n0,0.2,0.4\n1,0.7,0.3\n0,0.1,0.6\n1,0.6,0.9\n0,0.4,0.2\n' > "$WORK/in/scores.csv"
-  cat > "$WORK/in/manifest.json" <<'JSON'
-{"units": [
-  {"id": "ei", "kind": "ei", "data": "tables.csv", "options": {"name": "name"}},
-  {"id": "hard", "kind": "hardness", "data": "scores.csv", "options": {"label": "y", "scores": ["m1", "m2"]}}
-]}
-JSON
+check_batch() {  # every unit of the recipe's manifest done, in batch.json and in its own unit.json
+  python3 - "$WORK/out/batch" "$RECIPE/manifest.json" <<'PY'
+import json, pathlib, sys
+out, manifest = pathlib.Path(sys.argv[1]), json.loads(pathlib.Path(sys.argv[2]).read_text())
+summary = json.loads((out / "batch.json").read_text())
+status = {u["id"]: u["status"] for u in summary["units"]}
+wanted = [u["id"] for u in manifest["units"]]
+assert sorted(status) == sorted(wanted), (status, wanted)
+bad = {k: s for k, s in status.items() if s != "done"}
+assert not bad, f"units not done: {bad} ({[u['error'] for u in summary['units'] if u['status'] != 'done']})"
+for uid in wanted:
+    meta = json.loads((out / "units" / uid / "unit.json").read_text())
+    assert meta["status"] == "done", (uid, meta.get("error"))
+    print(f"container-test:   unit {uid}: done, {', '.join(meta['files'])}")
+PY
 }
 
 step base make_base
 step build build_image
-step inputs batch_inputs
 step doctor run_in doctor
 step evaluate run_in evaluate --quick --out /out/report
-step batch run_in batch /in/manifest.json --out /out/batch
+step batch run_in batch /in/manifest.json --out /out/batch --workers 2
+check_batch
 
 say "checking what arrived on the host"
 for f in report/index.html report/summary.json report/tables/ratings.csv batch/batch.json; do
@@ -101,5 +110,5 @@ else
   [[ -n "$size" ]] || size=$(podman image inspect -f '{{.Size}}' "$TAG")
 fi
 say "image $TAG: $((size / 1000000)) MB"
-for name in base build inputs doctor evaluate batch; do say "  time $name: ${SECONDS_OF[$name]} s"; done
+for name in base build doctor evaluate batch; do say "  time $name: ${SECONDS_OF[$name]} s"; done
 say "passed"

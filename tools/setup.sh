@@ -20,11 +20,14 @@ APT_PACKAGES=(
   python3-jinja2 python3-tqdm python3-rich python3-pytest python3-hypothesis
   python3-dask python3-distributed python3-numba
   chromium fonts-dejavu-core
+  flake8 mypy python3-sphinx python3-numpydoc python3-myst-parser python3-sphinx-rtd-theme
 )
 # needed only to build the CRAN packages from source (cmake: RcppParallel builds its bundled TBB with it;
 # found missing when building the image from a minimal base), or only by the test suite
 BUILD_ONLY=(r-base-dev gfortran g++ make cmake curl)
-TEST_ONLY=(chromium python3-pytest python3-hypothesis)
+# (and the developers' tools: linters, type checker, the docs build)
+TEST_ONLY=(chromium python3-pytest python3-hypothesis flake8 mypy python3-sphinx python3-numpydoc python3-myst-parser
+  python3-sphinx-rtd-theme)
 # Debian's r-cran-* binaries named in the lock file
 mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' irtbridge/_r/R/packages.lock)
 

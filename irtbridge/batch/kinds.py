@@ -1,4 +1,8 @@
-"""The kinds of batch unit: each writes its files into a folder and returns a small summary dict."""
+"""The kinds of batch unit: each writes its files into a folder and returns a small summary dict.
+
+:data:`KINDS` maps each kind to its function; the options each takes are :mod:`irtbridge.batch.options`
+(checked for the whole manifest before any unit runs), the IRT kinds live in :mod:`irtbridge.batch.irtkinds`.
+"""
 
 from __future__ import annotations
 
@@ -11,35 +15,13 @@ import pandas as pd
 
 from irtbridge._io import atomic_write_csv, atomic_write_text
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
+from irtbridge.batch.irtkinds import kind_abilities, kind_calibrate, kind_fit
 from irtbridge.exceptions import UnitError, ValidationError
 
-if TYPE_CHECKING:  # the manifest names the kinds it accepts from KINDS; a unit is only annotated here
-    from irtbridge.batch.manifest import Unit
+if TYPE_CHECKING:
+    from irtbridge.batch.unit import Unit
 
 __all__ = ["KINDS"]
-
-
-def _kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.calibration import calibrate
-    from irtbridge.irt import estimate_abilities
-
-    opts = dict(unit.options)
-    frame = read_csv(unit.data, "responses")
-    id_column = opts.pop("id_column", None)
-    if id_column is not None:
-        require_columns(frame, [id_column], unit.data)
-        frame = frame.set_index(id_column)
-    method = opts.pop("method", "EAP")
-    # the unit writes standard_errors.csv and calibration.json: compute them with the fit unless se=false
-    fit = calibrate(frame, model=opts.pop("model", "2PL"), engine=opts.pop("engine", "mirt"),
-                    drop_constant=bool(opts.pop("drop_constant", False)), se=bool(opts.pop("se", True)), **opts)
-    atomic_write_csv(folder / "items.csv", fit.items.rename_axis("item"))
-    atomic_write_csv(folder / "standard_errors.csv", fit.standard_errors.rename_axis("item"))
-    atomic_write_text(folder / "calibration.json", fit.to_json(indent=2))
-    abilities = estimate_abilities(frame[fit.item_names], fit, method=method)
-    atomic_write_csv(folder / "abilities.csv", abilities.rename_axis("respondent"))
-    return {"model": fit.model, "engine": fit.engine, "converged": bool(fit.converged), "items": len(fit.items),
-            "respondents": fit.n_respondents, "loglik": fit.loglik}
 
 
 def _kind_dataset(unit: Unit, folder: Path) -> dict[str, Any]:
@@ -109,7 +91,9 @@ def _kind_rate(unit: Unit, folder: Path) -> dict[str, Any]:
 
 #: kind -> function(unit, folder) that writes the unit's files and returns a small summary
 KINDS: dict[str, Callable[[Unit, Path], dict[str, Any]]] = {
-    "calibrate": _kind_calibrate,
+    "calibrate": kind_calibrate,
+    "abilities": kind_abilities,
+    "fit": kind_fit,
     "dataset": _kind_dataset,
     "hardness": _kind_hardness,
     "ei": _kind_ei,

@@ -1,64 +1,29 @@
-"""The manifest of a batch: :class:`Unit`, :class:`Manifest`, :func:`load_manifest` (format: :mod:`irtbridge.batch`)."""
+"""The manifest of a batch: :class:`Manifest` and :func:`load_manifest` (format: :mod:`irtbridge.batch`).
+
+A manifest is checked whole before any unit runs: its shape, every unit's id, kind, input file and
+options (names, types and what the engines accept, :mod:`irtbridge.batch.options`); all the problems
+found are reported together, in one line, each naming its unit and option.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pandas as pd
 
-from irtbridge._io import to_jsonable
 from irtbridge._validation import _show, check_int, read_csv, require_columns
-from irtbridge.batch.kinds import KINDS
+from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit
+from irtbridge.batch.unit import Unit, sha256
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["Unit", "Manifest", "load_manifest"]
+__all__ = ["Manifest", "load_manifest"]
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One unit of work of a batch.
-
-    Attributes
-    ----------
-    id : str
-        Folder name of its results (letters, digits, ``.``, ``_``, ``-``).
-    kind : str
-        One of :data:`KINDS`.
-    data : str
-        Absolute path of the input file.
-    target : str or None
-        Target column (``dataset`` units).
-    options : dict
-        Kind-specific options (see the module docstring).
-    digest : str
-        SHA-256 of the input file, part of the fingerprint.
-    """
-
-    id: str
-    kind: str
-    data: str
-    target: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-    digest: str = ""
-
-    @property
-    def fingerprint(self) -> str:
-        """What decides whether an existing result is still valid for this unit."""
-        text = json.dumps({"kind": self.kind, "target": self.target, "options": to_jsonable(dict(self.options)),
-                           "digest": self.digest}, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "data": self.data, "target": self.target,
-                "options": to_jsonable(dict(self.options)), "digest": self.digest}
 
 
 @dataclass(frozen=True)
@@ -71,29 +36,73 @@ class Manifest:
     retries: int = 1
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+_TOP_KEYS = ("output", "retries", "units")
+_UNIT_KEYS = ("id", "kind", "data", "target", "options")
 
 
 def load_manifest(path: str | os.PathLike, *, output: str | os.PathLike | None = None) -> Manifest:
-    """Read and check a JSON or CSV manifest (see the module docstring).
+    """Read a JSON or CSV manifest and check all of it before anything runs (format: :mod:`irtbridge.batch`).
+
+    Parameters
+    ----------
+    path : path
+        The manifest (``.json`` or ``.csv``); relative ``data`` paths are relative to its folder.
+    output : path, optional
+        The output folder, instead of the manifest's ``output`` (default ``<stem>-results`` beside it).
+
+    Returns
+    -------
+    Manifest
 
     Raises
     ------
     ValidationError
-        Unreadable manifest, duplicate or unsafe unit ids, unknown kinds, missing input files, options
-        that are not a JSON object.
+        One line with every problem found, each naming its unit (and option): an unreadable manifest,
+        unknown keys, duplicate or unsafe ids, unknown kinds, missing input files, unknown options or
+        options of the wrong type (a string ``"false"`` where a boolean belongs), option values the
+        engine refuses.
+
+    Examples
+    --------
+    >>> import json, pathlib
+    >>> _ = pathlib.Path("t.csv").write_text("name,tp,fp,fn,tn\\nA,5,1,2,9\\n")
+    >>> _ = pathlib.Path("m.json").write_text(json.dumps({"units": [
+    ...     {"id": "a", "kind": "ei", "data": "t.csv", "options": {"name": "name"}},
+    ...     {"id": "b", "kind": "calibrate", "data": "t.csv", "options": {"se": "false", "method": "MAP"}}]}))
+    >>> load_manifest("m.json")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: manifest 'm.json' has 2 problems: manifest unit 'b', option 'se': se must be true or false (a JSON boolean), got 'false' (write it without quotes); manifest unit 'b': option 'method' has two meanings (mirt's estimation method, as `irtbridge calibrate --method`; the scoring method, as `irtbridge abilities --method`); write estimation_method (EM, QMCEM, MCEM, MHRM, SEM, BL) or scoring_method (EAP, MAP, ML, WLE)
     """
     path = Path(path)
     if not path.is_file():
         raise ValidationError(f"manifest {str(path)!r} does not exist (give a .json or .csv manifest)")
     base = path.resolve().parent
-    retries = 1
-    out_field: Any = None
+    problems: list[str] = []
+    entries, out_field, retries = _read(path, problems)
+    checked = [_check_entry(i, e, base, problems) for i, e in enumerate(entries)]
+    ids = [uid for uid, _ in checked if uid is not None]
+    for uid in sorted({u for u in ids if ids.count(u) > 1}):
+        problems.append(f"manifest unit id {uid!r} is used twice; ids must be unique")
+    if not entries and not problems:
+        problems.append(f"manifest {str(path)!r} lists no units")
+    if problems:
+        text = problems[0] if len(problems) == 1 else (f"manifest {str(path)!r} has {len(problems)} problems: "
+                                                       + "; ".join(problems))
+        raise ValidationError(" ".join(text.split("\n")))
+    units = tuple(Unit(uid, kind, data, target, options, sha256(data), paths, {k: sha256(v) for k, v in paths.items()})
+                  for uid, kind, data, target, options, paths in (c for _, c in checked if c is not None))
+    if output is not None:
+        out = Path(output)
+    elif out_field:
+        out = Path(out_field) if os.path.isabs(str(out_field)) else base / str(out_field)
+    else:
+        out = base / f"{path.stem}-results"
+    return Manifest(path=path.resolve(), units=units, output=out.resolve(), retries=retries)
+
+
+def _read(path: Path, problems: list[str]) -> tuple[list[Any], Any, int]:
+    """The unit entries, the ``output`` field and ``retries`` of a JSON or CSV manifest."""
     if path.suffix.lower() == ".json":
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
@@ -103,58 +112,86 @@ def load_manifest(path: str | os.PathLike, *, output: str | os.PathLike | None =
             raw = {"units": raw}
         if not isinstance(raw, dict) or not isinstance(raw.get("units"), list):
             raise ValidationError(f"manifest {str(path)!r} must be an object with a list \"units\" (or a list of units)")
-        entries = raw["units"]
+        unknown = [k for k in raw if k not in _TOP_KEYS]
+        if unknown:
+            problems.append(f"manifest {str(path)!r} has unknown key(s) {', '.join(map(repr, unknown))}; "
+                            f"it takes {', '.join(_TOP_KEYS)}")
         out_field = raw.get("output")
-        retries = check_int(raw.get("retries", 1), "manifest retries", low=0)
-    elif path.suffix.lower() == ".csv":
-        frame = read_csv(path, "manifest")
-        require_columns(frame, ["id", "kind", "data"], str(path))
-        entries = []
-        for _, row in frame.iterrows():
-            entry = {k: row[k] for k in frame.columns if not (isinstance(row[k], float) and pd.isna(row[k]))}
-            if isinstance(entry.get("options"), str):
-                try:
-                    entry["options"] = json.loads(entry["options"])
-                except json.JSONDecodeError as exc:
-                    raise ValidationError(f"manifest unit {entry.get('id')!r}: options is not a JSON object ({exc})") from None
-            entries.append(entry)
-    else:
+        if out_field is not None and not isinstance(out_field, str):
+            problems.append(f"manifest output must be a folder path (a string), got {_show(out_field)}")
+        retries = raw.get("retries", 1)
+        try:
+            if isinstance(retries, str):
+                raise ValidationError("a string")
+            retries = check_int(retries, "manifest retries", low=0)
+        except ValidationError:
+            problems.append(f"manifest retries must be a whole number >= 0, got {_show(retries)}")
+            retries = 0
+        return raw["units"], out_field, retries
+    if path.suffix.lower() != ".csv":
         raise ValidationError(f"manifest {str(path)!r} must be a .json or .csv file")
-    units: list[Unit] = []
-    seen: set[str] = set()
-    for i, e in enumerate(entries):
-        if not isinstance(e, dict):
-            raise ValidationError(f"manifest unit {i} must be an object with id, kind and data, got {_show(e)}")
-        uid = str(e.get("id", "")).strip()
-        if not _ID.match(uid):
-            raise ValidationError(
-                f"manifest unit {i}: id {uid!r} must start with a letter or digit and use only letters, digits, "
-                "'.', '_' and '-' (it names the result folder)"
-            )
-        if uid in seen:
-            raise ValidationError(f"manifest unit id {uid!r} is used twice; ids must be unique")
-        seen.add(uid)
-        kind = str(e.get("kind", ""))
-        if kind not in KINDS:
-            raise ValidationError(f"manifest unit {uid!r}: kind {kind!r} is not supported; use one of {', '.join(map(repr, KINDS))}")
-        data = e.get("data")
-        if not isinstance(data, str) or not data:
-            raise ValidationError(f"manifest unit {uid!r}: data must be the path of the input file")
+    frame = read_csv(path, "manifest")
+    require_columns(frame, ["id", "kind", "data"], str(path))
+    unknown = [str(c) for c in frame.columns if c not in _UNIT_KEYS]
+    if unknown:
+        problems.append(f"manifest {str(path)!r} has unknown column(s) {', '.join(map(repr, unknown))}; "
+                        f"it takes {', '.join(_UNIT_KEYS)}")
+    entries = []
+    for _, row in frame.iterrows():
+        entry = {k: row[k] for k in frame.columns if k in _UNIT_KEYS and not (isinstance(row[k], float) and pd.isna(row[k]))}
+        if isinstance(entry.get("options"), str):
+            try:
+                entry["options"] = json.loads(entry["options"])
+            except json.JSONDecodeError as exc:
+                problems.append(f"manifest unit {str(entry.get('id'))!r}: options is not a JSON object ({exc})")
+                entry["options"] = {}
+        entries.append(entry)
+    return entries, None, 1
+
+
+def _check_entry(i: int, e: Any, base: Path, problems: list[str]) -> tuple[str | None, tuple | None]:
+    """One entry's id, and its (id, kind, input path, target, options); problems appended (then None)."""
+    if not isinstance(e, dict):
+        problems.append(f"manifest unit {i} must be an object with id, kind and data, got {_show(e)}")
+        return None, None
+    uid = str(e.get("id", "")).strip()
+    if not _ID.match(uid):
+        problems.append(f"manifest unit {i}: id {uid!r} must start with a letter or digit and use only letters, "
+                        "digits, '.', '_' and '-' (it names the result folder)")
+        return None, None
+    where = f"manifest unit {uid!r}"
+    before = len(problems)
+    unknown = [k for k in e if k not in _UNIT_KEYS]
+    if unknown:
+        problems.append(f"{where} has unknown key(s) {', '.join(map(repr, unknown))}; a unit takes "
+                        f"{', '.join(_UNIT_KEYS)}")
+    kind = e.get("kind", "")
+    if kind not in KIND_OPTIONS:
+        problems.append(f"{where}: kind {kind!r} is not supported; use one of {', '.join(map(repr, KIND_OPTIONS))}")
+    data = e.get("data")
+    data_path = None
+    if not isinstance(data, str) or not data:
+        problems.append(f"{where}: data must be the path of the input file")
+    else:
         data_path = (base / data).resolve() if not os.path.isabs(data) else Path(data)
         if not data_path.is_file():
-            raise ValidationError(f"manifest unit {uid!r}: input file {str(data_path)!r} does not exist")
-        options = e.get("options", {}) or {}
-        if not isinstance(options, dict):
-            raise ValidationError(f"manifest unit {uid!r}: options must be a JSON object, got {_show(options)}")
-        target = e.get("target")
-        units.append(Unit(uid, kind, str(data_path), None if target is None else str(target), dict(options),
-                          _sha256(str(data_path))))
-    if not units:
-        raise ValidationError(f"manifest {str(path)!r} lists no units")
-    if output is not None:
-        out = Path(output)
-    elif out_field:
-        out = Path(out_field) if os.path.isabs(str(out_field)) else base / str(out_field)
-    else:
-        out = base / f"{path.stem}-results"
-    return Manifest(path=path.resolve(), units=tuple(units), output=out.resolve(), retries=retries)
+            problems.append(f"{where}: input file {str(data_path)!r} does not exist")
+    options = e.get("options", {})
+    options = {} if options is None else options
+    if not isinstance(options, dict):
+        problems.append(f"{where}: options must be a JSON object, got {_show(options)}")
+        options = {}
+    target = e.get("target")
+    if target is not None and not isinstance(target, (str, int)):
+        problems.append(f"{where}: target must be a column name, got {_show(target)}")
+    if kind in KIND_OPTIONS:
+        problems.extend(check_unit(uid, kind, options, None if target is None else str(target)))
+    paths = {}
+    for key in FILE_OPTIONS.get(kind, ()):
+        if isinstance(options.get(key), str):
+            paths[key] = str((base / options[key]).resolve())
+            if not os.path.isfile(paths[key]):
+                problems.append(f"{where}, option {key!r}: file {paths[key]!r} does not exist")
+    if len(problems) > before:
+        return uid, None
+    return uid, (uid, kind, str(data_path), None if target is None else str(target), dict(options), paths)

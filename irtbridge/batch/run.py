@@ -24,10 +24,11 @@ from irtbridge._parallel import WORKER_ENV, progress_bar, sigint_ignored
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.batch.kinds import KINDS
-from irtbridge.batch.manifest import Manifest, Unit, load_manifest
-from irtbridge.exceptions import DataWarning, UnitError, ValidationError
+from irtbridge.batch.manifest import Manifest, load_manifest
+from irtbridge.batch.unit import Unit
+from irtbridge.exceptions import DataWarning, RError, UnitError, ValidationError
 
-__all__ = ["BatchResult", "is_complete", "run_unit", "run_batch", "local_cluster"]
+__all__ = ["BatchResult", "is_complete", "is_transient", "mark_failed", "run_unit", "run_batch", "local_cluster"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -39,12 +40,31 @@ def _units_dir(out: str | os.PathLike) -> Path:
 
 
 def is_complete(unit: Unit, out: str | os.PathLike) -> bool:
-    """Whether ``OUT/units/<id>`` holds a finished result with this unit's fingerprint."""
-    meta = _units_dir(out) / unit.id / "unit.json"
+    """Whether ``OUT/units/<id>`` holds a finished result (status "done") with this unit's fingerprint."""
+    meta = _read_meta(out, unit.id)
+    return meta.get("status") == "done" and meta.get("fingerprint") == unit.fingerprint
+
+
+def _read_meta(out: str | os.PathLike, uid: str) -> dict[str, Any]:
+    """``OUT/units/<id>/unit.json``, or ``{}`` when there is none (or it cannot be read)."""
     try:
-        return json.loads(meta.read_text(encoding="utf-8")).get("fingerprint") == unit.fingerprint
+        meta = json.loads((_units_dir(out) / uid / "unit.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether another attempt might not meet this error: the file system, memory, the network.
+
+    Everything else (bad input, a refused option, an R error on the data, a bug) happens again on the
+    same input, so it is reported at once and not retried.
+    """
+    if isinstance(exc, ValidationError):
         return False
+    if isinstance(exc, (OSError, MemoryError)):
+        return True
+    return isinstance(exc, RError) and "cannot allocate" in str(exc)
 
 
 def _marker(out: str | os.PathLike, unit: Unit) -> Path:
@@ -64,13 +84,20 @@ def _finish_marker(marker: Path, status: str) -> None:
 
 
 def _publish(tmp: Path, final: Path, unit: Unit) -> bool:
-    """Rename the finished temporary folder into place; False when another attempt got there first."""
+    """Rename the finished temporary folder into place; False when another attempt got there first.
+
+    A previous folder (another input's result, or a failure) is first renamed aside and then removed: a
+    reader finds the old folder, then briefly none, then the new one, never a mixture.
+    """
     if final.exists():
         if is_complete(unit, final.parent.parent):
             shutil.rmtree(tmp, ignore_errors=True)
             return False
         stale = final.with_name(f".{final.name}.stale-{uuid.uuid4().hex[:8]}")
-        os.rename(final, stale)
+        try:
+            os.rename(final, stale)
+        except FileNotFoundError:  # another attempt moved it first
+            pass
         shutil.rmtree(stale, ignore_errors=True)
     try:
         os.rename(tmp, final)
@@ -81,15 +108,37 @@ def _publish(tmp: Path, final: Path, unit: Unit) -> bool:
     return True
 
 
-def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
-    """Compute one unit into ``OUT/units/<id>`` atomically and return its ``unit.json`` content.
+def mark_failed(unit: Unit, out: str | os.PathLike, error: str, *, transient: bool = False) -> bool:
+    """Replace ``OUT/units/<id>`` by a folder holding only ``unit.json`` with ``"status": "failed"``.
 
-    Raises :class:`UnitError` (picklable, with the original error's type and message) when the analysis
-    fails, so the scheduler can retry it.
+    The unit's previous results (of an earlier input or options) are removed with it, so no folder ever
+    shows results its current input did not produce; ``unit.json`` keeps the error, the new input's
+    digest and the fingerprint. A finished result of this very fingerprint (a concurrent attempt that
+    succeeded) is kept instead: returns False then.
     """
     units = _units_dir(out)
     if is_complete(unit, out):
-        return {**json.loads((units / unit.id / "unit.json").read_text(encoding="utf-8")), "status": "skipped"}
+        return False
+    tmp = units / f".{unit.id}.tmp-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir(parents=True)
+    meta = {**unit.to_dict(), "fingerprint": unit.fingerprint, "status": "failed", "error": error,
+            "transient": bool(transient), "host": socket.gethostname(), "pid": os.getpid(),
+            "irtbridge": __version__, "files": ["unit.json"]}
+    atomic_write_text(tmp / "unit.json", json.dumps(to_jsonable(meta), indent=2, allow_nan=False) + "\n")
+    make_readable(tmp / "unit.json")
+    return _publish(tmp, units / unit.id, unit)
+
+
+def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
+    """Compute one unit into ``OUT/units/<id>`` atomically and return its ``unit.json`` content.
+
+    Raises :class:`UnitError` (picklable, with the original error's type and message, and ``transient``:
+    whether a retry might succeed, :func:`is_transient`) when the analysis fails; the unit's folder is
+    then replaced by a failed one (:func:`mark_failed`).
+    """
+    units = _units_dir(out)
+    if is_complete(unit, out):
+        return {**_read_meta(out, unit.id), "status": "skipped"}
     marker = _marker(out, unit)
     tmp = units / f".{unit.id}.tmp-{uuid.uuid4().hex[:8]}"
     tmp.mkdir(parents=True)
@@ -103,7 +152,7 @@ def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
             **unit.to_dict(), "fingerprint": unit.fingerprint, "status": "done", "result": to_jsonable(info),
             "warnings": list(dict.fromkeys(kept)), "seconds": time.perf_counter() - start,
             "host": socket.gethostname(), "pid": os.getpid(), "irtbridge": __version__,
-            "files": sorted(p.name for p in tmp.iterdir()),
+            "files": sorted(p.name for p in tmp.iterdir()) + ["unit.json"],
         }
         atomic_write_text(tmp / "unit.json", json.dumps(meta, indent=2, allow_nan=False) + "\n")
         make_readable(*tmp.iterdir())
@@ -113,9 +162,24 @@ def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
         _finish_marker(marker, "error")
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
-        raise UnitError(f"unit {unit.id!r} ({unit.kind}) failed: {type(exc).__name__}: {exc}") from None
+        message = f"unit {unit.id!r} ({unit.kind}) failed: {type(exc).__name__}: {exc}"
+        transient = is_transient(exc)
+        mark_failed(unit, out, message, transient=transient)
+        error = UnitError(message)
+        error.transient = transient  # type: ignore[attr-defined]
+        raise error from None
     _finish_marker(marker, "done")
     return meta
+
+
+def _attempt(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
+    """One attempt on a worker: a deterministic failure is returned (Dask does not retry it), a transient one raised."""
+    try:
+        return run_unit(unit, out)
+    except UnitError as exc:
+        if getattr(exc, "transient", True):
+            raise
+        return {"status": "failed", "error": str(exc), "seconds": 0.0}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -326,6 +390,7 @@ def _run_locked(manifest: Manifest, scheduler: str, workers: int | None, retries
         bar.close()
     attempts = _collect_attempts(out_dir, manifest.units)
     _clear_leftovers(out_dir)  # temporary folders of attempts that died with their worker
+    rows = {u.id: _agree(out_dir, u, rows[u.id]) for u in manifest.units}
     table = pd.DataFrame.from_dict(rows, orient="index").reindex([u.id for u in manifest.units])
     table.index.name = "id"
     table["attempts"] = [attempts.get(u, {}).get("attempts", 0) for u in table.index]
@@ -371,6 +436,8 @@ def _serial(unit: Unit, out: Path, retries: int) -> dict[str, Any]:
             return {"kind": unit.kind, "status": "done", "error": "", "seconds": meta.get("seconds", 0.0)}
         except UnitError as exc:
             error = str(exc)
+            if not getattr(exc, "transient", True):
+                break  # it would fail the same way again
     return {"kind": unit.kind, "status": "failed", "error": error, "seconds": 0.0}
 
 
@@ -379,8 +446,9 @@ def _distributed(client: Any, todo: Sequence[Unit], out: Path, retries: int, bar
 
     futures = {}
     for unit in todo:
-        # a fresh key per run: a rerun must recompute, not fetch a result cached by a long-lived cluster
-        fut = client.submit(run_unit, unit, str(out), key=f"irtbridge-unit-{unit.id}-{uuid.uuid4().hex[:8]}",
+        # a fresh key per run: a rerun must recompute, not fetch a result cached by a long-lived cluster;
+        # Dask retries only what _attempt raises (transient errors), a deterministic failure is returned
+        fut = client.submit(_attempt, unit, str(out), key=f"irtbridge-unit-{unit.id}-{uuid.uuid4().hex[:8]}",
                             retries=retries, pure=False)
         futures[fut] = unit
     rows: dict[str, dict[str, Any]] = {}
@@ -388,14 +456,38 @@ def _distributed(client: Any, todo: Sequence[Unit], out: Path, retries: int, bar
         unit = futures[fut]
         if fut.status == "finished":
             meta = fut.result()
-            rows[unit.id] = {"kind": unit.kind, "status": "done", "error": "", "seconds": meta.get("seconds", 0.0)}
+            failed = meta.get("status") == "failed"
+            rows[unit.id] = {"kind": unit.kind, "status": "failed" if failed else "done",
+                             "error": meta.get("error", "") if failed else "", "seconds": meta.get("seconds", 0.0)}
         else:
             try:
                 exc = fut.exception()
             except BaseException as lost:  # e.g. cancelled when the scheduler went away
                 exc = lost
             # KilledWorker: the unit took down every worker it ran on (allowed-failures times)
-            message = str(exc) if isinstance(exc, UnitError) else f"{type(exc).__name__}: {exc}"
+            message = str(exc) if isinstance(exc, UnitError) else f"unit {unit.id!r} ({unit.kind}) failed: {type(exc).__name__}: {exc}"
             rows[unit.id] = {"kind": unit.kind, "status": "failed", "error": message, "seconds": 0.0}
         bar.update(1)
     return rows
+
+
+def _agree(out: Path, unit: Unit, row: dict[str, Any]) -> dict[str, Any]:
+    """The unit's row of batch.json, made to agree with its folder (and its folder with the row).
+
+    A failed unit whose folder does not say so yet (its worker died, the scheduler went away) is marked
+    failed here; a unit reported done or skipped whose folder holds no finished result of its
+    fingerprint (removed meanwhile) is reported failed.
+    """
+    meta = _read_meta(out, unit.id)
+    if row["status"] == "failed":
+        if meta.get("status") == "failed" and meta.get("fingerprint") == unit.fingerprint:
+            return {**row, "error": meta.get("error", row["error"])}
+        if mark_failed(unit, out, row["error"]):
+            return row
+        meta = _read_meta(out, unit.id)  # a concurrent attempt finished it after all
+        return {**row, "status": "done", "error": ""} if meta.get("status") == "done" else row
+    if is_complete(unit, out):
+        return row
+    error = f"unit {unit.id!r} ({unit.kind}) failed: its result folder {str(_units_dir(out) / unit.id)!r} is gone"
+    mark_failed(unit, out, error)
+    return {**row, "status": "failed", "error": error}

@@ -57,7 +57,7 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
     Notes
     -----
     sd is the sample standard deviation (n - 1 in the denominator, pandas' default). Means are plain
-    means, as in the paper: a few items with huge |b| (tiny a) move them, which medians show.
+    means, as in the paper: a few items with huge ``|b|`` (tiny a) move them, which medians show.
     """
     values = list(results.values()) if isinstance(results, Mapping) else list(results)
     rows = []

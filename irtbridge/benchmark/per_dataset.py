@@ -353,6 +353,21 @@ def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_tra
     )
 
 
+#: below this many test instances a calibration has too few items to separate classifiers
+MIN_TEST_ITEMS = 20
+
+
+def _warn_unrankable(name: str, n_test: int, features: np.ndarray) -> None:
+    """Say so when a dataset cannot rank anything: too few test items, or no feature that varies."""
+    if n_test < MIN_TEST_ITEMS:
+        warnings.warn(f"dataset {name!r}: only {n_test} test instance(s) (fewer than {MIN_TEST_ITEMS}): too few "
+                      "items to separate the classifiers; its ratings are mostly noise", DataWarning, stacklevel=4)
+    if features.size == 0 or np.all(np.ptp(features, axis=0) == 0):
+        warnings.warn(f"dataset {name!r}: every feature is constant on the training part: the classifiers cannot "
+                      "learn from it and differ only in how they guess; its ranking says nothing of their skill",
+                      DataWarning, stacklevel=4)
+
+
 def _respond(ds, models, test_size, max_test, max_train, n_random, random_state) -> tuple[pd.DataFrame, pd.Series, dict]:
     """The split, every classifier's answers and the artificial respondents' (decodIRT's first two steps).
 
@@ -364,6 +379,7 @@ def _respond(ds, models, test_size, max_test, max_train, n_random, random_state)
         y, test_size=test_size, max_test=max_test, max_train=max_train, random_state=random_state
     )
     Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
+    _warn_unrankable(ds.name, len(test), Xtr)
     classes = class_labels(y)
     # the raw label of the positive (minority) class of a binary task, for the classifiers' scores
     positive = next(v for v in y if str(v) == classes[1]) if len(classes) == 2 else None

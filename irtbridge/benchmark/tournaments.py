@@ -370,7 +370,7 @@ def tournament(
     Notes
     -----
     In period t (dataset t of the order) each pair (i, j) plays once: score 1 if s_i - s_j > tolerance,
-    0.5 if |s_i - s_j| <= tolerance, else 0 (:func:`irtbridge.rating.round_robin`, which allows for
+    0.5 if ``|s_i - s_j| <= tolerance``, else 0 (:func:`irtbridge.rating.round_robin`, which allows for
     rounding noise on top of ``tolerance``); ratings start at
     1500 / 350 / 0.06 and are updated by :func:`irtbridge.rating.glicko2` period after period; in
     ``ratings`` and ``history`` ratings within ``1e-9 * max(1, largest |rating|)`` share the best rank

@@ -2,8 +2,10 @@
 
 Runs the units of a manifest (see :mod:`irtbridge.batch` for its format) on Dask distributed: a local
 cluster of spawned single-threaded worker processes by default (one R each), or an existing scheduler
-(``tcp://HOST:8786``). Completed units are skipped on a rerun; a unit that keeps failing is reported with
-its error and the exit code is 1, the other units being kept.
+(``tcp://HOST:8786``). The manifest is checked whole first: any problem (an unknown kind or option, a
+string where a boolean belongs, ...) is one line naming the unit and the option, exit 2, and nothing
+runs. Completed units are skipped on a rerun; a unit that fails is reported with its error (its folder
+then holds only ``unit.json`` saying so) and the exit code is 1, the other units being kept.
 
 ``--json`` prints ``OUT/batch.json``: ``{"manifest", "out", "scheduler", "workers", "retries", "seconds",
 "counts": {"done", "skipped", "failed"}, "units": [{"id", "kind", "status", "error", "seconds",
@@ -21,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="many analyses in parallel on Dask distributed (resumable)",
         description=(
             "Run every unit of MANIFEST (a .json or .csv list of units: id, kind, data file, options) in "
-            "parallel. Kinds: calibrate, dataset, hardness, ei, rate. Each unit writes OUT/units/<id>/ "
-            "atomically; a rerun skips completed units."
+            "parallel. Kinds: calibrate, abilities, fit, dataset, hardness, ei, rate. The manifest is checked "
+            "whole before any unit runs. Each unit writes OUT/units/<id>/ atomically (a failed unit: its "
+            "unit.json alone); a rerun skips completed units."
         ),
     )
     p.add_argument("manifest", metavar="MANIFEST", help="manifest file (.json or .csv)")
@@ -34,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=None, metavar="DIR",
                    help="output folder (default: the manifest's \"output\", else MANIFEST-results)")
     p.add_argument("--retries", type=int, default=None, metavar="N",
-                   help="re-runs of a unit that fails (default: the manifest's, else 1)")
+                   help="re-runs of a unit after a transient error (file system, memory); an error the same "
+                        "input would raise again is not retried (default: the manifest's, else 1)")
     p.add_argument("--json", action="store_true", help="print the batch summary (batch.json) as JSON")
     p.set_defaults(func=run)
 

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_items is not None:
         overrides["max_items"] = args.max_items
     settings = Settings.quick_run(**overrides) if args.quick else Settings(**overrides)
-    refs = resolve_datasets(names, quick=args.quick)
+    refs = resolve_datasets(names, quick=args.quick, target=settings.target)
     out = os.path.abspath(args.out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
@@ -91,8 +91,17 @@ def run(args: argparse.Namespace) -> int:
 
         with open(files.summary, encoding="utf-8") as fh:
             print_json(json.load(fh))
-        return 0
+        return _exit_status(evaluation)
     print(_summary_text(evaluation, files, elapsed))
+    return _exit_status(evaluation)
+
+
+def _exit_status(ev) -> int:
+    """1 when any dataset could not be evaluated (the summary names them), else 0."""
+    if ev.failed:
+        print(f"irtbridge evaluate: {len(ev.failed)} of {len(ev.datasets)} dataset(s) failed: "
+              + ", ".join(d.name for d in ev.failed) + " (the report says why)", file=sys.stderr)
+        return 1
     return 0
 
 

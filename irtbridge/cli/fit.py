@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import warnings
 
 from irtbridge.cli._common import add_long_options, print_json, read_responses
-
-MISFIT_RULE = "S_X2 p-value adjusted over items (Benjamini-Hochberg) below 0.05"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,25 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(fit) -> dict:
-    from irtbridge.exceptions import IrtBridgeError
+    from irtbridge.calibration.fitreport import fit_report  # kept off the CLI's start
 
-    items = fit.item_fit(["S_X2"])
-    rows = [{"item": str(k), "S_X2": r["S_X2"], "df": r["df.S_X2"], "p": r["p.S_X2"], "RMSEA": r["RMSEA.S_X2"],
-             "p_adjusted": r["p.S_X2.adjusted"]} for k, r in items.iterrows()]
-    try:
-        g = fit.global_fit()
-        glob = {k: float(g[k]) for k in ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR", "TLI", "CFI")}
-    except (IrtBridgeError, ValueError) as exc:
-        glob = {"error": str(exc).splitlines()[0]}
-    rel = fit.reliability()
-    return {
-        "model": fit.model, "engine": fit.engine,
-        "global": glob,
-        "reliability": {"marginal": rel["marginal"], "empirical": rel["empirical"]},
-        "items": rows,
-        "misfitting": [r["item"] for r in rows if r["p_adjusted"] == r["p_adjusted"] and r["p_adjusted"] < 0.05],
-        "misfit_rule": MISFIT_RULE,
-    }
+    return fit_report(fit)
 
 
 def _plots(fit, folder: str) -> list[str]:
@@ -80,9 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
     data = read_responses(args)
     fit = calibrate(data, model=args.model, engine="mirt", se=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        report = _report(fit)
+    report = _report(fit)
     if args.plots:
         report["plots"] = _plots(fit, args.plots)
     if args.json:
@@ -97,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
               f"[{g['RMSEA_5']:.3f}, {g['RMSEA_95']:.3f}]  SRMSR {g['SRMSR']:.3f}  TLI {g['TLI']:.3f}  CFI {g['CFI']:.3f}")
     rel = report["reliability"]
     print(f"  reliability: marginal {rel['marginal']:.3f}, empirical {rel['empirical']:.3f}")
-    print(f"  misfitting items ({MISFIT_RULE}): {', '.join(report['misfitting']) or 'none'}")
+    print(f"  misfitting items ({report['misfit_rule']}): {', '.join(report['misfitting']) or 'none'}")
     for r in report["items"]:
         print(f"    {r['item']:<20} S-X2 {r['S_X2']:8.3f}  df {r['df']:3.0f}  p {r['p']:.4f}  adj. p {r['p_adjusted']:.4f}  "
               f"RMSEA {r['RMSEA']:.3f}")

@@ -4,15 +4,15 @@ An *instance cost curve* plots the loss a scoring model incurs on one instance a
 proportion ``c in [0, 1]``; the *instance hardness* is the area under that curve, averaged over a pool
 of models. Each threshold choice method (TCM) gives its own curve and its own hardness:
 
-======  ==============  ====================================  ================================
-method  threshold T(c)  hardness of a class-0 instance        hardness of a class-1 instance
-======  ==============  ====================================  ================================
-``sf``  fixed ``t``     ``[s > t]`` (0|1 loss)                ``[s <= t]``
-``sd``  ``c``           ``s**2`` (squared error)              ``(1 - s)**2``
-``rd``  ``R^-1(c)``     ``R**2 + d*(d/3 - R)`` (Eq. 22)       ``(1-R)**2 + d*(d/3 + 1 - R)`` (26)
-``su``  ``U[0, 1]``     ``s`` (absolute error)                ``1 - s``
-``ru``  ``R^-1(U[0,1])`` ``R - d/2``                          ``1 - R + d/2``
-======  ==============  ====================================  ================================
+======  ================  ====================================  ================================
+method  threshold T(c)    hardness of a class-0 instance        hardness of a class-1 instance
+======  ================  ====================================  ================================
+``sf``  fixed ``t``       ``[s > t]`` (0|1 loss)                ``[s <= t]``
+``sd``  ``c``             ``s**2`` (squared error)              ``(1 - s)**2``
+``rd``  ``R^-1(c)``       ``R**2 + d*(d/3 - R)`` (Eq. 22)       ``(1-R)**2 + d*(d/3 + 1 - R)`` (26)
+``su``  ``U[0, 1]``       ``s`` (absolute error)                ``1 - s``
+``ru``  ``R^-1(U[0,1])``  ``R - d/2``                           ``1 - R + d/2``
+======  ================  ====================================  ================================
 
 Conventions (stated once, enforced everywhere)
 -----------------------------------------------

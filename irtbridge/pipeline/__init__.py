@@ -295,7 +295,7 @@ def evaluate(
     True
     """
     settings = settings or Settings()
-    refs = resolve_datasets(datasets, quick=settings.quick)
+    refs = resolve_datasets(datasets, quick=settings.quick, target=settings.target)
     mlc_ref = _mlc_ref(refs, settings)
     units = dataset_units(refs, settings)
     if mlc_ref:

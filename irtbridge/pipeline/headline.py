@@ -14,6 +14,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._summary import Line, Strong, Summary, Warn
+from irtbridge._ties import tie_greater
 from irtbridge.benchmark.modes import difficulty_agreement
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,8 +44,12 @@ def evaluation_summary(ev: "Evaluation") -> Summary:
         lines += [_calibration_line(ev), _hardest_dataset_line(d), _fit_line(d), _discrimination_line(d)]
     if len(ev.instances):
         top = ev.instances.iloc[0]
-        lines.append(Line.of("hardest_instance", "Hardest instance: row ", Strong(str(top["instance"])), " of ",
-                             str(top["dataset"]), f" (a typical classifier gets it right with probability "
+        label = str(top["instance"])
+        # instances are named by the dataset's row labels, which count from 0 for a file or an embedded set
+        where = ([f"data row {int(label) + 1} (counted from 1; instance {label} in instances.csv, counted from 0) of "]
+                 if label.isdigit() else [f"instance {label!r} of "])
+        lines.append(Line.of("hardest_instance", "Hardest instance: ", *where, Strong(str(top["dataset"])),
+                             f" (a typical classifier gets it right with probability "
                              f"{float(top['p_typical']):.2f}; {100 * float(top['share_correct']):.0f}% of the "
                              "classifiers did)."))
     if len(ev.ei_pooled):
@@ -61,15 +66,27 @@ def evaluation_summary(ev: "Evaluation") -> Summary:
 def _ranking_lines(ev: "Evaluation") -> list[Line]:
     real = ev.ratings[ev.ratings["kind"] == "classifier"]
     out = []
-    for key, label, k in (("best", "Best classifier: ", 0), ("runner_up", "Runner-up: ", 1)):
-        if len(real) > k:
-            row = real.iloc[k]
-            overlap = ""
-            if k == 0 and len(real) > 1:
-                n = int(((real["upper"] >= row["lower"]) & (real.index != real.index[0])).sum())
-                overlap = f"; its interval overlaps those of {n} other classifier(s)"
-            out.append(Line.of(key, label, Strong(str(real.index[k])), f", rating {row['rating']:.0f} (95% interval "
-                               f"{row['lower']:.0f}\u2013{row['upper']:.0f}){overlap}."))
+    # classifiers whose ratings are equal up to rounding noise (irtbridge._ties) are named together as tied,
+    # never as "best" and "runner-up"
+    ratings = real["rating"].to_numpy(dtype=float)
+    groups: list[list[int]] = []
+    for pos in range(len(real)):
+        if groups and not tie_greater(ratings[groups[-1][0]], ratings[pos]):
+            groups[-1].append(pos)
+        else:
+            groups.append([pos])
+    for (key, label), group in zip((("best", "Best classifier"), ("runner_up", "Runner-up")), groups):
+        row = real.iloc[group[0]]
+        names: list[Any] = []
+        for i, pos in enumerate(group):
+            names += ([", "] if 0 < i < len(group) - 1 else [" and "] if i else []) + [Strong(str(real.index[pos]))]
+        tied = f"s (tied, {len(group)} with equal ratings)" if len(group) > 1 else ""
+        overlap = ""
+        if key == "best" and len(real) > len(group):
+            n = int(((real["upper"] >= row["lower"]) & ~real.index.isin(real.index[group])).sum())
+            overlap = f"; {'their intervals overlap' if len(group) > 1 else 'its interval overlaps'} those of {n} other classifier(s)"
+        out.append(Line.of(key, f"{label}{tied}: ", *names, f", rating {row['rating']:.0f} (95% interval "
+                           f"{row['lower']:.0f}\u2013{row['upper']:.0f}){overlap}."))
     v = ev.validity
     if v.get("optimal_first") and v.get("pessimal_last"):
         out.append(Line.of("sanity", "Ranking sanity check passed: the optimal baseline ranks first and the "

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 
-from irtbridge._validation import check_choice, check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number, csv_header
 from irtbridge.benchmark.data import parse_dataset_ref
 from irtbridge.benchmark.modes import CalibrationMode
 from irtbridge.exceptions import ValidationError
@@ -136,11 +136,12 @@ class Settings:
                     random_state=self.seed, target=self.target)
 
 
-def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False) -> list[str]:
+def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False, target: str | None = None) -> list[str]:
     """Check dataset references (embedded names, ``PATH.csv`` or ``PATH.csv:TARGET``) without loading them.
 
     Returns the canonical names (or the paths as given). Default: the benchmark's default datasets
-    (its quick ones with ``quick=True``).
+    (its quick ones with ``quick=True``). The header of every CSV file is read, so a target column it
+    lacks (``:TARGET``, else ``target``, else ``"target"``) is an error before any dataset runs.
 
     Examples
     --------
@@ -157,6 +158,11 @@ def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False)
     for raw in names:
         ref = parse_dataset_ref(raw)  # the loader's own parser: what passes here loads
         out.append(ref.label if ref.path is None else raw.strip())
+        if ref.path is not None:
+            column = ref.target or target or "target"
+            if column not in csv_header(ref.path, "dataset"):
+                raise ValidationError(f"datasets: {raw.strip()!r} has no column {column!r} to predict; name the "
+                                      "target column with PATH.csv:COLUMN")
     names_seen = [_label(r) for r in out]
     dup = sorted({n for n in names_seen if names_seen.count(n) > 1})
     if dup:

@@ -45,7 +45,32 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 
 def _interval(lo: Any, hi: Any, digits: int = 1) -> str:
-    return f"[{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+    # an en dash between the ends: a comma would also be the thousands separator ("1,776.4 \u2013 2,053.2")
+    return f"{_fmt(lo, digits)} \u2013 {_fmt(hi, digits)}"
+
+
+def _setting(value: Any) -> str:
+    """A setting as a person reads it: yes/no, "default" for an unset option, "key = value" pairs, lists joined."""
+    if value is None:
+        return "default"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k} = {_setting(v)}" for k, v in value.items()) if value else "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_setting(v) for v in value) if value else "none"
+    return _fmt(value) if isinstance(value, (bool, np.bool_, int, np.integer)) else str(value)
+
+
+def _settings_rows(settings: Any) -> list[tuple[str, str]]:
+    """The settings table of the report: one row per setting, then what the calibration mode added."""
+    out = settings.to_dict()
+    mode = dict(out.pop("mode", {}) or {})
+    rows = [(k.replace("_", " "), _setting(v)) for k, v in out.items()]
+    described = mode.pop("description", None)
+    # the mode repeats calibration/engine/fallback/engine_options: only what it adds gets a row
+    rows += [(k.replace("_", " "), _setting(v)) for k, v in mode.items() if k not in out]
+    if described:
+        rows.append(("calibration as run", str(described)))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -100,7 +125,7 @@ def page_context(ev: Evaluation, figs: Mapping[str, str], tables: Mapping[str, s
     """Every variable of the page template: the sections' builders merged, in page order."""
     # the headline is the Evaluation's own Summary: the same lines the CLI prints and summary.json holds
     ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": [x.html for x in ev.summary().lines],
-                           "settings": ev.settings,
+                           "settings": ev.settings, "settings_rows": _settings_rows(ev.settings),
                            "provenance": ev.provenance, "files": tables, "references": _references(ev),
                            "timings": {k: f"{v:.2f}" for k, v in ev.timings.items()}}
     for section in (_section_overview, _section_ratings, _section_diagnostics, _section_instances,
@@ -113,15 +138,32 @@ def _section_overview(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, An
     """What was evaluated: datasets, classifiers, artificial respondents."""
     first = ev.ok[0].respondents
     overview = _table(
-        ev.overview(),
+        ev.overview().assign(convergence=[_convergence(d) for d in ev.datasets]),
         {"source": ("source", str), "instances": ("instances", _fmt), "features": ("features", _fmt),
          "classes": ("classes", _fmt), "items": ("test items", _fmt), "engine": ("engine", str),
-         "converged": ("converged", _fmt), "seconds": ("seconds", _d(1)), "error": ("error", str)},
+         "convergence": ("convergence", str), "seconds": ("seconds", _d(1)), "error": ("error", str)},
         index_label="dataset", row_class=lambda k, r: "bad" if r["error"] else "", csv=tables.get("datasets", ""),
     )
     return {"n_datasets": len(ev.ok), "n_binary": sum(1 for d in ev.ok if d.binary), "overview": overview,
             "classifiers": [str(r) for r in first.index[first["kind"] == "classifier"]],
             "artificial": [str(r) for r in first.index[first["kind"] == "artificial"]]}
+
+
+#: mirt's EM (1.48, EM.group) warns with this when, after its parameter-change tolerance stopped the EM, the
+#: last log-likelihood changes still exceed 0.001
+_STILL_INCREASING = "may still be increasing"
+
+
+def _convergence(dres: Any) -> str:
+    """What the calibration engine said of convergence, in words (the CSV keeps the plain ``converged``)."""
+    if dres.error:
+        return ""
+    fit = getattr(dres, "calibration", None)
+    cycles = getattr(fit, "iterations", None)
+    text = ("yes" if dres.converged else "NO") + (f", {int(cycles)} EM cycles" if cycles is not None else "")
+    if any(_STILL_INCREASING in str(getattr(w, "message", w)) for w in dres.warnings):
+        text += "; mirt: log-likelihood may still be rising (last change > 0.001)"
+    return text
 
 
 def _section_ratings(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:

@@ -106,8 +106,8 @@ def test_manifest_unsafe_id(tmp_path):
 
 def test_manifest_unknown_kind(tmp_path):
     _native_inputs(tmp_path)
-    with pytest.raises(ValidationError, match="kind 'fit' is not supported"):
-        load_manifest(_write(tmp_path / "m.json", {"units": [{"id": "x", "kind": "fit", "data": "tables.csv"}]}))
+    with pytest.raises(ValidationError, match="kind 'fitt' is not supported"):
+        load_manifest(_write(tmp_path / "m.json", {"units": [{"id": "x", "kind": "fitt", "data": "tables.csv"}]}))
 
 
 def test_manifest_missing_input(tmp_path):
@@ -194,7 +194,8 @@ def test_changed_input_is_recomputed(tmp_path):
     assert ei.loc["mace", "ei"] == pytest.approx(1.0, rel=1e-12)  # (1 + 1) / (1 + 1)
 
 
-def test_failed_unit_is_retried_and_reported(tmp_path):
+def test_failed_unit_is_reported_at_once_not_retried(tmp_path):
+    """A missing column fails the same way every time: one attempt, the folder marked failed."""
     _native_inputs(tmp_path)
     pd.DataFrame({"tp": [1], "fp": [2]}).to_csv(tmp_path / "broken.csv", index=False)
     manifest = _write(tmp_path / "m.json", {"output": "out", "retries": 2, "units": [
@@ -204,13 +205,52 @@ def test_failed_unit_is_retried_and_reported(tmp_path):
     res = run_batch(manifest, scheduler="serial")
     assert res.units.loc["good", "status"] == "done"
     assert res.units.loc["broken", "status"] == "failed"
-    assert res.units.loc["broken", "attempts"] == 3  # the first try and two retries
+    assert res.units.loc["broken", "attempts"] == 1  # deterministic: no retry
     assert "no column(s) 'fn', 'tn'" in res.units.loc["broken", "error"]
-    assert not (res.out / "units" / "broken").exists()  # nothing half-written
+    # nothing half-written: the failed unit's folder holds its unit.json alone, saying why
+    assert [p.name for p in (res.out / "units" / "broken").iterdir()] == ["unit.json"]
+    meta = json.loads((res.out / "units" / "broken" / "unit.json").read_text())
+    assert meta["status"] == "failed" and meta["error"] == res.units.loc["broken", "error"] and meta["transient"] is False
     assert not any(p.name.startswith(".") for p in (res.out / "units").iterdir())
     summary = json.loads((res.out / "batch.json").read_text())
     assert summary["counts"]["failed"] == 1
     assert "FAILED broken" in res.summary()
+
+
+def test_transient_error_is_retried(tmp_path, monkeypatch):
+    """An OSError (a file system hiccup) is retried; the retry's result replaces the failed folder."""
+    from irtbridge.batch import kinds
+
+    manifest = _native_manifest(tmp_path)
+    real = KINDS["ei"]
+    calls = []
+
+    def flaky(unit, folder):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("stale file handle")
+        return real(unit, folder)
+
+    monkeypatch.setitem(kinds.KINDS, "ei", flaky)
+    res = run_batch(manifest, scheduler="serial", retries=2)
+    assert res.units.loc["ei", "status"] == "done" and res.units.loc["ei", "attempts"] == 2
+    meta = json.loads((res.out / "units" / "ei" / "unit.json").read_text())
+    assert meta["status"] == "done" and "ei.csv" in meta["files"]
+
+
+def test_transient_error_retried_then_reported(tmp_path, monkeypatch):
+    from irtbridge.batch import kinds
+
+    manifest = _native_manifest(tmp_path)
+
+    def always(unit, folder):
+        raise OSError("disk full")
+
+    monkeypatch.setitem(kinds.KINDS, "ei", always)
+    res = run_batch(manifest, scheduler="serial", retries=2)
+    assert res.units.loc["ei", "status"] == "failed" and res.units.loc["ei", "attempts"] == 3
+    meta = json.loads((res.out / "units" / "ei" / "unit.json").read_text())
+    assert meta["status"] == "failed" and meta["transient"] is True and "disk full" in meta["error"]
 
 
 def test_cli_exit_code_reports_failure(tmp_path, capsys):
@@ -226,7 +266,7 @@ def test_cli_exit_code_reports_failure(tmp_path, capsys):
 
 
 def test_unit_result_is_atomic(tmp_path, monkeypatch):
-    """A unit that dies while writing leaves no result folder: the next run computes it."""
+    """A unit that dies while writing leaves no result, only a failed unit.json: the next run computes it."""
     manifest = load_manifest(_native_manifest(tmp_path))
     unit = next(u for u in manifest.units if u.id == "ei")
 
@@ -237,7 +277,9 @@ def test_unit_result_is_atomic(tmp_path, monkeypatch):
     monkeypatch.setitem(KINDS, "ei", crash)
     with pytest.raises(Exception, match="power cut"):
         run_unit(unit, manifest.output)
-    assert not (manifest.output / "units" / "ei").exists()
+    # the half-written file is gone: the folder says the unit failed, and why
+    assert [p.name for p in (manifest.output / "units" / "ei").iterdir()] == ["unit.json"]
+    assert not [p for p in (manifest.output / "units").iterdir() if ".tmp-" in p.name]
     monkeypatch.undo()
     res = run_batch(manifest, scheduler="serial")
     assert res.units.loc["ei", "status"] == "done"

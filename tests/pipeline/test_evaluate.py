@@ -93,11 +93,12 @@ def test_cli_summary_text_and_json(tmp_path, monkeypatch, capsys):
     import irtbridge.pipeline
 
     monkeypatch.setattr(irtbridge.pipeline, "evaluate", lambda *a, **k: synthetic_evaluation())
-    assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "a")]) == 0
+    # a dataset of the run failed ("broken"): exit 1 (test_evaluate_surface checks the message)
+    assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "a")]) == 1
     text = capsys.readouterr().out
     assert "3 of 4 dataset(s) evaluated" in text and "could not be evaluated: broken" in text
     assert f"report:  {tmp_path / 'a' / 'index.html'}" in text
-    assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "b"), "--json"]) == 0
+    assert main(["evaluate", "--quick", "--datasets", "iris", "--out", str(tmp_path / "b"), "--json"]) == 1
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads((tmp_path / "b" / "summary.json").read_text())
     assert printed["ranking"][0]["player"] == "optimal"

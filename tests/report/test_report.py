@@ -125,7 +125,8 @@ def test_ranking_intervals_are_rating_plus_minus_two_rd(report, evaluation):
     np.testing.assert_allclose(r["upper"], r["rating"] + 2 * r["rd"], rtol=1e-12)
     text = report.index.read_text(encoding="utf-8")
     best = r.index[0]
-    shown = f"[{r.loc[best, 'lower']:,.1f}, {r.loc[best, 'upper']:,.1f}]"
+    # an en dash between the ends (a comma would also separate thousands)
+    shown = f"{r.loc[best, 'lower']:,.1f} \u2013 {r.loc[best, 'upper']:,.1f}"
     assert shown in text
     assert list(r["rank"]) == sorted(r["rank"])
 
@@ -184,3 +185,14 @@ def test_page_renders_in_chromium(report, tmp_path):
     for section in SECTIONS:
         assert f'id="{section}"' in shown.dom
     assert shown.console == []  # no JavaScript error, no blocked resource
+
+
+def test_page_fits_1280_pixels_without_hidden_rows(report, tmp_path):
+    """At a 1,280 px window no table runs off the page and no box hides rows behind a scroll bar."""
+    shown = render(report.index, tmp_path, width=1280, height=2000)
+    assert body_attribute(shown.dom, "data-probe") == "done"
+    assert body_attribute(shown.dom, "data-page-overflow") == "0"
+    assert body_attribute(shown.dom, "data-wide-tables") == "0"
+    assert body_attribute(shown.dom, "data-clipped") == "0"
+    text = report.index.read_text(encoding="utf-8")
+    assert 'class="scroll"' not in text
