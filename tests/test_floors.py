@@ -136,13 +136,9 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# batch/ is being reworked under issue 33 (its manifest and kinds import each other): remove this entry with it
-KNOWN_CIRCLES = [["batch/kinds.py", "batch/manifest.py"]]
-
-
 def test_no_import_circle():
     # the code's imports (at module level and inside functions); an example may use its package's face
-    circles = [c for c in _circles(_graph(examples=False)) if c not in KNOWN_CIRCLES]
+    circles = _circles(_graph(examples=False))
     assert not circles, f"modules that import each other in a loop: {circles}"
 
 

@@ -61,7 +61,13 @@ from irtbridge._summary import Summary
 from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, dataset_info
 from irtbridge.exceptions import IrtBridgeError
 from irtbridge._moved import moved_names
-from irtbridge.pipeline.across import benchmark_subsets, hard_instances, pooled_efficiency, ranked_dataset_diagnostics, _artificial
+from irtbridge.pipeline.across import (
+    _artificial,
+    benchmark_subsets,
+    hard_instances,
+    pooled_efficiency,
+    ranked_dataset_diagnostics,
+)
 from irtbridge.pipeline.settings import Settings, _label, resolve_datasets
 from irtbridge.pipeline.stages import (
     DatasetResult,
