@@ -73,7 +73,20 @@ def keep_freed_memory(largest: int = 256 << 20) -> bool:
 
 def keep_freed_memory_if_asked() -> bool:
     """What every native fit calls: :func:`keep_freed_memory` when ``IRTBRIDGE_KEEP_FREED_MEMORY=1``, nothing
-    otherwise; whether freed memory is kept in this process (by this call or an earlier explicit one)."""
+    otherwise.
+
+    Returns
+    -------
+    bool
+        Whether freed memory is kept in this process (by this call or an earlier explicit one).
+
+    Examples
+    --------
+    >>> import os
+    >>> from irtbridge.em.memory import ENV_VAR, keep_freed_memory_if_asked
+    >>> os.environ.get(ENV_VAR) == "1" or keep_freed_memory_if_asked() in (True, False)
+    True
+    """
     if os.environ.get(ENV_VAR, "").strip() == "1":
         return keep_freed_memory()
     return bool(_DONE and _DONE[0])
