@@ -1,21 +1,21 @@
-# irtbridge with both runtimes pinned, built by the same scripts/setup.sh that CI runs.
+# irtbridge with both runtimes pinned, built by the same tools/setup.sh that CI runs.
 #   docker build -t irtbridge .
 #   docker run --rm -v "$PWD/out:/work/out" irtbridge evaluate --out /work/out
-# Where Docker Hub or snapshot.debian.org cannot be reached (scripts/container-test.sh does this with buildah):
+# Where Docker Hub or snapshot.debian.org cannot be reached (tools/container-test.sh does this with buildah):
 #   --build-arg BASE=<a local bookworm image> --build-arg APT_MIRROR=<a reachable bookworm mirror URL>
 #   --build-arg CRAN=<a CRAN mirror>
 # Base image by dated tag; Debian packages from the snapshot of the same day, so apt versions stay fixed.
 # R and rpy2 are pinned by version whatever the apt source.
 ARG BASE=debian:bookworm-20250520
 
-# -- build stage: compilers, the CRAN packages of r/packages.lock built from source ------------------------
+# -- build stage: compilers, the CRAN packages of the lock file built from source ----------------------------
 FROM ${BASE} AS build
 ARG SNAPSHOT=20250520T000000Z
 ARG APT_MIRROR=
 ARG CRAN=https://cloud.r-project.org
 # a CA bundle to trust for the CRAN downloads, mounted at build time where TLS is intercepted (optional)
 ARG HOST_CA=
-COPY scripts/apt-sources.sh /tmp/apt-sources.sh
+COPY tools/apt-sources.sh /tmp/apt-sources.sh
 RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
  && apt-get -o Acquire::Check-Valid-Until=false update -q \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
@@ -23,17 +23,18 @@ RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
 WORKDIR /opt/irtbridge
 # only the lock, the R installer and the setup script: this layer (the slow CRAN builds) is rebuilt when they
 # change, not on every change of the Python or R sources
-COPY r/packages.lock r/install.R r/
-COPY scripts/setup.sh scripts/setup.sh
+COPY irtbridge/_r/R/packages.lock irtbridge/_r/R/
+COPY r/install.R r/
+COPY tools/setup.sh tools/setup.sh
 RUN if [ -n "$HOST_CA" ]; then export CURL_CA_BUNDLE="$HOST_CA" SSL_CERT_FILE="$HOST_CA"; fi \
- && IRTBRIDGE_CRAN="$CRAN" bash scripts/setup.sh --r-library \
+ && IRTBRIDGE_CRAN="$CRAN" bash tools/setup.sh --r-library \
  && rm -rf /var/lib/apt/lists/*
 
 # -- final stage: the runtimes and the built R library, no compilers or -dev packages ---------------------
 FROM ${BASE}
 ARG SNAPSHOT=20250520T000000Z
 ARG APT_MIRROR=
-COPY scripts/apt-sources.sh /tmp/apt-sources.sh
+COPY tools/apt-sources.sh /tmp/apt-sources.sh
 RUN sh /tmp/apt-sources.sh "$SNAPSHOT" "$APT_MIRROR" \
  && apt-get -o Acquire::Check-Valid-Until=false update -q \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
@@ -53,7 +54,7 @@ COPY --from=build /usr/local/lib/R/site-library /usr/local/lib/R/site-library
 WORKDIR /opt/irtbridge
 COPY . .
 RUN apt-get -o Acquire::Check-Valid-Until=false update -q \
- && bash scripts/setup.sh --runtime \
+ && bash tools/setup.sh --runtime \
  && touch .venv/.irtbridge-setup \
  && rm -rf /var/lib/apt/lists/* /root/.cache
 

@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 
 .PHONY: setup evaluate test test-fast bench lock clean container-test docs lint
 
-$(STAMP): scripts/setup.sh r/packages.lock r/install.R pyproject.toml
-	bash scripts/setup.sh
+$(STAMP): tools/setup.sh irtbridge/_r/R/packages.lock r/install.R pyproject.toml
+	bash tools/setup.sh
 	touch $(STAMP)
 
 setup:
-	bash scripts/setup.sh
+	bash tools/setup.sh
 	touch $(STAMP)
 
 evaluate: $(STAMP)
@@ -31,7 +31,7 @@ lock:
 
 # build the image (buildah, or docker where an engine runs) and run doctor, evaluate --quick and batch in it
 container-test:
-	bash scripts/container-test.sh
+	bash tools/container-test.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

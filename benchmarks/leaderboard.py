@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import time
 import warnings
@@ -34,7 +35,9 @@ from scipy import sparse
 from scipy.special import log_expit, logsumexp
 
 import irtbridge
+from irtbridge.em import keep_freed_memory
 from irtbridge.em.core import ResponseData, fit_em, prepare_responses
+from irtbridge.em.memory import ENV_VAR
 
 
 def simulate(n: int, j: int, missing: float, seed: int = 0) -> pd.DataFrame:
@@ -288,6 +291,10 @@ def main() -> None:
     if args.quick:
         args.respondents, args.items, args.mirt_items, args.dask_items = 300, 2000, 200, 300
     parts = {int(p) for p in args.only.split(",")}
+    # freed memory kept for reuse (a process-wide malloc setting, opt-in: irtbridge.em.memory); the variable
+    # carries it to the Dask workers of parts 4 and 5
+    os.environ[ENV_VAR] = "1"
+    print(f"freed memory kept for reuse: {keep_freed_memory()}", flush=True)
     if 1 in parts:
         part1(args.respondents, args.items, args.mirt_items, args.tol)
     if 2 in parts:

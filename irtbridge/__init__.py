@@ -36,9 +36,9 @@ used to sit at the top level still work, with a DeprecationWarning naming their 
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
+from importlib import import_module as _import_module
+
+from irtbridge import _moved
 
 __version__ = "0.1.0"
 
@@ -74,7 +74,8 @@ _LAZY = {
     "doctor": "irtbridge._r.doctor",
     "Summary": "irtbridge._summary",
 }
-# names that lived at the top level before it was given a map: still importable, with a warning
+# names that lived at the top level before it was given a map: still importable, with a warning naming their
+# home and the release that removes them (irtbridge._moved; listed in CHANGELOG.md)
 _MOVED = {
     "responses_to_long": "irtbridge.leaderboard",
     "AnchorValidation": "irtbridge.leaderboard",
@@ -139,23 +140,22 @@ _SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency
                "mirt", "ltm", "em")
 
 __all__ = sorted(["__version__", *_LAZY])
+_moved.register(__name__, _MOVED)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None and name in _MOVED:
-        module = _MOVED[name]
-        warnings.warn(f"irtbridge.{name} moved to {module}.{name}; import it from there (the top-level name will "
-                      "be removed)", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(module), name)
+        return _moved.resolve(__name__, name, _MOVED[name])
     if module is None and name in _SUBMODULES:
-        return importlib.import_module(f"irtbridge.{name}")
+        return _import_module(f"irtbridge.{name}")
     if module is None:
         raise AttributeError(f"module 'irtbridge' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
+    # the map and the subpackages; no helper of this file (``annotations``, ``_LAZY``, ...)
+    return sorted({n for n in globals() if n.startswith("__")} | set(_LAZY) | set(_SUBMODULES))

@@ -1,16 +1,18 @@
-# Install (or check) the CRAN packages pinned in r/packages.lock.
+# Install (or check) the CRAN packages pinned in irtbridge/_r/R/packages.lock (the one lock file: the
+# package ships it for `irtbridge doctor`).
 #
 #   Rscript r/install.R           install what is missing or at another version, then check
 #   Rscript r/install.R --check   only check; exit status 1 when anything is missing or wrong
 #
-# Debian's r-cran-* rows are installed by scripts/setup.sh through apt; this script builds the CRAN
+# Debian's r-cran-* rows are installed by tools/setup.sh through apt; this script builds the CRAN
 # rows from source at exactly the locked version and verifies that every locked package loads at its
 # locked version. It fails loudly: any failed download, build or check stops with a non-zero status.
 
 args <- commandArgs(trailingOnly = TRUE)
 check_only <- "--check" %in% args
 repos <- Sys.getenv("IRTBRIDGE_CRAN", "https://cloud.r-project.org")
-lock_file <- file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE))), "packages.lock")
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)))
+lock_file <- file.path(here, "..", "irtbridge", "_r", "R", "packages.lock")
 lock <- read.delim(lock_file, comment.char = "#", colClasses = "character")
 
 installed_version <- function(p) {

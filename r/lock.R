@@ -1,4 +1,5 @@
-# Maintainer tool: resolve the R packages irtbridge needs into r/packages.lock.
+# Maintainer tool: resolve the R packages irtbridge needs into irtbridge/_r/R/packages.lock (the one lock
+# file: setup, r/install.R and the Dockerfile install from it, and the package ships it for `irtbridge doctor`).
 #
 #   Rscript r/lock.R            (needs `apt-get update` and network access to CRAN)
 #
@@ -82,13 +83,11 @@ lock <- data.frame(
   debian = ifelse(source == "debian", deb_of(closure)$deb, "-")
 )
 lock <- lock[order(lock$source, tolower(lock$package)), ]
-header <- c("# irtbridge R lock file: written by r/lock.R, read by r/install.R and the Dockerfile.",
+header <- c("# irtbridge R lock file: written by r/lock.R, read by r/install.R, the Dockerfile and irtbridge doctor.",
             sprintf("# R %s; CRAN %s; resolved %s.", getRversion(), repos, format(Sys.Date())))
-out <- "r/packages.lock"
+out <- "irtbridge/_r/R/packages.lock"
 writeLines(header, out)
 suppressWarnings(write.table(lock, out, sep = "\t", quote = FALSE, row.names = FALSE, append = TRUE))
-# the package ships a copy for `irtbridge doctor` (tests/test_packaging.py checks the two are equal)
-file.copy(out, "irtbridge/_r/R/packages.lock", overwrite = TRUE)
 cat(sprintf("%d packages: %d from CRAN (%d compiled), %d from Debian -> %s\n", nrow(lock),
             sum(lock$source == "cran"), sum(lock$source == "cran" & ap[lock$package, "NeedsCompilation"] %in% "yes"),
             sum(lock$source == "debian"), out))

@@ -38,6 +38,14 @@ def test_moved_names_still_work_with_a_warning_naming_their_home(name):
     assert value is getattr(importlib.import_module(home), name)
 
 
+def test_dir_shows_the_map_and_the_subpackages_only():
+    # no helper of the package's __init__ (typing's Any, importlib, warnings, the __future__ feature)
+    public = {n for n in dir(irtbridge) if not n.startswith("__")}
+    assert public == set(irtbridge._LAZY) | set(irtbridge._SUBMODULES)
+    for helper in ("Any", "importlib", "warnings", "annotations"):
+        assert helper not in dir(irtbridge), helper
+
+
 def test_subpackages_are_attributes_and_unknown_names_are_attribute_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -1,8 +1,8 @@
 """The Dockerfile and the setup script agree, since no Docker engine runs here to build the image.
 
 One setup for everyone: the Dockerfile, CI (.ci/run -> make test) and `make setup` must all run
-scripts/setup.sh, which installs the same apt package list and the R packages of the same lock file
-(r/packages.lock through r/install.R). The image pins both runtimes: a dated base image (or a digest),
+tools/setup.sh, which installs the same apt package list and the R packages of the same lock file
+(irtbridge/_r/R/packages.lock, the one lock file, through r/install.R). The image pins both runtimes: a dated base image (or a digest),
 a Debian snapshot of the same day, and apt versions of R and rpy2 equal to those on this machine,
 where the test suite proves they work (`dpkg-query -W`).
 """
@@ -46,12 +46,12 @@ def dockerfile() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def setup_script() -> str:
-    return (ROOT / "scripts" / "setup.sh").read_text()
+    return (ROOT / "tools" / "setup.sh").read_text()
 
 
 def _apt_packages(setup_script: str) -> list[str]:
     block = re.search(r"APT_PACKAGES=\((.*?)\)", setup_script, re.S)
-    assert block, "scripts/setup.sh defines no APT_PACKAGES=( ... ) list"
+    assert block, "tools/setup.sh defines no APT_PACKAGES=( ... ) list"
     return [w for w in shlex.split(block.group(1), comments=True)]
 
 
@@ -101,7 +101,7 @@ def test_apt_sources_are_the_snapshot_of_the_base_image_day(dockerfile):
     if day:  # a dated tag: the packages come from the same day's archive
         assert args["SNAPSHOT"].startswith(day.group(1))
     runs = [a for k, a in dockerfile if k == "RUN"]
-    sources = (ROOT / "scripts" / "apt-sources.sh").read_text()
+    sources = (ROOT / "tools" / "apt-sources.sh").read_text()
     assert "snapshot.debian.org/archive/debian/" in sources
     # every stage writes its apt sources from SNAPSHOT, or from APT_MIRROR when one is given
     assert sum('apt-sources.sh "$SNAPSHOT" "$APT_MIRROR"' in r for r in runs) == len(
@@ -119,7 +119,7 @@ def test_runtime_versions_are_pinned_to_this_machine(dockerfile, package):
 def test_dockerfile_installs_nothing_outside_the_setup_list(dockerfile, setup_script):
     listed = set(_apt_packages(setup_script))
     extra = set(_docker_apt_installs(dockerfile)) - listed
-    assert not extra, f"the Dockerfile installs {sorted(extra)} that scripts/setup.sh does not list"
+    assert not extra, f"the Dockerfile installs {sorted(extra)} that tools/setup.sh does not list"
 
 
 def test_final_stage_is_lean(dockerfile, setup_script):
@@ -128,11 +128,11 @@ def test_final_stage_is_lean(dockerfile, setup_script):
     assert len(stages) == 3, "a build stage and a final stage"
     final = stages[-1]
     assert "COPY --from=build /usr/local/lib/R/site-library" in final
-    assert "scripts/setup.sh --runtime" in final
+    assert "tools/setup.sh --runtime" in final
     assert "BUILD_ONLY=(" in setup_script and "r-base-dev" in setup_script.split("BUILD_ONLY=(")[1].split(")")[0]
     # scipy's declared compiler dependency (python3-pythran -> g++, Boost, -dev) is met by a held placeholder
     assert "Package: python3-pythran" in final and "apt-mark hold python3-pythran" in final
-    assert final.index("python3-pythran") < final.index("scripts/setup.sh --runtime")
+    assert final.index("python3-pythran") < final.index("tools/setup.sh --runtime")
 
 
 def test_build_stage_layer_depends_on_the_lock_only(dockerfile):
@@ -140,20 +140,21 @@ def test_build_stage_layer_depends_on_the_lock_only(dockerfile):
     stages = " ".join(f"{k} {a}" for k, a in dockerfile).split("FROM ")
     build = stages[1]
     copies = [a for k, a in dockerfile if k == "COPY"]
-    assert "scripts/setup.sh --r-library" in build and "COPY . ." not in build
-    assert "r/packages.lock r/install.R r/" in copies and "scripts/setup.sh scripts/setup.sh" in copies
+    assert "tools/setup.sh --r-library" in build and "COPY . ." not in build
+    assert "irtbridge/_r/R/packages.lock irtbridge/_r/R/" in copies and "r/install.R r/" in copies
+    assert "tools/setup.sh tools/setup.sh" in copies
 
 
 def test_dockerfile_runs_the_setup_script_like_ci(dockerfile):
     runs = [a for k, a in dockerfile if k == "RUN"]
-    assert any(re.search(r"\bbash scripts/setup\.sh\b", r) for r in runs), "the Dockerfile must run scripts/setup.sh"
+    assert any(re.search(r"\bbash tools/setup\.sh\b", r) for r in runs), "the Dockerfile must run tools/setup.sh"
     # no second way of installing R or Python packages that would bypass the lock file
     for r in runs:
         assert "install.packages" not in r and "pip install" not in r and "r-cran-" not in r, r
     ci = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"\bmake test\b", ci)
     makefile = (ROOT / "Makefile").read_text()
-    assert "bash scripts/setup.sh" in makefile
+    assert "bash tools/setup.sh" in makefile
 
 
 def test_same_lock_file(dockerfile, setup_script):
@@ -161,20 +162,20 @@ def test_same_lock_file(dockerfile, setup_script):
     copies = [a for k, a in dockerfile if k == "COPY"]
     assert any(a.split()[:2] == [".", "."] for a in copies), copies
     ignored = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines() if ln.strip()]
-    for needed in ("r", "r/packages.lock", "r/install.R", "scripts", "scripts/setup.sh", "pyproject.toml", "irtbridge"):
+    for needed in ("r", "irtbridge/_r/R/packages.lock", "r/install.R", "tools", "tools/setup.sh", "pyproject.toml", "irtbridge"):
         assert needed not in ignored and f"/{needed}" not in ignored, f".dockerignore drops {needed}"
     assert "Rscript r/install.R" in setup_script
-    assert "r/packages.lock" in setup_script  # the Debian rows are read from the same file
+    assert "irtbridge/_r/R/packages.lock" in setup_script  # the Debian rows are read from the same file
     install = (ROOT / "r" / "install.R").read_text()
-    assert '"packages.lock"' in install
+    assert '"irtbridge", "_r", "R", "packages.lock"' in install
     docker_text = (ROOT / "Dockerfile").read_text()
     locks = set(re.findall(r"[\w./-]*\.lock\b", docker_text))
-    assert locks <= {"r/packages.lock"}, f"the Dockerfile names another lock file: {locks}"
+    assert locks <= {"irtbridge/_r/R/packages.lock"}, f"the Dockerfile names another lock file: {locks}"
 
 
 def _lock_rows() -> list[dict[str, str]]:
     rows = []
-    lines = [ln for ln in (ROOT / "r" / "packages.lock").read_text().splitlines() if ln and not ln.startswith("#")]
+    lines = [ln for ln in (ROOT / "irtbridge" / "_r" / "R" / "packages.lock").read_text().splitlines() if ln and not ln.startswith("#")]
     header = lines[0].split("\t")
     for ln in lines[1:]:
         rows.append(dict(zip(header, ln.split("\t"))))

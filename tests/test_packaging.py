@@ -29,10 +29,17 @@ def test_r_sources_are_real_files_in_the_package():
     assert not any(p.is_symlink() for p in PACKAGE_R.iterdir())
 
 
-def test_packaged_lock_equals_the_repository_lock():
-    # r/packages.lock is what setup and the Dockerfile install; the package's copy is what `irtbridge
-    # doctor` compares the installed R packages with (r/lock.R writes both)
-    assert (PACKAGE_R / "packages.lock").read_bytes() == (ROOT / "r" / "packages.lock").read_bytes()
+def test_one_lock_file_the_package_ships():
+    # irtbridge/_r/R/packages.lock is the one lock: r/lock.R writes it, setup, r/install.R and the Dockerfile
+    # install from it, and `irtbridge doctor` compares the installed R packages with it (installed wheel
+    # included: test_installed_wheel_finds_its_r_sources below reads it through doctor)
+    assert (PACKAGE_R / "packages.lock").is_file()
+    locks = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("packages.lock")
+                   if not {".venv", ".git", "build"} & set(p.relative_to(ROOT).parts))
+    assert locks == ["irtbridge/_r/R/packages.lock"], locks
+    for user in ("Makefile", "tools/setup.sh", "r/install.R", "r/lock.R", "Dockerfile"):
+        text = (ROOT / user).read_text(encoding="utf-8")
+        assert "r/packages.lock" not in text.replace("irtbridge/_r/R/packages.lock", ""), user
 
 
 def test_no_test_helper_ships_in_the_package():

@@ -19,6 +19,7 @@ One small dataset (a few seconds; the saved tables, summary and figures go to a 
 
 from __future__ import annotations
 
+from irtbridge._moved import moved_names
 from irtbridge.benchmark.data import (
     DATASETS,
     DEFAULT_DATASETS,
@@ -99,14 +100,6 @@ __all__ = [
     "validity_check",
 ]
 
-
-def __getattr__(name: str):
-    # the benchmark's orchestrator moved up to the pipeline (one runner for `evaluate` and `benchmark`)
-    if name in ("run_benchmark", "BenchmarkResult"):
-        import importlib
-        import warnings
-
-        warnings.warn(f"irtbridge.benchmark.{name} moved to irtbridge.pipeline.{name}; import it from there",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module("irtbridge.pipeline"), name)
-    raise AttributeError(f"module 'irtbridge.benchmark' has no attribute {name!r}")
+# the benchmark's orchestrator moved up to the pipeline (one runner for `evaluate` and `benchmark`); the old
+# names are served by their dotted path (irtbridge._moved), so this floor does not import the one above
+__getattr__ = moved_names(__name__, {"run_benchmark": "irtbridge.pipeline", "BenchmarkResult": "irtbridge.pipeline"})

@@ -27,7 +27,7 @@ __all__ = [
     "plot_ratings",
 ]
 
-_ANCHOR_COLORS = {"optimal": "tab:green", "pessimal": "tab:red"}
+_BASELINE_COLORS = {"optimal": "tab:green", "pessimal": "tab:red"}
 
 
 def _items_table(items: Any) -> pd.DataFrame:
@@ -214,7 +214,7 @@ def plot_true_scores(result: Any, *, ax: Any = None, title: str | None = None):
     labels = {"true_score": "all items", "true_score_positive": "items with a > 0"}
     for ax, col in zip(axes, cols):
         s = table[col].sort_values(kind="mergesort")
-        colors = [_ANCHOR_COLORS.get(str(i), "tab:gray" if str(i).startswith(("majority", "minority", "rand")) else "tab:blue")
+        colors = [_BASELINE_COLORS.get(str(i), "tab:gray" if str(i).startswith(("majority", "minority", "rand")) else "tab:blue")
                   for i in s.index]
         ax.barh(np.arange(len(s)), s.to_numpy(), color=colors)
         ax.set_yticks(np.arange(len(s)))
@@ -254,8 +254,8 @@ def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None
     cmap = matplotlib.colormaps["tab20"]
     final = ranks.iloc[-1].sort_values(kind="mergesort")
     for k, player in enumerate(final.index):
-        color = _ANCHOR_COLORS.get(str(player), cmap(k % 20))
-        lw = 2.5 if str(player) in _ANCHOR_COLORS else 1.3
+        color = _BASELINE_COLORS.get(str(player), cmap(k % 20))
+        lw = 2.5 if str(player) in _BASELINE_COLORS else 1.3
         ax.plot(ranks.index, ranks[player], marker="o", ms=3, lw=lw, color=color)
         ax.text(ranks.index[-1] + 0.15, final[player], str(player), va="center", fontsize=7, color=color)
     ax.invert_yaxis()
@@ -285,7 +285,7 @@ def plot_ratings(tournament: Any, *, ax: Any = None, title: str | None = None):
     new = ax is None
     ax = single_axes(ax, (6.5, max(3.5, 0.25 * len(r) + 1)))
     y = np.arange(len(r))
-    colors = [_ANCHOR_COLORS.get(str(p), "tab:blue") for p in r["player"]]
+    colors = [_BASELINE_COLORS.get(str(p), "tab:blue") for p in r["player"]]
     ax.errorbar(r["rating"], y, xerr=2 * r["rd"], fmt="none", ecolor="lightgray", elinewidth=3)
     ax.scatter(r["rating"], y, c=colors, zorder=3, s=18)
     ax.set_yticks(y)

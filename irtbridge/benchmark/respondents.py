@@ -3,7 +3,7 @@
 In IRT terms a classifier is a respondent, a test instance is an item, and a response is 1 when the
 classifier labels the instance correctly. The paper's 12 standard models come with hyper-parameter
 variants of the same families so that 3PL calibration sees enough respondents (about 40 with the
-artificial ones); the artificial respondents anchor the scale: optimal (every answer right),
+artificial ones); the artificial respondents are its baselines: optimal (every answer right),
 pessimal (every answer wrong), majority and minority (always the training set's most / least frequent
 class) and random guessers.
 """

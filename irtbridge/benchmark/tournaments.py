@@ -185,7 +185,7 @@ def validity_check(
     optimal: str = "optimal",
     pessimal: str = "pessimal",
 ) -> Validity:
-    """Check a ranking against the artificial anchors: optimal should be first and pessimal last.
+    """Check a ranking against the artificial baselines: optimal should be first and pessimal last.
 
     Parameters
     ----------
@@ -196,7 +196,7 @@ def validity_check(
     ranking : str
         Label in the result.
     optimal, pessimal : str
-        Names of the two anchors.
+        Names of the two baselines.
 
     Returns
     -------
@@ -206,8 +206,8 @@ def validity_check(
     -----
     optimal_rank = 1 + #{players strictly better than optimal}; pessimal_rank = n - #{players strictly
     worse than pessimal}. So optimal tied for first counts as first, and pessimal tied for last as last.
-    "Strictly" allows for rounding noise: values within ``1e-9 * max(1, |value|, |anchor's value|)`` of
-    the anchor's are ties (``irtbridge._ties``).
+    "Strictly" allows for rounding noise: values within ``1e-9 * max(1, |value|, |baseline's value|)`` of
+    the baseline's are ties (``irtbridge._ties``).
 
     Examples
     --------

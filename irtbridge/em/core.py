@@ -53,7 +53,7 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
-from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl, newton_map
 from irtbridge.em.window import NodeWindows, log_pq, pair
 
@@ -482,7 +482,7 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
         if model not in ("2PL", "1PL"):
             raise ValidationError(f"priors: the native {model!r} takes no priors (the 2PL, 1PL and 3PL do)")
         priors = item_priors(priors, data.item_names, model)
-    keep_freed_memory()
+    keep_freed_memory_if_asked()
     started = time.perf_counter()
     run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)

@@ -18,7 +18,7 @@ import numpy as np
 
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.core import EMResult, ResponseData, estep, fit_em, node_windows
-from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.window import NodeWindows
 
 __all__ = ["fit_em_dask", "chunk_bounds"]
@@ -32,7 +32,7 @@ def chunk_bounds(n_rows: int, n_chunks: int) -> list[tuple[int, int]]:
 
 def _block_estep(block: ResponseData, a, d, theta, log_prior, windows: NodeWindows | None):
     """One block's E-step sums, and its node windows moved for the next cycle (None: the plain E-step)."""
-    keep_freed_memory()  # in the worker's process
+    keep_freed_memory_if_asked()  # in the worker's process
     return (*estep(block, a, d, theta, log_prior, windows=windows), windows)
 
 

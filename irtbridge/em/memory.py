@@ -9,6 +9,15 @@ this project's test machine), that is most of the cycle: the 2PL fit of 2,000 x 
 cell fit). :func:`keep_freed_memory` raises both thresholds once per process (``mallopt``), so blocks up to
 256 MB come from the heap and up to 512 MB of free heap stays with the process. Nothing changes where the
 C library is not glibc, or where the user set ``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_``.
+
+It is a setting of the whole process (every library in it allocates through the same ``malloc``), so it is
+**opt-in**: a native fit changes nothing unless the program asked, in one of two ways:
+
+* call :func:`irtbridge.em.keep_freed_memory` once (``benchmarks/leaderboard.py`` does);
+* or set the environment variable ``IRTBRIDGE_KEEP_FREED_MEMORY=1``: every native fit then calls it
+  (:func:`keep_freed_memory_if_asked`), in Dask workers too, which inherit the variable from the process
+  that starts a local cluster (a call in the client process does not reach them:
+  ``client.run(keep_freed_memory)`` does).
 """
 
 from __future__ import annotations
@@ -17,15 +26,37 @@ import ctypes
 import os
 import sys
 
-__all__ = ["keep_freed_memory"]
+__all__ = ["ENV_VAR", "keep_freed_memory", "keep_freed_memory_if_asked"]
+
+#: set to ``1`` to have every native fit call :func:`keep_freed_memory`
+ENV_VAR = "IRTBRIDGE_KEEP_FREED_MEMORY"
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 _DONE: list[bool] = []
 
 
 def keep_freed_memory(largest: int = 256 << 20) -> bool:
-    """Ask glibc to serve blocks up to ``largest`` bytes from the heap and keep twice that much freed heap
-    (once per process); whether it took effect."""
+    """Ask glibc to serve blocks up to ``largest`` bytes from the heap and keep twice that much freed heap.
+
+    A process-wide setting, made once per process and only when called (see the module's notes).
+
+    Parameters
+    ----------
+    largest : int
+        The mmap threshold in bytes (blocks up to it come from the heap); the trim threshold is twice it.
+
+    Returns
+    -------
+    bool
+        Whether it took effect (False where the C library is not glibc, or where the user set
+        ``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_``). A second call returns the first's answer.
+
+    Examples
+    --------
+    >>> from irtbridge.em import keep_freed_memory
+    >>> keep_freed_memory() in (True, False)
+    True
+    """
     if _DONE:
         return _DONE[0]
     ok = False
@@ -38,3 +69,24 @@ def keep_freed_memory(largest: int = 256 << 20) -> bool:
             ok = bool(mallopt(_M_MMAP_THRESHOLD, int(largest))) and bool(mallopt(_M_TRIM_THRESHOLD, 2 * int(largest)))
     _DONE.append(ok)
     return ok
+
+
+def keep_freed_memory_if_asked() -> bool:
+    """What every native fit calls: :func:`keep_freed_memory` when ``IRTBRIDGE_KEEP_FREED_MEMORY=1``, nothing
+    otherwise.
+
+    Returns
+    -------
+    bool
+        Whether freed memory is kept in this process (by this call or an earlier explicit one).
+
+    Examples
+    --------
+    >>> import os
+    >>> from irtbridge.em.memory import ENV_VAR, keep_freed_memory_if_asked
+    >>> os.environ.get(ENV_VAR) == "1" or keep_freed_memory_if_asked() in (True, False)
+    True
+    """
+    if os.environ.get(ENV_VAR, "").strip() == "1":
+        return keep_freed_memory()
+    return bool(_DONE and _DONE[0])

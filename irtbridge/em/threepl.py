@@ -68,7 +68,7 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.accelerate import ACCELERATORS, iterate
 from irtbridge.em.core import ResponseData, expected_counts, loglik_cells, nodes
-from irtbridge.em.memory import keep_freed_memory
+from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.priors import PRIOR_FAMILIES, ItemPriors, item_priors, log_prior
 from irtbridge.em.priors import mirt_prior_information as _mirt_prior_information
 from irtbridge.em.priors import prior_terms as _prior_terms
@@ -331,11 +331,13 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
 
     Examples
     --------
-    >>> from irtbridge.benchmark.modes import STABLE_PRIORS, simulate_classifier_responses
+    >>> import numpy as np
     >>> from irtbridge.em.core import prepare_responses
-    >>> x, _, _ = simulate_classifier_responses(40, 60, seed=1)
-    >>> x = x.loc[:, x.nunique() > 1]
-    >>> res = fit_3pl(prepare_responses(x.to_numpy(), x.columns), STABLE_PRIORS, TOL=1e-5)
+    >>> rng = np.random.default_rng(1)  # 300 x 20 answers of a 3PL with guessing 0.05
+    >>> theta, b = rng.normal(size=(300, 1)), rng.normal(-0.5, 1, size=20)
+    >>> x = (rng.random((300, 20)) < 0.05 + 0.95 / (1 + np.exp(-1.5 * (theta - b)))).astype(float)
+    >>> priors = {"a1": ("norm", 1.0, 0.5), "d": ("norm", 0.0, 3.0), "g": ("expbeta", 2.0, 17.0)}
+    >>> res = fit_3pl(prepare_responses(x, [f"i{j}" for j in range(20)]), priors, TOL=1e-5)
     >>> res.converged, bool((res.g > 0.03).all() and (res.g < 0.1).all())
     (True, True)
     """
@@ -347,7 +349,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     accelerate = check_choice(accelerate, "accelerate", ACCELERATORS)
     if not isinstance(priors, ItemPriors):
         priors = item_priors(priors, data.item_names)
-    keep_freed_memory()
+    keep_freed_memory_if_asked()
     started = time.perf_counter()
     em = _Cycles(data, priors, quadpts, TOL, NCYCLES, progress)
     x = np.stack(start_values_3pl(data), axis=1)

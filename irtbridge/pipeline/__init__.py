@@ -60,7 +60,14 @@ from irtbridge._summary import Summary
 # the embedded benchmark's dataset lists (R-free): what `irtbridge evaluate` runs by default / with --quick
 from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, dataset_info
 from irtbridge.exceptions import IrtBridgeError
-from irtbridge.pipeline.across import benchmark_subsets, dataset_diagnostics, hard_instances, pooled_efficiency, _artificial
+from irtbridge._moved import moved_names
+from irtbridge.pipeline.across import (
+    _artificial,
+    benchmark_subsets,
+    hard_instances,
+    pooled_efficiency,
+    ranked_dataset_diagnostics,
+)
 from irtbridge.pipeline.settings import Settings, _label, resolve_datasets
 from irtbridge.pipeline.stages import (
     DatasetResult,
@@ -92,13 +99,16 @@ __all__ = [
     "binary_extras",
     "MLCRun",
     "run_mlc",
-    "dataset_diagnostics",
+    "ranked_dataset_diagnostics",
     "benchmark_subsets",
     "hard_instances",
     "pooled_efficiency",
     "assemble",
     "evaluate",
 ]
+
+# renamed so that one name means one function (irtbridge.benchmark.dataset_diagnostics is the plain table)
+__getattr__ = moved_names(__name__, {"dataset_diagnostics": "irtbridge.pipeline:ranked_dataset_diagnostics"})
 
 
 @dataclass(frozen=True)
@@ -111,7 +121,7 @@ class Evaluation:
     datasets : tuple of DatasetResult
         In the order given (failed datasets included, with their ``error``).
     diagnostics : DataFrame
-        :func:`dataset_diagnostics`.
+        :func:`ranked_dataset_diagnostics`.
     ratings : DataFrame
         Glicko-2 ratings of the main tournament, best first (index ``player``): ``rank, kind, rating,
         rd, volatility, lower, upper`` (rating -/+ 2 RD, 95%), ``wins, draws, losses``.
@@ -228,7 +238,7 @@ def assemble(
         raise IrtBridgeError("no dataset could be evaluated: " + "; ".join(f"{r.name}: {r.error}" for r in results))
     timings = dict(timings or {})
     t0 = time.perf_counter()
-    diagnostics = dataset_diagnostics(ok)
+    diagnostics = ranked_dataset_diagnostics(ok)
     table = score_table(ok, "true_score")
     chosen = order_datasets(diagnostics, settings.order)
     main = tournament(table, chosen, name=settings.order, tolerance=settings.tolerance, tau=settings.tau)

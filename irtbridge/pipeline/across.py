@@ -7,11 +7,15 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._moved import moved_names
 from irtbridge.pipeline.settings import Settings
 from irtbridge.benchmark.records import DatasetResult
 
+# one name, one function: irtbridge.benchmark.dataset_diagnostics is the per-dataset table itself
+__getattr__ = moved_names(__name__, {"dataset_diagnostics": "irtbridge.pipeline.across:ranked_dataset_diagnostics"})
 
-def dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
+
+def ranked_dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
     """Item-parameter summary per dataset (:func:`irtbridge.benchmark.dataset_diagnostics`, whose
     ``mean_accuracy`` is the real classifiers' mean accuracy), with two ranks: ``rank_difficulty`` (1 = the
     largest share of instances a classifier of median ability fails, ``failure_at_median``) and

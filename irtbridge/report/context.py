@@ -202,7 +202,7 @@ def _section_diagnostics(ev: Evaluation, tables: Mapping[str, str]) -> dict[str,
          "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
          "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),
          "guessing_mean": ("mean g", _d(2)), "mean_accuracy": ("accuracy", _pct),
-         "valid_true_score": ("anchors in place", _fmt), "engine": ("engine", str)},
+         "valid_true_score": ("baselines in place", _fmt), "engine": ("engine", str)},
         index_label="dataset",
         row_class=lambda k, row: "bad" if row["share_negative_discrimination"] >= 0.1 else ("hard" if k == hardest else ""),
         csv=tables.get("diagnostics", ""),
@@ -226,13 +226,13 @@ def _section_subsets(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any
     """Is each of the paper's six dataset orders/subsets a valid benchmark?"""
     if not (isinstance(ev.subsets, pd.DataFrame) and len(ev.subsets)):
         return {}
-    sub = ev.subsets.assign(anchors=[
+    sub = ev.subsets.assign(baselines=[
         "valid" if v else f"optimal {o}, pessimal {p}" for v, o, p in
         zip(ev.subsets["valid"], ev.subsets["optimal_rank"], ev.subsets["pessimal_rank"])
     ])
     return {"subsets": _table(
         sub, {"n_datasets": ("datasets", _fmt), "datasets": ("played, in order", str),
-              "anchors": ("optimal first / pessimal last", str), "best_classifier": ("best classifier", str),
+              "baselines": ("optimal first / pessimal last", str), "best_classifier": ("best classifier", str),
               "best_rating": ("its rating", _d(0))},
         index_label="order / subset", row_class=lambda k, row: "" if row["valid"] else "bad",
         csv=tables.get("benchmark_subsets", ""),

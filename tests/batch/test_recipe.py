@@ -1,4 +1,4 @@
-"""The README's container recipe for a batch: what it mounts and runs is what scripts/container-test.sh runs,
+"""The README's container recipe for a batch: what it mounts and runs is what tools/container-test.sh runs,
 and the example it mounts (docs/examples/batch) is a valid manifest whose units all succeed.
 
 The image itself is built and the recipe run inside it only by `make container-test`
@@ -32,8 +32,8 @@ def test_readme_recipe_mounts_the_example_and_runs_batch():
 
 
 def test_container_test_runs_exactly_the_recipe():
-    script = (ROOT / "scripts" / "container-test.sh").read_text()
-    assert subprocess.run(["bash", "-n", str(ROOT / "scripts" / "container-test.sh")]).returncode == 0
+    script = (ROOT / "tools" / "container-test.sh").read_text()
+    assert subprocess.run(["bash", "-n", str(ROOT / "tools" / "container-test.sh")]).returncode == 0
     assert 'RECIPE="$PWD/docs/examples/batch"' in script
     # both engines mount the example read-only at /in and the host folder at /out
     assert script.count('-v "$RECIPE:/in:ro" -v "$WORK/out:/out"') == 2

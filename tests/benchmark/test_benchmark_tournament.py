@@ -256,7 +256,7 @@ def test_validity_on_constructed_rankings(values, higher, expected):
     assert ("VIOLATED" in v.describe()) == (not expected[4])
 
 
-def test_validity_without_anchors():
+def test_validity_without_baselines():
     v = validity_check(pd.Series({"svm": 1.0, "knn": 2.0}))
     assert v.valid is None and v.optimal_rank is None and "not checked" in v.describe()
     one = validity_check(pd.Series({"svm": 1.0, "pessimal": 0.0}))

@@ -148,3 +148,46 @@ def test_freed_memory_is_kept_unless_the_user_set_glibc_thresholds(env, kept):
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, check=True)
     assert out.stdout.split() == [str(kept)] * 2
+
+
+# a stand-in for glibc that records the mallopt calls, so the test sees whether the process-wide setting was
+# made (glibc has no call that reads its thresholds back)
+_RECORD_MALLOPT = """
+import ctypes, json, sys
+calls = []
+class _Libc:
+    def __init__(self, *args, **kwargs):
+        pass
+    def mallopt(self, param, value):
+        calls.append([param, value])
+        return 1
+ctypes.CDLL = _Libc
+import numpy as np
+from irtbridge.em.core import fit_em, prepare_responses
+rng = np.random.default_rng(3)
+theta = rng.normal(size=300)
+x = (rng.random((300, 5)) < 1 / (1 + np.exp(-(theta[:, None] - np.linspace(-1, 1, 5))))).astype(float)
+fit_em(prepare_responses(x, [f"i{k}" for k in range(5)]), "2PL")
+if sys.argv[1:] == ["explicit"]:
+    from irtbridge.em import keep_freed_memory
+    keep_freed_memory()
+print(json.dumps(calls))
+"""
+
+
+@pytest.mark.parametrize("env, args, calls", [
+    ({}, [], []),                                               # the default: a native fit changes nothing
+    ({"IRTBRIDGE_KEEP_FREED_MEMORY": "0"}, [], []),
+    ({"IRTBRIDGE_KEEP_FREED_MEMORY": "1"}, [], [[-3, 256 << 20], [-1, 512 << 20]]),  # M_MMAP, M_TRIM
+    ({}, ["explicit"], [[-3, 256 << 20], [-1, 512 << 20]]),     # the explicit call
+])
+def test_a_native_fit_changes_malloc_only_when_asked(env, args, calls):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "IRTBRIDGE_KEEP"))}
+    out = subprocess.run([sys.executable, "-c", _RECORD_MALLOPT, *args], env={**clean, **env},
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == calls

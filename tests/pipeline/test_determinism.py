@@ -2,7 +2,7 @@
 
 The same seed gives identical tables with ``--jobs 1`` and ``--jobs 2`` and on a second run: every CSV
 under ``tables/`` of three quick runs of ``irtbridge evaluate`` (iris and wine, the two smallest embedded
-sets) is compared exactly, wall-time columns aside. ``scripts/compare-evaluate.py`` (the same comparison
+sets) is compared exactly, wall-time columns aside. ``tools/compare-evaluate.py`` (the same comparison
 for the default run, by hand) is checked on those folders and on small hand-made ones.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "compare-evaluate.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "compare-evaluate.py"
 SEED = "7"
 
 

@@ -1,4 +1,4 @@
-"""Data for the mirt test-suite cases (scripts/mirt_testsuite.py): the same responses in R and in Python.
+"""Data for the mirt test-suite cases (tests/conformance/runner.py): the same responses in R and in Python.
 
 mirt's tests read its bundled data (LSAT7, LSAT6, Science, SAT12) or simulated sets saved under
 ``tests/testthat/testdata``. The bundled data come from irtbridge's datasets here and from mirt itself in

@@ -1,4 +1,4 @@
-"""The registry of mirt test-suite cases (scripts/mirt_testsuite.py), files test-00 to test-09.
+"""The registry of mirt test-suite cases (tests/conformance/runner.py), files test-00 to test-09.
 
 Each case pairs an R snippet (fixed text written here, shortened from one call of mirt's own
 ``tests/testthat/test-*.R``; the last value is a numeric vector) with a Python function that computes the
@@ -25,7 +25,7 @@ import pandas as pd
 import irtbridge
 from irtbridge import calibrate, calibrate_groups
 from irtbridge.calibration import ModelSpec
-from mirt_testsuite_data import (
+from .data import (
     R_CONF, R_KEY, R_LSAT6, R_LSAT7, R_MG1, R_SAT12, R_SPECIFIC, SAT12_SPECIFIC, conftwo, lsat6, lsat7, mg1, sat12, science,
 )
 
@@ -308,7 +308,7 @@ def bfactor_sat12():
       f"extract.mirt(mirt(raw, 1, c(rep('2PLNRM', 5), rep('2PL', 27)), key = {R_KEY}, verbose = FALSE), 'logLik')")
 def _():
     from irtbridge.datasets import r_dataset
-    from mirt_testsuite_data import SAT12_KEY
+    from .data import SAT12_KEY
 
     raw = sat12().copy()
     answers = r_dataset("mirt", "SAT12").iloc[:, :5].astype(float)
@@ -458,4 +458,4 @@ def _():
     return fit.test_information(grid, degrees=[30.0, 40.0])
 
 
-# === test-07..09 follow in mirt_testsuite_cases2 ===
+# === test-07..09 follow in cases2 ===

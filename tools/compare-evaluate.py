@@ -1,6 +1,6 @@
 """Compare the tables of two `irtbridge evaluate` output folders, row by row, matched by their key columns.
 
-    .venv/bin/python scripts/compare-evaluate.py BEFORE_DIR AFTER_DIR [--tol 1e-9]
+    .venv/bin/python tools/compare-evaluate.py BEFORE_DIR AFTER_DIR [--tol 1e-9]
 
 Prints one line per CSV under tables/ of either folder: equal within the tolerance, or the columns that
 differ (largest absolute difference, or "text"), or the folder it is missing from. Wall-time columns

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the irtbridge image and run the main job inside it, with the output folder mounted from the host.
-#   scripts/container-test.sh            (make container-test)
+#   tools/container-test.sh            (make container-test)
 # Steps: a bookworm base image (mmdebstrap, when none is there yet), the image (docker where a Docker engine
 # answers, otherwise buildah with --isolation chroot --network host), then inside it `irtbridge doctor`,
 # `irtbridge evaluate --quick --out /out` and the README's batch recipe (docs/examples/batch mounted read-only at

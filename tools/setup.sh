@@ -2,12 +2,12 @@
 # One setup for everyone: `make setup`, CI (.ci/run) and the Dockerfile all run this script.
 # Idempotent: what is already installed at the right version is left alone. Fails loudly.
 #
-#   scripts/setup.sh            system packages (apt), locked R packages, .venv, editable install
-#   scripts/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
-#   scripts/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
+#   tools/setup.sh            system packages (apt), locked R packages, .venv, editable install
+#   tools/setup.sh --no-apt   skip apt (the Dockerfile's apt layer already ran it)
+#   tools/setup.sh --runtime  the image's final stage: no compilers, -dev packages or test-only tools
 #                               (the CRAN packages were built in the build stage and copied in)
-#   scripts/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
-#                               only (it needs only r/packages.lock, r/install.R and this script, so the
+#   tools/setup.sh --r-library  the image's build stage: R, the build tools and the locked R packages
+#                               only (it needs only irtbridge/_r/R/packages.lock, r/install.R and this script, so the
 #                               image layer stays cached until one of them changes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ BUILD_ONLY=(r-base-dev gfortran g++ make cmake curl)
 TEST_ONLY=(chromium python3-pytest python3-hypothesis flake8 mypy python3-sphinx python3-numpydoc python3-myst-parser
   python3-sphinx-rtd-theme)
 # Debian's r-cran-* binaries named in the lock file
-mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' r/packages.lock)
+mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' irtbridge/_r/R/packages.lock)
 
 MODE="${1:-}"
 WANTED=("${APT_PACKAGES[@]}")
@@ -56,7 +56,7 @@ if [[ "$MODE" != "--no-apt" ]]; then
   fi
 fi
 
-say "R packages (r/packages.lock)"
+say "R packages (irtbridge/_r/R/packages.lock)"
 if [[ "$MODE" == "--runtime" ]]; then
   Rscript r/install.R --check
 else

@@ -1,4 +1,4 @@
-"""The registry of mirt test-suite cases, files test-07 to test-19 (see mirt_testsuite_cases.py)."""
+"""The registry of mirt test-suite cases, files test-07 to test-19 (see cases.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 
 import irtbridge
 from irtbridge import calibrate, calibrate_groups
-from mirt_testsuite_cases import FIRST, PASS, M, bfactor_sat12, case, col, not_expressible, sci_fit
-from mirt_testsuite_data import (
+from .cases import FIRST, PASS, M, bfactor_sat12, case, col, not_expressible, sci_fit
+from .data import (
     R_DCIRT, R_DIF1, R_LSAT6, R_LSAT7, R_MIXED, R_MLTM, R_SAT12, R_SPECIFIC, MLTM_SYNTAX, dcirt, dif1, lsat6,
     lsat7, mixed, mltm, science,
 )

@@ -1,7 +1,7 @@
 #!/bin/sh
 # apt sources of the image: the Debian snapshot of SNAPSHOT (default, versions frozen), or APT_MIRROR when
 # given (a reachable bookworm mirror; R and rpy2 stay pinned by version in the Dockerfile).
-#   sh scripts/apt-sources.sh SNAPSHOT [APT_MIRROR]
+#   sh tools/apt-sources.sh SNAPSHOT [APT_MIRROR]
 set -eu
 snapshot="$1"
 mirror="${2:-}"

@@ -1,30 +1,28 @@
-"""scripts/mirt_testsuite.py (issue 26 item 4) cannot rot: its registry loads, covers every mirt test file,
-and a few representative cases (one per route that runs) still equal mirt run directly.
+"""The mirt conformance suite (issue 26 item 4; ``runner.py`` beside this file) cannot rot: its registry
+loads, covers every mirt test file, and a few representative cases (one per route that runs) still equal
+mirt run directly.
 
-The expected numbers come from the R snippets of the registry, run in R by the script's own runner; the
-script's full run writes the table in docs/coming-from-r.md.
+The expected numbers come from the R snippets of the registry, run in R by the suite's own runner; the
+runner's full run (``python -m tests.conformance.runner --write-docs``) writes the table in
+docs/coming-from-r.md. Every test here carries the ``conformance`` marker (run by default, CI included).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-DOC = Path(__file__).resolve().parents[1] / "docs" / "coming-from-r.md"
+from . import runner
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "coming-from-r.md"
+
+pytestmark = pytest.mark.conformance
 
 
 @pytest.fixture(scope="module")
 def suite():
-    sys.path.insert(0, str(SCRIPTS))
-    try:
-        import mirt_testsuite
-
-        yield mirt_testsuite
-    finally:
-        sys.path.remove(str(SCRIPTS))
+    return runner
 
 
 def test_registry_covers_every_test_file(suite):

@@ -1,0 +1,51 @@
+"""Old names keep working (issue 33 item 4): served from their new home with a DeprecationWarning that names
+the home and the version that removes them (:mod:`irtbridge._moved`)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from irtbridge import _moved
+
+
+@pytest.mark.parametrize("name", ["run_benchmark", "BenchmarkResult"])
+def test_the_benchmark_runner_names_still_work_from_the_benchmark_package(name):
+    import irtbridge.benchmark as benchmark
+    import irtbridge.pipeline as pipeline
+
+    with pytest.warns(DeprecationWarning, match=rf"irtbridge\.benchmark\.{name} moved to irtbridge\.pipeline\.{name}; "
+                      rf".*removed in irtbridge {_moved.REMOVAL}"):
+        value = getattr(benchmark, name)
+    assert value is getattr(pipeline, name)
+
+
+def test_from_import_of_an_old_name_works_and_an_unknown_name_is_an_attribute_error():
+    with pytest.warns(DeprecationWarning):
+        from irtbridge.benchmark import run_benchmark
+    assert run_benchmark is importlib.import_module("irtbridge.pipeline").run_benchmark
+    with pytest.raises(AttributeError, match="irtbridge.benchmark' has no attribute 'nope'"):
+        importlib.import_module("irtbridge.benchmark").nope  # noqa: B018
+
+
+def test_a_renamed_name_warns_with_its_new_name_and_points_at_the_callers_line():
+    getattr_ = _moved.moved_names("example.place", {"old": "math:sqrt", "pi": "math"})
+    with pytest.warns(DeprecationWarning, match=r"example\.place\.old was renamed math\.sqrt") as caught:
+        assert getattr_("old") is importlib.import_module("math").sqrt
+    assert caught[0].filename.endswith("test_moved.py")
+    with pytest.warns(DeprecationWarning, match=r"example\.place\.pi moved to math\.pi"):
+        assert getattr_("pi") == pytest.approx(3.141592653589793)
+    assert _moved.new_home("math:sqrt", "old") == ("math", "sqrt") and _moved.new_home("math", "pi") == ("math", "pi")
+
+
+@pytest.mark.parametrize("place", ["irtbridge.pipeline", "irtbridge.pipeline.across"])
+def test_the_pipelines_dataset_diagnostics_is_renamed_ranked_dataset_diagnostics(place):
+    # two functions were named dataset_diagnostics: the benchmark's table keeps the name
+    from irtbridge.benchmark import dataset_diagnostics
+    from irtbridge.pipeline import ranked_dataset_diagnostics
+
+    renamed = rf"{place}\.dataset_diagnostics was renamed .*ranked_dataset_diagnostics"
+    with pytest.warns(DeprecationWarning, match=renamed):
+        old = getattr(importlib.import_module(place), "dataset_diagnostics")
+    assert old is ranked_dataset_diagnostics is not dataset_diagnostics
