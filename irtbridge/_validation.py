@@ -35,7 +35,15 @@ __all__ = [
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    """A value as an error message shows it: a short repr on one line; tables and arrays by type and
+    shape, long containers by type and length (never a whole object)."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, (numbers.Number, np.generic)):
+        dims = " x ".join(map(str, tuple(shape)))
+        return f"a {type(value).__name__} of shape ({dims})"
+    text = " ".join(repr(value).split())
+    if len(text) > limit and isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"a {type(value).__name__} of length {len(value)}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -34,8 +34,16 @@ COMMANDS = [
 ]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors (unknown option, invalid choice, missing argument) as one line on stderr
+    and exit status 2, like every other bad input; subcommand parsers are of this class too."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="irtbridge",
         description="Item Response Theory for evaluating ML models, datasets and algorithm portfolios.",
     )
