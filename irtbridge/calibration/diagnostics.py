@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_choice
+from irtbridge.calibration._stored import remember
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import test_information
 
@@ -181,7 +182,9 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
     row = out.iloc[0]
     # a multiple-group fit has one SRMSR per group (SRMSR.<group>) in place of SRMSR
     keys = [*GLOBAL_FIT[:6], *(c for c in row.index if str(c).startswith("SRMSR")), *GLOBAL_FIT[7:]]
-    return pd.Series({k: float(row[k]) for k in keys if k in row.index}, name="global_fit")
+    series = pd.Series({k: float(row[k]) for k in keys if k in row.index}, name="global_fit")
+    remember(fit, f"global_fit:{type}", series.copy())  # summary() shows it from now on
+    return series
 
 
 def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
@@ -211,6 +214,7 @@ def reliability(fit: Any, theta: Any = None) -> dict[str, Any]:
     from irtbridge._r import session
 
     out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
+    remember(fit, "reliability", {"marginal": float(out["marginal"]), "empirical": float(out["empirical"])})
     grid = np.linspace(-4, 4, 81) if theta is None else np.asarray(theta, dtype=float).ravel()
     info = np.asarray(test_information(grid, fit), dtype=float)
     var = float(getattr(fit, "latent_var", 1.0) or 1.0)

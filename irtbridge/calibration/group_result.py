@@ -21,7 +21,8 @@ import pandas as pd
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice
 from irtbridge.calibration.checks import check_references
-from irtbridge.calibration.result import DICHOTOMOUS, Calibration
+from irtbridge.calibration._stored import stored
+from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ValidationError
 from irtbridge.calibration._pickle import WithoutRModel
@@ -263,11 +264,13 @@ class GroupCalibration(WithoutRModel):
 
     # -- presentation -------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
+        """Jupyter: :meth:`summary` as HTML, from the stored numbers only (never calls R)."""
         return self.summary().as_html()
 
     def summary(self, digits: int = 3, fit: bool = True) -> Summary:
-        """Fit statistics, the groups with their latent distributions, M2 (``fit=False`` skips it), one
-        item table per group and Notes: one :class:`~irtbridge._summary.Summary`."""
+        """Fit statistics, the groups with their latent distributions, M2 once :meth:`global_fit` computed
+        it (``fit=False`` leaves it out), one item table per group and Notes: one
+        :class:`~irtbridge._summary.Summary`, from the stored numbers only (never calls R)."""
         sizes = "   ".join(f"{g} {self.group_sizes[g]}" for g in self.groups)
         latent = "   ".join(f"{g} N({self.latent_means[g]:.{digits}f}, {self.latent_vars[g]:.{digits}f})"
                             for g in self.groups)
@@ -298,17 +301,11 @@ class GroupCalibration(WithoutRModel):
         return Summary(title, tuple(lines), tables, tuple(notes), digits=digits, data=data)
 
     def _fit_line(self, digits: int) -> str:
-        if self.r_model is None:
-            return "fit statistics: need the live mirt model (call summary() where calibrate_groups ran)"
-        from irtbridge.exceptions import IrtBridgeError
-
-        try:
-            g = self.global_fit()
-        except (IrtBridgeError, ValueError) as exc:
-            return f"M2: not available ({str(exc).splitlines()[0]})"
-        srmsr = "   ".join(f"{k} {v:.{digits}f}" for k, v in g.items() if k.startswith("SRMSR"))
-        return (f"M2 {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f}   "
-                f"{srmsr}   TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
+        """M2 once :meth:`global_fit` has computed it (never computed here)."""
+        g = stored(self).get("global_fit:M2*")
+        if g is None:
+            return "fit statistics: not computed yet (fit.global_fit(); shown here once computed)"
+        return m2_line(g, "M2*", digits)
 
 
 def _values(value: Any, groups: list[str]) -> list[Any]:

@@ -21,6 +21,7 @@ from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
 from irtbridge.calibration.itemtypes import estimation_options, item_type_options
 from irtbridge.calibration.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.priors import parse_priors
+from irtbridge.calibration.spec import syntax_groups
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
 
 __all__ = ["calibrate_groups", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
@@ -114,6 +115,10 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
         raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
     prior_list = parse_priors(priors, names) if priors is not None else []
     structure = _structure_args(prep.per_item, dims, spec, parameters, names)
+    unknown = [g for g in syntax_groups(structure.get("syntax", "")) if g not in set(labels)]
+    if unknown:
+        raise ValidationError(f"spec: [{unknown[0]}] is not a group of these responses; the groups are "
+                              f"{sorted(set(labels))[:10]}")
     from irtbridge._r import session
 
     session.ensure_packages("mirt")
