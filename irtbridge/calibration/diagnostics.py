@@ -88,7 +88,8 @@ def adjust_pvalues(p: Iterable[float], method: str = "BH") -> np.ndarray:
     return out
 
 
-def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False,
+             impute: int = 0, seed: int = 0) -> pd.DataFrame:
     """Item fit statistics, one row per item, as mirt's ``itemfit`` reports them.
 
     Parameters
@@ -101,11 +102,28 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
         (``outfit, z.outfit, infit, z.infit``; Rasch-family models only).
     p_adjust : {"BH", "holm", "bonferroni", "none"}, default "BH"
         Adds ``p.<stat>.adjusted`` for every p-value column, adjusted over the items.
+    na_rm : bool, default False
+        ``S_X2`` and ``Zh`` need complete response rows. True: leave out the respondents with a missing
+        answer (mirt's ``na.rm = TRUE``; the number kept is ``attrs["n_respondents"]``).
+    impute : int, default 0
+        Instead of ``na_rm``: complete the missing answers ``impute`` times (plausible values of each
+        respondent's ability, then mirt's ``imputeMissing``), compute the statistics on each completed data
+        set at the fit's own parameters and average them; their standard deviations over the
+        imputations are ``attrs["sd"]``. With missing answers and neither, ``S_X2``/``Zh`` are a one-line
+        :class:`ValidationError` saying which to use.
+    seed : int, default 0
+        R's ``set.seed`` before the imputations (only with ``impute``).
 
     Returns
     -------
     DataFrame
         Indexed by item, mirt's column names.
+
+    Notes
+    -----
+    R equivalent: ``itemfit(fit, fit_stats = stats, na.rm = na_rm)``; with ``impute = m``:
+    ``set.seed(seed); pv <- fscores(fit, plausible.draws = m)``, then for each draw ``itemfit`` of the fit
+    with its data replaced by ``imputeMissing(fit, pv[[i]])``, averaged over the draws.
 
     Examples
     --------
@@ -121,8 +139,6 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
     Item.4   5.238      2.0
     Item.5   0.941      2.0
     """
-    from irtbridge._r import session
-
     if isinstance(stats, str):
         stats = [stats]
     stats = [check_choice(s, "stats", ITEM_FIT_STATS) for s in stats]
@@ -131,12 +147,46 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
     for s in stats:
         if s in _RASCH_ONLY and fit.model not in RASCH_FAMILY:
             raise ValidationError(f"stats: {s!r} is defined for Rasch-family models (rasch, 1PL), not {fit.model!r}")
+    na_rm, impute, seed = missing_options(na_rm, impute, seed)
     model = _live_model(fit, "item_fit")
-    out = session.call("irtb_itemfit", fit=model, stats=list(stats))
+    out = fetch_item_fit(model, stats, na_rm, impute, seed)
     out = out.set_index("item")
     out.index = pd.Index(fit.item_names, name="item") if len(out) == len(fit.item_names) else out.index
     for col in [c for c in out.columns if c.startswith("p.")]:
         out[f"{col}.adjusted"] = adjust_pvalues(out[col], p_adjust)
+    return out
+
+
+def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]:
+    """``na_rm``, ``impute`` and ``seed`` of :func:`item_fit`, checked (one of the first two at most)."""
+    from irtbridge._validation import check_int
+
+    if not isinstance(na_rm, (bool, np.bool_)):
+        raise ValidationError(f"na_rm must be True or False, got {na_rm!r}")
+    impute = check_int(impute, "impute", low=0)
+    if na_rm and impute:
+        raise ValidationError("pass na_rm=True (drop incomplete respondents) or impute=N (impute their missing "
+                              "answers), not both")
+    return bool(na_rm), impute, check_int(seed, "seed", low=0)
+
+
+def fetch_item_fit(model: Any, stats: list[str], na_rm: bool, impute: int, seed: int) -> pd.DataFrame:
+    """mirt's itemfit table (irtb_itemfit), or the one-line error for missing answers handled neither way."""
+    from irtbridge._r import session
+
+    out = session.call("irtb_itemfit", fit=model, stats=list(stats), na_rm=na_rm, impute=impute, seed=seed)
+    if isinstance(out, dict) and "incomplete" in out:
+        needs = [s for s in stats if s in ("S_X2", "Zh")]
+        raise ValidationError(
+            f"item_fit: {', '.join(needs)} need complete response rows and {int(out['incomplete'])} of "
+            f"{int(out['respondents'])} respondents have missing answers; pass na_rm=True to leave them out "
+            "(mirt's na.rm = TRUE) or impute=N to impute their answers N times (CLI: --na-rm or --impute N)"
+        )
+    if isinstance(out, dict):  # imputed: the averages, their standard deviations over the imputations
+        table, sd = out["table"], out["sd"]
+        table.attrs["sd"] = sd.set_index("item") if "item" in sd.columns else sd
+        table.attrs["impute"] = int(out["impute"])
+        return table
     return out
 
 

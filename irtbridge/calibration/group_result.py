@@ -168,11 +168,10 @@ class GroupCalibration(WithoutRModel):
         frame.insert(0, "group", list(self.membership))
         return frame
 
-    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False) -> pd.DataFrame:
         """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
-        mirt's columns, and ``p.<stat>.adjusted`` adjusted over the items of each group. ``stats`` and
-        ``p_adjust`` as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
-        from irtbridge._r import session
+        mirt's columns, and ``p.<stat>.adjusted`` adjusted over the items of each group. ``stats``,
+        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
         from irtbridge.calibration import diagnostics
 
         if isinstance(stats, str):
@@ -183,7 +182,8 @@ class GroupCalibration(WithoutRModel):
         bad = [s for s in stats if s in ("infit",) and self.model not in diagnostics.RASCH_FAMILY]
         if bad:
             raise ValidationError(f"stats: 'infit' is defined for Rasch-family models (rasch, 1PL), not {self.model!r}")
-        out = session.call("irtb_itemfit", fit=self._live("item_fit"), stats=list(stats))
+        na_rm, _, _ = diagnostics.missing_options(na_rm, 0, 0)
+        out = diagnostics.fetch_item_fit(self._live("item_fit"), stats, na_rm, 0, 0)
         out = out.set_index(["group", "item"])
         for col in [c for c in out.columns if c.startswith("p.")]:
             out[f"{col}.adjusted"] = out.groupby(level="group", sort=False)[col].transform(

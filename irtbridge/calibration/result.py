@@ -238,7 +238,10 @@ class Calibration(ScoringMixin, InferenceMixin):
             if "categories" in self.options:  # graded: the fit's own codes -> categories 0..K-1, as mirt
                 responses = recode_graded(responses, self.options["categories"].keys(),
                                           self.options["categories"].values())
-            return estimate_abilities(responses, self, method=method, prior=prior)[["theta", "se"]]
+            # categories already 0..K-1 when recoded (graded); else the fit's own minimums (item_mins)
+            recoded = "categories" in self.options
+            return estimate_abilities(responses, self, method=method, prior=prior,
+                                      mins=not recoded)[["theta", "se"]]
         if self.r_model is None:
             raise ValidationError(
                 "this Calibration has no live R model (it was unpickled or loaded from JSON); score it "
@@ -323,11 +326,13 @@ class Calibration(ScoringMixin, InferenceMixin):
 
     # -- presentation ---------------------------------------------------------------------------
     # -- diagnostics (irtbridge.calibration.diagnostics; mirt fits in this process) ----------------
-    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
-        """Item fit, one row per item (mirt's ``itemfit``); see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False, impute: int = 0,
+                 seed: int = 0) -> pd.DataFrame:
+        """Item fit, one row per item (mirt's ``itemfit``; missing answers: ``na_rm=True`` or ``impute=N``);
+        see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
         from irtbridge.calibration import diagnostics
 
-        return diagnostics.item_fit(self, stats, p_adjust=p_adjust)
+        return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
         """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
