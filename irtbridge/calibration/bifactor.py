@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.fitting import _prepare, _resolve_model, item_minimums
+from irtbridge.calibration.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
 from irtbridge.calibration.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import ValidationError
@@ -87,6 +87,7 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
     se = None if se is None else bool(se)
     options = check_options(options, BFACTOR_OPTIONS, "calibrate_bifactor")
+    se = eager_for_sem(se, "mirt", options)
     prep = _prepare(responses, columns, model, per_item, drop_constant=False)
     structure: dict[str, Any] = {"specific": _specific(specific, prep.names)}
     if general is not None:

@@ -89,6 +89,11 @@ def calibrate(
           written to JSON or sent to another process, which cannot compute them later.
         * ``False``: none; ``standard_errors`` is all NaN and never computed.
 
+        ``SE_type="SEM"`` (supplemented EM) with the default ``None`` fits with ``SE = TRUE``: under SEM
+        mirt runs the EM itself differently when it computes SEs (``TOL`` 1e-5, no acceleration), so they
+        cannot be added to a fit made without them; the estimates are those of ``mirt(..., SE = TRUE,
+        SE.type = "SEM")``.
+
         Where the information matrix is singular the estimates are kept, the SEs are NaN and one warning
         says why (at the fit with ``se=True``, at the first access otherwise).
     drop_constant : bool
@@ -205,6 +210,7 @@ def calibrate(
     backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
     options = estimation_options(engine, engine_options(options, engine, model, per_item), method=method,
                                  seed=seed, key=key, gpcm_mats=gpcm_mats)
+    se = eager_for_sem(se, engine, options)
     latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
     options.update(latent.options)
     if sparse:  # answered cells only: the engine checks them on its own layout
@@ -225,6 +231,13 @@ def calibrate(
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
     return latent.finish(backend.fit(request)._replace(item_mins=item_minimums(prep.values, prep.names)))
+
+
+def eager_for_sem(se: bool | None, engine: str, options: Mapping[str, Any]) -> bool | None:
+    """``se=None`` under mirt's ``SE.type = "SEM"`` is ``se=True``: SEM changes mirt's EM run itself
+    (``TOL`` 1e-5, no acceleration) when it computes the SEs, so a fit made without them cannot have them
+    added on demand."""
+    return True if se is None and engine == "mirt" and options.get("SE.type") == "SEM" else se
 
 
 def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:

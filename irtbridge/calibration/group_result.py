@@ -26,6 +26,7 @@ from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ValidationError
 from irtbridge.calibration._pickle import WithoutRModel
+from irtbridge.calibration._se import GROUP_PARENT
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -137,7 +138,7 @@ class GroupCalibration(WithoutRModel):
 
         name = self._group_name(name)
         model = session.call("irtb_mirt_extract_group", fit=self._live("group"), group=name)
-        return Calibration(
+        one = Calibration(
             items=self.items[name], standard_errors=self.standard_errors[name], loglik=math.nan, aic=math.nan,
             bic=math.nan, n_parameters=self.n_parameters, converged=self.converged, iterations=self.iterations,
             model=self.model, engine="mirt", n_respondents=int(self.group_sizes[name]),
@@ -146,6 +147,9 @@ class GroupCalibration(WithoutRModel):
             provenance=self.provenance, dropped_items=self.dropped_items, factors=self.factors,
             item_types=self.item_types, item_mins=dict(self.item_mins), r_model=model,
         )
+        # its coefficients() are this fit's for the group, with the SEs mirt computed for the whole fit
+        one.__dict__[GROUP_PARENT] = (self.r_model, name)
+        return one
 
     # -- scoring and fit ----------------------------------------------------------------------------
     def abilities(self, method: str = "EAP") -> pd.DataFrame:
