@@ -20,7 +20,7 @@ from irtbridge import __version__
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_int
 from irtbridge.calibration.options import check_options
-from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
+from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
 from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]
@@ -210,8 +210,9 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = session.call("irtb_mdirt_fit", data=values, item_names=names, n_classes=n_classes,
-                           options=dict(options), table=table, seed=seed, se=bool(se))
+        with r_context(f"calibrate_classes: mirt's mdirt with {n_classes} classes"):
+            out = session.call("irtb_mdirt_fit", data=values, item_names=names, n_classes=n_classes,
+                               options=dict(options), table=table, seed=seed, se=bool(se))
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=2)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from irtbridge._validation import check_choice
 from irtbridge.calibration._stored import remember
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.irt import test_information
 
 __all__ = [
@@ -174,7 +174,8 @@ def fetch_item_fit(model: Any, stats: list[str], na_rm: bool, impute: int, seed:
     """mirt's itemfit table (irtb_itemfit), or the one-line error for missing answers handled neither way."""
     from irtbridge._r import session
 
-    out = session.call("irtb_itemfit", fit=model, stats=list(stats), na_rm=na_rm, impute=impute, seed=seed)
+    with r_context("item_fit: mirt's itemfit"):
+        out = session.call("irtb_itemfit", fit=model, stats=list(stats), na_rm=na_rm, impute=impute, seed=seed)
     if isinstance(out, dict) and "incomplete" in out:
         needs = [s for s in stats if s in ("S_X2", "Zh")]
         raise ValidationError(
@@ -198,7 +199,8 @@ def person_fit(fit: Any) -> pd.DataFrame:
     """
     from irtbridge._r import session
 
-    out = session.call("irtb_personfit", fit=_live_model(fit, "person_fit"))
+    with r_context("person_fit: mirt's personfit"):
+        out = session.call("irtb_personfit", fit=_live_model(fit, "person_fit"))
     out.index = pd.RangeIndex(len(out), name="respondent")
     return out
 
@@ -244,7 +246,8 @@ def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
     from irtbridge._r import session
 
     kind = check_choice(kind, "kind", ("LD", "LDG2", "Q3"))
-    out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
+    with r_context(f"residuals: mirt's residuals(type = {kind!r})"):
+        out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
     out.index = pd.Index(fit.item_names, name="item")
     out.columns = pd.Index(fit.item_names, name="item")
     return out
@@ -263,7 +266,8 @@ def reliability(fit: Any, theta: Any = None) -> dict[str, Any]:
     """
     from irtbridge._r import session
 
-    out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
+    with r_context("reliability: mirt's marginal_rxx/empirical_rxx"):
+        out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
     remember(fit, "reliability", {"marginal": float(out["marginal"]), "empirical": float(out["empirical"])})
     grid = np.linspace(-4, 4, 81) if theta is None else np.asarray(theta, dtype=float).ravel()
     info = np.asarray(test_information(grid, fit), dtype=float)

@@ -23,7 +23,7 @@ from irtbridge.calibration.latent import latent_arguments
 from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
@@ -217,7 +217,8 @@ def calibrate(
         request = FitRequest(responses, tuple(responses.item_names), model, se, options,
                              drop_constant=bool(drop_constant),
                              priors=tuple(parse_priors(priors, responses.item_names)))
-        return backend.fit(request)
+        with r_context(f"calibrate: {engine} fitting the {model} model"):
+            return backend.fit(request)
     prep = _prepare(responses, columns, model, per_item, drop_constant)
     if engine == "mirt":
         options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
@@ -230,7 +231,9 @@ def calibrate(
         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
-    return latent.finish(backend.fit(request)._replace(item_mins=item_minimums(prep.values, prep.names)))
+    with r_context(f"calibrate: {engine} fitting the {model} model"):
+        fit = backend.fit(request)
+    return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
 
 
 def eager_for_sem(se: bool | None, engine: str, options: Mapping[str, Any]) -> bool | None:

@@ -24,7 +24,7 @@ from irtbridge.calibration.checks import check_references
 from irtbridge.calibration._stored import stored
 from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.spec import Reference
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.calibration._pickle import WithoutRModel
 from irtbridge.calibration._se import GROUP_PARENT
 
@@ -410,11 +410,13 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
     first = table[table["group"] == table["group"].iloc[0]]
     check_references(first, [Reference("DIF", i, w, "which") for i in (items or known) for w in which],
                      f"{group_fit.model} multiple-group")
-    if wald:
-        out = session.call("irtb_mirt_dif_wald", fit=group_fit.r_model, which=which, items=items, p_adjust=p_adjust)
-    else:
-        out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
-                           p_adjust=p_adjust)
+    with r_context("dif: mirt's DIF"):
+        if wald:
+            out = session.call("irtb_mirt_dif_wald", fit=group_fit.r_model, which=which, items=items,
+                               p_adjust=p_adjust)
+        else:
+            out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
+                               p_adjust=p_adjust)
     frame = out.set_index("item")
     frame.index.name = None
     frame = frame.rename(columns={"adj_p": "p_adjusted", "p.adjust": "p_adjusted", "adj_pvals": "p_adjusted"})

@@ -13,7 +13,7 @@ import sys
 import warnings
 
 from irtbridge import __version__
-from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError
+from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError, one_line
 
 # subcommand modules, in the order `irtbridge --help` lists them
 COMMANDS = [
@@ -69,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValidationError, OutputBusyError) as exc:
-        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+        print(f"irtbridge {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
-    except IrtBridgeError as exc:
-        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+    except IrtBridgeError as exc:  # e.g. an R error: one line that includes R's message
+        print(f"irtbridge {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `irtbridge ... --json | head`
         sys.stderr.close()
