@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge._summary import Line, Summary
+from irtbridge._summary import Line, Summary, fit_lines
 from irtbridge.calibration.options import check_options
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import RError, ValidationError
@@ -172,9 +172,7 @@ class MixedCalibration(WithoutRModel):
         lines = [
             Line.of("size", f"parameters {self.n_parameters}   fixed-effect terms {len(self.fixef)}   "
                             f"random effects {len(self.random_covariances)}"),
-            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   "
-                              f"BIC {self.bic:.{digits}f}"),
-            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
+            *fit_lines(self, digits),
         ]
         if formulas:
             lines.append(Line.of("formulas", formulas))

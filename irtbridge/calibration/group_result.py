@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._summary import Line, Summary
+from irtbridge._summary import Line, Summary, fit_lines
 from irtbridge._validation import check_choice
 from irtbridge.calibration.checks import check_references
 from irtbridge.calibration._stored import stored
@@ -281,9 +281,7 @@ class GroupCalibration(WithoutRModel):
         lines = [
             Line.of("size", f"respondents {self.n_respondents} ({sizes})   items {len(self.item_names)}   "
                             f"parameters {self.n_parameters}"),
-            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   "
-                              f"BIC {self.bic:.{digits}f}"),
-            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
+            *fit_lines(self, digits),
             Line.of("invariance", f"invariance: {', '.join(self.invariance) if self.invariance else 'none (configural)'}"),
             Line.of("latent", f"latent {self.factors[0]}: {latent}"),
         ]
