@@ -122,6 +122,8 @@ class Calibration(ScoringMixin, InferenceMixin):
         table = raw_state(self)
         state["standard_errors"] = table if isinstance(table, pd.DataFrame) else None
         state["r_model"] = None
+        if stored(self):  # M2 and reliability computed on demand: plain numbers, they travel
+            state["_computed"] = dict(stored(self))
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -94,3 +94,15 @@ def test_fit_statistics_appear_once_computed_without_asking_r():
     group = group_calibration()
     remember(group, "global_fit:M2*", pd.concat([m2.drop("SRMSR"), pd.Series({"SRMSR.a": 0.03, "SRMSR.b": 0.05})]))
     assert "SRMSR.a 0.030   SRMSR.b 0.050" in str(group.summary())
+
+
+@pytest.mark.parametrize("name", ["Calibration", "GroupCalibration"])
+def test_computed_statistics_travel_with_the_result(name):
+    import pickle
+
+    result = RESULTS[name]()
+    remember(result, "global_fit:M2*", pd.Series({"M2": 3.5, "df": 5.0, "p": 0.62, "RMSEA": 0.0, "SRMSR": 0.01,
+                                                  "TLI": 1.0, "CFI": 1.0}))
+    object.__setattr__(result, "r_model", None)  # the stand-in does not pickle; a real R model is dropped
+    back = pickle.loads(pickle.dumps(result))
+    assert "M2 3.500 (df 5, p 0.620)" in str(back.summary())
