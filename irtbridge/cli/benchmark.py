@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
                    help="stable (default): mirt's 3PL with weakly informative priors, no fallback; paper: ltm's "
                         "3PL as Cardoso et al. (decodIRT), with fallback to mirt (docs/calibration-modes.md)")
-    p.add_argument("--engine", metavar="{mirt,native,ltm}", type=str.lower, choices=("mirt", "native", "ltm"),
+    p.add_argument("--engine", metavar="{mirt,native,ltm}",
                    help="3PL engine tried first: stable mode mirt (default) or native; paper mode ltm (default, "
                         "as the paper) or mirt")
     p.add_argument("--no-fallback", action="store_true", help="paper mode: do not retry with the other engine on failure")

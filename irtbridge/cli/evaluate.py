@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
                    help=f"stable (default): {stable.describe()}; paper: {paper.describe()} "
                         "(see docs/calibration-modes.md)")
-    p.add_argument("--engine", default=None, metavar="{mirt,native,ltm}", type=str.lower, choices=("mirt", "native", "ltm"),
+    p.add_argument("--engine", default=None, metavar="{mirt,native,ltm}",
                    help="the engine tried first: stable mode takes mirt (default) or native; paper mode ltm "
                         "(default; mirt is then the fallback) or mirt (ltm the fallback). Other combinations are "
                         "an error before any work")

@@ -21,8 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Calibrate with mirt, then report global fit (M2), reliability and item fit.")
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
-    p.add_argument("--engine", default="mirt", type=str.lower, choices=("mirt",),
-                   help="mirt (the diagnostics are mirt's)")
+    p.add_argument("--engine", default="mirt", help="mirt (the diagnostics are mirt's; ltm is refused)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     add_long_options(p)
     p.add_argument("--json", action="store_true",
@@ -83,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
 
     from irtbridge.exceptions import ValidationError
 
+    if args.engine.lower() != "mirt":
+        raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
     if args.na_rm and args.impute:
         raise ValidationError("pass --na-rm (leave out incomplete respondents) or --impute N, not both")
     if args.impute < 0 or args.seed < 0:
