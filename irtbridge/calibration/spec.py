@@ -225,7 +225,7 @@ def syntax_groups(text: str) -> list[str]:
 
     Examples
     --------
-    >>> syntax_groups("F = 1-5\nFIXED [male] = (1, d)\nSTART [male, female] = (2, d, 0.5)")
+    >>> syntax_groups("F = 1-5\\nFIXED [male] = (1, d)\\nSTART [male, female] = (2, d, 0.5)")
     ['male', 'female']
     """
     out: list[str] = []
