@@ -235,7 +235,7 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
         n_parameters=int(out["n_parameters"]), converged=bool(out["converged"]), iterations=int(out["iterations"]),
         item_names=tuple(names), n_respondents=int(values.shape[0]),
         standard_errors=ses,
-        options={**options, "se": bool(se), **({"seed": seed} if seed is not None else {}),
+        options={**options, **({"se": True} if se else {}), **({"seed": seed} if seed is not None else {}),
                  **({"parameters": "given"} if table is not None else {})},
         warnings=r_warnings,
         provenance={"irtbridge_version": __version__, "engine_version": versions["packages"]["mirt"],
