@@ -83,8 +83,39 @@ def _evaluate_frame() -> None:
     evaluate([pd.DataFrame({"x": range(2000), "y": [0, 1] * 1000})])
 
 
+def _fit():
+    from irtbridge.calibration.result import Calibration
+
+    items = pd.DataFrame({"a": [1.0, 1.2], "b": [0.0, 0.5], "g": 0.0, "u": 1.0}, index=["i1", "i2"])
+    return Calibration(items=items, standard_errors=None, loglik=-1.0, aic=1.0, bic=1.0, n_parameters=4,
+                       converged=True, iterations=1, model="2PL", engine="mirt", n_respondents=10, r_model=object())
+
+
+def _item_fit(**kwargs: Any) -> Callable[[], Any]:
+    return lambda: _fit().item_fit(**kwargs)
+
+
+def _classes(**kwargs: Any) -> Callable[[], Any]:
+    from irtbridge.calibration.classes import calibrate_classes
+
+    data = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (30, 4)), columns=list("abcd"))
+    return lambda: calibrate_classes(data, 2, **kwargs)
+
+
+def _abilities_mins() -> None:
+    from irtbridge.irt import estimate_abilities
+
+    estimate_abilities(pd.DataFrame({"i1": [1, 0]}), _fit(), mins="yes")
+
+
 API_CASES: dict[str, tuple[Callable[[], Any], str]] = {
     "evaluate: a DataFrame without a target": (_evaluate_frame, "datasets"),
+    "item_fit: na_rm not a flag": (_item_fit(na_rm="yes"), "na_rm"),
+    "item_fit: negative impute": (_item_fit(impute=-1), "impute"),
+    "item_fit: na_rm and impute": (_item_fit(na_rm=True, impute=3), "na_rm"),
+    "estimate_abilities: mins not a flag or mapping": (_abilities_mins, "mins"),
+    "calibrate_classes: se not a flag": (_classes(se="yes"), "se must be"),
+    "calibrate_classes: SE_type without se": (_classes(SE_type="Oakes"), "SE_type"),
 }
 
 
