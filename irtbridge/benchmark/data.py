@@ -31,6 +31,7 @@ __all__ = [
     "DatasetRef",
     "parse_dataset_ref",
     "as_dataset",
+    "is_one_dataset",
     "load_benchmark_dataset",
     "DatasetInfo",
     "DATASETS",
@@ -252,6 +253,15 @@ def parse_dataset_ref(ref: Any) -> DatasetRef:
             f"{', '.join(sorted(available_datasets(), key=str.lower))} (or give PATH.csv[:TARGET])"
         )
     return DatasetRef(os.path.splitext(os.path.basename(path))[0], path, target)
+
+
+def is_one_dataset(value: Any) -> bool:
+    """Whether ``value`` is one dataset (a name, a BenchmarkDataset, a DataFrame, or ``(X, y)`` /
+    ``(frame, "target")`` with a table first) rather than a collection of them."""
+    if isinstance(value, (str, BenchmarkDataset, pd.DataFrame)):
+        return True
+    return (isinstance(value, tuple) and len(value) == 2
+            and isinstance(value[0], (pd.DataFrame, np.ndarray)))
 
 
 def as_dataset(entry: Any, label: str) -> "str | BenchmarkDataset":

@@ -27,6 +27,7 @@ from irtbridge.benchmark.data import (
     DEFAULT_DATASETS,
     BenchmarkDataset,
     as_dataset,
+    is_one_dataset,
     parse_dataset_ref,
 )
 from irtbridge.benchmark.per_dataset import SCORES, DatasetResult
@@ -347,7 +348,7 @@ def run_benchmark(
     True
     """
     started = time.perf_counter()
-    if isinstance(datasets, (str, tuple, pd.DataFrame, BenchmarkDataset)):
+    if is_one_dataset(datasets):
         datasets = [datasets]
     refs = [as_dataset(d, f"dataset_{i}") for i, d in enumerate(datasets, start=1)]
     if not refs:

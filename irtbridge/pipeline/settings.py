@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 
-import pandas as pd
-
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.benchmark.data import parse_dataset_ref
 from irtbridge.benchmark.modes import CalibrationMode
@@ -160,6 +158,7 @@ def resolve_datasets(names: Any = None, *, quick: bool = False) -> list[Any]:
     --------
     >>> resolve_datasets(["sonar", "WINE"])
     ['Sonar', 'wine']
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"x": [0.2, 0.4, 0.6, 0.8], "label": [0, 1, 0, 1]})
     >>> [getattr(d, "name", d) for d in resolve_datasets(["iris", (frame, "label")])]
     ['iris', 'dataset_2']
@@ -168,7 +167,7 @@ def resolve_datasets(names: Any = None, *, quick: bool = False) -> list[Any]:
 
     if names is None:
         names = bdata.QUICK_DATASETS if quick else bdata.DEFAULT_DATASETS
-    if isinstance(names, (str, tuple, pd.DataFrame, bdata.BenchmarkDataset)):
+    if bdata.is_one_dataset(names):
         names = [names]  # one dataset: a name, (X, y), (frame, "target") or a BenchmarkDataset
     entries = list(names.items()) if isinstance(names, Mapping) else [(None, n) for n in names]
     out: list[Any] = []

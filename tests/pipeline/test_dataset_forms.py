@@ -35,6 +35,10 @@ def test_x_y_and_frame_target_become_named_datasets(frame):
     assert [key[1] for key in dataset_units(refs, None)] == refs  # type: ignore[arg-type]
 
 
+def test_a_tuple_of_names_is_still_several_datasets():
+    assert resolve_datasets(("iris", "WINE")) == ["iris", "wine"]
+
+
 def test_numpy_features_mapping_names_and_target_column(frame):
     refs = resolve_datasets({"mine": (frame[["f1", "f2"]].to_numpy(), frame["label"].to_numpy())})
     assert [r.name for r in refs] == ["mine"] and list(refs[0].X.columns) == ["x1", "x2"]
