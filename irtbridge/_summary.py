@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-__all__ = ["Summary", "Line", "Strong", "Warn", "HasSummary"]
+__all__ = ["Summary", "Line", "Strong", "Warn", "HasSummary", "fit_lines"]
 
 
 class Strong(str):
@@ -146,6 +146,14 @@ class HasSummary:
 
     def _repr_html_(self) -> str:
         return self.summary().as_html()
+
+
+def fit_lines(result: Any, digits: int) -> tuple[Line, Line]:
+    """The log-likelihood and convergence lines of a fitted model's summary (``loglik``, ``aic``, ``bic``,
+    ``converged``, ``iterations``)."""
+    return (Line.of("loglik", f"log-likelihood {result.loglik:.{digits}f}   AIC {result.aic:.{digits}f}   "
+                              f"BIC {result.bic:.{digits}f}"),
+            Line.of("converged", f"converged {'yes' if result.converged else 'NO'} after {result.iterations} iterations"))
 
 
 def frame_of(rows: Iterable[Mapping[str, Any]], index: str | None = None) -> pd.DataFrame:

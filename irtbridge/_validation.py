@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import numbers
 import os
+import re
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -34,7 +35,15 @@ __all__ = [
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    """A value as an error message shows it: a short repr on one line; tables and arrays by type and
+    shape, long containers by type and length (never a whole object)."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, (numbers.Number, np.generic)):
+        dims = " x ".join(map(str, tuple(shape)))
+        return f"a {type(value).__name__} of shape ({dims})"
+    text = " ".join(repr(value).split())
+    if len(text) > limit and isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"a {type(value).__name__} of length {len(value)}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -280,12 +289,58 @@ def csv_header(path: str | os.PathLike, what: str = "input") -> list[str]:
     return list(_header(path, what)[0])
 
 
+# numeric-looking fields, by decimal mark (an optional sign and exponent; no thousands separators)
+_DOT_NUMBER = re.compile(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
+_COMMA_NUMBER = re.compile(r"[+-]?\d*,\d+([eE][+-]?\d+)?")
+_SAMPLE_LINES = 5000
+
+
+def _decimal_mark(path: str, delimiter: str, header: list[str], what: str) -> str:
+    """The decimal mark of a file: ``.`` for comma-separated files; for ``;`` or tab files, the mark its
+    numeric-looking fields use (first lines read), ``.`` when none has a fractional part."""
+    if delimiter == ",":
+        return "."
+    seen: dict[str, tuple[int, str]] = {}
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=delimiter)
+        next(reader, None)
+        for line, row in enumerate(reader, start=2):
+            for j, value in enumerate(row):
+                text = value.strip()
+                for mark, pattern in ((".", _DOT_NUMBER), (",", _COMMA_NUMBER)):
+                    if mark not in seen and pattern.fullmatch(text):
+                        seen[mark] = (line, header[j] if j < len(header) else f"#{j + 1}")
+            if len(seen) == 2 or line > _SAMPLE_LINES:
+                break
+    if len(seen) == 2:
+        (dl, dc), (cl, cc) = seen["."], seen[","]
+        raise ValidationError(
+            f"{what} file {path!r} writes decimals both with '.' (line {dl}, column {dc!r}) and with ',' "
+            f"(line {cl}, column {cc!r}); use one decimal mark throughout"
+        )
+    return "," if "," in seen else "."
+
+
 def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
     """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it.
 
     The header is read first: repeated column names are an error naming them (pandas would rename them
     silently to ``a``, ``a.1``), and a header that only splits on ``;`` (or a tab) is read as a
-    semicolon-separated (tab-separated) file, with ``,`` as the decimal mark for semicolons.
+    semicolon-separated (tab-separated) file. The decimal mark is read from the numbers themselves,
+    never guessed from the delimiter: in a semicolon or tab file, numeric-looking fields such as ``0,5``
+    make ``,`` the decimal mark, fields such as ``0.5`` make it ``.``; a file that uses both is a
+    one-line error naming a line and column of each. A comma-separated file always uses ``.``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "dot.csv").write_text("a;b\\n1;0.25\\n0;1.5\\n")
+    >>> read_csv(folder / "dot.csv")["b"].tolist()
+    [0.25, 1.5]
+    >>> _ = (folder / "comma.csv").write_text("a;b\\n1;0,25\\n0;1,5\\n")
+    >>> read_csv(folder / "comma.csv")["b"].tolist()
+    [0.25, 1.5]
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -304,9 +359,7 @@ def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
             f"{what} file {path!r} repeats column name(s) {', '.join(map(repr, repeated[:10]))} in its header; "
             "every column needs its own name"
         )
-    options = {"sep": delimiter}
-    if delimiter == ";":
-        options["decimal"] = ","
+    options = {"sep": delimiter, "decimal": _decimal_mark(path, delimiter, fields, what)}
     try:
         frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:

@@ -7,7 +7,12 @@ user would catch anyway (a bad argument is a :class:`ValueError`). Warnings shar
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 __all__ = [
+    "r_context",
+    "one_line",
     "IrtBridgeError",
     "ValidationError",
     "RUnavailableError",
@@ -58,6 +63,41 @@ class RError(IrtBridgeError, RuntimeError):
         self.r_class = tuple(r_class)
         self.call = call
         super().__init__(message)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: R's messages often run over several (mirt's stop() texts keep their
+    indentation); every run of whitespace becomes one space.
+
+    Examples
+    --------
+    >>> one_line("Only X2 can be computed with missing data.\\n             Pass na.rm=TRUE")
+    'Only X2 can be computed with missing data. Pass na.rm=TRUE'
+    """
+    return " ".join(str(text).split())
+
+
+@contextmanager
+def r_context(what: str) -> Iterator[None]:
+    """An R error inside becomes one line that says what irtbridge was doing and what R said.
+
+    Examples
+    --------
+    >>> try:
+    ...     with r_context("item_fit: mirt's itemfit"):
+    ...         raise RError("R error: boom\\n  on two lines", r_message="boom\\n  on two lines")
+    ... except RError as exc:
+    ...     print(exc)
+    item_fit: mirt's itemfit failed; R said: boom on two lines
+    """
+    try:
+        yield
+    except RError as exc:
+        said = one_line(exc.r_message or str(exc))
+        wrapped = RError(f"{what} failed; R said: {said}", r_message=exc.r_message, r_class=exc.r_class,
+                         call=exc.call)
+        wrapped.r_warnings = getattr(exc, "r_warnings", [])  # type: ignore[attr-defined]
+        raise wrapped from exc
 
 
 class RSessionForkedError(IrtBridgeError, RuntimeError):

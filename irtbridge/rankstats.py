@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from irtbridge._plotting import single_axes
+from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._ties import stable_argsort, tie_rank
 from irtbridge._validation import check_int, check_number
 from irtbridge.exceptions import ValidationError
@@ -69,7 +70,7 @@ def _ranks(frame: pd.DataFrame, higher_is_better: bool) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class FriedmanResult:
+class FriedmanResult(HasSummary):
     """Friedman test over datasets.
 
     Attributes
@@ -97,6 +98,15 @@ class FriedmanResult:
     ranks: pd.DataFrame = field(repr=False)
     n_datasets: int
     n_algorithms: int
+
+    def summary(self) -> Summary:
+        """The test and the average ranks, from the stored numbers."""
+        lines = (Line.of("friedman", f"Friedman chi-square {self.statistic:.3f} (df {self.df}), p {self.pvalue:.4g}"),
+                 Line.of("iman_davenport", f"Iman-Davenport F {self.iman_davenport:.3f}, p {self.iman_davenport_pvalue:.4g}"),
+                 Line.of("size", f"{self.n_algorithms} algorithms on {self.n_datasets} datasets (rank 1 = best)"))
+        return Summary("Friedman test", lines, (("average ranks", self.average_ranks.to_frame("rank")),),
+                       data={"statistic": self.statistic, "pvalue": self.pvalue, "df": self.df,
+                             "average_ranks": self.average_ranks.to_dict()})
 
 
 def friedman(scores: Any, *, higher_is_better: bool = True) -> FriedmanResult:
@@ -230,7 +240,7 @@ def _cliques(average_ranks: pd.Series, cd: float) -> tuple[tuple[Any, ...], ...]
 
 
 @dataclass(frozen=True)
-class NemenyiResult:
+class NemenyiResult(HasSummary):
     """Nemenyi post-hoc comparison of all pairs of algorithms.
 
     Attributes
@@ -257,6 +267,17 @@ class NemenyiResult:
     pvalues: pd.DataFrame = field(repr=False)
     significant: pd.DataFrame = field(repr=False)
     groups: tuple
+
+    def summary(self) -> Summary:
+        """The critical difference, the groups within it and the pairwise p-values, from the stored numbers."""
+        groups = "; ".join(", ".join(map(str, g)) for g in self.groups) or "none"
+        lines = (Line.of("cd", f"critical difference {self.critical_difference:.3f} at alpha {self.alpha:g} "
+                               f"({self.n_datasets} datasets)"),
+                 Line.of("groups", f"within one CD: {groups}"))
+        return Summary("Nemenyi post-hoc comparison", lines,
+                       (("average ranks", self.average_ranks.to_frame("rank")), ("adjusted p-values", self.pvalues)),
+                       data={"critical_difference": self.critical_difference, "alpha": self.alpha,
+                             "average_ranks": self.average_ranks.to_dict(), "groups": [list(g) for g in self.groups]})
 
     def plot(self, **kwargs: Any):
         """Critical-difference diagram; see :func:`plot_cd_diagram`."""

@@ -16,6 +16,7 @@ import pandas as pd
 
 from irtbridge.exceptions import (
     RError,
+    one_line,
     RPackageMissingError,
     RSessionForkedError,
     RUnavailableError,
@@ -341,7 +342,8 @@ def _raise_r_error(parts: Mapping[str, Any], warns: list[str]) -> None:
     rclass = tuple(_strings(parts["error_class"]) or ())
     rcall = str(parts["call"][0]) if len(parts["call"]) else ""
     where = f" in {rcall}" if rcall else ""
-    err = RError(f"R error{where}: {message}", r_message=message, r_class=rclass, call=rcall)
+    # one line (R's messages often span several); r_message keeps R's own text
+    err = RError(f"R error{where}: {one_line(message)}", r_message=message, r_class=rclass, call=rcall)
     err.r_warnings = warns
     raise err
 

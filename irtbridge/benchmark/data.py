@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import check_int, check_number, read_csv, require_columns
+from irtbridge._validation import _show, check_int, check_number, read_csv, require_columns
 from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "available_datasets",
     "DatasetRef",
     "parse_dataset_ref",
+    "as_dataset",
+    "is_one_dataset",
     "load_benchmark_dataset",
     "DatasetInfo",
     "DATASETS",
@@ -232,7 +234,7 @@ def parse_dataset_ref(ref: Any) -> DatasetRef:
     DatasetRef(label='wine', path=None, target=None)
     """
     if not isinstance(ref, str) or not ref.strip():
-        raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {ref!r}")
+        raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {_show(ref)}")
     raw = ref.strip()
     registry = {k.lower(): k for k in available_datasets()}
     if raw.lower() in registry:
@@ -251,6 +253,57 @@ def parse_dataset_ref(ref: Any) -> DatasetRef:
             f"{', '.join(sorted(available_datasets(), key=str.lower))} (or give PATH.csv[:TARGET])"
         )
     return DatasetRef(os.path.splitext(os.path.basename(path))[0], path, target)
+
+
+def is_one_dataset(value: Any) -> bool:
+    """Whether ``value`` is one dataset (a name, a BenchmarkDataset, a DataFrame, or ``(X, y)`` /
+    ``(frame, "target")`` with a table first) rather than a collection of them."""
+    if isinstance(value, (str, BenchmarkDataset, pd.DataFrame)):
+        return True
+    return (isinstance(value, tuple) and len(value) == 2
+            and isinstance(value[0], (pd.DataFrame, np.ndarray)))
+
+
+def as_dataset(entry: Any, label: str) -> "str | BenchmarkDataset":
+    """One entry of a ``datasets`` list: a name or CSV path (returned as given), a :class:`BenchmarkDataset`,
+    ``(X, y)`` (features and labels), ``(frame, "label")`` (a DataFrame and its target column), or a
+    DataFrame with a column ``target`` (as a CSV file given without ``:TARGET``); the
+    in-memory forms become a BenchmarkDataset called ``label``. Anything else is a one-line error that
+    shows the entry by type and shape.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"x": [0.1, 0.5, 0.9, 0.3], "y": ["a", "b", "b", "a"]})
+    >>> ds = as_dataset((frame, "y"), "mine")
+    >>> ds.name, ds.X.shape, ds.y.tolist()
+    ('mine', (4, 1), ['a', 'b', 'b', 'a'])
+    >>> as_dataset(frame, "mine")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: datasets: mine is a DataFrame of shape (4 x 2); give (frame, "target_column") or (X, y), or a dataset name or CSV path
+    """
+    if isinstance(entry, (str, BenchmarkDataset)):
+        return entry
+    if isinstance(entry, pd.DataFrame) and "target" in map(str, entry.columns):
+        entry = (entry.rename(columns=str), "target")  # as a CSV file given without :TARGET
+    if isinstance(entry, tuple) and len(entry) == 2:
+        X, y = entry
+        if isinstance(X, pd.DataFrame) and isinstance(y, str):
+            require_columns(X, [y], f"datasets: {label}")
+            return BenchmarkDataset(label, X.drop(columns=[y]), X[y].rename("target"))
+        if isinstance(X, np.ndarray) and X.ndim == 2:
+            X = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(X.shape[1])])
+        if not isinstance(X, pd.DataFrame):
+            raise ValidationError(f"datasets: {label}: X must be a DataFrame or a 2-D array, got {_show(X)}")
+        values = np.asarray(y)
+        if values.ndim != 1:
+            raise ValidationError(f"datasets: {label}: y must be one label per row of X, got {_show(y)}")
+        if len(values) != len(X):
+            raise ValidationError(f"datasets: {label}: X has {len(X)} rows but y has {len(values)} labels")
+        return BenchmarkDataset(label, X, pd.Series(values, index=X.index, name="target"))
+    hint = ('give (frame, "target_column") or (X, y), or a dataset name or CSV path'
+            if isinstance(entry, pd.DataFrame) else "give a dataset name, a CSV path, (X, y) or (frame, \"target_column\")")
+    raise ValidationError(f"datasets: {label} is {_show(entry)}; {hint}")
 
 
 def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None = None) -> BenchmarkDataset:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge.benchmark.data import dataset_info
+from irtbridge._summary import Line, Summary, Warn
 from irtbridge.exceptions import IrtBridgeWarning
 
 __all__ = ["CalibrationAttempt", "DatasetResult", "StageWarning"]
@@ -230,3 +231,21 @@ class DatasetResult:
         if info is not None and info.source == self.source:
             return info.provenance
         return os.path.basename(str(self.source))
+
+    def summary(self) -> Summary:
+        """The dataset, its split, the calibration and the items, from the stored numbers."""
+        if not self.ok:
+            return Summary(f"dataset {self.name}: failed", (Line.of("error", Warn(str(self.error))),),
+                           data={"name": self.name, "status": self.status, "error": self.error})
+        engine = f"{self.engine} ({self.calibration_mode} mode)" if self.engine else self.calibration_mode
+        lines = (Line.of("size", f"{self.n_instances} instances, {self.n_features} features, {self.n_classes} classes; "
+                                 f"train {self.n_train}, test {self.n_test} (the items)"),
+                 Line.of("calibration", f"3PL by {engine}; converged {'yes' if self.converged else 'NO'}; "
+                                        f"{self.n_flagged} item(s) flagged"),
+                 Line.of("respondents", f"{len(self.respondents)} respondents"))
+        return Summary(f"dataset {self.name}", lines, (("respondents", self.respondents),),
+                       data={"name": self.name, "status": self.status, "engine": self.engine,
+                             "n_test": self.n_test, "n_flagged": self.n_flagged})
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()

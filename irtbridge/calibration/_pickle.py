@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from irtbridge.calibration._stored import stored
+
 __all__ = ["WithoutRModel"]
 
 
@@ -11,7 +13,10 @@ class WithoutRModel:
     """Mixin for frozen dataclasses with an ``r_model`` field: pickled with ``r_model=None``."""
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None}  # type: ignore[attr-defined]
+        # what was computed on demand (M2, reliability: plain numbers) travels with the fields
+        computed = {"_computed": dict(stored(self))} if stored(self) else {}
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None,  # type: ignore[attr-defined]
+                **computed}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():

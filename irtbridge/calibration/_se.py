@@ -24,7 +24,8 @@ import pandas as pd
 
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 
-__all__ = ["SEOutcome", "PendingStandardErrors", "StandardErrorsField", "NEVER_COMPUTED", "SE_MODEL", "raw_state"]
+__all__ = ["SEOutcome", "PendingStandardErrors", "StandardErrorsField", "NEVER_COMPUTED", "SE_MODEL", "GROUP_PARENT",
+           "raw_state"]
 
 NEVER_COMPUTED = (
     "standard_errors: this calibration never computed its standard errors and has no live fit to compute "
@@ -33,6 +34,9 @@ NEVER_COMPUTED = (
 
 # where a fit keeps the live model its SEs were computed on (not a field: it never travels)
 SE_MODEL = "_se_model"
+# where one group taken out of a multiple-group fit keeps (the whole fit's live model, its group name):
+# the group's coefficients and SEs are the whole fit's (mirt's coef(mg, printSE = TRUE)[[group]])
+GROUP_PARENT = "_group_parent"
 
 
 @dataclass(frozen=True)

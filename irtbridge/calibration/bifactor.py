@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.fitting import _prepare, _resolve_model, item_minimums
+from irtbridge.calibration.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
 from irtbridge.calibration.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.result import Calibration
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["calibrate_bifactor", "BFACTOR_OPTIONS"]
 
@@ -87,6 +87,7 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
     se = None if se is None else bool(se)
     options = check_options(options, BFACTOR_OPTIONS, "calibrate_bifactor")
+    se = eager_for_sem(se, "mirt", options)
     prep = _prepare(responses, columns, model, per_item, drop_constant=False)
     structure: dict[str, Any] = {"specific": _specific(specific, prep.names)}
     if general is not None:
@@ -95,7 +96,8 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
 
     request = FitRequest(prep.values, tuple(prep.names), model, se, options,
                          per_item=tuple(prep.per_item) if prep.per_item is not None else None, structure=structure)
-    fit = fit_in_r("mirt", request, helper="irtb_mirt_bfactor_fit", stacklevel=3)
+    with r_context(f"calibrate_bifactor: mirt's bfactor fitting the {model} model"):
+        fit = fit_in_r("mirt", request, helper="irtb_mirt_bfactor_fit", stacklevel=3)
     return fit._replace(item_mins=item_minimums(prep.values, prep.names))
 
 

@@ -20,13 +20,13 @@ from irtbridge import __version__
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_int
 from irtbridge.calibration.options import check_options
-from irtbridge.exceptions import ConvergenceWarning, ValidationError
+from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
 from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]
 
 #: mirt's estimation options :func:`calibrate_classes` passes to ``mdirt``
-CLASS_OPTIONS = ("GenRandomPars", "method", "nruns", "optimizer", "technical", "TOL")
+CLASS_OPTIONS = ("GenRandomPars", "method", "nruns", "optimizer", "technical", "TOL", "SE.type")
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +47,11 @@ class ClassCalibration(WithoutRModel):
     n_respondents : int
     options, warnings, provenance
         As in :class:`~irtbridge.calibration.result.Calibration`.
+    standard_errors : DataFrame or None
+        With ``se=True``: every parameter of mirt's ``coef(mod, printSE = TRUE)``, indexed by (``item``,
+        ``parameter``) (the class proportions under item ``GroupPars``), columns ``value`` and ``se``
+        (NaN where fixed, or all NaN with one warning when the information matrix is unavailable).
+        ``None`` without SEs.
     r_model : RObject or None
         The live ``DiscreteClass`` model (what the methods ask); it does not travel through pickle.
     """
@@ -65,6 +70,7 @@ class ClassCalibration(WithoutRModel):
     options: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    standard_errors: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     r_model: Any = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -134,12 +140,14 @@ class ClassCalibration(WithoutRModel):
         data = {"n_classes": self.n_classes, "loglik": self.loglik, "aic": self.aic, "bic": self.bic,
                 "converged": bool(self.converged), "iterations": int(self.iterations),
                 "class_proportions": self.class_proportions.to_dict()}
-        return Summary(title, lines, (("item probabilities", self.item_probabilities),), tuple(notes),
-                       digits=digits, data=data)
+        tables = (("item probabilities", self.item_probabilities),
+                  *((("parameters with standard errors", self.standard_errors),)
+                    if self.standard_errors is not None else ()))
+        return Summary(title, lines, tables, tuple(notes), digits=digits, data=data)
 
 
 def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFrame | None = None,
-                      seed: int | None = None, **options: Any) -> ClassCalibration:
+                      seed: int | None = None, se: bool = False, **options: Any) -> ClassCalibration:
     """A latent class model (mirt's ``mdirt`` with ``"lca"`` items).
 
     Parameters
@@ -154,10 +162,14 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
         (mirt's ``pars = table``).
     seed : int, optional
         R's ``set.seed`` before the fit: for random starts (``nruns`` > 1 or ``GenRandomPars=True``).
+    se : bool, default False
+        Standard errors of every parameter (mirt's ``SE = TRUE``; ``SE_type=`` chooses the information
+        matrix, mirt's ``SE.type``, default ``"Oakes"``): :attr:`ClassCalibration.standard_errors`.
+        Where the information matrix fails the estimates are kept, the SEs are NaN and one warning says why.
     **options
         ``nruns`` (fits from random starts; the best is kept), ``GenRandomPars``, ``method``
-        (``"EM"``, ``"BL"``), ``optimizer``, ``TOL``, ``technical``... (:data:`CLASS_OPTIONS`); any other
-        name is a one-line :class:`ValidationError`.
+        (``"EM"``, ``"BL"``), ``optimizer``, ``TOL``, ``technical``, ``SE_type``... (:data:`CLASS_OPTIONS`);
+        any other name is a one-line :class:`ValidationError`.
 
     Returns
     -------
@@ -165,8 +177,9 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
 
     Notes
     -----
-    R equivalent: ``mdirt(data, n_classes, pars = table, ...)``; then ``summary(mod)`` (class and item
-    probabilities), ``M2(mod)``, ``fscores(mod)``.
+    R equivalent: ``mdirt(data, n_classes, pars = table, SE = se, SE.type = SE_type, ...)``; then
+    ``summary(mod)`` (class and item probabilities), ``coef(mod, printSE = TRUE)``, ``M2(mod)``,
+    ``fscores(mod)``.
 
     Examples
     --------
@@ -184,6 +197,10 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)
     options = check_options(options, CLASS_OPTIONS, "calibrate_classes")
+    if not isinstance(se, (bool, np.bool_)):
+        raise ValidationError(f"se must be True or False, got {se!r}")
+    if "SE.type" in options and not se:
+        raise ValidationError("SE_type chooses how the standard errors are computed; pass se=True with it")
     if seed is not None:
         seed = check_int(seed, "seed", low=0)
     table = _parameter_columns(parameters) if parameters is not None else None
@@ -193,11 +210,20 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = session.call("irtb_mdirt_fit", data=values, item_names=names, n_classes=n_classes,
-                           options=dict(options), table=table, seed=seed)
+        with r_context(f"calibrate_classes: mirt's mdirt with {n_classes} classes"):
+            out = session.call("irtb_mdirt_fit", data=values, item_names=names, n_classes=n_classes,
+                               options=dict(options), table=table, seed=seed, se=bool(se))
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=2)
+    ses = None
+    if se:
+        problem = out.get("se_problem")
+        if problem is not None:
+            message = f"mirt: standard errors unavailable ({str(problem).strip()}); estimates kept, SEs NaN"
+            warnings.warn(message, RWarning, stacklevel=2)
+            r_warnings = (*r_warnings, message)
+        ses = _standard_errors(out.get("ses"), out["model"] if problem is not None else None)
     if not bool(out["converged"]):
         warnings.warn(f"mirt's mdirt did not converge after {out['iterations']} iterations", ConvergenceWarning,
                       stacklevel=2)
@@ -208,7 +234,8 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
         loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),
         n_parameters=int(out["n_parameters"]), converged=bool(out["converged"]), iterations=int(out["iterations"]),
         item_names=tuple(names), n_respondents=int(values.shape[0]),
-        options={**options, **({"seed": seed} if seed is not None else {}),
+        standard_errors=ses,
+        options={**options, **({"se": True} if se else {}), **({"seed": seed} if seed is not None else {}),
                  **({"parameters": "given"} if table is not None else {})},
         warnings=r_warnings,
         provenance={"irtbridge_version": __version__, "engine_version": versions["packages"]["mirt"],
@@ -241,6 +268,17 @@ def _parameter_columns(parameters: Any) -> dict[str, Any]:
     return {c: (parameters[c].astype(str).tolist() if c in ("item", "name")
                 else parameters[c].astype(bool).tolist() if c == "est"
                 else parameters[c].astype(float).to_numpy()) for c in cols}
+
+
+def _standard_errors(table: Any, model: Any) -> pd.DataFrame:
+    """The (item, parameter) table of values and SEs; all SEs NaN when the SE step failed (``model``: the
+    fit, whose coefficients are then read without SEs)."""
+    if table is None:
+        from irtbridge._r import session
+
+        table = session.call("irtb_mdirt_ses_missing", fit=model)
+    frame = table.set_index(["item", "parameter"])
+    return frame[["value", "se"]].astype(float)
 
 
 def _proportions(values: Any, n_classes: int) -> pd.Series:

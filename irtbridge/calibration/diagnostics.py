@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_choice
-from irtbridge.exceptions import ValidationError
+from irtbridge.calibration._stored import remember
+from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.irt import test_information
 
 __all__ = [
@@ -87,7 +88,8 @@ def adjust_pvalues(p: Iterable[float], method: str = "BH") -> np.ndarray:
     return out
 
 
-def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False,
+             impute: int = 0, seed: int = 0) -> pd.DataFrame:
     """Item fit statistics, one row per item, as mirt's ``itemfit`` reports them.
 
     Parameters
@@ -100,11 +102,28 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
         (``outfit, z.outfit, infit, z.infit``; Rasch-family models only).
     p_adjust : {"BH", "holm", "bonferroni", "none"}, default "BH"
         Adds ``p.<stat>.adjusted`` for every p-value column, adjusted over the items.
+    na_rm : bool, default False
+        ``S_X2`` and ``Zh`` need complete response rows. True: leave out the respondents with a missing
+        answer (mirt's ``na.rm = TRUE``; the number kept is ``attrs["n_respondents"]``).
+    impute : int, default 0
+        Instead of ``na_rm``: complete the missing answers ``impute`` times (plausible values of each
+        respondent's ability, then mirt's ``imputeMissing``), compute the statistics on each completed data
+        set at the fit's own parameters and average them; their standard deviations over the
+        imputations are ``attrs["sd"]``. With missing answers and neither, ``S_X2``/``Zh`` are a one-line
+        :class:`ValidationError` saying which to use.
+    seed : int, default 0
+        R's ``set.seed`` before the imputations (only with ``impute``).
 
     Returns
     -------
     DataFrame
         Indexed by item, mirt's column names.
+
+    Notes
+    -----
+    R equivalent: ``itemfit(fit, fit_stats = stats, na.rm = na_rm)``; with ``impute = m``:
+    ``set.seed(seed); pv <- fscores(fit, plausible.draws = m)``, then for each draw ``itemfit`` of the fit
+    with its data replaced by ``imputeMissing(fit, pv[[i]])``, averaged over the draws.
 
     Examples
     --------
@@ -120,8 +139,6 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
     Item.4   5.238      2.0
     Item.5   0.941      2.0
     """
-    from irtbridge._r import session
-
     if isinstance(stats, str):
         stats = [stats]
     stats = [check_choice(s, "stats", ITEM_FIT_STATS) for s in stats]
@@ -130,12 +147,47 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH") -
     for s in stats:
         if s in _RASCH_ONLY and fit.model not in RASCH_FAMILY:
             raise ValidationError(f"stats: {s!r} is defined for Rasch-family models (rasch, 1PL), not {fit.model!r}")
+    na_rm, impute, seed = missing_options(na_rm, impute, seed)
     model = _live_model(fit, "item_fit")
-    out = session.call("irtb_itemfit", fit=model, stats=list(stats))
+    out = fetch_item_fit(model, stats, na_rm, impute, seed)
     out = out.set_index("item")
     out.index = pd.Index(fit.item_names, name="item") if len(out) == len(fit.item_names) else out.index
     for col in [c for c in out.columns if c.startswith("p.")]:
         out[f"{col}.adjusted"] = adjust_pvalues(out[col], p_adjust)
+    return out
+
+
+def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]:
+    """``na_rm``, ``impute`` and ``seed`` of :func:`item_fit`, checked (one of the first two at most)."""
+    from irtbridge._validation import check_int
+
+    if not isinstance(na_rm, (bool, np.bool_)):
+        raise ValidationError(f"na_rm must be True or False, got {na_rm!r}")
+    impute = check_int(impute, "impute", low=0)
+    if na_rm and impute:
+        raise ValidationError("pass na_rm=True (drop incomplete respondents) or impute=N (impute their missing "
+                              "answers), not both")
+    return bool(na_rm), impute, check_int(seed, "seed", low=0)
+
+
+def fetch_item_fit(model: Any, stats: list[str], na_rm: bool, impute: int, seed: int) -> pd.DataFrame:
+    """mirt's itemfit table (irtb_itemfit), or the one-line error for missing answers handled neither way."""
+    from irtbridge._r import session
+
+    with r_context("item_fit: mirt's itemfit"):
+        out = session.call("irtb_itemfit", fit=model, stats=list(stats), na_rm=na_rm, impute=impute, seed=seed)
+    if isinstance(out, dict) and "incomplete" in out:
+        needs = [s for s in stats if s in ("S_X2", "Zh")]
+        raise ValidationError(
+            f"item_fit: {', '.join(needs)} need complete response rows and {int(out['incomplete'])} of "
+            f"{int(out['respondents'])} respondents have missing answers; pass na_rm=True to leave them out "
+            "(mirt's na.rm = TRUE) or impute=N to impute their answers N times (CLI: --na-rm or --impute N)"
+        )
+    if isinstance(out, dict):  # imputed: the averages, their standard deviations over the imputations
+        table, sd = out["table"], out["sd"]
+        table.attrs["sd"] = sd.set_index("item") if "item" in sd.columns else sd
+        table.attrs["impute"] = int(out["impute"])
+        return table
     return out
 
 
@@ -147,7 +199,8 @@ def person_fit(fit: Any) -> pd.DataFrame:
     """
     from irtbridge._r import session
 
-    out = session.call("irtb_personfit", fit=_live_model(fit, "person_fit"))
+    with r_context("person_fit: mirt's personfit"):
+        out = session.call("irtb_personfit", fit=_live_model(fit, "person_fit"))
     out.index = pd.RangeIndex(len(out), name="respondent")
     return out
 
@@ -181,7 +234,9 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
     row = out.iloc[0]
     # a multiple-group fit has one SRMSR per group (SRMSR.<group>) in place of SRMSR
     keys = [*GLOBAL_FIT[:6], *(c for c in row.index if str(c).startswith("SRMSR")), *GLOBAL_FIT[7:]]
-    return pd.Series({k: float(row[k]) for k in keys if k in row.index}, name="global_fit")
+    series = pd.Series({k: float(row[k]) for k in keys if k in row.index}, name="global_fit")
+    remember(fit, f"global_fit:{type}", series.copy())  # summary() shows it from now on
+    return series
 
 
 def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
@@ -191,7 +246,8 @@ def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
     from irtbridge._r import session
 
     kind = check_choice(kind, "kind", ("LD", "LDG2", "Q3"))
-    out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
+    with r_context(f"residuals: mirt's residuals(type = {kind!r})"):
+        out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
     out.index = pd.Index(fit.item_names, name="item")
     out.columns = pd.Index(fit.item_names, name="item")
     return out
@@ -210,7 +266,9 @@ def reliability(fit: Any, theta: Any = None) -> dict[str, Any]:
     """
     from irtbridge._r import session
 
-    out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
+    with r_context("reliability: mirt's marginal_rxx/empirical_rxx"):
+        out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
+    remember(fit, "reliability", {"marginal": float(out["marginal"]), "empirical": float(out["empirical"])})
     grid = np.linspace(-4, 4, 81) if theta is None else np.asarray(theta, dtype=float).ravel()
     info = np.asarray(test_information(grid, fit), dtype=float)
     var = float(getattr(fit, "latent_var", 1.0) or 1.0)

@@ -15,13 +15,16 @@ __all__ = ["MISFIT_RULE", "fit_report"]
 MISFIT_RULE = "S_X2 p-value adjusted over items (Benjamini-Hochberg) below 0.05"
 
 
-def fit_report(fit: Any) -> dict[str, Any]:
+def fit_report(fit: Any, *, na_rm: bool = False, impute: int = 0, seed: int = 0) -> dict[str, Any]:
     """mirt's global fit (M2), reliability and item fit (S-X2) of a mirt calibration, as one JSON-ready dict.
 
     Parameters
     ----------
     fit : Calibration
         A mirt fit made in this process (the diagnostics ask the live R model).
+    na_rm, impute, seed
+        How item fit treats missing answers (:meth:`Calibration.item_fit`): leave incomplete respondents out
+        (mirt's ``na.rm = TRUE``) or impute them ``impute`` times (plausible values, seeded by ``seed``).
 
     Returns
     -------
@@ -52,7 +55,7 @@ def fit_report(fit: Any) -> dict[str, Any]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        items = fit.item_fit(["S_X2"])
+        items = fit.item_fit(["S_X2"], na_rm=na_rm, impute=impute, seed=seed)
         rows = [{"item": str(k), "S_X2": r["S_X2"], "df": r["df.S_X2"], "p": r["p.S_X2"], "RMSEA": r["RMSEA.S_X2"],
                  "p_adjusted": r["p.S_X2.adjusted"]} for k, r in items.iterrows()]
         try:

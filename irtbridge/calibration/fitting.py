@@ -23,7 +23,7 @@ from irtbridge.calibration.latent import latent_arguments
 from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
@@ -88,6 +88,11 @@ def calibrate(
         * ``True``: computed with the fit (``mirt(..., SE = TRUE)``): for fits that will be pickled,
           written to JSON or sent to another process, which cannot compute them later.
         * ``False``: none; ``standard_errors`` is all NaN and never computed.
+
+        ``SE_type="SEM"`` (supplemented EM) with the default ``None`` fits with ``SE = TRUE``: under SEM
+        mirt runs the EM itself differently when it computes SEs (``TOL`` 1e-5, no acceleration), so they
+        cannot be added to a fit made without them; the estimates are those of ``mirt(..., SE = TRUE,
+        SE.type = "SEM")``.
 
         Where the information matrix is singular the estimates are kept, the SEs are NaN and one warning
         says why (at the fit with ``se=True``, at the first access otherwise).
@@ -208,13 +213,15 @@ def calibrate(
     backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
     options = estimation_options(engine, engine_options(options, engine, model, per_item), method=method,
                                  seed=seed, key=key, gpcm_mats=gpcm_mats)
+    se = eager_for_sem(se, engine, options)
     latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
     options.update(latent.options)
     if sparse:  # answered cells only: the engine checks them on its own layout
         request = FitRequest(responses, tuple(responses.item_names), model, se, options,
                              drop_constant=bool(drop_constant),
                              priors=tuple(parse_priors(priors, responses.item_names)))
-        return backend.fit(request)
+        with r_context(f"calibrate: {engine} fitting the {model} model"):
+            return backend.fit(request)
     prep = _prepare(responses, columns, model, per_item, drop_constant)
     if engine == "mirt":
         options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
@@ -227,7 +234,16 @@ def calibrate(
         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
-    return latent.finish(backend.fit(request)._replace(item_mins=item_minimums(prep.values, prep.names)))
+    with r_context(f"calibrate: {engine} fitting the {model} model"):
+        fit = backend.fit(request)
+    return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
+
+
+def eager_for_sem(se: bool | None, engine: str, options: Mapping[str, Any]) -> bool | None:
+    """``se=None`` under mirt's ``SE.type = "SEM"`` is ``se=True``: SEM changes mirt's EM run itself
+    (``TOL`` 1e-5, no acceleration) when it computes the SEs, so a fit made without them cannot have them
+    added on demand."""
+    return True if se is None and engine == "mirt" and options.get("SE.type") == "SEM" else se
 
 
 def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:

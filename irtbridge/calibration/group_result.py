@@ -18,13 +18,15 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._summary import Line, Summary
+from irtbridge._summary import Line, Summary, fit_lines
 from irtbridge._validation import check_choice
 from irtbridge.calibration.checks import check_references
-from irtbridge.calibration.result import DICHOTOMOUS, Calibration
+from irtbridge.calibration._stored import stored
+from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.spec import Reference
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.calibration._pickle import WithoutRModel
+from irtbridge.calibration._se import GROUP_PARENT
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -136,7 +138,7 @@ class GroupCalibration(WithoutRModel):
 
         name = self._group_name(name)
         model = session.call("irtb_mirt_extract_group", fit=self._live("group"), group=name)
-        return Calibration(
+        one = Calibration(
             items=self.items[name], standard_errors=self.standard_errors[name], loglik=math.nan, aic=math.nan,
             bic=math.nan, n_parameters=self.n_parameters, converged=self.converged, iterations=self.iterations,
             model=self.model, engine="mirt", n_respondents=int(self.group_sizes[name]),
@@ -145,6 +147,9 @@ class GroupCalibration(WithoutRModel):
             provenance=self.provenance, dropped_items=self.dropped_items, factors=self.factors,
             item_types=self.item_types, item_mins=dict(self.item_mins), r_model=model,
         )
+        # its coefficients() are this fit's for the group, with the SEs mirt computed for the whole fit
+        one.__dict__[GROUP_PARENT] = (self.r_model, name)
+        return one
 
     # -- scoring and fit ----------------------------------------------------------------------------
     def abilities(self, method: str = "EAP") -> pd.DataFrame:
@@ -167,11 +172,10 @@ class GroupCalibration(WithoutRModel):
         frame.insert(0, "group", list(self.membership))
         return frame
 
-    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
+    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False) -> pd.DataFrame:
         """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
-        mirt's columns, and ``p.<stat>.adjusted`` adjusted over the items of each group. ``stats`` and
-        ``p_adjust`` as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
-        from irtbridge._r import session
+        mirt's columns, and ``p.<stat>.adjusted`` adjusted over the items of each group. ``stats``,
+        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
         from irtbridge.calibration import diagnostics
 
         if isinstance(stats, str):
@@ -182,7 +186,8 @@ class GroupCalibration(WithoutRModel):
         bad = [s for s in stats if s in ("infit",) and self.model not in diagnostics.RASCH_FAMILY]
         if bad:
             raise ValidationError(f"stats: 'infit' is defined for Rasch-family models (rasch, 1PL), not {self.model!r}")
-        out = session.call("irtb_itemfit", fit=self._live("item_fit"), stats=list(stats))
+        na_rm, _, _ = diagnostics.missing_options(na_rm, 0, 0)
+        out = diagnostics.fetch_item_fit(self._live("item_fit"), stats, na_rm, 0, 0)
         out = out.set_index(["group", "item"])
         for col in [c for c in out.columns if c.startswith("p.")]:
             out[f"{col}.adjusted"] = out.groupby(level="group", sort=False)[col].transform(
@@ -263,20 +268,20 @@ class GroupCalibration(WithoutRModel):
 
     # -- presentation -------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
+        """Jupyter: :meth:`summary` as HTML, from the stored numbers only (never calls R)."""
         return self.summary().as_html()
 
     def summary(self, digits: int = 3, fit: bool = True) -> Summary:
-        """Fit statistics, the groups with their latent distributions, M2 (``fit=False`` skips it), one
-        item table per group and Notes: one :class:`~irtbridge._summary.Summary`."""
+        """Fit statistics, the groups with their latent distributions, M2 once :meth:`global_fit` computed
+        it (``fit=False`` leaves it out), one item table per group and Notes: one
+        :class:`~irtbridge._summary.Summary`, from the stored numbers only (never calls R)."""
         sizes = "   ".join(f"{g} {self.group_sizes[g]}" for g in self.groups)
         latent = "   ".join(f"{g} N({self.latent_means[g]:.{digits}f}, {self.latent_vars[g]:.{digits}f})"
                             for g in self.groups)
         lines = [
             Line.of("size", f"respondents {self.n_respondents} ({sizes})   items {len(self.item_names)}   "
                             f"parameters {self.n_parameters}"),
-            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   "
-                              f"BIC {self.bic:.{digits}f}"),
-            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
+            *fit_lines(self, digits),
             Line.of("invariance", f"invariance: {', '.join(self.invariance) if self.invariance else 'none (configural)'}"),
             Line.of("latent", f"latent {self.factors[0]}: {latent}"),
         ]
@@ -298,17 +303,11 @@ class GroupCalibration(WithoutRModel):
         return Summary(title, tuple(lines), tables, tuple(notes), digits=digits, data=data)
 
     def _fit_line(self, digits: int) -> str:
-        if self.r_model is None:
-            return "fit statistics: need the live mirt model (call summary() where calibrate_groups ran)"
-        from irtbridge.exceptions import IrtBridgeError
-
-        try:
-            g = self.global_fit()
-        except (IrtBridgeError, ValueError) as exc:
-            return f"M2: not available ({str(exc).splitlines()[0]})"
-        srmsr = "   ".join(f"{k} {v:.{digits}f}" for k, v in g.items() if k.startswith("SRMSR"))
-        return (f"M2 {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f}   "
-                f"{srmsr}   TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
+        """M2 once :meth:`global_fit` has computed it (never computed here)."""
+        g = stored(self).get("global_fit:M2*")
+        if g is None:
+            return "fit statistics: not computed yet (fit.global_fit(); shown here once computed)"
+        return m2_line(g, "M2*", digits)
 
 
 def _values(value: Any, groups: list[str]) -> list[Any]:
@@ -409,11 +408,13 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
     first = table[table["group"] == table["group"].iloc[0]]
     check_references(first, [Reference("DIF", i, w, "which") for i in (items or known) for w in which],
                      f"{group_fit.model} multiple-group")
-    if wald:
-        out = session.call("irtb_mirt_dif_wald", fit=group_fit.r_model, which=which, items=items, p_adjust=p_adjust)
-    else:
-        out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
-                           p_adjust=p_adjust)
+    with r_context("dif: mirt's DIF"):
+        if wald:
+            out = session.call("irtb_mirt_dif_wald", fit=group_fit.r_model, which=which, items=items,
+                               p_adjust=p_adjust)
+        else:
+            out = session.call("irtb_mirt_dif", fit=group_fit.r_model, which=which, scheme=scheme, items=items,
+                               p_adjust=p_adjust)
     frame = out.set_index("item")
     frame.index.name = None
     frame = frame.rename(columns={"adj_p": "p_adjusted", "p.adjust": "p_adjusted", "adj_pvals": "p_adjusted"})

@@ -21,7 +21,8 @@ from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
 from irtbridge.calibration.itemtypes import estimation_options, item_type_options
 from irtbridge.calibration.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.priors import parse_priors
-from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError
+from irtbridge.calibration.spec import syntax_groups
+from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
 
 __all__ = ["calibrate_groups", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
 
@@ -114,6 +115,10 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
         raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
     prior_list = parse_priors(priors, names) if priors is not None else []
     structure = _structure_args(prep.per_item, dims, spec, parameters, names)
+    unknown = [g for g in syntax_groups(structure.get("syntax", "")) if g not in set(labels)]
+    if unknown:
+        raise ValidationError(f"spec: [{unknown[0]}] is not a group of these responses; the groups are "
+                              f"{sorted(set(labels))[:10]}")
     from irtbridge._r import session
 
     session.ensure_packages("mirt")
@@ -123,9 +128,10 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels, model=r_model,
-                           invariance=invariance, se=bool(se), options=dict(options),
-                           **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}), **structure)
+        with r_context("calibrate_groups: mirt's multipleGroup"):
+            out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels,
+                               model=r_model, invariance=invariance, se=bool(se), options=dict(options),
+                               **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}), **structure)
     r_warnings = [str(w.message).removeprefix("R: ") for w in caught]
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

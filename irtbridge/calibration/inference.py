@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_number
-from irtbridge.calibration._se import SE_MODEL
+from irtbridge.calibration._se import GROUP_PARENT, SE_MODEL
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["InferenceMixin"]
@@ -172,7 +172,8 @@ class InferenceMixin:
         DataFrame
             Indexed by (``item``, ``parameter``), the group parameters (``MEAN_1``, ``COV_11``, ...) under
             item ``"GroupPars"``; columns ``value, se, lower, upper``. ``se``/``lower``/``upper`` are NaN
-            for fixed parameters, and for every parameter of a fit made with ``se=False``. In the
+            for fixed parameters, and for every parameter of a fit made with ``se=False`` or whose
+            information matrix is not positive definite (then with one warning at every call). In the
             slope-intercept form the ``se`` of ``g`` and ``u`` is that of ``logit(g)``/``logit(u)`` and
             their intervals are the back-transformed logit intervals, as mirt reports them.
 
@@ -197,15 +198,37 @@ class InferenceMixin:
 
         irt = _flag(irt, "irt")
         ci = check_number(ci, "ci", low=0.0, high=1.0, low_open=True, high_open=True)
-        if self.options.get("se") is False or self.options.get("se_unavailable"):  # type: ignore[attr-defined]
-            model = self._live_mirt("coefficients")  # type: ignore[attr-defined]
+        model = self._coefficients_model()
+        group = self.__dict__.get(GROUP_PARENT)
+        if group is not None and self.options.get("se") is not False:  # type: ignore[attr-defined]
+            # one group of a multiple-group fit: its rows of the whole fit's coef(), with the SEs
+            out = session.call("irtb_mirt_coefficients", fit=group[0], irt=irt, ci=ci, group=group[1])
         else:
-            model = self._information_model("coefficients")
-        out = session.call("irtb_mirt_coefficients", fit=model, irt=irt, ci=ci)
+            out = session.call("irtb_mirt_coefficients", fit=model, irt=irt, ci=ci)
         names = list(self.item_names)  # type: ignore[attr-defined]
         labels = out["item"].tolist()  # R's list names: the items in order, then GroupPars (and lr.betas)
         out["item"] = [names[i] if i < len(names) else label for i, label in zip(_item_positions(labels), labels)]
         return out.set_index(["item", "parameter"])
+
+    def _coefficients_model(self) -> Any:
+        """The model :meth:`coefficients` reads: the one with the information matrix when there is one;
+        else the live fit (SEs NaN), with one warning at every call when the matrix is unavailable."""
+        import warnings
+
+        from irtbridge.exceptions import RWarning
+
+        model = self._live_mirt("coefficients")  # type: ignore[attr-defined]
+        if self.options.get("se") is False:  # type: ignore[attr-defined]
+            return model
+        with warnings.catch_warnings():  # the one warning of this call is below
+            warnings.simplefilter("ignore", RWarning)
+            self.standard_errors  # type: ignore[attr-defined]  # computes deferred SEs once
+        problem = self.options.get("se_unavailable")  # type: ignore[attr-defined]
+        if problem:
+            warnings.warn(f"coefficients: standard errors unavailable ({problem}); se, lower and upper are NaN",
+                          RWarning, stacklevel=3)
+            return model
+        return self._information_model("coefficients")
 
     def profile_ci(self, parnum: Any = None, alpha: float = 0.05) -> pd.DataFrame:
         """Profile-likelihood confidence intervals of estimated parameters (mirt's ``PLCI.mirt``).

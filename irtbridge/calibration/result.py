@@ -13,6 +13,7 @@ from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration.flags import flag_items
 from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration._stored import stored
 from irtbridge.calibration.inference import InferenceMixin
 from irtbridge.calibration.itemtypes import ITEMTYPES
 from irtbridge.calibration.scoring import ScoringMixin
@@ -122,6 +123,8 @@ class Calibration(ScoringMixin, InferenceMixin):
         table = raw_state(self)
         state["standard_errors"] = table if isinstance(table, pd.DataFrame) else None
         state["r_model"] = None
+        if stored(self):  # M2 and reliability computed on demand: plain numbers, they travel
+            state["_computed"] = dict(stored(self))
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -252,7 +255,10 @@ class Calibration(ScoringMixin, InferenceMixin):
             if "categories" in self.options:  # graded: the fit's own codes -> categories 0..K-1, as mirt
                 responses = recode_graded(responses, self.options["categories"].keys(),
                                           self.options["categories"].values())
-            return estimate_abilities(responses, self, method=method, prior=prior)[["theta", "se"]]
+            # categories already 0..K-1 when recoded (graded); else the fit's own minimums (item_mins)
+            recoded = "categories" in self.options
+            return estimate_abilities(responses, self, method=method, prior=prior,
+                                      mins=not recoded)[["theta", "se"]]
         if self.r_model is None:
             raise ValidationError(
                 "this Calibration has no live R model (it was unpickled or loaded from JSON); score it "
@@ -337,11 +343,13 @@ class Calibration(ScoringMixin, InferenceMixin):
 
     # -- presentation ---------------------------------------------------------------------------
     # -- diagnostics (irtbridge.calibration.diagnostics; mirt fits in this process) ----------------
-    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH") -> pd.DataFrame:
-        """Item fit, one row per item (mirt's ``itemfit``); see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+    def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False, impute: int = 0,
+                 seed: int = 0) -> pd.DataFrame:
+        """Item fit, one row per item (mirt's ``itemfit``; missing answers: ``na_rm=True`` or ``impute=N``);
+        see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
         from irtbridge.calibration import diagnostics
 
-        return diagnostics.item_fit(self, stats, p_adjust=p_adjust)
+        return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
         """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
@@ -382,36 +390,32 @@ class Calibration(ScoringMixin, InferenceMixin):
         return plot_item(self, item, kind, **kwargs)
 
     def _fit_lines(self, digits: int) -> list[str]:
-        """The fit section of :meth:`summary` (mirt fits in this process; otherwise why not)."""
-        if self.engine != "mirt" or self.r_model is None:
-            return ["fit statistics: need a mirt fit in this process (diagnostics call mirt)"]
-        if len(self.items) > 200:
-            return [f"fit statistics: skipped for {len(self.items)} items (call .global_fit() and .reliability())"]
-        from irtbridge.exceptions import IrtBridgeError
-
+        """The fit section of :meth:`summary`: the M2 and reliability computed so far (never computed here)."""
+        done = stored(self)
         lines = []
-        try:
-            g = self.global_fit()
-            lines.append(f"M2 {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f} "
-                         f"[{g['RMSEA_5']:.{digits}f}, {g['RMSEA_95']:.{digits}f}]   SRMSR {g['SRMSR']:.{digits}f}   "
-                         f"TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
-        except (IrtBridgeError, ValueError) as exc:
-            lines.append(f"M2: not available ({str(exc).splitlines()[0]})")
-        try:
-            r = self.reliability()
+        for key, g in done.items():
+            if key.startswith("global_fit:"):
+                lines.append(m2_line(g, key.split(":", 1)[1], digits))
+        if "reliability" in done:
+            r = done["reliability"]
             lines.append(f"reliability: marginal {r['marginal']:.{digits}f}   empirical {r['empirical']:.{digits}f}")
-        except (IrtBridgeError, ValueError) as exc:
-            lines.append(f"reliability: not available ({str(exc).splitlines()[0]})")
-        return lines
+        if lines:
+            return lines
+        if self.engine != "mirt":
+            return [f"fit statistics: mirt's (M2, reliability); this fit is from engine {self.engine!r}"]
+        return ["fit statistics: not computed yet (fit.global_fit(), fit.reliability(); shown here once computed)"]
 
     def _repr_html_(self) -> str:
-        """Jupyter: :meth:`summary` as HTML (the same content ``print(fit.summary())`` shows)."""
+        """Jupyter: :meth:`summary` as HTML (the same content ``print(fit.summary())`` shows); from the
+        stored numbers only (never calls R)."""
         return self.summary().as_html()
 
     def summary(self, digits: int = 3, fit: bool = True) -> Summary:
         """Fit statistics, the item table (and the standard errors when the fit already has them: see
-        :attr:`standard_errors_computed`), a fit section (M2 and reliability, for mirt fits in this process;
-        ``fit=False`` skips it) and Notes (convergence, R warnings): one :class:`~irtbridge._summary.Summary`."""
+        :attr:`standard_errors_computed`), a fit section (M2 and reliability once computed by
+        :meth:`global_fit` / :meth:`reliability`; ``fit=False`` leaves it out) and Notes (convergence, R
+        warnings): one :class:`~irtbridge._summary.Summary`. Built from the stored numbers only: it never
+        calls R, so displaying a fit costs nothing."""
         r_version = self.provenance.get("r_version")
         runtime = f", R {r_version}" if r_version else ""  # the native engine runs without R
         lines = [
@@ -513,6 +517,16 @@ class Calibration(ScoringMixin, InferenceMixin):
         if isinstance(state, PendingStandardErrors) and state.needs_r:
             state = None
         return self._replace(r_model=None, standard_errors=state)
+
+
+def m2_line(g: Mapping[str, float], type: str, digits: int) -> str:
+    """One summary line of a stored ``global_fit`` (several SRMSR for a multiple-group fit)."""
+    srmsr = "   ".join(f"{k} {v:.{digits}f}" for k, v in g.items() if str(k).startswith("SRMSR"))
+    interval = (f" [{g['RMSEA_5']:.{digits}f} – {g['RMSEA_95']:.{digits}f}]"
+                if "RMSEA_5" in g and "RMSEA_95" in g else "")
+    label = "M2" if type == "M2*" else type
+    return (f"{label} {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f}"
+            f"{interval}   {srmsr}   TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
 
 
 def _json_ready(value: Any) -> Any:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_int
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["ScoringMixin", "MIRT_SCORING", "check_scoring_options", "mirt_scores"]
 
@@ -89,12 +89,13 @@ def mirt_scores(fit: Any, model: Any, method: str, values: np.ndarray | None, op
     for the EAPsum table), or with ``acov`` the covariance matrices as an (n, k, k) array."""
     from irtbridge._r import session
 
-    out = session.call(
-        "irtb_mirt_fscores", fit=model, method=method, responses=values, item_names=fit.item_names,
-        full_scores=options["full_scores"], mean=options["mean"], cov=options["cov"], MI=options["MI"],
-        QMC=options["QMC"], use_dentype_estimate=options["use_dentype_estimate"],
-        seed=options["seed"] if options["MI"] > 0 else None, acov=acov,
-    )
+    with r_context(f"abilities: mirt's fscores(method = {method!r})"):
+        out = session.call(
+            "irtb_mirt_fscores", fit=model, method=method, responses=values, item_names=fit.item_names,
+            full_scores=options["full_scores"], mean=options["mean"], cov=options["cov"], MI=options["MI"],
+            QMC=options["QMC"], use_dentype_estimate=options["use_dentype_estimate"],
+            seed=options["seed"] if options["MI"] > 0 else None, acov=acov,
+        )
     if acov:
         k = len(fit.factors)
         flat = np.asarray(out.to_numpy(dtype=float) if isinstance(out, pd.DataFrame) else out, dtype=float)

@@ -17,7 +17,7 @@ from irtbridge._validation import _show
 from irtbridge.calibration.priors import DISTRIBUTIONS, Prior
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references"]
+__all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references", "syntax_groups"]
 
 # mirt.model's keywords: every other left-hand side names a factor
 KEYWORDS = ("COV", "MEAN", "CONSTRAIN", "CONSTRAINB", "PRIOR", "FIXED", "FREE", "START", "LBOUND", "UBOUND",
@@ -205,7 +205,7 @@ def _syntax_factors(text: str, names: list[str]) -> list[str]:
     known = set(names)
     factors = []
     for lhs, rhs in _syntax_lines(text):
-        if lhs in KEYWORDS:
+        if lhs.split("[", 1)[0].strip() in KEYWORDS:  # a keyword, perhaps with mirt's [group] suffix
             continue
         factors.append(lhs)
         for token in (t.strip() for t in rhs.split(",")):
@@ -217,6 +217,31 @@ def _syntax_factors(text: str, names: list[str]) -> list[str]:
     if not factors:
         raise ValidationError("spec: the model syntax defines no factor (a line like F1 = 1-5)")
     return factors
+
+
+def syntax_groups(text: str) -> list[str]:
+    """The groups named in mirt.model text by a keyword's ``[group]`` suffix (multiple-group models:
+    ``FIXED [male] = (1, d)``, ``PRIOR [a, b] = ...``), in order of appearance.
+
+    Examples
+    --------
+    >>> syntax_groups("F = 1-5\\nFIXED [male] = (1, d)\\nSTART [male, female] = (2, d, 0.5)")
+    ['male', 'female']
+    """
+    out: list[str] = []
+    for lhs, _ in _syntax_lines(text):
+        keyword, bracket, rest = lhs.partition("[")
+        if not bracket or keyword.strip() not in KEYWORDS:
+            continue
+        inside, closed, tail = rest.partition("]")
+        if not closed or tail.strip():
+            raise ValidationError(f"spec: cannot read {lhs!r} (expected KEYWORD [group, ...] = ...)")
+        for name in (g.strip() for g in inside.split(",")):
+            if not name:
+                raise ValidationError(f"spec: {lhs!r} names an empty group")
+            if name not in out:
+                out.append(name)
+    return out
 
 
 @dataclass(frozen=True)

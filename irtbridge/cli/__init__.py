@@ -13,7 +13,7 @@ import sys
 import warnings
 
 from irtbridge import __version__
-from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError
+from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError, one_line
 
 # subcommand modules, in the order `irtbridge --help` lists them
 COMMANDS = [
@@ -36,8 +36,16 @@ COMMANDS = [
 ]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors (unknown option, invalid choice, missing argument) as one line on stderr
+    and exit status 2, like every other bad input; subcommand parsers are of this class too."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="irtbridge",
         description="Item Response Theory for evaluating ML models, datasets and algorithm portfolios.",
     )
@@ -63,10 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValidationError, OutputBusyError) as exc:
-        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+        print(f"irtbridge {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
-    except IrtBridgeError as exc:
-        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+    except IrtBridgeError as exc:  # e.g. an R error: one line that includes R's message
+        print(f"irtbridge {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `irtbridge ... --json | head`
         sys.stderr.close()

@@ -14,7 +14,35 @@ from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses"]
+__all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
+           "folded", "ENGINES", "ESTIMATION_METHODS", "SCORING_METHODS", "P_ADJUST"]
+
+# Choice-type options are argparse ``choices``, so a bad value is refused before any work. The library's
+# own tuples live in modules the CLI keeps off its start (R, pandas-heavy code); tests/cli/test_cli_choices.py
+# checks that these copies equal them.
+ENGINES = ("mirt", "ltm", "native")                                  # irtbridge.calibration.result.ENGINES
+ESTIMATION_METHODS = ("EM", "QMCEM", "MCEM", "MHRM", "SEM", "BL")    # irtbridge.calibration.itemtypes.METHODS
+SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"),  # ...result.SCORING_METHODS
+                   "native": ("EAP", "MAP", "ML")}
+P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")  # ...group_result.P_ADJUST
+
+
+def folded(choices: tuple[str, ...]):
+    """An argparse ``type`` for a case-insensitive choice: the canonical spelling of ``text`` when it is
+    one of ``choices`` in any case, else ``text`` as typed (argparse's ``choices=`` then refuses it).
+
+    Examples
+    --------
+    >>> convert = folded(("EAP", "MAP"))
+    >>> convert("eap"), convert("nope")
+    ('EAP', 'nope')
+    """
+    table = {c.lower(): c for c in choices}
+
+    def choice(text: str) -> str:
+        return table.get(text.lower(), text)
+
+    return choice
 
 
 def print_json(obj: Any) -> None:

@@ -8,6 +8,9 @@ import pandas as pd
 
 from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
 
+# irtbridge.leaderboard.anchors.ANCHOR_METHODS (kept off the CLI's start; tests/cli/test_cli_choices.py)
+ANCHOR_METHODS = ("random", "stratified", "cluster")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("anchors", help="choose k anchor items of a calibration (random, stratified, cluster)",
@@ -15,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "accuracy from its answers to them alone (irtbridge estimate).")
     p.add_argument("calibration", metavar="CAL.json", help="irtbridge calibrate --json output or Calibration.to_json")
     p.add_argument("--k", type=int, default=100, help="how many anchors (default 100)")
-    p.add_argument("--method", default="stratified", help="random, stratified (default) or cluster")
+    p.add_argument("--method", default="stratified", type=str.lower, choices=ANCHOR_METHODS,
+                   help="random, stratified (default) or cluster")
     p.add_argument("--responses", metavar="FILE.csv",
                    help="the calibration's response file: --method cluster clusters the items' response profiles")
     p.add_argument("--id-column", metavar="COL", help="a column of --responses that identifies respondents")

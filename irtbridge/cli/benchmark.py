@@ -11,6 +11,9 @@ _ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "diffic
            "discrimination_sd_low", "discrimination_sd_high")
 _QUICK_MAX_ITEMS = 60  # = irtbridge.benchmark.data.QUICK_MAX_ITEMS, kept here so `irtbridge --help` stays light
 
+# irtbridge.benchmark.per_dataset.SCORES (kept off the CLI's start; tests/cli/test_cli_choices.py)
+SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -44,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="keep an unconverged fit when no engine converges (default: leave the dataset out)")
     p.add_argument("--pool", help="classifiers: default (the paper's 12 + 24 variants), paper, quick, "
                                   "or a comma-separated list of members (e.g. SVM,KNN3,RandomForest)")
-    p.add_argument("--score", default="true_score",
+    p.add_argument("--score", default="true_score", choices=SCORES,
                    help="what decides a match: true_score (default), true_score_positive, theta, theta_positive, "
                         "accuracy")
     p.add_argument("--tolerance", type=float, default=1e-6, help="scores this close draw (default 1e-6)")
@@ -54,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"cap on the test instances (items) per dataset (default 500; {_QUICK_MAX_ITEMS} with --quick), "
                         "as in `irtbridge evaluate`")
     p.add_argument("--max-train", type=int, help="largest training set (default: all the rest)")
-    p.add_argument("--ability", default="ML", help="ability estimator: ML (default), MAP or EAP")
+    p.add_argument("--ability", default="ML", type=str.upper, choices=("ML", "MAP", "EAP"),
+                   help="ability estimator: ML (default), MAP or EAP")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
                         "as in `irtbridge evaluate`")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_responses
+from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
+                                   folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
 
 SE_HELP = ("skip the item standard errors. By default they are computed and reported (mirt's SE = TRUE with "
@@ -19,7 +20,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL); "
                    "mirt also fits its other item types by name (ideal, ggum, sequential, ...)")
-    p.add_argument("--engine", default="mirt",
+    p.add_argument("--engine", default="mirt", type=folded(ENGINES), choices=ENGINES,
                    help="mirt, ltm or native (R-free EM: rasch, 1PL, 2PL, 3PL, graded; default mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     add_long_options(p)
@@ -40,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("--dims", type=int, default=1, metavar="K", help="exploratory model with K factors (mirt)")
     p.add_argument("--spec", metavar="FILE", help="a file of mirt model syntax (mirt.model), e.g. 'F1 = 1-5'")
-    p.add_argument("--method", help="mirt's estimation method: EM (default), QMCEM, MCEM, MHRM, SEM or BL")
+    p.add_argument("--method", type=folded(ESTIMATION_METHODS), choices=ESTIMATION_METHODS,
+                   help="mirt's estimation method: EM (default), QMCEM, MCEM, MHRM, SEM or BL")
     p.add_argument("--prior", action="append", default=[], metavar="PARAM=DIST,P1,P2",
                    help="a prior on every item's PARAM, e.g. a1=lnorm,0,0.5 or g=expbeta,5,17 (repeatable; mirt)")
     p.add_argument("--itemtype-file", metavar="FILE",
@@ -56,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Calibrate, then score every respondent with the engine (mirt fscores / ltm factor.scores).")
     _common(q)
     q.add_argument("--no-se", action="store_true", help=argparse.SUPPRESS)  # accepted; scoring needs no item SEs
-    q.add_argument("--method", default="EAP", help="EAP, MAP, ML or WLE (mirt); EAP or MAP (ltm)")
+    q.add_argument("--method", default="EAP", type=folded(SCORING_METHODS["mirt"]), choices=SCORING_METHODS["mirt"],
+                   help="EAP, MAP, ML or WLE (mirt); EAP or MAP (ltm); EAP, MAP or ML (native)")
     q.add_argument("--json", action="store_true", help="print {method, abilities: [{respondent, theta, se}]}")
     q.add_argument("--out", metavar="abilities.csv", help="also write the abilities to this CSV")
     q.set_defaults(func=run_abilities)
@@ -121,7 +124,7 @@ def _structure_options(args: argparse.Namespace, columns: list[str]) -> dict:
     if args.spec:
         extra["spec"] = _read_text(args.spec, "--spec file")
     if args.method:
-        extra["method"] = args.method.upper()
+        extra["method"] = args.method
     priors = {}
     for text in args.prior:
         param, sep, dist = text.partition("=")
@@ -157,6 +160,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_abilities(args: argparse.Namespace) -> int:
+    allowed = SCORING_METHODS[args.engine]
+    if args.method not in allowed:  # before reading or calibrating anything
+        raise ValidationError(f"--method {args.method!r}: engine {args.engine!r} scores with "
+                              f"{', '.join(allowed)}; use one of those or another --engine")
     data, fit = _fit(args)
     # a native fit keeps no copy of the data: score the calibrated columns of the file it was fitted on
     scores = fit.abilities(method=args.method, responses=data[fit.item_names] if fit.engine == "native" else None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import print_json
+from irtbridge.cli._common import P_ADJUST, folded, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,9 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--groups", required=True, metavar="COLUMN", help="the column holding each respondent's group")
     p.add_argument("--model", default="2PL", help="rasch, 2PL, 3PL, 4PL, graded, gpcm, ... (default 2PL)")
     p.add_argument("--which", default="a1,d", help="mirt parameters tested together, comma-separated (default a1,d)")
-    p.add_argument("--scheme", default="add", help="add (default) or drop, as mirt's DIF")
+    p.add_argument("--scheme", default="add", type=str.lower, choices=("add", "drop"),
+                   help="add (default) or drop, as mirt's DIF")
     p.add_argument("--items", help="comma-separated items to test (default: all)")
-    p.add_argument("--p-adjust", default="holm", help="R's p.adjust method over items (default holm, as mirt)")
+    p.add_argument("--p-adjust", default="holm", type=folded(P_ADJUST), choices=P_ADJUST,
+                   help="R's p.adjust method over items (default holm, as mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     p.add_argument("--no-se", action="store_true", help="skip standard errors in the group fit")
     p.add_argument("--json", action="store_true",

@@ -24,14 +24,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"global": {M2, df, p, RMSEA, SRMSR, TLI, CFI}, "reliability": {...}, '
                         '"items": [{item, S_X2, df, p, RMSEA}], "misfitting": [item, ...]}')
+    p.add_argument("--na-rm", action="store_true",
+                   help="item fit with missing answers: leave out respondents with any (mirt's na.rm = TRUE)")
+    p.add_argument("--impute", type=int, default=0, metavar="N",
+                   help="item fit with missing answers: impute them N times and average (instead of --na-rm)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the imputations (default 0)")
     p.add_argument("--plots", metavar="DIR", help="also write trace lines, information and expected-score plots (PNG)")
     p.set_defaults(func=run)
 
 
-def _report(fit) -> dict:
+def _report(fit, args: argparse.Namespace) -> dict:
     from irtbridge.calibration.fitreport import fit_report  # kept off the CLI's start
 
-    return fit_report(fit)
+    return fit_report(fit, na_rm=args.na_rm, impute=args.impute, seed=args.seed)
 
 
 def _plots(fit, folder: str) -> list[str]:
@@ -55,13 +60,23 @@ def _plots(fit, folder: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from irtbridge.calibration import calibrate
+
     from irtbridge.exceptions import ValidationError
 
     if args.engine.lower() != "mirt":
         raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
+    if args.na_rm and args.impute:
+        raise ValidationError("pass --na-rm (leave out incomplete respondents) or --impute N, not both")
+    if args.impute < 0 or args.seed < 0:
+        raise ValidationError(f"--impute and --seed must be 0 or more, got {args.impute} and {args.seed}")
     data = read_responses(args)
+    incomplete = int(data.isna().any(axis=1).sum())
+    if incomplete and not (args.na_rm or args.impute):  # S-X2 needs complete rows: say so before calibrating
+        raise ValidationError(f"{args.file!r}: {incomplete} of {len(data)} respondents have missing answers, which "
+                              "item fit (S-X2) cannot use; pass --na-rm to leave them out (mirt's na.rm = TRUE) "
+                              "or --impute N to impute their answers N times")
     fit = calibrate(data, model=args.model, engine="mirt", se=False)
-    report = _report(fit)
+    report = _report(fit, args)
     if args.plots:
         report["plots"] = _plots(fit, args.plots)
     if args.json:

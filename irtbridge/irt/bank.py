@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, require_columns
 from irtbridge.exceptions import ValidationError
 
@@ -122,6 +123,15 @@ class ItemBank:
             self.u[pos],
             self.n_categories[pos],
         )
+
+    def summary(self) -> Summary:
+        """The model, the number of items and the parameter table."""
+        lines = (Line.of("size", f"{self.n_items} items, model {self.model}, up to {self.max_categories} categories"),)
+        return Summary("irtbridge item bank", lines, (("items", self.items),),
+                       data={"model": self.model, "n_items": self.n_items})
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
 
 def _bank_from_arrays(model, items, names, a, b, g, u, ncat) -> ItemBank:

@@ -378,6 +378,13 @@ def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = N
 
 def _item_mins(items: Any, mins: Any, full: ItemBank, bank: ItemBank) -> float:
     """The sum of the selected items' lowest responses (0 when ``mins`` is False or nothing is known)."""
+    known = item_offsets(items, mins, full)
+    return float(sum(known.get(n, 0.0) for n in bank.names))
+
+
+def item_offsets(items: Any, mins: Any, full: ItemBank) -> dict[str, float]:
+    """Each item's lowest response under ``mins`` (True: the calibration's ``item_mins``; False: none;
+    a mapping item -> lowest response); items not named count from 0."""
     if isinstance(mins, (bool, np.bool_)):
         known = (getattr(items, "item_mins", None) or {}) if mins else {}
     elif isinstance(mins, Mapping):
@@ -388,6 +395,10 @@ def _item_mins(items: Any, mins: Any, full: ItemBank, bank: ItemBank) -> float:
     else:
         raise ValidationError(f"mins must be True, False or a mapping item -> lowest response, got {_show(mins)}")
     try:
-        return float(sum(float(known.get(n, 0.0)) for n in bank.names))
+        out = {str(n): float(v) for n, v in known.items()}
     except (TypeError, ValueError):
         raise ValidationError(f"mins: lowest responses must be numbers, got {_show(dict(known))}") from None
+    bad = [n for n, v in out.items() if not np.isfinite(v) or v != round(v)]
+    if bad:
+        raise ValidationError(f"mins: item {bad[0]!r} has lowest response {out[bad[0]]!r}; it must be a whole number")
+    return out

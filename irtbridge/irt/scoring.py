@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -14,6 +14,7 @@ from irtbridge._validation import _show, check_choice, check_int, check_number
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 from irtbridge.irt import fast as kernel
 from irtbridge.irt.bank import METHODS, ItemBank, as_item_bank
+from irtbridge.irt.functions import item_offsets
 
 __all__ = ["estimate_abilities"]
 
@@ -29,8 +30,12 @@ _STEP_TOL = 1e-10
 # --------------------------------------------------------------------------------------------------
 
 
-def _responses(responses: Any, bank: ItemBank) -> tuple[np.ndarray, np.ndarray, ItemBank, pd.Index]:
-    """Validate responses against the bank: (categories as int, observed mask, matching bank, row index)."""
+def _responses(responses: Any, bank: ItemBank, offsets: Mapping[str, float] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, ItemBank, pd.Index]:
+    """Validate responses against the bank: (categories as int, observed mask, matching bank, row index).
+
+    ``offsets``: each item's lowest response (a calibration's ``item_mins``): responses coded from it
+    (1..K) become the categories 0..K-1 the item functions use, as mirt subtracts its ``mins``."""
     if isinstance(responses, pd.Series):
         responses = responses.to_frame().T
         responses.index = pd.RangeIndex(1)
@@ -74,6 +79,8 @@ def _responses(responses: Any, bank: ItemBank) -> tuple[np.ndarray, np.ndarray, 
         raise ValidationError("responses has no respondents (no rows)")
     if np.isinf(values).any():
         raise ValidationError("responses has infinite values; use NaN for missing responses")
+    shift = np.array([float((offsets or {}).get(n, 0.0)) for n in bank.names])
+    values = values - shift[None, :]
     observed = ~np.isnan(values)
     empty = np.flatnonzero(~observed.any(axis=1))
     if empty.size:
@@ -87,9 +94,11 @@ def _responses(responses: Any, bank: ItemBank) -> tuple[np.ndarray, np.ndarray, 
         bad = observed & ((values != np.round(values)) | (values < 0) | (values > top))
     if bad.any():
         r, c = np.argwhere(bad)[0]
-        allowed = "0 or 1" if bank.dichotomous else f"an integer category from 0 to {int(top[0, c])}"
+        low = shift[c]
+        allowed = (f"{low:g} or {low + 1:g}" if bank.dichotomous
+                   else f"an integer category from {low:g} to {low + top[0, c]:g}")
         raise ValidationError(
-            f"responses: item {bank.names[c]!r} holds {values[r, c]:g} for respondent {index[r]!r}; it must be "
+            f"responses: item {bank.names[c]!r} holds {values[r, c] + low:g} for respondent {index[r]!r}; it must be "
             f"{allowed} (NaN for missing)"
         )
     cats = np.where(observed, values, 0.0).astype(np.int64)
@@ -277,6 +286,7 @@ def estimate_abilities(
     prior: tuple[float, float] = (0.0, 1.0),
     bounds: tuple[float, float] = (-6.0, 6.0),
     quadrature: int = 61,
+    mins: Any = True,
 ) -> pd.DataFrame:
     """Estimate each respondent's ability from their responses and known item parameters.
 
@@ -302,6 +312,11 @@ def estimate_abilities(
     quadrature : int
         Number of equally spaced grid points over ``bounds`` (mirt's ``quadpts``); MAP and ML start from
         the best grid point.
+    mins : bool or mapping of str to float, default True
+        Each item's lowest response, subtracted before scoring as mirt subtracts its ``mins``: True takes
+        them from a calibration (``Calibration.item_mins``: 1 for Likert items coded 1..K, so the data a
+        fit was made from score as they are); False reads every item as coded from 0; a mapping item →
+        lowest response sets them. An :class:`ItemBank` or DataFrame knows none (every item from 0).
 
     Returns
     -------
@@ -360,7 +375,8 @@ def estimate_abilities(
     if not lo < hi:
         raise ValidationError(f"bounds must be (lower, upper) with lower < upper, got {_show(bounds)}")
     quadrature = check_int(quadrature, "quadrature", low=3)
-    cats, observed, bank, index = _responses(responses, bank)
+    offsets = item_offsets(items, mins, bank)
+    cats, observed, bank, index = _responses(responses, bank, offsets)
     grid = np.linspace(lo, hi, quadrature)
 
     loglik = np.empty((cats.shape[0], quadrature))

@@ -266,7 +266,7 @@ def _mlc_ref(refs: Sequence[str], settings: Settings) -> str | None:
 
 
 def evaluate(
-    datasets: Iterable[str] | None = None,
+    datasets: Any = None,
     settings: Settings | None = None,
     *,
     jobs: int | None = None,
@@ -276,8 +276,11 @@ def evaluate(
 
     Parameters
     ----------
-    datasets : names or CSV paths, optional
-        Default: the benchmark's default datasets (its quick ones when ``settings.quick``).
+    datasets : names, CSV paths or in-memory datasets, optional
+        A list of embedded names, ``PATH.csv[:TARGET]``, ``(X, y)`` (features and labels) or
+        ``(frame, "target")`` (a DataFrame and its target column), or a mapping ``{name: (X, y)}``
+        (see :func:`resolve_datasets`). Default: the benchmark's default datasets (its quick ones when
+        ``settings.quick``).
     settings : Settings, optional
     jobs : int, optional
         Worker processes for the units (default: one per CPU, at most one per unit). Workers are

@@ -26,6 +26,8 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.benchmark.data import (
     DEFAULT_DATASETS,
     BenchmarkDataset,
+    as_dataset,
+    is_one_dataset,
     parse_dataset_ref,
 )
 from irtbridge.benchmark.per_dataset import SCORES, DatasetResult
@@ -278,7 +280,8 @@ def run_benchmark(
     ----------
     datasets : sequence of str or BenchmarkDataset, default :data:`DEFAULT_DATASETS`
         Names (scikit-learn's bundled sets, mlbench's OpenML-CC18 members), CSV paths
-        (``"x.csv"`` / ``"x.csv:target"``) or loaded datasets.
+        (``"x.csv"`` / ``"x.csv:target"``), loaded datasets, or in-memory ones as ``(X, y)`` or
+        ``(frame, "target")`` (:func:`~irtbridge.benchmark.data.as_dataset`).
     pool : str, list or dict, default "default"
         Classifiers (:func:`~irtbridge.benchmark.classifier_pool`): the paper's 12 and variants.
     calibration : {"stable", "paper"}, default "stable"
@@ -345,9 +348,9 @@ def run_benchmark(
     True
     """
     started = time.perf_counter()
-    if isinstance(datasets, (str, BenchmarkDataset)):
+    if is_one_dataset(datasets):
         datasets = [datasets]
-    refs = list(datasets)
+    refs = [as_dataset(d, f"dataset_{i}") for i, d in enumerate(datasets, start=1)]
     if not refs:
         raise ValidationError("datasets is empty; name at least one dataset")
     names = [_dataset_name(ref) for ref in refs]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 
 from irtbridge._validation import check_choice, check_int, check_number, csv_header
@@ -136,32 +136,58 @@ class Settings:
                     random_state=self.seed, target=self.target)
 
 
-def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False, target: str | None = None) -> list[str]:
-    """Check dataset references (embedded names, ``PATH.csv`` or ``PATH.csv:TARGET``) without loading them.
+def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | None = None) -> list[Any]:
+    """Check dataset references without loading them (the header of each CSV file is read: a target column it
+    lacks, ``:TARGET``, else ``target``, else ``"target"``, is an error before any dataset runs).
 
-    Returns the canonical names (or the paths as given). Default: the benchmark's default datasets
-    (its quick ones with ``quick=True``). The header of every CSV file is read, so a target column it
-    lacks (``:TARGET``, else ``target``, else ``"target"``) is an error before any dataset runs.
+    Parameters
+    ----------
+    names : list, mapping or one dataset, optional
+        Each entry an embedded name, ``PATH.csv`` or ``PATH.csv:TARGET``, or an in-memory dataset:
+        ``(X, y)`` (a DataFrame or 2-D array of features and one label per row), ``(frame, "target")``
+        (a DataFrame and the name of its target column) or a
+        :class:`~irtbridge.benchmark.data.BenchmarkDataset`. In-memory datasets in a list are called
+        ``dataset_1``, ``dataset_2``... by position; a mapping ``{name: (X, y), ...}`` names them.
+        Default: the benchmark's default datasets (its quick ones with ``quick=True``).
+    target : str, optional
+        The target column of CSV files given without ``:TARGET`` (``Settings.target``; default ``"target"``).
+
+    Returns
+    -------
+    list
+        The canonical names (or the paths as given), and a BenchmarkDataset for each in-memory dataset.
 
     Examples
     --------
     >>> resolve_datasets(["sonar", "WINE"])
     ['Sonar', 'wine']
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"x": [0.2, 0.4, 0.6, 0.8], "label": [0, 1, 0, 1]})
+    >>> [getattr(d, "name", d) for d in resolve_datasets(["iris", (frame, "label")])]
+    ['iris', 'dataset_2']
     """
     from irtbridge.benchmark import data as bdata
 
     if names is None:
         names = bdata.QUICK_DATASETS if quick else bdata.DEFAULT_DATASETS
-    if isinstance(names, str):
-        names = [names]
-    out = []
-    for raw in names:
-        ref = parse_dataset_ref(raw)  # the loader's own parser: what passes here loads
-        out.append(ref.label if ref.path is None else raw.strip())
+    if bdata.is_one_dataset(names):
+        names = [names]  # one dataset: a name, (X, y), (frame, "target") or a BenchmarkDataset
+    entries = list(names.items()) if isinstance(names, Mapping) else [(None, n) for n in names]
+    out: list[Any] = []
+    for position, (label, raw) in enumerate(entries, start=1):
+        if label is not None and isinstance(raw, str):
+            raise ValidationError(f"datasets: {label!r} maps to {raw!r}; a mapping names in-memory datasets "
+                                  "((X, y) or (frame, 'target')); list names and paths instead")
+        entry = bdata.as_dataset(raw, str(label) if label is not None else f"dataset_{position}")
+        if not isinstance(entry, str):
+            out.append(entry)
+            continue
+        ref = parse_dataset_ref(entry)  # the loader's own parser: what passes here loads
+        out.append(ref.label if ref.path is None else entry.strip())
         if ref.path is not None:
             column = ref.target or target or "target"
             if column not in csv_header(ref.path, "dataset"):
-                raise ValidationError(f"datasets: {raw.strip()!r} has no column {column!r} to predict; name the "
+                raise ValidationError(f"datasets: {entry.strip()!r} has no column {column!r} to predict; name the "
                                       "target column with PATH.csv:COLUMN")
     names_seen = [_label(r) for r in out]
     dup = sorted({n for n in names_seen if names_seen.count(n) > 1})
@@ -172,5 +198,5 @@ def resolve_datasets(names: Iterable[str] | None = None, *, quick: bool = False,
     return out
 
 
-def _label(ref: str) -> str:
-    return parse_dataset_ref(ref).label
+def _label(ref: Any) -> str:
+    return ref.name if not isinstance(ref, str) and hasattr(ref, "name") else parse_dataset_ref(ref).label

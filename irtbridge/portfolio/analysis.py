@@ -491,7 +491,7 @@ def _evaluate_polytomous(performance, irt_model, convention) -> _Fitted:
     codes = np.column_stack([np.searchsorted(item_levels[j], values[:, j]) for j in range(values.shape[1])])
     scores = irt.estimate_abilities(
         pd.DataFrame(codes, columns=names), cal, method="EAP", quadrature=121,
-        prior=(cal.latent_mean, float(np.sqrt(cal.latent_var))),
+        prior=(cal.latent_mean, float(np.sqrt(cal.latent_var))), mins=False,  # codes are 0..K_j-1 already
     )
     theta = scores["theta"].to_numpy()
     k_items = cal.items.shape[1]  # a, b1..b(K-1): K = the most categories of any item

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int, check_number
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.portfolio._checks import performance_matrix
@@ -60,6 +61,22 @@ class LatentTraitAnalysis:
     @property
     def grid(self) -> np.ndarray:
         return self.curves.index.to_numpy()
+
+    def __repr__(self) -> str:
+        return (f"LatentTraitAnalysis(datasets={len(self.easiness)}, algorithms={self.curves.shape[1]}, "
+                f"epsilon={self.epsilon:g})")
+
+    def summary(self) -> Summary:
+        """The occupancy of strengths and weaknesses, from the stored numbers."""
+        lines = (Line.of("size", f"{len(self.easiness)} datasets, {self.curves.shape[1]} algorithms, "
+                                 f"epsilon {self.epsilon:g}"),)
+        return Summary("latent trait analysis (strengths and weaknesses over dataset easiness)", lines,
+                       (("strengths: share of datasets", self.occupancy),
+                        ("weaknesses: share of datasets", self.weakness_occupancy)),
+                       data={"epsilon": self.epsilon, "occupancy": self.occupancy})
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
 
 
 def _occupancy(marks: pd.DataFrame, nearest: np.ndarray) -> pd.DataFrame:

@@ -7,9 +7,24 @@ irtb_need_mirt <- function(fit, groups = FALSE) {
 }
 
 # A multiple-group model gives one table per group: stacked, with a `group` column first.
-irtb_itemfit <- function(fit, stats) {
+# Missing answers: S_X2 and Zh need complete rows. `na_rm` is mirt's na.rm = TRUE (rows with a missing
+# answer dropped); `impute` > 0 completes the data `impute` times (plausible values, then mirt's
+# imputeMissing), computes itemfit on each completed data set at the fit's own parameters (the route of
+# mirt's former itemfit(impute = )) and averages, with the standard deviations over imputations. With
+# neither, when mirt would refuse, the count of incomplete rows comes back instead of a table.
+irtb_itemfit <- function(fit, stats, na_rm = FALSE, impute = 0L, seed = 0L) {
   irtb_need_mirt(fit, groups = TRUE)
-  res <- mirt::itemfit(fit, fit_stats = stats)
+  data <- mirt::extract.mirt(fit, "data")
+  incomplete <- sum(rowSums(is.na(data)) > 0)
+  complete_only <- any(c("S_X2", "Zh") %in% stats)
+  if (incomplete > 0 && complete_only && !na_rm && impute == 0)
+    return(list(incomplete = incomplete, respondents = nrow(data)))
+  if (impute > 0 && incomplete > 0) return(irtb_itemfit_imputed(fit, stats, as.integer(impute), seed))
+  res <- suppressMessages(mirt::itemfit(fit, fit_stats = stats, na.rm = isTRUE(na_rm)))
+  irtb_itemfit_frame(fit, res)
+}
+
+irtb_itemfit_frame <- function(fit, res) {
   if (inherits(fit, "MultipleGroupClass")) {
     res <- do.call(rbind, lapply(names(res), function(g) cbind(group = g, as.data.frame(res[[g]]))))
     res$group <- as.character(res$group)
@@ -18,6 +33,32 @@ irtb_itemfit <- function(fit, stats) {
   out$item <- as.character(out$item)
   rownames(out) <- NULL
   out
+}
+
+irtb_itemfit_imputed <- function(fit, stats, impute, seed) {
+  if (inherits(fit, "MultipleGroupClass")) stop("impute is for single-group fits; use na_rm = TRUE")
+  set.seed(seed)
+  draws <- mirt::fscores(fit, plausible.draws = impute, verbose = FALSE)
+  if (!is.list(draws)) draws <- list(draws)
+  tables <- lapply(draws, function(theta) {
+    full <- mirt::imputeMissing(fit, theta, warn = FALSE)
+    shell <- mirt::mirt(full, 1, TOL = NaN, verbose = FALSE,
+                        technical = list(customK = fit@Data$K, message = FALSE, warn = FALSE))
+    one <- fit
+    one@Data <- shell@Data
+    irtb_itemfit_frame(one, suppressMessages(mirt::itemfit(one, fit_stats = stats)))
+  })
+  numeric <- names(tables[[1]])[vapply(tables[[1]], is.numeric, logical(1))]
+  stacked <- lapply(numeric, function(col) sapply(tables, function(t) t[[col]]))
+  names(stacked) <- numeric
+  out <- tables[[1]]
+  sd <- out
+  for (col in numeric) {
+    m <- matrix(stacked[[col]], nrow = nrow(out))
+    out[[col]] <- rowMeans(m)
+    sd[[col]] <- if (ncol(m) > 1) apply(m, 1, stats::sd) else NA_real_
+  }
+  list(table = out, sd = sd, impute = impute)
 }
 
 # Rows in the order of the fitted responses (for a multiple-group model too).

@@ -52,10 +52,12 @@ irtb_mirt_condnum <- function(fit) as.numeric(mirt::extract.mirt(fit, "condnum")
 
 # coef(fit, IRTpars = irt, CI = ci) and, when the model has SEs, coef(..., printSE = TRUE): one row per
 # parameter (item, parameter, value, se, lower, upper); the group parameters under item "GroupPars".
-irtb_mirt_coefficients <- function(fit, irt, ci) {
-  cf <- mirt::coef(fit, IRTpars = irt, CI = ci, verbose = FALSE)
+# `group`: one group of a multiple-group model (its element of coef()), with the whole fit's SEs.
+irtb_mirt_coefficients <- function(fit, irt, ci, group = NULL) {
+  pick <- function(x) if (is.null(group)) x else x[[group]]
+  cf <- pick(mirt::coef(fit, IRTpars = irt, CI = ci, verbose = FALSE))
   with_se <- nrow(cf[[1L]]) == 3L
-  se <- if (with_se) mirt::coef(fit, IRTpars = irt, printSE = TRUE, verbose = FALSE)
+  se <- if (with_se) pick(mirt::coef(fit, IRTpars = irt, printSE = TRUE, verbose = FALSE))
   rows <- lapply(seq_along(cf), function(i) {
     m <- cf[[i]]
     na <- rep(NA_real_, ncol(m))
