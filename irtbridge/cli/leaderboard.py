@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder for index.html, tables/ and summary.json (default ./irtbridge-leaderboard)")
     p.add_argument("--top", type=int, default=5, metavar="N",
                    help="how many leading models the saturation counts (default 5)")
+    p.add_argument("--no-prior", action="store_true",
+                   help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2))")
     p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
     p.set_defaults(func=run)
@@ -66,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         n, j = data.matrix.shape
         print(f"irtbridge leaderboard: {n:,} models x {j:,} items from {data.source}; fitting the native 2PL",
               file=sys.stderr)
-        report = leaderboard_report(data, top=args.top, tiny_errors=tiny, tiny_source=tiny_source, progress=True)
+        prior = {} if not args.no_prior else {"priors": None}
+        report = leaderboard_report(data, top=args.top, tiny_errors=tiny, tiny_source=tiny_source, progress=True,
+                                    **prior)
         print("irtbridge leaderboard: writing the report", file=sys.stderr)
         files = write_leaderboard_report(report, out, staging=stage)
     elapsed = time.perf_counter() - started

@@ -37,6 +37,11 @@ __all__ = ["LeaderboardReport", "leaderboard_report", "IDENTIFICATION"]
 
 IDENTIFICATION = ("theta ~ N(0, 1) over the calibration's models; sign fixed so that ability correlates "
                   "positively with accuracy")
+#: The slope prior of the report's 2PL (mirt's spelling): weak, centred on 1, wide enough for negative
+#: slopes (a mis-keyed item still shows as one) but keeping the slope of an item that (nearly) splits the
+#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest |a| goes from 1,168 to 5.7, the EM
+#: from 182 cycles to 97, and Spearman(theta, accuracy) from 0.764 to 0.774. ``priors=None``: plain ML.
+DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
 RUNAWAY_SLOPE = 8.0  # |a| above this: an item that (nearly) separates the models perfectly, its a not identified
 _SCORE_CHUNK = 512  # models scored at a time (memory: models x items x 121 nodes is avoided)
 
@@ -187,7 +192,9 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
                 else Warn(f"did NOT converge in {fit['iterations']} EM cycles"))
         runaway = (Warn(f"; {fit['runaway_slopes']} item(s) with runaway slopes (|a| > {RUNAWAY_SLOPE:g}): ability "
                         "intervals near their difficulty are too narrow") if fit.get("runaway_slopes") else "")
-        lines.append(Line.of("fit", f"Native 2PL on {fit['n_items']:,} items, ", conv, runaway, f"; {IDENTIFICATION}"))
+        prior = f" (priors: {fit['priors']})" if fit.get("priors") else " (plain maximum likelihood, no prior)"
+        lines.append(Line.of("fit", f"Native 2PL on {fit['n_items']:,} items{prior}, ", conv, runaway,
+                             f"; {IDENTIFICATION}"))
     else:
         lines.append(Line.of("fit", Warn(f"No 2PL fitted: {fit['reason']}")))
     if f.get("tiny"):
@@ -195,7 +202,17 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
     return tuple(lines)
 
 
+def _describe_priors(priors: Any) -> str:
+    """``a1 ~ norm(1, 2)``, or "" for none (a mapping of mirt-spelled priors; other forms as given)."""
+    if not priors:
+        return ""
+    if isinstance(priors, Mapping):
+        return "; ".join(f"{k} ~ {v[0]}({', '.join(f'{x:g}' for x in v[1:3])})" for k, v in priors.items())
+    return str(priors)
+
+
 def _fit(X: np.ndarray, items: list[str], progress: bool, options: Mapping[str, Any]):
+    # options carry ``priors`` (DEFAULT_PRIORS unless the caller said otherwise)
     """The native 2PL on the informative items (not constant, answered by 2+ models), or None and why."""
     from irtbridge.calibration import calibrate
 
@@ -280,7 +297,7 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
 
 def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None, top: int = 5,
                        tiny_errors: pd.DataFrame | None = None, tiny_source: str = "", progress: bool = False,
-                       **options: Any) -> LeaderboardReport:
+                       priors: Any = DEFAULT_PRIORS, **options: Any) -> LeaderboardReport:
     """Rank a leaderboard's models with intervals and diagnose its items with the native 2PL.
 
     Parameters
@@ -298,6 +315,10 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         as given; ``tiny_source`` says where it came from.
     progress : bool, default False
         A bar on stderr over the EM cycles.
+    priors : mapping or None, default :data:`DEFAULT_PRIORS`
+        Item priors of the native 2PL, as :func:`irtbridge.calibrate` takes them (``{"a1": ("norm", 1, 2)}``:
+        a weak slope prior that keeps items which nearly split the models from running away); ``None`` fits
+        by plain maximum likelihood.
     **options
         Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
 
@@ -323,7 +344,7 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
     """
     top = check_int(top, "top", low=1)
     data = as_leaderboard_input(responses, tasks=tasks)
-    return _build(data, top, tiny_errors, tiny_source, progress, options)
+    return _build(data, top, tiny_errors, tiny_source, progress, {**options, "priors": priors})
 
 
 def _rank_agreement(ranking: pd.DataFrame) -> float | None:
@@ -391,7 +412,7 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
                 "iterations": int(fit.iterations) if fit is not None else None,
                 "loglik": float(fit.loglik) if fit is not None else None, "sign_flipped": flipped,
                 "runaway_slopes": runaway, "rank_agreement": _rank_agreement(ranking),
-                "identification": IDENTIFICATION, "reason": reason},
+                "identification": IDENTIFICATION, "reason": reason, "priors": _describe_priors(options.get("priors"))},
         "tiny": {"rows": int(len(tiny_errors)), "source": tiny_source} if tiny_errors is not None else None,
     }
     if tiny_errors is None and tiny_source:
