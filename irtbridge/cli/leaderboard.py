@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder for index.html, tables/ and summary.json (default ./irtbridge-leaderboard)")
     p.add_argument("--top", type=int, default=5, metavar="N",
                    help="how many leading models the saturation counts (default 5)")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="harness output: a continuous metric (F1, mc2, ...) scores 1 where it is at least T")
     p.add_argument("--no-prior", action="store_true",
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2))")
     p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(out) and not os.path.isdir(out):
         raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
     # every check before any work: the responses, the tiny benchmark's folder
-    data = read_leaderboard_input(args.responses, args.source, id_column=args.id_column)
+    data = read_leaderboard_input(args.responses, args.source, id_column=args.id_column, threshold=args.threshold)
     tiny, tiny_source = read_tiny_errors(args.tiny) if args.tiny else (None, "")
     started = time.perf_counter()
     with staged_output(out, param="--out") as stage:

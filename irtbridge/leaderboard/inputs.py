@@ -197,19 +197,16 @@ def _harness_kind(paths: Sequence[Path]) -> str | None:
     return None
 
 
-def _from_harness(kind: str, paths: list[str]) -> LeaderboardInput:
-    import irtbridge.leaderboard as lb  # the readers live beside this module (issue 32 item 1)
+def _from_harness(kind: str, paths: list[str], threshold: float | None = None) -> LeaderboardInput:
+    from irtbridge.leaderboard.readers import read_helm, read_lm_eval  # imported when a harness format is asked for
 
-    reader = getattr(lb, "read_lm_eval" if kind == "lm-eval" else "read_helm", None)
-    if reader is None:
-        raise ValidationError(f"--from {kind}: this irtbridge has no irtbridge.leaderboard."
-                              f"{'read_lm_eval' if kind == 'lm-eval' else 'read_helm'}")
-    long = reader(paths if len(paths) > 1 else paths[0])
+    reader = read_lm_eval if kind == "lm-eval" else read_helm
+    long = reader(paths if len(paths) > 1 else paths[0], threshold=threshold)
     return _long(pd.DataFrame(long).reset_index(drop=True), f"{kind} output {', '.join(paths)}", None, f"{kind} output")
 
 
 def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "auto", *,
-                           id_column: str | None = None) -> LeaderboardInput:
+                           id_column: str | None = None, threshold: float | None = None) -> LeaderboardInput:
     """Read and check what ``irtbridge leaderboard RESPONSES`` names.
 
     Parameters
@@ -221,6 +218,9 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
         readers; a CSV whose header has ``model, item, score`` is a long table, any other CSV a matrix.
     id_column : str, optional
         The matrix column holding the model names (default: the first column, unless it holds only 0/1).
+    threshold : float, optional
+        Harness output only: a continuous metric scores 1 where it is at least ``threshold`` (the readers'
+        ``threshold=``); without it such scores are an error here (the 2PL needs 0/1).
 
     Examples
     --------
@@ -240,7 +240,7 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
             raise ValidationError(f"responses {str(p)!r} does not exist")
     kind = (_harness_kind(found) or "csv") if source == "auto" else source  # "csv": its header decides
     if kind in ("lm-eval", "helm"):
-        return _from_harness(kind, [str(p) for p in found])
+        return _from_harness(kind, [str(p) for p in found], threshold)
     if len(found) > 1:
         raise ValidationError(f"a response matrix or long table is one CSV file, got {len(found)} paths")
     where = f"responses file {str(found[0])!r}"

@@ -8,12 +8,14 @@ exercised with a reader that returns a long table built here (the real readers a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import irtbridge.leaderboard
+import irtbridge.leaderboard.readers
 from irtbridge.cli import main
 from irtbridge.leaderboard import leaderboard_report
 from irtbridge.report import write_leaderboard_report
@@ -106,11 +108,11 @@ def test_cli_harness_path_with_a_reader(tmp_path, capsys, monkeypatch):
     long = _long(frame)
     seen = []
 
-    def reader(paths):
+    def reader(paths, threshold=None):
         seen.append(paths)
         return long
 
-    monkeypatch.setattr(irtbridge.leaderboard, "read_lm_eval", reader, raising=False)
+    monkeypatch.setattr(irtbridge.leaderboard.readers, "read_lm_eval", reader)
     run = tmp_path / "harness" / "org__model"
     run.mkdir(parents=True)
     (run / "samples_arc_2024-01-01T00-00-00.jsonl").write_text("{}\n")
@@ -124,18 +126,21 @@ def test_cli_harness_path_with_a_reader(tmp_path, capsys, monkeypatch):
     assert named["best"] == auto["best"]
 
 
-def test_cli_helm_folder_detected_and_a_missing_reader_is_one_line(tmp_path, capsys, monkeypatch):
-    long = _long(_matrix())
-    run = tmp_path / "helm" / "runs" / "mmlu:subject=anatomy,model=org_model"
-    run.mkdir(parents=True)
-    (run / "per_instance_stats.json").write_text("[]")
-    monkeypatch.setattr(irtbridge.leaderboard, "read_helm", lambda paths: long, raising=False)
-    assert main(["leaderboard", str(tmp_path / "helm"), "--out", str(tmp_path / "a"), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["source"] == "helm output"
-    monkeypatch.delattr(irtbridge.leaderboard, "read_helm")
+def test_cli_real_helm_runs_and_a_broken_one_is_one_line(tmp_path, capsys):
+    """The HELM reader's own fixtures (two models) end to end; a truncated file: one line, nothing written."""
+    helm = Path(__file__).parent / "data" / "helm" / "v1"
+    # narrative_qa's F1 is continuous: refused unless binarised (one line), then read
+    assert main(["leaderboard", str(helm), "--out", str(tmp_path / "a0")]) == 2
+    assert "binarise" in capsys.readouterr().err
+    assert main(["leaderboard", str(helm), "--threshold", "0.5", "--out", str(tmp_path / "a"), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["source"] == "helm output" and printed["n_models"] == 2
+    broken = tmp_path / "helm" / "mmlu:subject=anatomy,model=org_model"
+    broken.mkdir(parents=True)
+    (broken / "per_instance_stats.json").write_text('[{"instance_id": "id1", ')
     assert main(["leaderboard", str(tmp_path / "helm"), "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
-    assert "read_helm" in err and err.count("\n") == 1 and not (tmp_path / "b").exists()
+    assert "per_instance_stats.json" in err and err.count("\n") == 1 and not (tmp_path / "b").exists()
 
 
 def test_cli_tiny_errors_shown(tmp_path, capsys):
