@@ -115,19 +115,18 @@ def _kernel(kind: str, width: int, masked: bool) -> Callable:
 _KERNELS: dict[tuple[str, int, bool], Callable] = {}
 
 
-def _groups(lo: np.ndarray, part: slice) -> list[tuple[int, np.ndarray]]:
-    """The respondents of ``part`` (positions) with a window, grouped by its first node: ``(lo, rows)``,
-    rows ascending."""
-    index = np.arange(len(lo))[part]
-    own = lo[part]
-    order = np.argsort(own, kind="stable")
-    starts, first = np.unique(own[order], return_index=True)
+def _groups(lo: np.ndarray) -> dict[int, np.ndarray]:
+    """The respondents with a window, grouped by its first node: ``{lo: rows}``, rows ascending."""
+    order = np.argsort(lo, kind="stable")
+    starts, first = np.unique(lo[order], return_index=True)
     bounds = np.append(first, len(order))
-    return [(int(s), index[order[bounds[g]:bounds[g + 1]]]) for g, s in enumerate(starts) if s >= 0]
+    return {int(s): order[bounds[g]:bounds[g + 1]] for g, s in enumerate(starts) if s >= 0}
 
 
-def _halves(n: int) -> tuple[slice, slice]:
-    return slice(0, n // 2), slice(n // 2, n)
+def _halves(groups: dict[int, np.ndarray], n: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Each group split by position: respondents ``0..n//2-1`` and the rest (a fixed split, whatever the
+    number of threads)."""
+    return tuple({s: rows[(rows < n // 2) == first] for s, rows in groups.items()} for first in (True, False))
 
 
 def loglik(bits: DenseBits, lp: np.ndarray, lq: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
@@ -137,20 +136,28 @@ def loglik(bits: DenseBits, lp: np.ndarray, lq: np.ndarray, lo: np.ndarray, widt
     masked = bits.seen is not None
     gather = _kernel("gather", width, masked)
     out = np.zeros((len(lo), width))
+    groups = _groups(lo)
+    if not groups:
+        return out
+    span = slice(min(groups), max(groups) + width)
+    diff = lp[:, span] - lq[:, span]
+    low = lq[:, span] if masked else lq[:, span].sum(axis=0)  # every item answered: the same for all
+    tables = {s: (np.ascontiguousarray(diff[:, s - span.start:s - span.start + width]),
+                  np.ascontiguousarray(low[:, s - span.start:s - span.start + width]) if masked else None)
+              for s in groups}
+    seen = bits.seen if masked else bits.right
     empty = np.zeros((0, width))
 
-    def run(part: slice) -> None:
-        for start, rows in _groups(lo, part):
-            nodes = slice(start, start + width)
-            diff = np.ascontiguousarray(lp[:, nodes] - lq[:, nodes])
-            low = np.ascontiguousarray(lq[:, nodes]) if masked else empty
-            block = np.empty((len(rows), width))
-            gather(bits.right, bits.seen if masked else bits.right, rows, diff, low, block)
-            if not masked:  # every item answered: the sum of log Q is the same for every respondent
-                block += lq[:, nodes].sum(axis=0)[None, :]
-            out[rows] = block
+    def run(part: dict[int, np.ndarray]) -> None:
+        for start, rows in part.items():
+            if len(rows):
+                block = np.empty((len(rows), width))
+                gather(bits.right, seen, rows, tables[start][0], empty if tables[start][1] is None else tables[start][1], block)
+                if not masked:
+                    block += low[start - span.start:start - span.start + width][None, :]
+                out[rows] = block
 
-    first, second = _halves(len(lo))
+    first, second = _halves(groups, len(lo))
     pair(bits.right.size, lambda: run(first), lambda: run(second))
     return out
 
@@ -163,15 +170,19 @@ def counts(bits: DenseBits, post: np.ndarray, lo: np.ndarray, quadpts: int) -> t
     width = post.shape[1]
     scatter = _kernel("scatter", width, masked)
     items = bits.right.shape[1]
+    seen = bits.seen if masked else bits.right
     empty = np.zeros((0, width))
+    groups = _groups(lo)
 
-    def run(part: slice) -> tuple[np.ndarray, np.ndarray]:
+    def run(part: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         r, n = np.zeros((items, quadpts)), np.zeros((items, quadpts))
-        for start, rows in _groups(lo, part):
+        for start, rows in part.items():
+            if not len(rows):
+                continue
             nodes = slice(start, start + width)
             r_out = np.zeros((items, width))
             n_out = np.zeros((items, width)) if masked else empty
-            scatter(bits.right, bits.seen if masked else bits.right, rows, np.ascontiguousarray(post[rows]), r_out, n_out)
+            scatter(bits.right, seen, rows, np.ascontiguousarray(post[rows]), r_out, n_out)
             r[:, nodes] += r_out
             if masked:
                 n[:, nodes] += n_out
@@ -179,7 +190,7 @@ def counts(bits: DenseBits, post: np.ndarray, lo: np.ndarray, quadpts: int) -> t
                 n[:, nodes] += post[rows].sum(axis=0)[None, :]
         return r, n
 
-    first, second = _halves(len(lo))
+    first, second = _halves(groups, len(lo))
     (r, n), (r2, n2) = pair(bits.right.size, lambda: run(first), lambda: run(second))
     r += r2
     n += n2
