@@ -33,24 +33,9 @@ from scipy.special import expit
 
 from irtbridge.em import window
 from irtbridge.em.core import ResponseData, fit_em, prepare_responses
+from leaderboard import peak_mb, reset_peak  # benchmarks/leaderboard.py: VmHWM, read the same way
 
 PYIRT_SECONDS = 209.0  # tinyBenchmarks (Maia Polo et al. 2024): py-irt on 395 x 28,659, on a GPU (published)
-
-
-def peak_mb() -> float:
-    """This process's peak resident memory in MB (VmHWM), as ``benchmarks/leaderboard.py`` reads it."""
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
-
-
-def reset_peak() -> bool:
-    """Start this process's peak memory afresh (Linux); False where it cannot."""
-    try:
-        with open("/proc/self/clear_refs", "w") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def simulate_llm(n: int, j: int, seed: int = 0, block: int = 250) -> np.ndarray:
@@ -77,28 +62,32 @@ def simulate_llm(n: int, j: int, seed: int = 0, block: int = 250) -> np.ndarray:
 
 
 def prepare(x: np.ndarray) -> ResponseData:
+    """The engine's own layout of a 0/1 matrix (dense: at least half of the cells answered)."""
     return prepare_responses(x.astype(np.float64), [f"i{k}" for k in range(x.shape[1])])
 
 
 def fit_shape(n: int, j: int, label: str) -> tuple[ResponseData, object, float]:
+    """Simulate, lay out and fit one shape, printing what it cost; the data, the fit and the wall seconds."""
     t = time.perf_counter()
     x = simulate_llm(n, j)
     simulated = time.perf_counter() - t
     fresh = reset_peak()
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     data = prepare(x)
+    data.bits  # the byte layout of the dense E-step, part of the fit's cost
     del x
     built = time.perf_counter() - t
     t = time.perf_counter()
-    res = fit_em(data, "2PL")
+    res = fit_em(data, "2PL", progress=lambda cycle, change: cycle % 25 or print(
+        f"           cycle {cycle} after {time.perf_counter() - t:.0f} s: largest change {change:.1e}", flush=True))
     fitted = time.perf_counter() - t
-    total = built + fitted
+    total, cpu = built + fitted, time.process_time() - cpu
     path = "dense windowed (numba)" if data.bits is not None and window.available() \
         and data.bits.cells >= window.MIN_CELLS else "plain products"
     print(f"[measured] {label}: {n:,} x {j:,} = {n * j:,} cells, fully observed (simulated in {simulated:.0f} s)")
     print(f"           E-step: {path}; layout built in {built:.1f} s; fit {fitted:.1f} s, {res.iterations} EM cycles "
           f"(converged: {res.converged}, {fitted / max(res.iterations, 1):.2f} s per cycle incl. the first, at every node); "
-          f"total {total:.1f} s = {total / 60:.2f} min")
+          f"total {total:.1f} s = {total / 60:.2f} min wall; CPU time of all its threads {cpu:.1f} s")
     print(f"           peak memory {peak_mb() / 1024:.2f} GB ({'from the layout on' if fresh else 'whole process'}); "
           f"log-likelihood {res.loglik:.2f}; slopes {res.a.min():.2f}..{res.a.max():.2f} (mean {res.a.mean():.2f})", flush=True)
     return data, res, total

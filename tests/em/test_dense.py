@@ -7,23 +7,17 @@ the same data; mirt's EM called directly in R (tests/r/reference_native_em.R, as
 
 from __future__ import annotations
 
-import json
-import subprocess
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import pytest
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit
 
 import irtbridge
 from irtbridge.datasets import response_dataset
-from irtbridge.em import core, dense, window
+from irtbridge.em import dense, window
 from irtbridge.em.core import estep, fit_em, node_windows, nodes, prepare_graded, prepare_responses
 from irtbridge.em.dense import DenseBits, dense_bits
-from tests.em.test_native_em import _simulated
-
-HERE = Path(__file__).resolve().parents[1]  # tests/
+from tests.em.test_native_em import _simulated, ref  # noqa: F401 - mirt's fits, called directly in R (a fixture)
+from tests.em.test_window import _dense_estep
 
 
 def _llm(n=300, j=1200, missing=0.0, seed=3) -> np.ndarray:
@@ -42,17 +36,6 @@ def _both_ways(x: np.ndarray, least: int = 10) -> np.ndarray:
     return x[:, np.minimum(np.nansum(x, 0), np.nansum(1 - x, 0)) >= least]
 
 
-def _reference_estep(x, a, d, theta, log_prior):
-    """The E-step from the dense 0/1/NaN matrix at every node (numpy only)."""
-    z = a[:, None] * theta[None, :] + d[:, None]
-    seen = ~np.isnan(x)
-    right, wrong = np.where(seen, x, 0.0), np.where(seen, 1.0 - x, 0.0)
-    ll = right @ log_expit(z) + wrong @ log_expit(-z) + log_prior[None, :]
-    marginal = logsumexp(ll, axis=1)
-    post = np.exp(ll - marginal[:, None])
-    return right.T @ post, seen.T.astype(float) @ post, post.sum(axis=0), marginal.sum()
-
-
 @pytest.fixture()
 def windowed(monkeypatch):
     monkeypatch.setattr(window, "MIN_CELLS", 0)
@@ -67,10 +50,10 @@ def test_dense_windowed_sums_equal_the_every_node_reference(windowed, missing):
     theta, weights = nodes(61)
     rng = np.random.default_rng(4)
     a, d = rng.lognormal(0.0, 0.3, x.shape[1]), rng.normal(size=x.shape[1])
-    want = _reference_estep(x, a, d, theta, np.log(weights))
+    want = _dense_estep(x, a, d, theta, np.log(weights))
     for step in range(3):  # every node first, then each respondent's window
         got = estep(data, a, d + 0.02 * step, theta, np.log(weights), windows=windows)
-        want = _reference_estep(x, a, d + 0.02 * step, theta, np.log(weights))
+        want = _dense_estep(x, a, d + 0.02 * step, theta, np.log(weights))
         for g, w in zip(got[:3], want[:3]):
             np.testing.assert_allclose(g, w, rtol=1e-11, atol=1e-12 * np.abs(w).max())
         assert got[3] == pytest.approx(want[3], rel=1e-13)
@@ -85,7 +68,7 @@ def test_a_dense_window_that_lost_its_posterior_is_summed_again(windowed):
     a, d = np.ones(x.shape[1]), np.zeros(x.shape[1])
     estep(data, a, d, theta, np.log(weights), windows=windows)
     got = estep(data, a, d + 2.0, theta, np.log(weights), windows=windows)  # every posterior moves by ~2
-    want = _reference_estep(x, a, d + 2.0, theta, np.log(weights))
+    want = _dense_estep(x, a, d + 2.0, theta, np.log(weights))
     np.testing.assert_allclose(got[0], want[0], rtol=1e-11, atol=1e-12 * np.abs(want[0]).max())
     assert got[3] == pytest.approx(want[3], rel=1e-13) and windows.widened > 100
 
@@ -151,33 +134,38 @@ def test_dense_bits_by_hand():
     assert data.bits is data.bits and data.bits.right.nbytes == 9  # built once, one byte per cell
 
 
-@pytest.fixture(scope="module")
-def mirt_ref(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("dense_em")
-    _simulated().to_csv(tmp / "missing.csv", index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_em.R"), str(tmp / "ref.json"),
-                    str(tmp / "missing.csv"), str(tmp / "sat12.csv")], check=True)
-    out = json.loads((tmp / "ref.json").read_text())
-    out["sat12"] = pd.read_csv(tmp / "sat12.csv")
-    out["missing"] = _simulated()
-    return out
-
-
 @pytest.mark.r
 @pytest.mark.parametrize("case, name, model", [("lsat7_2PL", "LSAT7", "2PL"), ("lsat7_1PL", "LSAT7", "1PL"),
                                                ("lsat7_rasch", "LSAT7", "rasch"), ("sat12_2PL", "sat12", "2PL"),
                                                ("missing_2PL", "missing", "2PL")])
-def test_dense_windowed_fit_equals_mirt(mirt_ref, case, name, model, windowed, monkeypatch):
+def test_dense_windowed_fit_equals_mirt(ref, case, name, model, windowed, monkeypatch):
     """The same cases and tolerances as test_native_em.py (mirt at TOL 1e-6: 1e-4 on a and b, 1e-6 on the
     log-likelihood), all through the dense windowed E-step."""
-    data = response_dataset("LSAT7") if name == "LSAT7" else mirt_ref[name]
+    data = {"LSAT7": response_dataset("LSAT7"), "sat12": ref["sat12"], "missing": _simulated()}[name]
     seen = []
     original = dense.windowed_estep
     monkeypatch.setattr(dense, "windowed_estep", lambda *args: seen.append(1) or original(*args))
     fit = irtbridge.calibrate(data, model, engine="native", TOL=1e-6, quadpts=61, technical={"NCYCLES": 5000})
-    r = mirt_ref[case]
+    r = ref[case]
     assert fit.converged and len(seen) > fit.iterations
     np.testing.assert_allclose(fit.items["a"], r["a"], rtol=0, atol=1e-4)
     np.testing.assert_allclose(fit.items["b"], r["b"], rtol=0, atol=1e-4)
     assert fit.latent_var == pytest.approx(r["var"], abs=1e-4)
     assert fit.loglik == pytest.approx(r["loglik"], abs=1e-6)
+
+
+def test_dask_fit_of_dense_data_with_windows_equals_the_single_process(windowed):
+    from distributed import Client, LocalCluster
+
+    from irtbridge.em.distributed import fit_em_dask
+
+    x = _both_ways(_llm(240, 900, 0.2, seed=11))
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    assert data.cells is None and node_windows(data, 61) is not None  # dense, windowed
+    single = fit_em(data, "2PL")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        spread = fit_em_dask(data, "2PL", client)
+    assert spread.iterations == single.iterations
+    np.testing.assert_allclose(spread.a, single.a, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(spread.d, single.d, rtol=0, atol=1e-10)
