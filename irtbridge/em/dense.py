@@ -19,7 +19,13 @@ with kernels that read the answers as one byte per cell.
   has two cores; each half is computed whole and the two are added in order, so the result does not depend
   on the number of threads.
 
-Measured: ``benchmarks/lm_scale.py``.
+Which E-step runs (:func:`irtbridge.em.core.node_windows`, decided once per fit from the data alone): 0/1
+data of ``window.MIN_CELLS`` (a million) answered cells or more, with numba, gets windows; its layout,
+chosen by :func:`irtbridge.em.core.prepare_responses` (dense when at least half of the cells are answered),
+picks the kernels: these for dense data, :mod:`irtbridge.em.window`'s for sparse. Anything else (graded
+data, fewer cells, no numba) runs the plain products at every node.
+
+Measured with ``benchmarks/lm_scale.py``.
 """
 
 from __future__ import annotations
@@ -139,22 +145,25 @@ def loglik(bits: DenseBits, lp: np.ndarray, lq: np.ndarray, lo: np.ndarray, widt
     groups = _groups(lo)
     if not groups:
         return out
-    span = slice(min(groups), max(groups) + width)
-    diff = lp[:, span] - lq[:, span]
-    low = lq[:, span] if masked else lq[:, span].sum(axis=0)  # every item answered: the same for all
-    tables = {s: (np.ascontiguousarray(diff[:, s - span.start:s - span.start + width]),
-                  np.ascontiguousarray(low[:, s - span.start:s - span.start + width]) if masked else None)
-              for s in groups}
-    seen = bits.seen if masked else bits.right
+    base = min(groups)
+    diff = lp[:, base:max(groups) + width] - lq[:, base:max(groups) + width]
+    low = lq[:, base:max(groups) + width]
+    total = low.sum(axis=0)  # every item answered: the sum of log Q, the same for every respondent
     empty = np.zeros((0, width))
+
+    def compact(table: np.ndarray, start: int) -> np.ndarray:
+        return np.ascontiguousarray(table[:, start - base:start - base + width])
+
+    tables = {s: (compact(diff, s), compact(low, s) if masked else empty) for s in groups}
+    seen = bits.seen if masked else bits.right
 
     def run(part: dict[int, np.ndarray]) -> None:
         for start, rows in part.items():
             if len(rows):
                 block = np.empty((len(rows), width))
-                gather(bits.right, seen, rows, tables[start][0], empty if tables[start][1] is None else tables[start][1], block)
+                gather(bits.right, seen, rows, *tables[start], block)
                 if not masked:
-                    block += low[start - span.start:start - span.start + width][None, :]
+                    block += total[start - base:start - base + width][None, :]
                 out[rows] = block
 
     first, second = _halves(groups, len(lo))

@@ -108,13 +108,14 @@ def test_windowed_fit_equals_the_plain_fit(model, monkeypatch):
     assert fast.loglik == pytest.approx(plain.loglik, rel=1e-13)
 
 
-def test_no_windows_for_graded_dense_small_data_or_without_numba(monkeypatch):
+def test_no_windows_for_graded_or_small_data_or_without_numba(monkeypatch):
     x = _leaderboard(100, 300, 0.7)
     data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
     assert node_windows(data, 61) is None  # below MIN_CELLS
     monkeypatch.setattr(window, "MIN_CELLS", 0)
     assert node_windows(data, 61) is not None
-    assert node_windows(prepare_responses(np.nan_to_num(x), data.item_names), 61) is None  # dense
+    dense = prepare_responses(np.nan_to_num(x), data.item_names)
+    assert dense.cells is None and node_windows(dense, 61) is not None  # dense: em/dense.py's kernels (issue 32)
     graded, _ = core.prepare_graded(np.where(np.isnan(x), np.nan, x * 2), data.item_names, dense_below=0.0)
     assert node_windows(graded, 61) is None
     monkeypatch.setattr(window, "numba", False)  # as when it does not import
