@@ -2,7 +2,8 @@
 
 References, none of them irtbridge's windowed output: the posterior, counts and log-likelihood computed
 densely at every node with numpy from the 0/1 matrix; the plain dense products' fit (every node, BLAS) on
-the same data; mirt's EM called directly in R (tests/r/reference_native_em.R, as in test_native_em.py).
+the same data (the fit itself: test_window.py's ``test_windowed_fit_equals_the_plain_fit``); mirt's EM
+called directly in R (tests/r/reference_native_em.R, as in test_native_em.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from scipy.special import expit
 import irtbridge
 from irtbridge.datasets import response_dataset
 from irtbridge.em import dense, window
-from irtbridge.em.core import estep, fit_em, node_windows, nodes, prepare_graded, prepare_responses
+from irtbridge.em.core import estep, node_windows, nodes, prepare_graded, prepare_responses
 from irtbridge.em.dense import DenseBits, dense_bits
 from tests.em.test_native_em import _simulated, ref  # noqa: F401 - mirt's fits, called directly in R (a fixture)
 from tests.em.test_window import _dense_estep
@@ -30,10 +31,6 @@ def _llm(n=300, j=1200, missing=0.0, seed=3) -> np.ndarray:
     x = (rng.random((n, j)) < expit(a * (theta[:, None] - b))).astype(float)
     x[rng.random((n, j)) < missing] = np.nan
     return x
-
-
-def _both_ways(x: np.ndarray, least: int = 10) -> np.ndarray:
-    return x[:, np.minimum(np.nansum(x, 0), np.nansum(1 - x, 0)) >= least]
 
 
 @pytest.fixture()
@@ -71,26 +68,6 @@ def test_a_dense_window_that_lost_its_posterior_is_summed_again(windowed):
     want = _dense_estep(x, a, d + 2.0, theta, np.log(weights))
     np.testing.assert_allclose(got[0], want[0], rtol=1e-11, atol=1e-12 * np.abs(want[0]).max())
     assert got[3] == pytest.approx(want[3], rel=1e-13) and windows.widened > 100
-
-
-@pytest.mark.parametrize("model", ["2PL", "1PL", "rasch"])
-@pytest.mark.parametrize("missing", [0.0, 0.3])
-def test_dense_windowed_fit_equals_the_plain_products(model, missing, monkeypatch):
-    x = _both_ways(_llm(250, 1000, missing, seed=7))
-    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
-    monkeypatch.setattr(window, "MIN_CELLS", 10**12)
-    plain = fit_em(data, model)
-    monkeypatch.setattr(window, "MIN_CELLS", 0)
-    seen = []
-    original = dense.windowed_estep
-    monkeypatch.setattr(dense, "windowed_estep", lambda *args: seen.append(1) or original(*args))
-    fast = fit_em(data, model)
-    assert len(seen) == fast.iterations + 1  # every cycle and the final log-likelihood on the dense path
-    assert fast.iterations == plain.iterations and fast.converged
-    np.testing.assert_allclose(fast.a, plain.a, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(fast.d, plain.d, rtol=0, atol=1e-9)
-    assert fast.variance == pytest.approx(plain.variance, abs=1e-10)
-    assert fast.loglik == pytest.approx(plain.loglik, rel=1e-12)
 
 
 def test_dispatch_rule(monkeypatch):
@@ -152,20 +129,3 @@ def test_dense_windowed_fit_equals_mirt(ref, case, name, model, windowed, monkey
     np.testing.assert_allclose(fit.items["b"], r["b"], rtol=0, atol=1e-4)
     assert fit.latent_var == pytest.approx(r["var"], abs=1e-4)
     assert fit.loglik == pytest.approx(r["loglik"], abs=1e-6)
-
-
-def test_dask_fit_of_dense_data_with_windows_equals_the_single_process(windowed):
-    from distributed import Client, LocalCluster
-
-    from irtbridge.em.distributed import fit_em_dask
-
-    x = _both_ways(_llm(240, 900, 0.2, seed=11))
-    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
-    assert data.cells is None and node_windows(data, 61) is not None  # dense, windowed
-    single = fit_em(data, "2PL")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        spread = fit_em_dask(data, "2PL", client)
-    assert spread.iterations == single.iterations
-    np.testing.assert_allclose(spread.a, single.a, rtol=0, atol=1e-10)
-    np.testing.assert_allclose(spread.d, single.d, rtol=0, atol=1e-10)
