@@ -6,6 +6,9 @@ Modules:
   quadrature, the E-step, the M-steps of rasch, 1PL, 2PL and graded, and :func:`fit_em`;
 * :mod:`~irtbridge.em.window`: the binary E-step on each respondent's window of nodes (numba; exact,
   most of the work skipped at leaderboard scale);
+* :mod:`~irtbridge.em.dense`: the same windowed E-step on dense 0/1 data (most cells answered), one byte
+  per cell;
+* :mod:`~irtbridge.em.identify`: the direction of the latent scale (the mean slope positive);
 * :mod:`~irtbridge.em.accelerate`: SQUAREM, shared by every native fit;
 * :mod:`~irtbridge.em.graded`: the graded model's category terms (Samejima);
 * :mod:`~irtbridge.em.threepl`: the 3PL, maximum likelihood or mirt's MAP with priors, with a monotone

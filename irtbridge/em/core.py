@@ -12,7 +12,8 @@ of thousands of items, most cells missing.
   posterior gives the expected counts ``r = A.T @ post`` (correct) and ``n = M.T @ post`` (answered) per
   item and node. With thousands of answers per respondent the posterior sits on a few nodes: for 0/1 data
   of a million answered cells or more (and numba), :mod:`irtbridge.em.window` sums each respondent only at
-  the nodes that hold its posterior, exact to rounding (the log-posterior is concave in theta).
+  the nodes that hold its posterior, exact to rounding (the log-posterior is concave in theta); on dense
+  data (most cells answered) with byte kernels, :mod:`irtbridge.em.dense`.
 * M-step: each item's expected complete-data log-likelihood is a weighted logistic regression of ``r`` on
   the nodes, maximised by Newton's method for all items at once (2 x 2 systems for the 2PL; the shared slope
   of the 1PL by a Schur complement). The Rasch model frees the latent variance (as mirt does):
@@ -50,9 +51,11 @@ from scipy.special import expit, log_expit, logsumexp
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
+from irtbridge.em import dense as em_dense
 from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
+from irtbridge.em.identify import orient
 from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl, newton_map
 from irtbridge.em.window import NodeWindows, log_pq, pair
@@ -110,6 +113,14 @@ class ResponseData:
         right.sort_indices()
         wrong_t.sort_indices()
         return right, wrong_t
+
+    @cached_property
+    def bits(self) -> em_dense.DenseBits | None:
+        """Dense 0/1 data as bytes for the windowed E-step (:mod:`irtbridge.em.dense`), built once; None for
+        sparse or graded data."""
+        if self.ncat is not None or sparse.issparse(self.M):
+            return None
+        return em_dense.dense_bits(self.A, self.M)
 
 
 def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarray:
@@ -234,11 +245,13 @@ def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
 
 def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
     """Fresh :class:`~irtbridge.em.window.NodeWindows` for a fit of 0/1 ``data``, or None where the plain
-    E-step runs: graded or dense data, fewer than ``window.MIN_CELLS`` answered cells, or no numba."""
-    if data.ncat is not None or not sparse.issparse(data.M) or data.M.nnz < em_window.MIN_CELLS \
-            or not em_window.available():
+    E-step runs: graded data, fewer than ``window.MIN_CELLS`` answered cells, or no numba. The layout
+    decides the kernels: sparse data the sparse ones (:mod:`irtbridge.em.window`), dense data (at least half
+    of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`)."""
+    if data.ncat is not None or not em_window.available():
         return None
-    return NodeWindows(data.shape[0], quadpts)
+    answered = data.M.nnz if sparse.issparse(data.M) else data.bits.cells
+    return NodeWindows(data.shape[0], quadpts) if answered >= em_window.MIN_CELLS else None
 
 
 def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
@@ -260,12 +273,15 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
     """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
 
     Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
-    items x (max K - 1) intercepts. ``windows`` (from :func:`node_windows`; 0/1 sparse data only): the
-    windowed E-step (:mod:`irtbridge.em.window`: the same to rounding, most of the work skipped), which
-    also moves the windows for the next call.
+    items x (max K - 1) intercepts. ``windows`` (from :func:`node_windows`; 0/1 data only): the
+    windowed E-step (:mod:`irtbridge.em.window`, on dense data :mod:`irtbridge.em.dense`: the same to
+    rounding, most of the work skipped), which also moves the windows for the next call.
     """
     if windows is not None and data.ncat is None:
-        r, n, N, marginal = em_window.windowed_estep(data.cells, a, d, theta, log_prior, windows)
+        if data.cells is None:
+            r, n, N, marginal = em_dense.windowed_estep(data.bits, a, d, theta, log_prior, windows)
+        else:
+            r, n, N, marginal = em_window.windowed_estep(data.cells, a, d, theta, log_prior, windows)
         return r, n, N, float(marginal.sum())
     post, marginal = posterior(data, a, d, theta, log_prior)
     if data.ncat is None:
@@ -455,7 +471,8 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
 
     ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
     the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
-    is below ``TOL`` and count every cycle in ``iterations``.
+    is below ``TOL`` and count every cycle in ``iterations``. Identification: theta ~ N(0, 1) (the Rasch model:
+    N(0, variance), slopes 1) and the direction with a positive mean slope (:mod:`irtbridge.em.identify`).
 
     ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
     on ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
@@ -488,6 +505,10 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     a, d = _start(data, model)
     em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape, priors)
     a, d, variance = em.unpack(iterate(em, em.pack(a, d, 1.0), accelerate, em.project))
+    if priors is None:
+        # the reflection a -> -a, theta -> -theta leaves the likelihood as it is: the mean slope is made
+        # positive (em/identify.py); a slope prior is not symmetric, so with one the fit's own sign stands
+        a = orient(a)[0]
     theta, weights = nodes(quadpts, variance)
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)

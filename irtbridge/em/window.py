@@ -202,19 +202,21 @@ class _Tables:
         return self.lp, self.lq
 
 
-def windowed_estep(cells: tuple[Any, Any], a: np.ndarray, d: np.ndarray, theta: np.ndarray,
-                   log_prior: np.ndarray, windows: NodeWindows
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
+                   log_prior: np.ndarray, windows: NodeWindows, *, loglik: Callable = _loglik,
+                   counts: Callable = _counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The E-step of :func:`irtbridge.em.core.estep` for slopes ``a`` and intercepts ``d`` on the windows:
     ``r``, ``n`` (items x nodes), ``N`` (nodes) and every respondent's log marginal likelihood; ``windows`` is
     checked, and moved to the nodes within ``CUT`` of each respondent's best node (and ``MARGIN`` more) for
-    the next call."""
+    the next call. ``cells`` is the sparse layout of ``ResponseData.cells``, or another layout with its own
+    ``loglik`` and ``counts`` (same contracts as ``_loglik`` and ``_counts``: the dense bytes of
+    :mod:`irtbridge.em.dense`)."""
     quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     tables = _Tables(a, d, theta)
     narrow = lo >= 0
     ll = np.full((len(lo), quadpts), -np.inf)
     if narrow.any():
-        part = _loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
+        part = loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
         node = lo[narrow, None] + np.arange(width)[None, :]
         part += log_prior[node]
         best = part.max(axis=1)
@@ -229,7 +231,7 @@ def windowed_estep(cells: tuple[Any, Any], a: np.ndarray, d: np.ndarray, theta: 
         again = ~narrow
     if again.any():  # the whole grid for wide posteriors and for windows that no longer hold theirs
         every = np.where(again, 0, -1)
-        ll[again] = _loglik(cells, *tables.at(0, quadpts), every, quadpts)[again] + log_prior[None, :]
+        ll[again] = loglik(cells, *tables.at(0, quadpts), every, quadpts)[again] + log_prior[None, :]
     # the next windows: every node within CUT of the best, and a margin
     kept = ll >= (ll.max(axis=1) - CUT)[:, None]
     first = np.maximum(kept.argmax(axis=1) - MARGIN, 0)
@@ -241,9 +243,9 @@ def windowed_estep(cells: tuple[Any, Any], a: np.ndarray, d: np.ndarray, theta: 
     marginal = logsumexp(ll, axis=1)
     ll -= marginal[:, None]
     post = np.exp(ll, out=ll)
-    r, n = _counts(cells, _window_of(post, windows.lo, width), windows.lo, quadpts)
+    r, n = counts(cells, _window_of(post, windows.lo, width), windows.lo, quadpts)
     if not fits.all():
-        r_wide, n_wide = _counts(cells, post, np.where(fits, -1, 0), quadpts)
+        r_wide, n_wide = counts(cells, post, np.where(fits, -1, 0), quadpts)
         r += r_wide
         n += n_wide
     return r, n, post.sum(axis=0), marginal

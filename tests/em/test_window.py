@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.special import expit, log_expit, logsumexp
 
-from irtbridge.em import core, window
+from irtbridge.em import core, dense, window
 from irtbridge.em.core import estep, fit_em, node_windows, nodes, prepare_responses
 from irtbridge.em.window import NodeWindows
 
@@ -89,16 +89,19 @@ def test_a_window_that_no_longer_holds_its_posterior_is_summed_again(windowed):
 
 
 @pytest.mark.parametrize("model", ["2PL", "1PL", "rasch"])
-def test_windowed_fit_equals_the_plain_fit(model, monkeypatch):
-    x = _leaderboard(250, 1200, 0.7, seed=7, few=3)
+@pytest.mark.parametrize("missing, kernels", [(0.7, window), (0.0, dense), (0.3, dense)])
+def test_windowed_fit_equals_the_plain_fit(model, missing, kernels, monkeypatch):
+    """Sparse data (70% missing) on the sparse kernels; dense data, fully observed or 30% missing, on the
+    byte kernels of em/dense.py (issue 32)."""
+    x = _leaderboard(250, 1200, missing, seed=7, few=3)
     x = x[:, np.minimum(np.nansum(x, 0), np.nansum(1 - x, 0)) >= 10]
     data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
     monkeypatch.setattr(window, "MIN_CELLS", 10**12)
     plain = fit_em(data, model)
     monkeypatch.setattr(window, "MIN_CELLS", 0)
     seen = []
-    original = window.windowed_estep
-    monkeypatch.setattr(window, "windowed_estep", lambda *args: seen.append(1) or original(*args))
+    original = kernels.windowed_estep
+    monkeypatch.setattr(kernels, "windowed_estep", lambda *args: seen.append(1) or original(*args))
     fast = fit_em(data, model)
     assert len(seen) == fast.iterations + 1  # every cycle and the final log-likelihood, windowed
     assert fast.iterations == plain.iterations and fast.converged
@@ -108,27 +111,30 @@ def test_windowed_fit_equals_the_plain_fit(model, monkeypatch):
     assert fast.loglik == pytest.approx(plain.loglik, rel=1e-13)
 
 
-def test_no_windows_for_graded_dense_small_data_or_without_numba(monkeypatch):
+def test_no_windows_for_graded_or_small_data_or_without_numba(monkeypatch):
     x = _leaderboard(100, 300, 0.7)
     data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
     assert node_windows(data, 61) is None  # below MIN_CELLS
     monkeypatch.setattr(window, "MIN_CELLS", 0)
     assert node_windows(data, 61) is not None
-    assert node_windows(prepare_responses(np.nan_to_num(x), data.item_names), 61) is None  # dense
+    dense = prepare_responses(np.nan_to_num(x), data.item_names)
+    assert dense.cells is None and node_windows(dense, 61) is not None  # dense: em/dense.py's kernels (issue 32)
     graded, _ = core.prepare_graded(np.where(np.isnan(x), np.nan, x * 2), data.item_names, dense_below=0.0)
     assert node_windows(graded, 61) is None
     monkeypatch.setattr(window, "numba", False)  # as when it does not import
     assert not window.available() and node_windows(data, 61) is None
 
 
-def test_dask_fit_with_windows_equals_the_single_process(windowed):
+@pytest.mark.parametrize("missing", [0.7, 0.2])  # sparse; dense (em/dense.py's kernels on the workers)
+def test_dask_fit_with_windows_equals_the_single_process(windowed, missing):
     from distributed import Client, LocalCluster
 
     from irtbridge.em.distributed import fit_em_dask
 
-    x = _leaderboard(240, 900, 0.7, seed=11, few=2)
+    x = _leaderboard(240, 900, missing, seed=11, few=2)
     x = x[:, np.minimum(np.nansum(x, 0), np.nansum(1 - x, 0)) >= 10]
     data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    assert (data.cells is None) == (missing < 0.5) and node_windows(data, 61) is not None
     single = fit_em(data, "2PL")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
