@@ -167,6 +167,10 @@ class _Libc:
     def mallopt(self, param, value):
         calls.append([param, value])
         return 1
+try:  # numba (llvmlite) loads its own libraries through ctypes: load it before the C library is stubbed
+    import numba  # noqa: F401
+except ImportError:
+    pass
 ctypes.CDLL = _Libc
 import numpy as np
 from irtbridge.em.core import fit_em, prepare_responses
