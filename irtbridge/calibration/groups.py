@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._catalogue import mirt_itemtype
 from irtbridge.calibration.checks import check_before_fit, group_labels
 from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
 from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
@@ -123,7 +124,8 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels, model=r_model,
+        out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels,
+                           itemtype=mirt_itemtype(r_model),
                            invariance=invariance, se=bool(se), options=dict(options),
                            **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}), **structure)
     r_warnings = [str(w.message).removeprefix("R: ") for w in caught]
