@@ -10,7 +10,13 @@ a model name itself), the item types of :mod:`irtbridge.calibration.itemtypes` a
 What an *engine* accepts and can do afterwards is its row of
 :data:`irtbridge.calibration.engines.ENGINE_TABLE`.
 
-This module sits on the ground floor (it imports nothing of irtbridge), so every floor may read it.
+The same module holds the option domains (:class:`Domain`): the values each option irtbridge passes to
+mirt or ltm may take (:data:`ESTIMATION_DOMAINS`, mirt's ``technical`` entries, :data:`LTM_DOMAINS`,
+:data:`FSCORES_DOMAINS`), checked by :func:`check_values` before anything reaches R, so that no value
+makes R abort or stop in its own words.
+
+This module sits on the ground floor (it imports only :mod:`irtbridge.exceptions`), so every floor may
+read it.
 
 Adding a model
 --------------
@@ -29,6 +35,9 @@ A model is a row and its implementation:
    A model mirt fits under its own name needs nothing more.
 3. Test it against R: the same model fitted by mirt (or ltm) called directly in R.
 
+An option irtbridge passes to R gets a :class:`Domain` in the table of its R function (a new entry of
+mirt's ``technical`` list goes in ``_TECHNICAL``): the check before R reads it from there.
+
 Examples
 --------
 >>> CATALOGUE["1PL"].mirt, CATALOGUE["1PL"].slopes, CATALOGUE["1PL"].ltm
@@ -41,12 +50,20 @@ Examples
 
 from __future__ import annotations
 
+import difflib
+import math
+import numbers
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from irtbridge.exceptions import ValidationError
 
 __all__ = ["Model", "CATALOGUE", "MODELS", "KERNEL_MODELS", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY",
            "KERNEL_SCORING", "MIRT_METHODS", "MIRT_SCORING", "ENGINE_COLUMNS", "models_where", "engine_models",
-           "mirt_itemtype", "equal_slope_items", "from_mirt_itemtype", "item_type_readers"]
+           "mirt_itemtype", "equal_slope_items", "from_mirt_itemtype", "item_type_readers",
+           "Domain", "SE_TYPES", "ESTIMATION_DOMAINS", "LTM_DOMAINS", "FSCORES_DOMAINS", "check_values"]
 
 #: mirt's estimation methods (``method``): fixed-quadrature EM, quasi- and Monte Carlo EM,
 #: Metropolis-Hastings Robbins-Monro, stochastic EM, Bock-Lieberman
@@ -241,3 +258,174 @@ def from_mirt_itemtype(itemtype: str, ncat: Any) -> str:
 def item_type_readers(option: str) -> tuple[str, ...]:
     """The models whose items read a mirt option (e.g. ``"key"``: the nested logit item types)."""
     return tuple(r.name for r in _ROWS if option in r.options)
+
+
+# --------------------------------------------------------------------------------------------------
+# Option domains: the values each option irtbridge passes to mirt or ltm may take
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Domain:
+    """The values one option may take: ``text`` says it in the error message, ``accepts`` decides.
+
+    ``entries`` (for a mapping option such as mirt's ``technical`` or ltm's ``control``) are the domains of
+    its entries by name; an entry not named there is refused with close matches.
+    """
+
+    text: str
+    accepts: Callable[[Any], bool] = lambda value: True
+    entries: Mapping[str, "Domain"] | None = None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
+
+
+def _integer(low: int) -> Domain:
+    return Domain(f"an integer of at least {low}", lambda v: _is_int(v) and v >= low)
+
+
+def _positive(what: str = "a positive number") -> Domain:
+    return Domain(what, lambda v: _is_number(v) and v > 0)
+
+
+def _numbers(text: str, test: Callable[[float], bool]) -> Domain:
+    """A number or a sequence of numbers, each passing ``test``."""
+    def accepts(v: Any) -> bool:
+        values = list(v) if isinstance(v, (list, tuple)) or getattr(v, "ndim", 0) == 1 else [v]
+        return bool(values) and all(_is_number(x) and test(float(x)) for x in values)
+    return Domain(text, accepts)
+
+
+def _pair(text: str, low: float = -math.inf, high: float = math.inf) -> Domain:
+    """Two numbers, increasing, inside [low, high]."""
+    def accepts(v: Any) -> bool:
+        values = list(v) if isinstance(v, (list, tuple)) or getattr(v, "ndim", 0) == 1 else []
+        return (len(values) == 2 and all(_is_number(x) for x in values)
+                and low <= float(values[0]) < float(values[1]) <= high)
+    return Domain(text, accepts)
+
+
+def _one_of(*choices: str) -> Domain:
+    return Domain("one of " + ", ".join(map(repr, choices)), lambda v: isinstance(v, str) and v in choices)
+
+
+_FLAG = Domain("True or False", lambda v: isinstance(v, (bool, np.bool_)))
+_ANY = Domain("any value")
+_NOT_FROM_PYTHON = Domain("an R function, which cannot be passed from Python (set it in R)", lambda v: False)
+_THETA_LIM = _pair("two finite numbers, lower < upper (e.g. [-6, 6])")
+
+#: mirt 1.48's SE.type values (``?mirt``): the information matrix the standard errors come from
+SE_TYPES = ("Oakes", "crossprod", "Richardson", "forward", "central", "Louis", "sandwich", "sandwich.Louis",
+            "SEM", "Fisher", "complete", "MHRM", "FMHRM", "numerical")
+
+# mirt's `technical` list: every name mirt:::makeopts accepts (it stops on any other), with its domain
+_TECHNICAL: dict[str, Domain] = {
+    "NCYCLES": _integer(1), "MAXQUAD": _integer(1), "BURNIN": _integer(0), "SEMCYCLES": _integer(0),
+    "set.seed": Domain("an integer from 0 to 2**31 - 1", lambda v: _is_int(v) and 0 <= v < 2**31),
+    "SEtol": _positive(), "symmetric": _FLAG, "gain": _pair("two positive numbers, e.g. [0.1, 0.75]", 0.0),
+    "warn": _FLAG, "message": _FLAG, "customK": _numbers("integers of at least 2", lambda x: x >= 2 and x == int(x)),
+    "customPriorFun": _NOT_FROM_PYTHON, "customTheta": _ANY, "MHcand": _numbers("positive numbers", lambda x: x > 0),
+    "parallel": _FLAG, "NULL.MODEL": _FLAG, "theta_lim": _THETA_LIM, "RANDSTART": _integer(0),
+    "MHDRAWS": _integer(1), "removeEmptyRows": _FLAG, "internal_constraints": _FLAG,
+    "SEM_window": _pair("two numbers 0 <= lower < upper <= 1", 0.0, 1.0), "delta": _positive(),
+    "MHRM_SE_draws": _integer(1), "Etable": _FLAG, "infoAsVcov": _FLAG, "PLCI": _FLAG,
+    "plausible.draws": _integer(0), "storeEtable": _FLAG, "keep_vcov_PD": _FLAG, "Norder": _integer(1),
+    "MCEM_draws": _NOT_FROM_PYTHON, "zeroExtreme": _FLAG, "mins": _ANY, "info_if_converged": _FLAG,
+    "logLik_if_converged": _FLAG, "omp": _FLAG, "nconstrain": _ANY, "standardize_ref": _ANY,
+    "storeEMhistory": _FLAG, "fixedEtable": _ANY, "fixedTheta": _ANY, "IGNOREWARNINGS": _FLAG,
+}
+
+#: the estimation options mirt's ``mirt()``, ``multipleGroup()``, ``bfactor()``, ``mdirt()`` and ``mixedmirt()``
+#: reach through ``...`` (the formals of ``mirt:::ESTIMATION`` and ``mirt:::makeopts``), with their domains
+ESTIMATION_DOMAINS: dict[str, Domain] = {
+    "accelerate": _one_of("Ramsay", "squarem", "none"), "BFACTOR": _FLAG, "calcLL": _FLAG, "calcNull": _FLAG,
+    "constrain": _ANY, "control": _ANY, "customGroup": _ANY, "customItems": _ANY, "customItemsData": _ANY,
+    "D": _positive(), "dentype": _ANY, "draws": _integer(1), "GenRandomPars": _FLAG, "gpcm_mats": _ANY,
+    "grsm.block": _ANY, "guess": _numbers("numbers in [0, 1)", lambda x: 0 <= x < 1), "item.Q": _ANY,
+    "key": _ANY, "large": _ANY, "latent.regression": _ANY, "method": _one_of(*MIRT_METHODS),
+    "mixed.design": _ANY, "monopoly.k": _ANY, "nloptr_args": _ANY,
+    "optimizer": _one_of("BFGS", "L-BFGS-B", "nlminb", "NR", "NR1", "Nelder-Mead", "SANN", "solnp", "nloptr"),
+    "parprior": _ANY, "quadpts": _integer(3), "rsm.block": _ANY, "SE.type": _one_of(*SE_TYPES),
+    "SEtol": _positive(), "solnp_args": _ANY, "spline_args": _ANY,
+    "survey.weights": _numbers("non-negative numbers, one per respondent", lambda x: x >= 0),
+    "technical": Domain("a mapping of mirt's technical options", entries=_TECHNICAL),
+    "TOL": _positive(), "upper": _numbers("numbers in (0, 1]", lambda x: 0 < x <= 1),
+}
+
+# ltm's control list (the union over rasch, ltm, tpm, grm and gpcm)
+_LTM_CONTROL: dict[str, Domain] = {
+    "GHk": _integer(2), "iter.em": _integer(0), "iter.qN": _integer(0), "verbose": _FLAG,
+    "method": _one_of("BFGS", "Nelder-Mead", "CG", "L-BFGS-B", "SANN"), "optimizer": _one_of("optim", "nlminb"),
+    "eps.hessian": _positive(), "parscale": _numbers("positive numbers", lambda x: x > 0),
+    "digits.abbrv": _integer(1), "optimMethod": _one_of("BFGS", "Nelder-Mead", "CG", "L-BFGS-B", "SANN"),
+    "numrDeriv": _one_of("fd", "cd"), "epsHes": _positive(),
+}
+
+#: the options of ltm's fitting functions, with their domains
+LTM_DOMAINS: dict[str, Domain] = {
+    "IRT.param": _FLAG, "Hessian": _FLAG, "constrained": _FLAG, "constraint": _ANY, "start.val": _ANY,
+    "na.action": _ANY, "type": _one_of("latent.trait", "rasch"),
+    "max.guessing": Domain("a number in (0, 1]", lambda v: _is_number(v) and 0 < v <= 1),
+    "control": Domain("a mapping of ltm's control options", entries=_LTM_CONTROL),
+}
+
+#: mirt's ``fscores()`` arguments with a bounded domain
+FSCORES_DOMAINS: dict[str, Domain] = {
+    "method": _one_of(*MIRT_SCORING[:-1], "WML", "EAPsum", "EAPsum_2.0", "EAP_general", "plausible", "classify"),
+    "quadpts": _integer(3), "theta_lim": _THETA_LIM, "MI": _integer(0), "plausible.draws": _integer(0),
+    "plausible.type": _one_of("normal", "MH"), "max_theta": _positive(), "min_expected": _positive(),
+    "full.scores": _FLAG, "full.scores.SE": _FLAG, "QMC": _FLAG, "return.acov": _FLAG, "returnER": _FLAG,
+    "append_response.pattern": _FLAG, "na.rm": _FLAG, "use_dentype_estimate": _FLAG, "expected.info": _FLAG,
+    "EAPsum.scores": _FLAG, "T_as_X": _FLAG,
+}
+
+
+def check_values(options: Mapping[str, Any], domains: Mapping[str, Domain], where: str) -> None:
+    """A one-line :class:`~irtbridge.exceptions.ValidationError` for the first option (R's name) outside
+    its domain, naming the option, its value and the domain; options without a domain pass.
+
+    Examples
+    --------
+    >>> check_values({"quadpts": 41, "TOL": 1e-5}, ESTIMATION_DOMAINS, "calibrate")
+    >>> check_values({"quadpts": 0}, ESTIMATION_DOMAINS, "calibrate")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: calibrate: quadpts=0 is outside its domain: an integer of at least 3
+    >>> check_values({"technical": {"NCYCLES": -1}}, ESTIMATION_DOMAINS, "calibrate")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: calibrate: technical['NCYCLES']=-1 is outside its domain: an integer of at least 1
+    """
+    for name, value in options.items():
+        domain = domains.get(name)
+        if domain is None or value is None:
+            continue
+        if domain.entries is not None:
+            _check_entries(name, value, domain, where)
+        elif not domain.accepts(value):
+            _refuse(where, name, value, domain.text)
+
+
+def _check_entries(name: str, value: Any, domain: Domain, where: str) -> None:
+    if not isinstance(value, Mapping):
+        _refuse(where, name, value, domain.text)
+    for key, entry in value.items():
+        inner = domain.entries.get(str(key)) if domain.entries is not None else None
+        if inner is None:
+            known = list(domain.entries or ())
+            close = ([k for k in known if k.lower() == str(key).lower()]
+                     or difflib.get_close_matches(str(key), known, n=1))
+            hint = f"did you mean {close[0]!r}?" if close else f"its entries: {', '.join(known)}"
+            raise ValidationError(f"{where}: {name} has no entry {key!r}; {hint}")
+        if entry is not None and not inner.accepts(entry):
+            _refuse(where, f"{name}[{str(key)!r}]", entry, inner.text)
+
+
+def _refuse(where: str, name: str, value: Any, text: str) -> None:
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    raise ValidationError(f"{where}: {name}={shown} is outside its domain: {text}")

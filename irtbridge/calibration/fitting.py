@@ -244,7 +244,8 @@ def engine_options(options: dict[str, Any], engine: str, model: str, per_item: l
     if names is None:  # the engine checks its own options
         return {("SE.type" if k == "SE_type" else k): v for k, v in options.items()}
     per_model = isinstance(row.options, Mapping)
-    return check_options(options, names, f"calibrate(engine={engine!r}" + (f", model={model!r})" if per_model else ")"))
+    return check_options(options, names, f"calibrate(engine={engine!r}" + (f", model={model!r})" if per_model else ")"),
+                         row.domains)
 
 @dataclass
 class _Prepared:

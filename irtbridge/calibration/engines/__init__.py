@@ -27,10 +27,11 @@ the models it fits).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
-from irtbridge._catalogue import MIRT_METHODS, MIRT_SCORING, engine_models
+from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS, MIRT_SCORING, Domain,
+                                  engine_models)
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.exceptions import ValidationError
@@ -85,6 +86,7 @@ class Engine:
     method_option: bool = False
     takes: tuple[str, ...] = ()
     options: tuple[str, ...] | Mapping[str, tuple[str, ...]] | None = None
+    domains: Mapping[str, Domain] = field(default_factory=dict)
     scoring: tuple[str, ...] = ()
     mirt_model: bool = False
     runs_r: bool = True
@@ -120,13 +122,14 @@ class Engine:
 
 ENGINE_TABLE: dict[str, Engine] = {
     "mirt": Engine("mirt", "irtbridge.calibration.engines.mirt", engine_models("mirt"), priors=True, structure=True,
-                   sparse=False, methods=MIRT_METHODS, method_option=True, takes=("seed", "key", "gpcm_mats"), options=MIRT_OPTIONS, scoring=MIRT_SCORING, mirt_model=True,
+                   sparse=False, methods=MIRT_METHODS, method_option=True, takes=("seed", "key", "gpcm_mats"),
+                   options=MIRT_OPTIONS, domains=ESTIMATION_DOMAINS, scoring=MIRT_SCORING, mirt_model=True,
                    title="mirt"),
     "ltm": Engine("ltm", "irtbridge.calibration.engines.ltm", engine_models("ltm"), priors=False, structure=False,
-                  sparse=False, options=LTM_OPTIONS, scoring=("EAP", "MAP"), title="ltm"),
+                  sparse=False, options=LTM_OPTIONS, domains=LTM_DOMAINS, scoring=("EAP", "MAP"), title="ltm"),
     "native": Engine("native", "irtbridge.calibration.engines.native", engine_models("native"), priors=True,
-                     structure=False, sparse=True, methods=("EM",), scoring=("EAP", "MAP", "ML"), runs_r=False,
-                     keeps_data=False, title="the native engine"),
+                     structure=False, sparse=True, methods=("EM",), domains=ESTIMATION_DOMAINS,
+                     scoring=("EAP", "MAP", "ML"), runs_r=False, keeps_data=False, title="the native engine"),
 }
 
 

@@ -78,9 +78,9 @@ def model_arguments(engine: str, request: FitRequest) -> dict[str, Any]:
     Examples
     --------
     >>> import numpy as np
-    >>> request = FitRequest(np.zeros((2, 2)), ("q1", "q2"), "mixed", False, per_item=("1PL", "3PL"))
+    >>> request = FitRequest(np.zeros((2, 2)), ("q1", "q2"), "mixed", False, per_item=("3PL", "1PL"))
     >>> model_arguments("mirt", request)
-    {'itemtype': ['2PL', '3PL'], 'equal_slopes': ['q1']}
+    {'itemtype': ['3PL', '2PL'], 'equal_slopes': ['q2']}
     """
     if engine == "ltm":
         row = CATALOGUE[request.model]
