@@ -426,6 +426,6 @@ def _check_entries(name: str, value: Any, domain: Domain, where: str) -> None:
 
 
 def _refuse(where: str, name: str, value: Any, text: str) -> None:
-    shown = repr(value)
+    shown = " ".join(repr(value).split())  # one line, whatever the value
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     raise ValidationError(f"{where}: {name}={shown} is outside its domain: {text}")
