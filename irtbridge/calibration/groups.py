@@ -100,9 +100,10 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
                               "'2PL' with invariance=['slopes']")
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
+    method = options.pop("method", None)  # checked below against the methods mirt knows
     options = check_options(options, GROUP_OPTIONS, "calibrate_groups")
     prep = _prepare(responses, columns, model, per_item, drop_constant)
-    options = estimation_options("mirt", options, method=options.pop("method", None))  # a method mirt knows
+    options = estimation_options("mirt", options, method=method)
     options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     names = prep.names
     labels = group_labels(groups, prep.values.shape[0])
