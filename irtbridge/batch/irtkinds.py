@@ -44,7 +44,10 @@ def _responses(unit: Unit) -> pd.DataFrame:
 
 def _scores(frame: pd.DataFrame, fit: Any, method: str) -> pd.DataFrame:
     """The engine's scores of the data the fit was made from, one row per respondent of ``frame``."""
-    scores = fit.abilities(method=method, responses=frame[fit.item_names] if fit.engine == "native" else None)
+    from irtbridge.calibration.engines import ENGINE_TABLE  # the calibration floor, loaded when a unit runs
+
+    keeps = ENGINE_TABLE[fit.engine].keeps_data
+    scores = fit.abilities(method=method, responses=None if keeps else frame[fit.item_names])
     scores.index = frame.index
     scores.index.name = "respondent"
     return scores

@@ -223,7 +223,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     from irtbridge.calibration.result import ENGINES, MODELS, SCORING_METHODS
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
-    if kind == "fit" and engine != "mirt":
+    if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:
         raise ValidationError(f"option 'engine': a fit unit reports mirt's diagnostics; use engine 'mirt', not {engine!r}")
     model = options.get("model", "2PL")
     names = [model] if isinstance(model, str) else list(model)
@@ -239,10 +239,10 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
                                structured=per_item is not None or options.get("dims", 1) != 1)
     if "scoring_method" in options:
         check_choice(options["scoring_method"], "option 'scoring_method'", SCORING_METHODS[engine], ignore_case=True)
-    if engine == "native":  # the native engine checks its names only when it fits: check them here
+    if not ENGINE_TABLE[engine].runs_r:  # the R-free engine checks its names only when it fits: check them here
         from irtbridge.calibration.engines.native import NATIVE_OPTIONS
 
-        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), "calibrate(engine='native')")
+        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})")
     checked = engine_options(dict(rest), engine, resolved[0], per_item)
     estimation_options(engine, checked, method=options.get("estimation_method"), seed=options.get("seed"))
 

@@ -244,7 +244,7 @@ def eager_for_sem(se: bool | None, engine: str, options: Mapping[str, Any]) -> b
     """``se=None`` under mirt's ``SE.type = "SEM"`` is ``se=True``: SEM changes mirt's EM run itself
     (``TOL`` 1e-5, no acceleration) when it computes the SEs, so a fit made without them cannot have them
     added on demand."""
-    return True if se is None and engine == "mirt" and options.get("SE.type") == "SEM" else se
+    return True if se is None and ENGINE_TABLE[engine].mirt_model and options.get("SE.type") == "SEM" else se
 
 
 def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:

@@ -388,7 +388,7 @@ class Calibration(ScoringMixin, InferenceMixin):
             lines.append(f"reliability: marginal {r['marginal']:.{digits}f}   empirical {r['empirical']:.{digits}f}")
         if lines:
             return lines
-        if self.engine != "mirt":
+        if not ENGINE_TABLE[self.engine].mirt_model:
             return [f"fit statistics: mirt's (M2, reliability); this fit is from engine {self.engine!r}"]
         return ["fit statistics: not computed yet (fit.global_fit(), fit.reliability(); shown here once computed)"]
 
