@@ -41,6 +41,7 @@ import pandas as pd
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from irtbridge.leaderboard.estimators import ESTIMATORS, calibrate_2pl, estimate_accuracy  # noqa: E402
+from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 MIN_ITEMS = 300
 #: EM cycles of each calibration (runaway items of small calibrations never converge; 100 keeps the run short)
@@ -96,22 +97,12 @@ def load_sets(data: str) -> tuple[dict[str, pd.DataFrame], list[str]]:
     return kept, notes
 
 
-def splits(frame: pd.DataFrame, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Calibration and new model indices of both splits."""
-    n = frame.shape[0]
-    order = np.random.default_rng(seed).permutation(n)
-    n_new = int(round(0.25 * n))
-    by_acc = np.argsort(frame.mean(axis=1).to_numpy(), kind="stable")
-    return {"interpolation": (np.sort(order[n_new:]), np.sort(order[:n_new])),
-            "extrapolation": (by_acc[: int(round(0.5 * n))], by_acc[n - int(round(0.3 * n)):])}
-
-
 def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], methods: list[str]) -> list[dict]:
     rows = []
     truth_all = frame.mean(axis=1).to_numpy()
     cal_cache: dict[tuple, object] = {}
     for seed in seeds:
-        for split, (cal_idx, new_idx) in splits(frame, seed).items():
+        for split, (cal_idx, new_idx) in protocol_splits(frame, seed).items():
             cal = frame.iloc[cal_idx]
             key = (split, tuple(cal_idx))
             if key not in cal_cache:

@@ -31,6 +31,7 @@ COMMANDS = [
     "irtbridge.cli.benchmark",
     "irtbridge.cli.anchors",
     "irtbridge.cli.estimate",
+    "irtbridge.cli.tiny",
 ]
 
 

@@ -19,6 +19,7 @@ the calibration's own respondents and corrects both the prediction and the inter
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any, Sequence
 
@@ -90,8 +91,17 @@ def _pirt(x: np.ndarray, bank: Any, anchors: list[str], var: float) -> tuple[np.
     return theta, se, (right.sum(axis=1) + mean_rest) / n_items, np.sqrt(var_rest) / n_items
 
 
+def bank_of(calibration: Any) -> Any:
+    """An ItemBank from a calibration, an ItemBank, or the path of a tiny-benchmark bank file (read offline)."""
+    if isinstance(calibration, (str, os.PathLike)):
+        from irtbridge.leaderboard.tiny import load_bank
+
+        return load_bank(calibration)
+    return as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
+
+
 def _checked(calibration: Any, anchors: Sequence[str]) -> tuple[Any, list[str]]:
-    bank = as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
+    bank = bank_of(calibration)
     if not bank.dichotomous:
         raise ValidationError("estimate_performance needs a dichotomous calibration (rasch, 1PL-4PL)")
     names = {str(n) for n in bank.names}
@@ -114,8 +124,9 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     ----------
     responses_on_anchors : DataFrame
         New respondents x anchor items, 0/1 (NaN: not answered).
-    calibration : Calibration or ItemBank
-        A dichotomous calibration of the full item set (``.items``, ``.model``).
+    calibration : Calibration, ItemBank or path
+        A dichotomous calibration of the full item set (``.items``, ``.model``), or the path of a bank file
+        written by :meth:`irtbridge.leaderboard.TinyBenchmark.save` (read offline, :func:`load_bank`).
     anchors : sequence of str
         The anchor items (names in the calibration), e.g. from :func:`select_anchors`.
     validation : AnchorValidation, optional
@@ -145,6 +156,7 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     x, index = _anchor_matrix(responses_on_anchors, anchors)
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
     theta, se, accuracy, sd = _pirt(x, bank, anchors, var)
+    calibration = bank if isinstance(calibration, (str, os.PathLike)) else calibration
     if validation is not None:
         accuracy, sd = validation.apply(x, anchors, accuracy, sd)
     else:
