@@ -54,6 +54,7 @@ from scipy import stats
 
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
+from irtbridge.leaderboard.performance import _anchor_matrix
 from irtbridge.leaderboard._predictors import _ridge_block, ridge_cv, bank_arrays, irt_predictions, item_features, ridge_predictions
 
 __all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "estimate_accuracy", "calibrate_2pl", "IRTParameters"]
@@ -167,19 +168,11 @@ def problem_from_features(features: np.ndarray, names: tuple[str, ...], items: S
     clash = sorted(set(excluded) & set(items))
     if clash:
         raise ValidationError(f"exclude: item(s) {clash[:3]} are also sampled; an excluded item is never sampled")
-    if isinstance(answers, pd.Series):
-        answers = answers.to_frame().T
-    if not isinstance(answers, pd.DataFrame):
-        raise ValidationError(f"answers must be a DataFrame (new models x sampled items), got {type(answers).__name__}")
-    given = set(map(str, answers.columns))
-    missing = [i for i in items if i not in given]
-    if missing:
-        raise ValidationError(f"answers lack {len(missing)} sampled item(s), e.g. {missing[:3]}")
-    if answers.shape[0] == 0:
+    Y, index = _anchor_matrix(answers, items, "answers", "sampled item")
+    if len(index) == 0:
         raise ValidationError("answers has no rows (no new model)")
-    Y = _matrix(answers.rename(columns=str)[items], "answers")
     if (np.isnan(Y).sum(axis=1) > len(items) - 3).any():
-        bad = answers.index[np.isnan(Y).sum(axis=1) > len(items) - 3][0]
+        bad = index[np.isnan(Y).sum(axis=1) > len(items) - 3][0]
         raise ValidationError(f"answers: model {bad!r} answered fewer than 3 sampled items")
     pool = np.ones(len(names), dtype=bool)
     pool[[pos[e] for e in excluded if e in pos]] = False

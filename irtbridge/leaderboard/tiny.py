@@ -44,8 +44,8 @@ def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[
 
     Examples
     --------
-    >>> sample_items(["a", "b", "c", "d"], 2, seed=0, exclude=["a"])
-    ['c', 'd']
+    >>> sample_items(["a", "b", "c", "d", "e"], 3, seed=0, exclude=["a"])
+    ['c', 'd', 'e']
     """
     names = [str(n) for n in names]
     k = check_int(k, "k", low=3)
