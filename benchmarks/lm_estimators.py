@@ -13,11 +13,13 @@ Data (fetched from GitHub, never shipped), under ``--data DIR`` (default ``/work
 
 * ``DIR/nlu/*_irt_all_coded.csv``: nyu-mll/nlu-test-sets ``data/``, 90 checkpoints x one NLU test set each
   (first column ``userid``); sets with fewer than 300 items (cb, copa, wsc, rte) are left out (k = 100
-  would be a third of them or more), and snli, whose file repeats mnli's items, is kept as its own set;
+  would be a third of them or more), and by default those with more than 5,500 (mnli, snli, mrqa-nq,
+  qamr, squad_v2: ``--max-items`` includes them; their 2PL fits dominate the run time);
 * ``DIR/atlas/arc_clean_response_matrix.csv``: Peiyu-Georgia-Li/ATLAS
   ``experiments/arc_by_family_mixtral/clean_response_matrix.csv``, 320 models x 735 ARC items;
 * ``DIR/mmlupro/matrix.csv`` or the ``eval_results/*.zip`` files of TIGER-AI-Lab/MMLU-Pro in
-  ``DIR/mmlupro/`` (correct = ``pred == answer``; 29 models whose outputs are stored, 12,032 items);
+  ``DIR/mmlupro/`` (correct = ``pred == answer``; 29 models whose outputs are stored, 12,032 items; left
+  out by the item cap unless ``--max-items 12100``);
 * ``DIR/psn/combine.csv`` (Joe-Hall-Lee/PSN-IRT, 11 models x 41,871 items) is read but left out: 11
   models give 3 new models and 8 calibration models in interpolation, too few for the protocol.
 
@@ -44,6 +46,8 @@ from irtbridge.leaderboard.estimators import ESTIMATORS, calibrate_2pl, estimate
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 MIN_ITEMS = 300
+#: sets above this many items are left out unless --max-items says otherwise (the issue's sets have 277-5,463)
+MAX_ITEMS = 5500
 #: EM cycles of each calibration (runaway items of small calibrations never converge; 100 keeps the run short)
 NCYCLES = 100
 MIN_MODELS = 20
@@ -63,7 +67,7 @@ def _mmlu_pro(folder: str) -> pd.DataFrame | None:
     return pd.DataFrame(rows).T if rows else None
 
 
-def load_sets(data: str) -> tuple[dict[str, pd.DataFrame], list[str]]:
+def load_sets(data: str, max_items: int = MAX_ITEMS) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """The response matrices found under ``data`` (models x items), and notes on what was left out."""
     sets: dict[str, pd.DataFrame] = {}
     notes: list[str] = []
@@ -90,6 +94,9 @@ def load_sets(data: str) -> tuple[dict[str, pd.DataFrame], list[str]]:
         frame.index = [str(i) for i in frame.index]
         if frame.shape[1] < MIN_ITEMS:
             notes.append(f"{name} ({frame.shape[0]} x {frame.shape[1]}): left out, fewer than {MIN_ITEMS} items")
+        elif frame.shape[1] > max_items:
+            notes.append(f"{name} ({frame.shape[0]} x {frame.shape[1]}): left out, more than {max_items} items "
+                         "(--max-items to include it; its 2PL fits take long)")
         elif frame.shape[0] < MIN_MODELS:
             notes.append(f"{name} ({frame.shape[0]} x {frame.shape[1]}): left out, fewer than {MIN_MODELS} models")
         else:
@@ -161,12 +168,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=None, help="only these sets (e.g. nlu/boolq atlas/arc)")
     parser.add_argument("--methods", nargs="+", default=list(ESTIMATORS), choices=ESTIMATORS)
     parser.add_argument("--csv", help="also write the raw rows to this CSV")
+    parser.add_argument("--max-items", type=int, default=MAX_ITEMS, help=f"leave out larger sets (default {MAX_ITEMS})")
     args = parser.parse_args(argv)
     if not os.path.isdir(args.data):
         print(f"lm_estimators: no data folder {args.data!r}; fetch the repositories named in the docstring and "
               "extract them there (or pass --data DIR)", file=sys.stderr)
         return 2
-    sets, notes = load_sets(args.data)
+    sets, notes = load_sets(args.data, args.max_items)
     if not sets:
         print(f"lm_estimators: no response matrix found under {args.data!r} (see the docstring for the layout)",
               file=sys.stderr)

@@ -12,19 +12,25 @@ sampled ones (a simple random sample of the items that may be sampled), ``U`` th
       accuracy = (sum_S y_j + N * [mean_U yhat_j + mean_S (y_j - yhat_j) / (1 + k / N)]) / J.
 
   Interval: ``(1 - k/J) s_e^2 / k`` with ``s_e^2`` the variance of the leave-one-out residuals.
-* ``"ppi"`` (the default): a model-assisted, design-based estimator, the regression (GREG) form of
-  prediction-powered inference with power tuning (PPI++). Its control variates are the ridge prediction
-  above and the 2PL prediction ``E[P_j(theta) | answers]`` (the calibration's item parameters, theta's
-  posterior given the sampled answers); on the sampled items both are leave-one-out values, so each
-  residual is an honest out-of-sample error. With ``f_j`` the two predictions and ``beta`` the least-squares
-  fit of ``y ~ 1 + f`` on ``S``,
+* ``"ppi"`` (the default): a model-assisted, design-based estimator (prediction-powered inference in its
+  regression form). For each new model a ridge regression predicts its answer to item ``j`` from two kinds
+  of features: the calibration models' answers to ``j`` (as AIPW) and the 2PL prediction
+  ``E[P_j(theta) | sampled answers]`` (the calibration's item parameters; the new model's theta posterior),
+  the IRT prediction as control variate whose weight the regression tunes (as PPI++ tunes its power). The
+  penalty is chosen among 1, 3, 10, 30, 100 by leave-one-out error on the sampled items. Then
 
-      accuracy = (sum_S y_j + sum_U (beta_0 + f_j' beta)) / J,
-      var = (1 - k/J) / k * sum_S e_j^2 / (k - 3),   e = y - (beta_0 + f' beta),
+      accuracy = (sum_S y_j + sum_U yhat_j + N * mean_S (y_j - yhat_j)) / J,
+      var = (1 - k/J) / k * s_e^2,   s_e^2 the variance of the leave-one-out residuals on S,
 
-  which equals ``ybar_S + beta'(fbar_all - fbar_S)``: unbiased (to first order) under random sampling
-  however badly the 2PL fits, and more precise the better ``f`` predicts. ``"ppi_irt"`` is the same with
-  the 2PL prediction alone.
+  the difference (GREG) estimator, approximately unbiased under random sampling of the items however
+  badly the 2PL fits (with the intercept the mean residual is zero and the estimate is
+  ``ybar_S + beta'(xbar_all - xbar_S)``), and more precise the better the features predict.
+* ``"composite"``: ``"ppi"`` pulled toward p-IRT where the two agree,
+  ``w * pirt + (1 - w) * ppi`` with ``w = V / (V + 3 d^2)`` (``V`` the ppi variance, ``d`` the difference);
+  its interval is ppi's. It gains where the 2PL is right (interpolation) and loses where p-IRT is biased
+  (extrapolation): not the default.
+* ``"ppi_irt"``: the same design-based estimator with the 2PL prediction alone (leave-one-out values on
+  ``S``; intercept and slope fitted on ``S``, ``df = k - 2``).
 * ``"pirt"``: p-IRT of tinyBenchmarks (Maia Polo et al. 2024): ``(sum_S y + sum_U E[P_j(theta)]) / J``;
   interval from the leave-one-out residuals on ``S`` (their mean, the bias, and their spread), not from
   the IRT posterior.
@@ -55,7 +61,7 @@ from scipy import stats
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard.performance import _anchor_matrix
-from irtbridge.leaderboard._predictors import _ridge_block, ridge_cv, bank_arrays, irt_predictions, item_features, ridge_predictions
+from irtbridge.leaderboard._predictors import bank_arrays, irt_predictions, item_features, ridge_cv, ridge_predictions
 
 __all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "estimate_accuracy", "calibrate_2pl", "IRTParameters"]
 
