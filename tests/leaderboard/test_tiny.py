@@ -120,3 +120,20 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "k = 500" in err and "\n" not in err
     assert not (tmp_path / "t").exists()
+
+
+def test_bank_file_feeds_adaptive_evaluate_and_the_estimate_cli(tiny, responses, tmp_path, capsys):
+    from irtbridge.leaderboard import adaptive_evaluate
+
+    path = tiny.save(tmp_path / "bank.json")
+    row = responses.iloc[75]
+    from_file = adaptive_evaluate(lambda item: row[item], str(path), stop=0.5, max_items=15)
+    in_memory = adaptive_evaluate(lambda item: row[item], tiny.bank(), stop=0.5, max_items=15)
+    assert from_file.items == in_memory.items and from_file.accuracy == in_memory.accuracy
+    pd.DataFrame({"item": tiny.items}).to_csv(tmp_path / "items.csv", index=False)
+    responses.iloc[70:72][tiny.items].to_csv(tmp_path / "answers.csv")
+    assert main(["estimate", str(tmp_path / "answers.csv"), "--id-column", "model", "--calibration", str(path),
+                 "--anchors", str(tmp_path / "items.csv"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["respondents"]
+    direct = estimate_performance(responses.iloc[70:72][tiny.items], tiny.bank(), tiny.items)
+    assert [r["accuracy"] for r in rows] == pytest.approx(direct["accuracy"].tolist(), abs=1e-12)
