@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
     p.add_argument("--no-validate", action="store_true", help="skip the error table and learning curve")
+    p.add_argument("--ncycles", type=int, default=500,
+                   help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
+                        "learning-curve point)")
     p.add_argument("--json", action="store_true", help="print summary.json")
     p.set_defaults(func=run)
 
@@ -49,15 +52,17 @@ def run(args: argparse.Namespace) -> int:
 
     from irtbridge._outdir import staged_output
     from irtbridge.cli.estimate import read_item_list
+    from irtbridge._validation import check_int
     from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
 
     data = read_responses(args)
     data.index = data.index.map(str)
     exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
-    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude)
+    ncycles = check_int(args.ncycles, "--ncycles", low=1)
+    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, NCYCLES=ncycles)  # checks input, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=exclude, method=tiny.method,
-                                                  repeats=args.repeats))
+                                                  repeats=args.repeats, NCYCLES=ncycles))
     summary = tiny.summary_dict()
     out = Path(args.out)
     with staged_output(out, param="--out") as stage:

@@ -179,7 +179,8 @@ class TinyBenchmark:
 
 
 def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
-               method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None) -> TinyBenchmark:
+               method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None,
+               NCYCLES: int = 500) -> TinyBenchmark:
     """Draw ``k`` items of ``responses`` and freeze what predicts a new model's accuracy from them.
 
     Parameters
@@ -197,6 +198,8 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
         Estimator of :func:`irtbridge.leaderboard.estimate_accuracy` (default: the measured best).
     calibration : IRTParameters, optional
         A 2PL fit of ``responses`` (:func:`~irtbridge.leaderboard.estimators.calibrate_2pl`); fitted if not given.
+    NCYCLES : int
+        EM cycles of that fit (mirt's default 500).
 
     Returns
     -------
@@ -222,7 +225,7 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     if unknown:
         raise ValidationError(f"exclude names {len(unknown)} item(s) not in responses, e.g. {unknown[:3]}")
     items = sample_items(names, k, seed, exclude)
-    cal = calibration if calibration is not None else calibrate_2pl(responses)
+    cal = calibration if calibration is not None else calibrate_2pl(responses, NCYCLES=NCYCLES)
     if tuple(cal.names) != names:
         raise ValidationError("calibration's items are not responses' items (same names, same order)")
     return TinyBenchmark(items=items, item_names=names, exclude=tuple(str(e) for e in exclude or []), method=method,
