@@ -33,6 +33,7 @@ COMMANDS = [
     "irtbridge.cli.estimate",
     "irtbridge.cli.ingest",
     "irtbridge.cli.leaderboard",
+    "irtbridge.cli.tiny",
 ]
 
 

@@ -100,6 +100,10 @@ def read_calibration(path: str):
         raise ValidationError(f"calibration file {path!r}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ValidationError(f"calibration file {path!r} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    if isinstance(d, dict) and str(d.get("format", "")).startswith("irtbridge-tiny"):  # a tiny benchmark's bank
+        from irtbridge.leaderboard.tiny import load_bank
+
+        return load_bank(path)
     if not isinstance(d, dict) or not isinstance(d.get("items"), list) or "model" not in d:
         raise ValidationError(f"calibration file {path!r} has no 'model' and 'items' (write it with "
                               "irtbridge calibrate --json or Calibration.to_json)")

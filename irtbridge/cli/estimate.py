@@ -2,6 +2,10 @@
 
 Each respondent (a new model) answered the anchor items only; its accuracy on the whole calibrated item set
 is predicted with a 95% interval (:func:`irtbridge.estimate_performance`).
+
+`irtbridge estimate ANSWERS.csv --bank DIR/bank.json`: score new models against a tiny benchmark's frozen
+bank (``irtbridge tiny``), offline: theta with its SD and the predicted accuracy with its 95% interval from
+the bank's own estimator (:meth:`irtbridge.leaderboard.TinyBenchmark.predict`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Predict each respondent's share correct on the full calibrated item set from its "
                                    "0/1 answers to the anchor items, with a 95%% interval (p-IRT).")
     p.add_argument("file", metavar="RESPONSES.csv", help="0/1 answers: one row per respondent, one column per anchor")
-    p.add_argument("--calibration", required=True, metavar="CAL.json",
-                   help="irtbridge calibrate --json output or Calibration.to_json")
-    p.add_argument("--anchors", required=True, metavar="anchors.csv", help="the anchors (irtbridge anchors --out)")
+    p.add_argument("--calibration", metavar="CAL.json",
+                   help="irtbridge calibrate --json output, Calibration.to_json, or a tiny bank.json (p-IRT)")
+    p.add_argument("--anchors", metavar="anchors.csv", help="the anchors (irtbridge anchors --out)")
+    p.add_argument("--bank", metavar="bank.json",
+                   help="a tiny benchmark's bank (irtbridge tiny --out DIR): predict with its estimator from "
+                        "the answers to its items (instead of --calibration and --anchors)")
+    p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
+                   help="with --bank: RESPONSES is a CSV (default) or a model's harness output (an lm-evaluation-harness "
+                        "--log_samples folder, HELM run folders), read by irtbridge.leaderboard's readers")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     add_long_options(p)
     p.add_argument("--respondent", action="append", default=[], metavar="NAME",
@@ -36,8 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _anchors(path: str) -> list[str]:
-    frame = read_csv(path, "anchors")
+def read_item_list(path: str, what: str = "anchors") -> list[str]:
+    """Item names from a CSV (its ``item`` column, else its first)."""
+    frame = read_csv(path, what)
     column = "item" if "item" in frame.columns else frame.columns[0]
     require_columns(frame, [column], f"anchors file {path!r}")
     return [str(a) for a in frame[column].dropna()]
@@ -48,8 +61,27 @@ def run(args: argparse.Namespace) -> int:
 
     from irtbridge.leaderboard import estimate_performance, validate_anchors  # kept off the CLI's start
 
+    if args.source != "csv" and not args.bank:
+        raise ValidationError(f"--from {args.source}: harness output is scored against a tiny benchmark's --bank")
+    if args.bank:
+        if args.calibration or args.anchors or args.validate:
+            raise ValidationError("--bank replaces --calibration, --anchors and --validate; give one or the other")
+        return _run_bank(args)
+    if not (args.calibration and args.anchors):
+        raise ValidationError("give --calibration and --anchors (p-IRT), or --bank (a tiny benchmark)")
     calibration = read_calibration(args.calibration)
-    anchors = _anchors(args.anchors)
+    anchors = read_item_list(args.anchors)
+    data = _respondents(args)
+    validation = None
+    if args.validate:
+        train = read_responses(args, args.validate)
+        validation = validate_anchors(train, calibration, anchors, folds=args.folds, progress=True)
+        print(validation, file=sys.stderr)
+    result = estimate_performance(data, calibration, anchors, validation=validation)
+    return _report(args, result)
+
+
+def _respondents(args: argparse.Namespace):
     data = read_responses(args)
     data.index = data.index.map(str)
     if args.respondent:
@@ -57,12 +89,37 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ValidationError(f"respondent(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
         data = data.loc[args.respondent]
-    validation = None
-    if args.validate:
-        train = read_responses(args, args.validate)
-        validation = validate_anchors(train, calibration, anchors, folds=args.folds, progress=True)
-        print(validation, file=sys.stderr)
-    result = estimate_performance(data, calibration, anchors, validation=validation)
+    return data
+
+
+def _harness_answers(args: argparse.Namespace, items):
+    """The tiny items' answers of the model(s) in a harness output folder (issue 32: scoring straight from it)."""
+    from irtbridge.leaderboard.readers import read_helm, read_lm_eval
+    from irtbridge.leaderboard.tiny import answers_from_long
+
+    reader = read_lm_eval if args.source == "lm-eval" else read_helm
+    answers = answers_from_long(reader(args.file, threshold=args.threshold), items)
+    if args.respondent:
+        unknown = [r for r in args.respondent if r not in set(answers.index)]
+        if unknown:
+            raise ValidationError(f"model(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
+        answers = answers.loc[args.respondent]
+    return answers
+
+
+def _run_bank(args: argparse.Namespace) -> int:
+    from irtbridge.leaderboard import load_tiny  # kept off the CLI's start
+
+    tiny = load_tiny(args.bank)
+    result = tiny.predict(_harness_answers(args, tiny.items) if args.source != "csv" else _respondents(args))
+    result = result.rename(columns={"se": "accuracy_se"})
+    if "theta_se" in result:
+        result = result.rename(columns={"theta_se": "se"})
+    cols = [c for c in ("theta", "se", "accuracy", "lower", "upper", "accuracy_se") if c in result]
+    return _report(args, result[cols])
+
+
+def _report(args: argparse.Namespace, result) -> int:
     result.index.name = "respondent"
     if args.out:
         atomic_write_csv(args.out, result)

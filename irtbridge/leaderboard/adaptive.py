@@ -20,8 +20,7 @@ from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
 from irtbridge.exceptions import ValidationError
-from irtbridge.irt import as_item_bank
-from irtbridge.leaderboard.performance import estimate_performance, warn_small_calibration
+from irtbridge.leaderboard.performance import bank_of, estimate_performance, warn_small_calibration
 
 __all__ = ["AdaptiveResult", "adaptive_evaluate", "SELECTIONS"]
 
@@ -108,8 +107,8 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     ----------
     answer : callable
         ``answer(item_name) -> 0 or 1``: the model's score on one item (a model run, a lookup, ...).
-    calibration : Calibration or ItemBank
-        A dichotomous calibration of the item set (``.items``, ``.model``).
+    calibration : Calibration, ItemBank or path
+        A dichotomous calibration of the item set (``.items``, ``.model``), or a tiny-benchmark bank file.
     stop : float, default 0.2
         Stop once the posterior SD of theta is below this.
     max_items : int or None, default 100
@@ -137,7 +136,7 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     """
     if not callable(answer):
         raise ValidationError(f"answer must be a callable item -> 0/1, got {type(answer).__name__}")
-    bank = as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
+    bank = bank_of(calibration)
     if not bank.dichotomous:
         raise ValidationError("adaptive_evaluate needs a dichotomous calibration (rasch, 1PL-4PL)")
     stop = check_number(stop, "stop", low=0.0, low_open=True)

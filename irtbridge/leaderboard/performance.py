@@ -19,6 +19,7 @@ the calibration's own respondents and corrects both the prediction and the inter
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any, Sequence
 
@@ -38,19 +39,21 @@ _Z = 1.959963984540054
 SMALL_CALIBRATION = 500
 
 
-def _anchor_matrix(responses: Any, anchors: list[str]) -> tuple[np.ndarray, pd.Index]:
+def _anchor_matrix(responses: Any, anchors: list[str], what: str = "responses_on_anchors",
+                   noun: str = "anchor item") -> tuple[np.ndarray, pd.Index]:
+    """The 0/1/NaN values of ``responses``' columns ``anchors`` (one-line errors name ``what``)."""
     if isinstance(responses, pd.Series):
         responses = responses.to_frame().T
     if not isinstance(responses, pd.DataFrame):
-        raise ValidationError(f"responses_on_anchors must be a DataFrame (respondents x anchor items), got {type(responses).__name__}")
+        raise ValidationError(f"{what} must be a DataFrame (respondents x {noun}s), got {type(responses).__name__}")
     cols = set(map(str, responses.columns))
     missing = [a for a in anchors if a not in cols]
     if missing:
-        raise ValidationError(f"responses_on_anchors lack {len(missing)} anchor item(s), e.g. {missing[:3]}")
+        raise ValidationError(f"{what} lack {len(missing)} {noun}(s), e.g. {missing[:3]}")
     values = responses.rename(columns=str)[anchors].to_numpy(dtype=float)
     bad = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
     if bad.any():
-        raise ValidationError("responses_on_anchors must be 0/1 (NaN for unanswered)")
+        raise ValidationError(f"{what} must be 0/1 (NaN for unanswered)")
     return values, responses.index
 
 
@@ -90,8 +93,17 @@ def _pirt(x: np.ndarray, bank: Any, anchors: list[str], var: float) -> tuple[np.
     return theta, se, (right.sum(axis=1) + mean_rest) / n_items, np.sqrt(var_rest) / n_items
 
 
+def bank_of(calibration: Any) -> Any:
+    """An ItemBank from a calibration, an ItemBank, or the path of a tiny-benchmark bank file (read offline)."""
+    if isinstance(calibration, (str, os.PathLike)):
+        from irtbridge.leaderboard.tiny import load_bank
+
+        return load_bank(calibration)
+    return as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
+
+
 def _checked(calibration: Any, anchors: Sequence[str]) -> tuple[Any, list[str]]:
-    bank = as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
+    bank = bank_of(calibration)
     if not bank.dichotomous:
         raise ValidationError("estimate_performance needs a dichotomous calibration (rasch, 1PL-4PL)")
     names = {str(n) for n in bank.names}
@@ -114,8 +126,9 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     ----------
     responses_on_anchors : DataFrame
         New respondents x anchor items, 0/1 (NaN: not answered).
-    calibration : Calibration or ItemBank
-        A dichotomous calibration of the full item set (``.items``, ``.model``).
+    calibration : Calibration, ItemBank or path
+        A dichotomous calibration of the full item set (``.items``, ``.model``), or the path of a bank file
+        written by :meth:`irtbridge.leaderboard.TinyBenchmark.save` (read offline, :func:`load_bank`).
     anchors : sequence of str
         The anchor items (names in the calibration), e.g. from :func:`select_anchors`.
     validation : AnchorValidation, optional
@@ -145,6 +158,7 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     x, index = _anchor_matrix(responses_on_anchors, anchors)
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
     theta, se, accuracy, sd = _pirt(x, bank, anchors, var)
+    calibration = bank if isinstance(calibration, (str, os.PathLike)) else calibration
     if validation is not None:
         accuracy, sd = validation.apply(x, anchors, accuracy, sd)
     else:

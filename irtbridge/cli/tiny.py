@@ -1,0 +1,80 @@
+"""`irtbridge tiny RESPONSES.csv --k 100 --out DIR`: build a tiny benchmark of your own, with its error table.
+
+Writes, atomically (one folder, :mod:`irtbridge._outdir`):
+
+* ``items.csv``: the k items a new model answers (one column, ``item``);
+* ``bank.json``: the frozen bank (item parameters and the calibration models' answers; read offline by
+  :func:`irtbridge.leaderboard.load_tiny`, :func:`~irtbridge.leaderboard.load_bank`,
+  ``irtbridge estimate --bank``, and as a calibration by ``estimate_performance`` / ``adaptive_evaluate``);
+* ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage) over held-out
+  models, interpolation and extrapolation splits;
+* ``learning_curve.csv``: that error against the number of calibration models (10, 20, 50, 100, ...);
+* ``summary.json``: all of the above in one object (also printed by ``--json``).
+
+A new model is scored against the bank with ``irtbridge estimate ANSWERS.csv --bank DIR/bank.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from irtbridge.cli._common import add_long_options, print_json, read_responses
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tiny", help="build a tiny benchmark: k items that predict a new model's full accuracy",
+                       description="Draw k items of a response matrix (models x items, 0/1), freeze a bank that "
+                                   "predicts a new model's accuracy on all items from its answers to them (95%% "
+                                   "interval), and measure its error on held-out models.")
+    p.add_argument("file", metavar="RESPONSES.csv", help="0/1 answers: one row per model, one column per item")
+    p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
+    p.add_argument("--out", required=True, metavar="DIR", help="write items.csv, bank.json, errors.csv, "
+                                                                "learning_curve.csv, summary.json here")
+    p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
+    add_long_options(p)
+    p.add_argument("--seed", type=int, default=0, help="seeds the item draw (default 0)")
+    p.add_argument("--exclude", metavar="items.csv",
+                   help="items never sampled (one column, item), e.g. runaway items; still predicted")
+    p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
+    p.add_argument("--no-validate", action="store_true", help="skip the error table and learning curve")
+    p.add_argument("--ncycles", type=int, default=500,
+                   help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
+                        "learning-curve point)")
+    p.add_argument("--json", action="store_true", help="print summary.json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from irtbridge._outdir import staged_output
+    from irtbridge.cli.estimate import read_item_list
+    from irtbridge._validation import check_int
+    from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
+
+    data = read_responses(args)
+    data.index = data.index.map(str)
+    exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
+    ncycles = check_int(args.ncycles, "--ncycles", low=1)
+    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, NCYCLES=ncycles)  # checks input, then fits
+    if not args.no_validate:
+        tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
+                                                  repeats=args.repeats, NCYCLES=ncycles))
+    summary = tiny.summary_dict()
+    out = Path(args.out)
+    with staged_output(out, param="--out") as stage:
+        pd.DataFrame({"item": tiny.items}).to_csv(stage / "items.csv", index=False)
+        tiny.save(stage / "bank.json")
+        pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", "n_held_out", "mae", "coverage"]
+                     ).to_csv(stage / "errors.csv", index=False)
+        pd.DataFrame(summary["learning_curve"], columns=["n_calibration", "n_held_out", "mae", "coverage"]
+                     ).to_csv(stage / "learning_curve.csv", index=False)
+        (stage / "summary.json").write_text(json.dumps({**summary, "out": str(out)}, indent=2), encoding="utf-8")
+    if args.json:
+        print_json({**summary, "out": str(out)})
+    else:
+        print(tiny.summary().as_text())
+    return 0

@@ -1,0 +1,145 @@
+"""Item-level predictions of a new model's answers, with honest (leave-one-out) values on the sampled items.
+
+Internal to :mod:`irtbridge.leaderboard.estimators`. Two predictors of ``y_j`` (the new model's 0/1 answer to
+item ``j``), both fitted on the ``k`` sampled items only:
+
+* :func:`ridge_predictions`: the ridge regression of Zhang, Dorner & Hardt (NeurIPS 2025). Item ``j``'s
+  features are the calibration models' answers to it (a missing answer filled with the item's mean over
+  the calibration models that answered it). For each new model, ``y ~ intercept + X beta`` with the
+  penalty ``alpha * |beta|^2`` (the intercept not penalized) is fitted on the sampled items. With more
+  calibration models than sampled items the dual form ``beta = Xc' (Xc Xc' + alpha I)^-1 yc`` (``Xc``,
+  ``yc`` centred over the sample) is used; one solve serves every new model with the same answered items.
+  Leave-one-out values come from the hat matrix ``H = 11'/k + Xc (Xc'Xc + alpha I)^-1 Xc'``: the
+  leave-one-out residual of item ``j`` is ``e_j / (1 - H_jj)`` (exact for penalized least squares).
+* :func:`irt_predictions`: a 2PL calibration's ``P_j(theta)`` averaged over the posterior of theta given
+  the sampled answers (normal prior with the calibration's latent variance, 121 nodes on [-6, 6]); the
+  leave-one-out value of a sampled item uses the posterior without that item's answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import expit, log_expit, logsumexp
+
+__all__ = ["item_features", "ridge_predictions", "irt_predictions", "GRID"]
+
+GRID = np.linspace(-6.0, 6.0, 121)
+
+
+def item_features(calibration_values: np.ndarray) -> np.ndarray:
+    """Items x calibration models: the answers, a missing one filled with the item's mean (0.5 if none)."""
+    x = np.asarray(calibration_values, dtype=float).T
+    with np.errstate(invalid="ignore"):
+        means = np.nanmean(np.where(np.isnan(x).all(axis=1, keepdims=True), 0.5, x), axis=1)
+    return np.where(np.isnan(x), means[:, None], x)
+
+
+def _ridge_block(X: np.ndarray, seen: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Fit on the rows ``seen`` of ``X`` (items x features) for each column of ``Y`` (len(seen) x models).
+
+    Returns the predictions on all items (items x models) and the leave-one-out predictions on ``seen``.
+    """
+    Xs = X[seen]
+    k = len(seen)
+    xbar = Xs.mean(axis=0)
+    ybar = Y.mean(axis=0)
+    Xc = Xs - xbar
+    Yc = Y - ybar
+    if Xc.shape[1] >= k:  # dual form: k x k
+        G = Xc @ Xc.T
+        solve = np.linalg.solve(G + alpha * np.eye(k), np.column_stack([Yc, np.eye(k)]))
+        coef = Xc.T @ solve[:, :Y.shape[1]]  # features x models
+        hat = np.eye(k) - alpha * solve[:, Y.shape[1]:]  # Xc (Xc'Xc + aI)^-1 Xc' = G (G + aI)^-1 = I - a (G + aI)^-1
+    else:
+        A = Xc.T @ Xc + alpha * np.eye(Xc.shape[1])
+        coef = np.linalg.solve(A, Xc.T @ Yc)
+        hat = Xc @ np.linalg.solve(A, Xc.T)
+    pred = ybar[None, :] + (X - xbar) @ coef
+    h = 1.0 / k + np.diag(hat)
+    fitted = pred[seen]
+    loo = Y - (Y - fitted) / np.maximum(1.0 - h, 1e-12)[:, None]
+    return pred, loo
+
+
+def ridge_predictions(X: np.ndarray, seen: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge predictions for each new model (columns of ``Y``, k x models, NaN for unanswered).
+
+    Returns ``(pred, loo)``: items x models predictions from the fit on each model's answered sampled
+    items, and k x models leave-one-out predictions on the sampled items (NaN where unanswered).
+    """
+    k, m = Y.shape
+    pred = np.empty((X.shape[0], m))
+    loo = np.full((k, m), np.nan)
+    observed = ~np.isnan(Y)
+    patterns: dict[bytes, list[int]] = {}
+    for col in range(m):
+        patterns.setdefault(observed[:, col].tobytes(), []).append(col)
+    for cols in patterns.values():
+        rows = np.flatnonzero(observed[:, cols[0]])
+        p, l_ = _ridge_block(X, seen[rows], Y[np.ix_(rows, cols)], alpha)
+        pred[:, cols] = p
+        loo[np.ix_(rows, cols)] = l_
+    return pred, loo
+
+
+def _logpq(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    z = a[None, :] * (GRID[:, None] - b[None, :])  # nodes x items
+    return log_expit(z), log_expit(-z), expit(z)
+
+
+def irt_predictions(a: np.ndarray, b: np.ndarray, seen: np.ndarray, Y: np.ndarray, variance: float = 1.0,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Posterior-mean ``P_j(theta)`` for each new model (rows of ``Y``, models x k, NaN unanswered).
+
+    Returns ``(pred, loo, theta, se)``: models x items predictions, models x k leave-one-out predictions on
+    the sampled items (each without its own answer), and the posterior mean and sd of theta.
+    """
+    lp, lq, P = _logpq(a, b)
+    obs = ~np.isnan(Y)
+    right = np.where(obs, np.nan_to_num(Y), 0.0)
+    wrong = np.where(obs, 1.0 - np.nan_to_num(Y), 0.0)
+    cell = right[:, :, None] * lp[:, seen].T[None] + wrong[:, :, None] * lq[:, seen].T[None]  # models x k x nodes
+    log_post = cell.sum(axis=1) - 0.5 * GRID**2 / variance  # models x nodes
+    post = np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))
+    theta = post @ GRID
+    se = np.sqrt(np.maximum(post @ GRID**2 - theta**2, 0.0))
+    pred = post @ P
+    loo_log = log_post[:, None, :] - cell  # models x k x nodes
+    loo_post = np.exp(loo_log - logsumexp(loo_log, axis=2, keepdims=True))
+    loo = np.einsum("mkq,qk->mk", loo_post, P[:, seen])
+    return pred, np.where(obs, loo, np.nan), theta, se
+
+
+def bank_arrays(bank: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` and ``b`` of a 2PL-like bank (``g = 0, u = 1``), as float arrays."""
+    return np.asarray(bank.a, dtype=float), np.asarray(bank.b, dtype=float)
+
+
+def ridge_cv(X: np.ndarray, seen: np.ndarray, y: np.ndarray, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Ridge of one model's answers ``y`` (on ``seen``) with the penalty chosen by leave-one-out error.
+
+    Returns ``(pred, loo, alpha)``: predictions on all items, leave-one-out predictions on ``seen`` at the
+    chosen penalty, and the penalty.
+    """
+    Xs = X[seen]
+    k = len(seen)
+    xbar, ybar = Xs.mean(axis=0), y.mean()
+    Xc, yc = Xs - xbar, y - ybar
+    lam, V = np.linalg.eigh(Xc @ Xc.T)
+    lam = np.maximum(lam, 0.0)
+    Vy = V.T @ yc
+    best = (np.inf, None)
+    for alpha in alphas:
+        shrink = lam / (lam + alpha)
+        fitted = V @ (shrink * Vy)
+        h = 1.0 / k + (V**2) @ shrink
+        e = (yc - fitted) / np.maximum(1.0 - h, 1e-12)
+        score = float(e @ e)
+        if score < best[0]:
+            best = (score, float(alpha), y - e)
+    _, alpha, loo = best
+    dual = V @ (Vy / (lam + alpha))  # (G + aI)^-1 yc
+    pred = ybar + (X - xbar) @ (Xc.T @ dual)
+    return pred, loo, alpha
