@@ -27,7 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Draw k items of a response matrix (models x items, 0/1), freeze a bank that "
                                    "predicts a new model's accuracy on all items from its answers to them (95%% "
                                    "interval), and measure its error on held-out models.")
-    p.add_argument("file", metavar="RESPONSES.csv", help="0/1 answers: one row per model, one column per item")
+    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV (one row per model, one column per item), or "
+                                                     "with --from lm-eval/helm harness output folders")
+    p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
+                   help="what RESPONSES is (default a CSV; lm-eval: --log_samples folders, helm: run folders)")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
     p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
     p.add_argument("--out", required=True, metavar="DIR", help="write items.csv, bank.json, errors.csv, "
                                                                 "learning_curve.csv, summary.json here")
@@ -55,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge._validation import check_int
     from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
 
-    data = read_responses(args)
+    if args.source == "csv":
+        data = read_responses(args)
+    else:  # harness output: the leaderboard command's reader (one line for a bad file, nothing half-read)
+        from irtbridge.leaderboard.inputs import read_leaderboard_input
+
+        data = read_leaderboard_input([args.file], args.source, threshold=args.threshold).matrix
     data.index = data.index.map(str)
     exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
     ncycles = check_int(args.ncycles, "--ncycles", low=1)

@@ -147,7 +147,10 @@ def _matrix(frame: Any, what: str) -> np.ndarray:
     try:
         values = frame.to_numpy(dtype=float)
     except (TypeError, ValueError):
-        raise ValidationError(f"{what} must be numeric 0/1 (NaN for unanswered)") from None
+        bad = [str(c) for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+        hint = (f"; column {bad[0]!r} is not numeric (the models' names? pass --id-column {bad[0]} on the command line, "
+                "or make it the index)") if bad else ""
+        raise ValidationError(f"{what} must be numeric 0/1 (NaN for unanswered){hint}") from None
     bad = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
     if bad.any():
         r, c = np.argwhere(bad)[0]

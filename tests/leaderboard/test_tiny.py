@@ -196,3 +196,14 @@ def test_estimate_scores_a_model_straight_from_its_harness_output(tmp_path, caps
     assert row["respondent"] == "EleutherAI__pythia-14m" and set(row) >= {"theta", "se", "lower", "upper"}
     assert row["accuracy"] == pytest.approx(float(expected["accuracy"].iloc[0]), abs=1e-12)
     assert main(["estimate", str(folder), "--from", "lm-eval", "--json"]) == 2  # harness output needs a bank
+
+
+def test_tiny_cli_reads_harness_output(tmp_path, capsys):
+    """`irtbridge tiny FOLDER --from helm` builds from HELM run folders (the reader's fixtures: two models,
+    so too few for a tiny benchmark: a one-line error naming the count, nothing written)."""
+    from pathlib import Path
+
+    helm = Path(__file__).parent / "data" / "helm" / "v1"
+    code = main(["tiny", str(helm), "--from", "helm", "--threshold", "0.5", "--k", "3", "--out", str(tmp_path / "t")])
+    err = capsys.readouterr().err
+    assert code == 2 and "2 model(s)" in err and err.count("\n") == 1 and not (tmp_path / "t").exists()
