@@ -237,7 +237,8 @@ def as_response_matrix(
             cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))]
             example = values[bad][0]
             raise ValidationError(
-                f"{name}: dichotomous models need 0/1 responses (NaN for missing); item(s) {', '.join(map(repr, cols[:10]))} hold other values (e.g. {example:g})"
+                f"{name}: dichotomous models need 0/1 responses (NaN for missing); "
+                f"item(s) {', '.join(map(repr, cols[:10]))} hold other values (e.g. {example:g})"
             )
     elif (~missing & (values != np.round(values))).any():
         cols = [names[j] for j in np.flatnonzero((~missing & (values != np.round(values))).any(axis=0))]
@@ -377,5 +378,6 @@ def require_columns(frame: pd.DataFrame, columns: Iterable[str], source: str) ->
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValidationError(
-            f"{source} has no column(s) {', '.join(map(repr, missing))}; its columns are {', '.join(map(repr, map(str, frame.columns[:20])))}"
+            f"{source} has no column(s) {', '.join(map(repr, missing))}; "
+            f"its columns are {', '.join(map(repr, map(str, frame.columns[:20])))}"
         )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import pandas as pd
 
-from irtbridge._io import atomic_write_csv, atomic_write_text
+from irtbridge._io import atomic_write_csv
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
 from irtbridge.batch.irtkinds import kind_abilities, kind_calibrate, kind_fit
 from irtbridge.exceptions import UnitError, ValidationError
@@ -38,7 +38,8 @@ def _kind_dataset(unit: Unit, folder: Path) -> dict[str, Any]:
     if result.ei is not None:
         atomic_write_csv(folder / "ei.csv", result.ei)
     return {"dataset": result.name, "instances": result.n_instances, "items": len(result.items), "engine": result.engine,
-            "converged": result.converged, "attempts": [str(a) for a in result.attempts], "r_warnings": [str(w) for w in result.warnings]}
+            "converged": result.converged, "attempts": [str(a) for a in result.attempts],
+            "r_warnings": [str(w) for w in result.warnings]}
 
 
 def _kind_hardness(unit: Unit, folder: Path) -> dict[str, Any]:

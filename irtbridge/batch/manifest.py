@@ -72,7 +72,11 @@ def load_manifest(path: str | os.PathLike, *, output: str | os.PathLike | None =
     >>> load_manifest("m.json")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: manifest 'm.json' has 2 problems: manifest unit 'b', option 'se': se must be true or false (a JSON boolean), got 'false' (write it without quotes); manifest unit 'b': option 'method' has two meanings (mirt's estimation method, as `irtbridge calibrate --method`; the scoring method, as `irtbridge abilities --method`); write estimation_method (EM, QMCEM, MCEM, MHRM, SEM, BL) or scoring_method (EAP, MAP, ML, WLE)
+    irtbridge.exceptions.ValidationError: manifest 'm.json' has 2 problems:
+    manifest unit 'b', option 'se': se must be true or false (a JSON boolean), got 'false' (write it without quotes);
+    manifest unit 'b': option 'method' has two meanings (mirt's estimation method, as `irtbridge calibrate --method`;
+    the scoring method, as `irtbridge abilities --method`);
+    write estimation_method (EM, QMCEM, MCEM, MHRM, SEM, BL) or scoring_method (EAP, MAP, ML, WLE)
     """
     path = Path(path)
     if not path.is_file():

@@ -168,7 +168,7 @@ def check_unit(uid: str, kind: str, options: Mapping[str, Any], target: Any = No
     for key, value in options.items():
         if key == "method" and kind in IRT_KINDS:
             problems.append(f"{where}: " + _AMBIGUOUS.format(" or scoring_method (EAP, MAP, ML, WLE)" if "scoring_method"
-                                                              in table else "; a fit unit does not score"))
+                                                             in table else "; a fit unit does not score"))
         elif key in table:
             problems.extend(_checked(table[key], value, key, where))
         elif kind in IRT_KINDS:
@@ -262,7 +262,8 @@ def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
         flag = isinstance(fields[key].default, bool) or fields[key].type in ("bool", "bool | None")
         if flag and not (isinstance(value, bool) or (value is None and fields[key].default is None)):
             problems.append(f"{where}, option {key!r}: {key} must be true or false (a JSON boolean), got {_show(value)}")
-        elif isinstance(value, str) and isinstance(fields[key].default, numbers.Number) and not isinstance(fields[key].default, bool):
+        elif (isinstance(value, str) and isinstance(fields[key].default, numbers.Number)
+              and not isinstance(fields[key].default, bool)):
             problems.append(f"{where}, option {key!r}: {key} must be a number (not a string), got {_show(value)}")
     if problems:
         return problems

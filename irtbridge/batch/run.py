@@ -465,7 +465,8 @@ def _distributed(client: Any, todo: Sequence[Unit], out: Path, retries: int, bar
             except BaseException as lost:  # e.g. cancelled when the scheduler went away
                 exc = lost
             # KilledWorker: the unit took down every worker it ran on (allowed-failures times)
-            message = str(exc) if isinstance(exc, UnitError) else f"unit {unit.id!r} ({unit.kind}) failed: {type(exc).__name__}: {exc}"
+            message = (str(exc) if isinstance(exc, UnitError)
+                       else f"unit {unit.id!r} ({unit.kind}) failed: {type(exc).__name__}: {exc}")
             rows[unit.id] = {"kind": unit.kind, "status": "failed", "error": message, "seconds": 0.0}
         bar.update(1)
     return rows

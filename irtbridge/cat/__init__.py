@@ -13,8 +13,8 @@ A CAT is four small interchangeable parts and a loop:
   trajectories and the item exposure.
 
 The four roles are :mod:`typing.Protocol` classes (:mod:`irtbridge.cat.protocols`) that name every
-method the simulator calls, so a user-written component needs no base class. Each component can also be called on its own (the counterparts of catR's ``nextItem``, ``thetaEst``
-and ``semTheta``).
+method the simulator calls, so a user-written component needs no base class. Each component can also
+be called on its own (the counterparts of catR's ``nextItem``, ``thetaEst`` and ``semTheta``).
 
 Examples
 --------

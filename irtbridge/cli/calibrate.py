@@ -89,7 +89,6 @@ def _score(data, key: str, missing: str | None):
     """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
     from irtbridge.calibration.keys import score_key
 
-    columns = [str(c) for c in data.columns]
     if os.path.isfile(key):
         rows = [[f.strip() for f in ln.split(",")] for ln in _read_text(key, "--key file").splitlines() if ln.strip()]
         if len(rows) == 1:

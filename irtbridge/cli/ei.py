@@ -85,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
     given = [f"--{n}" for n in _COUNT_FLAGS if getattr(args, n) is not None]
     if args.file is not None:
         if given:
-            raise ValidationError(f"give either FILE.csv with --truth/--score or the four counts, not both (got FILE.csv and {' '.join(given)})")
+            raise ValidationError(
+                f"give either FILE.csv with --truth/--score or the four counts, not both (got FILE.csv and {' '.join(given)})"
+            )
         if not args.truth or not args.score:
             raise ValidationError("FILE.csv needs --truth COL and --score COL")
         return _run_file(args, efficiency_by_cutoff)
@@ -93,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError("--truth, --score and --out need FILE.csv; for a 2x2 table give --tp --fp --fn --tn")
     if len(given) != 4:
         missing = [f"--{n}" for n in _COUNT_FLAGS if getattr(args, n) is None]
-        raise ValidationError(f"missing {' '.join(missing)}; give all four counts --tp --fp --fn --tn (or FILE.csv --truth COL --score COL)")
+        raise ValidationError(
+            f"missing {' '.join(missing)}; give all four counts --tp --fp --fn --tn (or FILE.csv --truth COL --score COL)"
+        )
     counts = {n: _whole(getattr(args, n), f"--{n}") for n in _COUNT_FLAGS}
     try:
         result = efficiency_indices(counts["tp"], counts["fp"], counts["fn"], counts["tn"], **_options(args))
@@ -121,7 +125,9 @@ def _run_file(args: argparse.Namespace, efficiency_by_cutoff) -> int:
     truth, score = data[args.truth], data[args.score]
     if truth.isna().any() or score.isna().any():
         col = args.truth if truth.isna().any() else args.score
-        raise ValidationError(f"{source}: column {col!r} has {int(data[col].isna().sum())} missing value(s); drop those rows first")
+        raise ValidationError(
+            f"{source}: column {col!r} has {int(data[col].isna().sum())} missing value(s); drop those rows first"
+        )
     check_binary_labels(truth, f"{source} column {args.truth!r}")
     try:
         score = score.astype(float)

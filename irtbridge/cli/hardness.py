@@ -1,7 +1,7 @@
 """`irtbridge hardness FILE.csv --label COL --score COL [--score COL ...] --method rd [--json]`.
 
-Cost-sensitive instance hardness (Prudêncio, cost-sensitive instance hardness) of the instances in a CSV file: one 0/1 label column and
-one score column ``P(label = 1)`` per model of the pool.
+Cost-sensitive instance hardness (Prudêncio, cost-sensitive instance hardness) of the instances in a CSV file:
+one 0/1 label column and one score column ``P(label = 1)`` per model of the pool.
 
 ``--json`` prints one object::
 
@@ -73,9 +73,13 @@ def run(args: argparse.Namespace) -> int:
         index = pd.Index(ids, name=args.id)
     else:
         index = pd.RangeIndex(len(frame))
-    labels = pd.Series(check_binary_labels(_numeric(frame[args.label], args.label, "recode it to 0/1"), f"column {args.label!r}").astype(int), index=index)
+    labels = pd.Series(
+        check_binary_labels(_numeric(frame[args.label], args.label, "recode it to 0/1"), f"column {args.label!r}").astype(int),
+        index=index,
+    )
     pool = pd.DataFrame(
-        np.vstack([check_scores(_numeric(frame[col], col, "it must hold P(label = 1)"), f"column {col!r}") for col in args.score]),
+        np.vstack([check_scores(_numeric(frame[col], col, "it must hold P(label = 1)"), f"column {col!r}")
+                   for col in args.score]),
         index=list(args.score),
         columns=index,
     )

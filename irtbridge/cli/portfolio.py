@@ -77,7 +77,9 @@ def _bound(text: str | None, flag: str, names: list[str]):
     if len(values) == 1:
         return values[0]
     if len(values) != len(names):
-        raise ValidationError(f"{flag} has {len(values)} values for {len(names)} algorithm columns; give one or one per algorithm")
+        raise ValidationError(
+            f"{flag} has {len(values)} values for {len(names)} algorithm columns; give one or one per algorithm"
+        )
     return values
 
 

@@ -34,8 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=float, metavar="T",
                    help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
     p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
-    p.add_argument("--out", required=True, metavar="DIR", help="write items.csv, bank.json, errors.csv, "
-                                                                "learning_curve.csv, summary.json here")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="write items.csv, bank.json, errors.csv, learning_curve.csv, summary.json here")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
     add_long_options(p)
     p.add_argument("--seed", type=int, default=0, help="seeds the item draw (default 0)")

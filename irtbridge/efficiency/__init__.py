@@ -1,4 +1,5 @@
-"""The Efficiency Index family for binary classifiers, with confidence intervals (Larner 2023, "Efficiency Index for Binary Classifiers").
+"""The Efficiency Index family for binary classifiers, with confidence intervals
+(Larner 2023, "Efficiency Index for Binary Classifiers").
 
 Every index is a ratio ``X / (1 - X)`` of an accuracy-like quantity ``X`` to its complement, computed
 from one 2 x 2 table. With ``a = TP``, ``b = FP``, ``c = FN``, ``d = TN`` and ``N = a + b + c + d``:

@@ -49,7 +49,9 @@ def _check_count_array(values: Any, name: str) -> np.ndarray:
         raise ValidationError(f"{name} must hold counts (whole numbers >= 0), got {_show(values)}")
     arr = np.asarray(values)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise ValidationError(f"{name} must hold counts (whole numbers >= 0); it holds {arr.dtype} values such as {_show(arr.ravel()[:3].tolist())}")
+        raise ValidationError(
+            f"{name} must hold counts (whole numbers >= 0); it holds {arr.dtype} values such as {_show(arr.ravel()[:3].tolist())}"
+        )
     arr = np.atleast_1d(arr.astype(float))
     if arr.ndim != 1:
         raise ValidationError(f"{name} must be one-dimensional, got shape {arr.shape}")
@@ -269,6 +271,7 @@ def _index_columns(cells, *, level, ci_method, correction, n_boot, rng) -> tuple
     for k, (v, lo, hi) in out.items():
         undefined = np.isnan(v)
         out[k] = (v, np.where(undefined, np.nan, np.fmin(lo, v)), np.where(undefined, np.nan, np.fmax(hi, v)))
-    fam_of = {"acc": "acc", "inacc": "acc", "ei": "odds", "ini": "odds", "bei": "bacc", "blei": "blacc", "qei": "blacc", "uei": "kappa"}
+    fam_of = {"acc": "acc", "inacc": "acc", "ei": "odds", "ini": "odds", "bei": "bacc", "blei": "blacc", "qei": "blacc",
+              "uei": "kappa"}
     used = {k: fallback[fam_of[k]] for k in INDICES}
     return out, used, g

@@ -359,7 +359,9 @@ def efficiency_frame(
     raw = np.column_stack(arrays)
     empty = raw.sum(axis=1) == 0
     if empty.any():
-        raise ValidationError(f"table {int(np.flatnonzero(empty)[0])} has tp = fp = fn = tn = 0; every table needs at least one case")
+        raise ValidationError(
+            f"table {int(np.flatnonzero(empty)[0])} has tp = fp = fn = tn = 0; every table needs at least one case"
+        )
     settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
     return _frame(raw, index, settings, intervals=True)
 

@@ -62,7 +62,9 @@ def plot_efficiency_by_cutoff(
     if bands:
         missing = [f"{k}_lower" for k in indices if f"{k}_lower" not in table.columns]
         if missing:
-            raise ValidationError("bands=True needs interval columns; build the table with efficiency_by_cutoff(..., intervals=True)")
+            raise ValidationError(
+                "bands=True needs interval columns; build the table with efficiency_by_cutoff(..., intervals=True)"
+            )
     ax = single_axes(ax, (7, 4.5))
     x = np.asarray(table.index, dtype=float)
     order = np.argsort(x)

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, logsumexp
 
 from irtbridge._catalogue import models_where
 from irtbridge._validation import check_choice, check_int, check_number

@@ -73,11 +73,13 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
     >>> item_priors({"u": ("norm", 1, 0.1)}, ["x"])
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: priors: the 3PL has no estimated parameter 'u' (the native 3PL estimates a1, d, g; u is fixed at 1)
+    irtbridge.exceptions.ValidationError: priors: the 3PL has no estimated parameter 'u'
+    (the native 3PL estimates a1, d, g; u is fixed at 1)
     >>> item_priors({"g": ("expbeta", 2, 17)}, ["x"], "2PL")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: priors: the 2PL has no estimated parameter 'g' (the native 2PL estimates a1, d; g is fixed at 0)
+    irtbridge.exceptions.ValidationError: priors: the 2PL has no estimated parameter 'g'
+    (the native 2PL estimates a1, d; g is fixed at 0)
     """
     names = [str(n) for n in item_names]
     takes = MODEL_PARAMETERS[model]
@@ -175,7 +177,6 @@ def mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
         v = np.clip(expit(x[sel]), 1e-10, 1 - 1e-10)
         out[sel] = (p1[sel] - 1) / v**2 + (p2[sel] - 1) / (1 - v) ** 2
     return out
-
 
 
 def prior_information(priors: ItemPriors, model: str, a: np.ndarray, d: np.ndarray) -> np.ndarray:

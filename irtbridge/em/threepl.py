@@ -312,8 +312,6 @@ def _project(trial: np.ndarray) -> np.ndarray:
     return trial
 
 
-
-
 def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int = 61, TOL: float = 1e-4,
             NCYCLES: int = 500, accelerate: str = "squarem",
             progress: Callable[[int, float], None] | None = None) -> ThreePLResult:

@@ -1,4 +1,5 @@
-"""Cost-sensitive instance hardness from instance cost curves (Prudêncio, "Cost Sensitive Evaluation of Instance Hardness in Machine Learning").
+"""Cost-sensitive instance hardness from instance cost curves
+(Prudêncio, "Cost Sensitive Evaluation of Instance Hardness in Machine Learning").
 
 An *instance cost curve* plots the loss a scoring model incurs on one instance along the cost
 proportion ``c in [0, 1]``; the *instance hardness* is the area under that curve, averaged over a pool

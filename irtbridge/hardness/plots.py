@@ -184,7 +184,8 @@ def plot_hardness_map(
         raise ValidationError(f"X must be (n_instances, n_features) with at least 2 features, got shape {features.shape}")
     if not np.isfinite(features).all():
         raise ValidationError("X has missing or infinite values; impute or drop them before mapping")
-    panels = hardness if isinstance(hardness, pd.DataFrame) else pd.DataFrame({getattr(hardness, "name", None) or "hardness": np.asarray(hardness, dtype=float)})
+    panels = (hardness if isinstance(hardness, pd.DataFrame)
+              else pd.DataFrame({getattr(hardness, "name", None) or "hardness": np.asarray(hardness, dtype=float)}))
     values = panels.to_numpy(dtype=float)
     if values.shape[0] != features.shape[0]:
         raise ValidationError(f"hardness has {values.shape[0]} instances but X has {features.shape[0]} rows")

@@ -154,7 +154,8 @@ def hardness_from_estimators(
     labels = check_binary_labels(y.iloc[:, 0] if isinstance(y, pd.DataFrame) and y.shape[1] == 1 else y, "y")
     n = labels.size
     if isinstance(X, pd.DataFrame):
-        bad = [str(col) for col, dt in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
+        bad = [str(col) for col, dt in X.dtypes.items()
+               if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
         if bad:
             raise ValidationError(
                 f"X has non-numeric column(s) {', '.join(map(repr, bad[:5]))}; encode them first, e.g. pandas.get_dummies(X)"
@@ -190,7 +191,8 @@ def hardness_from_estimators(
 
     if isinstance(X, pd.DataFrame) and isinstance(y, (pd.Series, pd.DataFrame)) and not X.index.equals(y.index):
         raise ValidationError("the index of X does not match the index of y; align them, e.g. X = X.loc[y.index]")
-    index = y.index if isinstance(y, (pd.Series, pd.DataFrame)) else (X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n))
+    index = (y.index if isinstance(y, (pd.Series, pd.DataFrame))
+             else (X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)))
     rows = []
     for est in pool.values():
         proba = cross_val_predict(est, features, labels, cv=splitter, method="predict_proba", n_jobs=n_jobs)

@@ -38,9 +38,6 @@ MODELS = KERNEL_MODELS
 METHODS = KERNEL_SCORING
 
 
-
-
-
 def _readonly(arr: np.ndarray) -> np.ndarray:
     arr = np.ascontiguousarray(arr)
     arr.setflags(write=False)
@@ -330,7 +327,9 @@ def _polytomous_bank(table, model, source, names, n) -> ItemBank:
     try:
         b = np.column_stack([pd.to_numeric(table[numbered[k]], errors="raise").to_numpy(dtype=float) for k in ks])
     except (TypeError, ValueError):
-        raise ValidationError(f"{source}: threshold columns b1..b{len(ks)} must hold numbers (NaN past an item's last threshold)") from None
+        raise ValidationError(
+            f"{source}: threshold columns b1..b{len(ks)} must hold numbers (NaN past an item's last threshold)"
+        ) from None
     if np.isinf(b).any():
         bad = np.flatnonzero(np.isinf(b).any(axis=1))
         raise ValidationError(f"{source}: item(s) {', '.join(repr(names[i]) for i in bad[:5])} have infinite thresholds")

@@ -14,7 +14,6 @@ from scipy.special import expit, log_expit
 from irtbridge.irt.bank import ItemBank
 
 
-
 def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """log P(X=1) and log P(X=0) from logits z = a (theta - b); exact for any finite z."""
     lp, lq = log_expit(z), log_expit(-z)
@@ -132,5 +131,3 @@ def ratio(base: np.ndarray, e: np.ndarray, span: np.ndarray) -> np.ndarray:
 def dich_info(bank: ItemBank, s: np.ndarray, sb: np.ndarray) -> np.ndarray:
     span = bank.u - bank.g
     return bank.a**2 * span**2 * s * sb * ratio(bank.g, s, span) * ratio(1.0 - bank.u, sb, span)
-
-

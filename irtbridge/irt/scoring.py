@@ -51,10 +51,12 @@ def _responses(responses: Any, bank: ItemBank, offsets: Mapping[str, float] | No
                 f"responses has column(s) {', '.join(map(repr, unknown[:10]))} that are not items of the bank; "
                 "columns must be item names (a subset of them is fine)"
             )
-        non_numeric = [str(c) for c, dt in responses.dtypes.items() if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
+        non_numeric = [str(c) for c, dt in responses.dtypes.items()
+                       if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
         if non_numeric:
             raise ValidationError(
-                f"responses has non-numeric column(s) {', '.join(map(repr, non_numeric[:5]))}; every item must hold numbers (NaN for missing)"
+                f"responses has non-numeric column(s) {', '.join(map(repr, non_numeric[:5]))}; "
+                "every item must hold numbers (NaN for missing)"
             )
         values = responses.to_numpy(dtype=float, na_value=np.nan)
         index = responses.index

@@ -17,7 +17,6 @@ MIN_ALGORITHMS = 2
 MIN_DATASETS = 10
 
 
-
 def performance_matrix(
     data: Any, name: str = "performance", *, min_datasets: int = MIN_DATASETS, allow_constant: bool = False
 ) -> tuple[np.ndarray, list[str], pd.Index | None]:

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
-from irtbridge import __version__
-from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
+from irtbridge._io import atomic_write_csv, atomic_write_text
 from irtbridge._outdir import staged_output
 from irtbridge.exceptions import ValidationError
 from irtbridge.report.context import page_context
@@ -76,7 +75,8 @@ class ReportFiles:
     tables: Mapping[str, Path]
 
 
-def render_html(evaluation: Evaluation, *, table_files: Mapping[str, str] | None = None, figs: Mapping[str, str] | None = None) -> str:
+def render_html(evaluation: Evaluation, *, table_files: Mapping[str, str] | None = None,
+                figs: Mapping[str, str] | None = None) -> str:
     """The report page as one HTML string (figures embedded)."""
     import jinja2
 

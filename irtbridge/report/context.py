@@ -7,7 +7,6 @@ one builder here plus its block in the template.
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -248,17 +247,17 @@ def _section_mlc(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     if isinstance(mlc.classes, pd.DataFrame) and len(mlc.classes):
         out["mlc_table"] = _table(
             mlc.classes, {"label": ("class label", str), "mlc": ("MLC", _d(3)), "cases_used": ("cases used", _fmt),
-                             "share_used": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
-                             "converged": ("SE rule met", _fmt), "accuracy_at_or_below": ("accuracy at/below MLC", _pct),
-                             "n_at_or_below": ("cases", _fmt), "accuracy_above": ("accuracy above MLC", _pct),
-                             "n_above": ("cases", _fmt)},
+                          "share_used": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
+                          "converged": ("SE rule met", _fmt), "accuracy_at_or_below": ("accuracy at/below MLC", _pct),
+                          "n_at_or_below": ("cases", _fmt), "accuracy_above": ("accuracy above MLC", _pct),
+                          "n_above": ("cases", _fmt)},
             index_label="class", csv=tables.get("mlc", ""),
         )
     if isinstance(mlc.metrics, pd.DataFrame) and len(mlc.metrics):
         out["mlc_metrics"] = _table(
             mlc.metrics, {"value": ("value", _d(3)), "n_cases": ("cases needed", _fmt),
-                             "share": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
-                             "seconds": ("seconds", _d(3))},
+                          "share": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
+                          "seconds": ("seconds", _d(3))},
             index_label="metric", csv=tables.get("mlc_metrics", ""),
         )
     return out

@@ -18,7 +18,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
@@ -180,4 +179,3 @@ def write_leaderboard_report(report: LeaderboardReport, out: str | os.PathLike =
     ('index.html', 'summary.json')
     """
     return report.save(out, staging=staging, page=render_leaderboard_html)
-

@@ -178,7 +178,8 @@ def plot_ei(pooled: pd.DataFrame, *, ax: Any = None):
     ei = pooled["ei"].to_numpy(float)
     lo = pooled["ei_lower"].to_numpy(float)
     hi = pooled["ei_upper"].to_numpy(float)
-    finite_hi = np.where(np.isfinite(hi), hi, np.nanmax(np.where(np.isfinite(hi), hi, np.nan)) * 2 if np.isfinite(hi).any() else 100.0)
+    finite_hi = np.where(np.isfinite(hi), hi,
+                         np.nanmax(np.where(np.isfinite(hi), hi, np.nan)) * 2 if np.isfinite(hi).any() else 100.0)
     ax.hlines(y, np.maximum(lo, 1e-3), finite_hi, color=_CLASSIFIER_COLOR, lw=2.2, alpha=0.8)
     ax.scatter(np.where(np.isfinite(ei), ei, finite_hi), y, color=_CLASSIFIER_COLOR, s=26, zorder=3)
     ax.set_xscale("log")
@@ -231,7 +232,8 @@ def figures(evaluation: Evaluation) -> dict[str, str]:
     makers: list[tuple[str, Callable[[], Any]]] = [
         ("ranking", lambda: plot_ranking(ev.ratings)),
         ("history", lambda: plot_rating_history(ev.history, ev.ratings)),
-        ("true_scores", lambda: plot_true_score_shares(ev.true_scores, {d.name: len(d.items) for d in ev.ok}, list(ev.ratings.index))),
+        ("true_scores", lambda: plot_true_score_shares(ev.true_scores, {d.name: len(d.items) for d in ev.ok},
+                                                       list(ev.ratings.index))),
         # wider with many respondents, so the rank axis stays legible
         ("cd", lambda: ev.nemenyi.plot(width=max(7.5, 0.24 * len(ev.nemenyi.average_ranks))) if ev.nemenyi is not None else None),
         ("datasets", lambda: plot_dataset_map(ev.diagnostics)),
