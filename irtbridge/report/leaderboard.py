@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+import numpy as np  # noqa: F401 (the docstring examples use np from the module namespace)
 import pandas as pd
 
 from irtbridge import __version__
