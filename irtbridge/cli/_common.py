@@ -10,6 +10,7 @@ import argparse
 
 import pandas as pd
 
+from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.exceptions import ValidationError
@@ -17,13 +18,12 @@ from irtbridge.exceptions import ValidationError
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
            "folded", "ENGINES", "ESTIMATION_METHODS", "SCORING_METHODS", "P_ADJUST"]
 
-# Choice-type options are argparse ``choices``, so a bad value is refused before any work. The library's
-# own tuples live in modules the CLI keeps off its start (R, pandas-heavy code); tests/cli/test_cli_choices.py
-# checks that these copies equal them.
-ENGINES = ("mirt", "ltm", "native")                                  # irtbridge.calibration.result.ENGINES
-ESTIMATION_METHODS = ("EM", "QMCEM", "MCEM", "MHRM", "SEM", "BL")    # irtbridge.calibration.itemtypes.METHODS
-SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"),  # ...result.SCORING_METHODS
-                   "native": ("EAP", "MAP", "ML")}
+# Choice-type options are argparse ``choices``, so a bad value is refused before any work. They come from the
+# model catalogue (the ground floor: cheap to import, no R); ltm's scoring methods are ltm's own (factor.scores'
+# EAP and MAP). tests/cli/test_cli_choices.py checks that they equal the engine table's.
+ENGINES = ENGINE_COLUMNS
+ESTIMATION_METHODS = MIRT_METHODS
+SCORING_METHODS = {"mirt": MIRT_SCORING, "ltm": ("EAP", "MAP"), "native": KERNEL_SCORING}
 P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")  # ...group_result.P_ADJUST
 
 
