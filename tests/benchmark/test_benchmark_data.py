@@ -339,7 +339,7 @@ def test_one_reference_parser_for_every_entry(tmp_path):
     """resolve_datasets, run_benchmark's names and the loader share parse_dataset_ref: what one accepts
     the others load, and 'x.csv:' (no target after the colon) is refused by all of them at once."""
     from irtbridge.benchmark.data import parse_dataset_ref
-    from irtbridge.pipeline.benchmark_run import _dataset_name
+    from irtbridge.pipeline.benchmark import _dataset_name
     from irtbridge.pipeline import resolve_datasets
 
     path = tmp_path / "x.csv"

@@ -100,9 +100,11 @@ def test_cli_refuses_invalid_modes_before_any_work(argv, tmp_path, capsys, no_wo
 
 def test_api_refuses_invalid_modes_before_any_work(no_workers):
     with pytest.raises(ValidationError, match="cannot fit the stable mode"):
-        run_benchmark(["iris"], engine="ltm")
+        run_benchmark(["iris"], Settings(engine="ltm"))
     with pytest.raises(ValidationError, match="no fallback"):
-        run_benchmark(["iris"], fallback=True)
+        run_benchmark(["iris"], Settings(fallback=True))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValidationError, match="cannot fit the stable mode"):
+        run_benchmark(["iris"], engine="ltm")  # irtbridge 0.1's keyword: the same check
     assert not no_workers
 
 
