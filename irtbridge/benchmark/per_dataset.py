@@ -368,8 +368,8 @@ def _respond(ds: Any, models: Mapping[str, Any], settings: Settings) -> tuple[pd
     """
     y = ds.y.to_numpy()
     seed = settings.seed
-    train, test = stratified_split(y, test_size=settings.test_fraction, max_test=settings.max_items,
-                                   max_train=settings.max_train, random_state=seed)
+    train, test = stratified_split(y, test_fraction=settings.test_fraction, max_items=settings.max_items,
+                                   max_train=settings.max_train, seed=seed)
     Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
     _warn_unrankable(ds.name, len(test), Xtr)
     classes = class_labels(y)
