@@ -83,7 +83,6 @@ def moved_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     return __getattr__
 
 
-
 #: keyword arguments that moved into an options object or were renamed, by function: old keyword -> new home
 #: (``"Settings.seed"``: the field of the options object that now carries it). Filled as the modules load.
 KEYWORDS: dict[str, Mapping[str, str]] = {}

@@ -15,7 +15,7 @@ import pandas as pd
 from irtbridge import exceptions
 from irtbridge._moved import moved_keywords
 from irtbridge.benchmark.modes import CalibrationMode, flag_items
-from irtbridge.benchmark.settings import Settings, given_settings
+from irtbridge.benchmark.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.benchmark.tournaments import SCORES
 from irtbridge.calibration.flags import IdentificationWarning
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
@@ -246,16 +246,9 @@ def evaluate_dataset(dataset: Any, settings: Settings | None = None, **old: Any)
     return replace(result, warnings=kept)
 
 
-#: the keywords of evaluate_dataset before Settings carried them, and the field that carries each now
-_old_settings_keywords = moved_keywords("irtbridge.benchmark.evaluate_dataset", {
-    **{k: f"Settings.{k}" for k in ("pool", "calibration", "engine", "fallback", "engine_options",
-                                     "accept_unconverged", "max_train", "n_random", "artificial",
-                                     "ability_method", "target")},
-    "test_size": "Settings.test_fraction", "max_test": "Settings.max_items", "random_state": "Settings.seed",
-})
+_old_settings_keywords = moved_keywords("irtbridge.benchmark.evaluate_dataset", OLD_KEYWORDS)
 _old_mode_keywords = moved_keywords("irtbridge.benchmark.calibrate_with_fallback", {
     k: f"CalibrationMode.resolve({k}=)" for k in ("engine", "fallback", "engine_options")})
-
 
 
 # Zh below this marks an aberrant response pattern (the lower 2.5% of the standard normal)

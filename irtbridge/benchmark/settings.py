@@ -14,12 +14,26 @@ from irtbridge.benchmark.data import QUICK_MAX_ITEMS
 from irtbridge.benchmark.modes import CalibrationMode
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["Settings", "given_settings"]
+__all__ = ["OLD_KEYWORDS", "Settings", "given_settings"]
+
+#: irtbridge 0.1's keyword arguments of a dataset's options (``evaluate_dataset``, ``run_benchmark``), by the
+#: Settings field that carries each now (served with a warning by :func:`irtbridge._moved.moved_keywords`)
+OLD_KEYWORDS = {
+    **{k: f"Settings.{k}" for k in (
+        "pool", "calibration", "engine", "fallback", "engine_options", "accept_unconverged", "max_train", "n_random",
+        "artificial", "ability_method", "target")},
+    "test_size": "Settings.test_fraction", "max_test": "Settings.max_items", "random_state": "Settings.seed",
+}
 
 
 @dataclass(frozen=True)
 class Settings:
     """Options of one evaluation (Cardoso et al.'s (decodIRT) settings unless stated).
+
+    The one carrier of the options: made where a run enters (the CLI's flags and the API's keywords have
+    these names), checked at construction (a one-line ValidationError before any work, its calibration
+    ``mode`` resolved there and only there), then passed as it is, pickled to the workers, down to the
+    last per-dataset stage (:func:`irtbridge.benchmark.evaluate_dataset`).
 
     Attributes
     ----------
@@ -70,6 +84,16 @@ class Settings:
         Classifier of the MLC (a name of :data:`irtbridge.mlc.CLASSIFIERS`).
     quick : bool
         Set by :meth:`quick_run`.
+
+    Examples
+    --------
+    >>> s = Settings(calibration="paper", max_items=100, seed=7)
+    >>> s.mode.engines, s.max_items, s.seed
+    (('ltm', 'mirt'), 100, 7)
+    >>> Settings(test_fraction=1.5)
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: test_fraction must be ...
     """
 
     seed: int = 0

@@ -44,7 +44,7 @@ from irtbridge.benchmark.tournaments import (
     tournament,
 )
 from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
-from irtbridge.benchmark.settings import Settings, given_settings
+from irtbridge.benchmark.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -387,10 +387,5 @@ _SPLIT_AND_RESPONDENTS = ("accept_unconverged", "test_fraction", "max_items", "m
                           "ability_method", "seed", "target")
 
 #: the keywords of run_benchmark before Settings carried them, and the field that carries each now
-_old_keywords = moved_keywords("irtbridge.pipeline.run_benchmark", {
-    **{k: f"Settings.{k}" for k in ("pool", "calibration", "engine", "fallback", "engine_options",
-                                     "accept_unconverged", "tolerance", "tau", "max_train", "n_random",
-                                     "artificial", "ability_method", "target")},
-    "test_size": "Settings.test_fraction", "max_test": "Settings.max_items", "random_state": "Settings.seed",
-})
-
+_old_keywords = moved_keywords("irtbridge.pipeline.run_benchmark",
+                               {**OLD_KEYWORDS, "tolerance": "Settings.tolerance", "tau": "Settings.tau"})

@@ -1,10 +1,11 @@
-"""``irtbridge evaluate``: the one evaluation pipeline behind ``irtbridge evaluate`` (and, without the report, ``irtbridge benchmark``).
+"""``irtbridge evaluate``: the one evaluation pipeline (``irtbridge benchmark`` runs its per-dataset unit
+without the report).
 
 :func:`evaluate` runs the benchmark's per-dataset pipeline, then optional stages that *read* its
 per-dataset result, then the stages across datasets, and returns an immutable :class:`Evaluation`:
 
-1. **per dataset** (:func:`run_dataset`, one unit of work; units run in parallel in spawned processes
-   that each embed their own R, :mod:`irtbridge._parallel`):
+1. **per dataset** (:func:`~irtbridge.pipeline.stages.run_dataset`, one unit of work; units run in parallel
+   in spawned processes that each embed their own R, :mod:`irtbridge._parallel`):
 
    * the benchmark's pipeline (:func:`irtbridge.benchmark.evaluate_dataset`, Cardoso et al. (decodIRT)):
      stratified 70/30 split with the test set capped, a pool of scikit-learn classifiers plus the
@@ -14,9 +15,9 @@ per-dataset result, then the stages across datasets, and returns an immutable :c
      probability of every item, and for binary datasets the Efficiency Index family of every classifier
      (:func:`irtbridge.efficiency.efficiency_frame`, Larner (2023)) and the cost-curve instance hardness
      of the benchmark's classifiers' own scores (:class:`irtbridge.hardness.PoolHardness`, Prudêncio)
-     (:func:`binary_extras`);
+     (:func:`~irtbridge.pipeline.stages.binary_extras`);
 
-2. **MLC** (:func:`run_mlc`, the MLC paper) of one binary dataset, as one more unit;
+2. **MLC** (:func:`~irtbridge.pipeline.stages.run_mlc`, the MLC paper) of one binary dataset, as one more unit;
 3. **across datasets** (:func:`assemble`, native, in the calling process): dataset diagnostics, the
    Glicko-2 tournament with 95% intervals and Friedman/Nemenyi beside it
    (:func:`irtbridge.benchmark.tournament`), the validity of the paper's six benchmark subsets, the
@@ -24,8 +25,8 @@ per-dataset result, then the stages across datasets, and returns an immutable :c
 
 The stage interface
 -------------------
-A per-dataset stage is a function ``stage(result) -> result`` of a :class:`DatasetResult` that returns
-it with more columns in ``items``/``respondents`` or a new table (``dataclasses.replace``); it reads
+A per-dataset stage is a function ``stage(result) -> result`` of a :class:`~irtbridge.benchmark.DatasetResult`
+that returns it with more columns in ``items``/``respondents`` or a new table (``dataclasses.replace``); it reads
 ``result.benchmark`` (an :class:`irtbridge.benchmark.DatasetResult`), which carries everything the
 pipeline knows about the dataset:
 
@@ -37,10 +38,10 @@ pipeline knows about the dataset:
 * ``warnings``: :class:`irtbridge.benchmark.StageWarning` (stage, category, message);
   ``attempts``: :class:`irtbridge.benchmark.CalibrationAttempt` (engine, model, status, message, seconds).
 
-A stage that fails must not cost the estimates: :func:`run_dataset` catches it and records why in
-``warnings`` (a :class:`~irtbridge.benchmark.StageWarning` naming the stage). A stage across datasets is a function of the per-dataset results and :class:`Settings`
-called from :func:`assemble`. :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML page,
-CSVs and JSON.
+A stage that fails must not cost the estimates: :func:`~irtbridge.pipeline.stages.run_dataset` catches it and
+records why in ``warnings`` (a :class:`~irtbridge.benchmark.StageWarning` naming the stage). A stage across
+datasets is a function of the per-dataset results and :class:`~irtbridge.benchmark.settings.Settings` called
+from :func:`assemble`. :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML page, CSVs and JSON.
 """
 
 from __future__ import annotations
@@ -59,7 +60,13 @@ from irtbridge._summary import Summary
 from irtbridge.benchmark.data import dataset_info
 from irtbridge.benchmark.settings import Settings
 from irtbridge.exceptions import IrtBridgeError
-from irtbridge.pipeline.across import _artificial, benchmark_subsets, hard_instances, pooled_efficiency, ranked_dataset_diagnostics
+from irtbridge.pipeline.across import (
+    _artificial,
+    benchmark_subsets,
+    hard_instances,
+    pooled_efficiency,
+    ranked_dataset_diagnostics,
+)
 from irtbridge.pipeline.settings import resolve_datasets
 from irtbridge.pipeline.stages import DatasetResult, MLCRun, _jobs, _lost, _run, dataset_units, run_mlc
 from irtbridge.rankstats import FriedmanResult, NemenyiResult
