@@ -15,7 +15,7 @@ import importlib
 import warnings
 from typing import Any, Callable, Mapping
 
-__all__ = ["REMOVAL", "TABLES", "moved_names", "new_home", "register", "resolve"]
+__all__ = ["KEYWORDS", "REMOVAL", "TABLES", "moved_keywords", "moved_names", "new_home", "register", "resolve"]
 
 #: the release that removes every name deprecated so far
 REMOVAL = "0.3.0"
@@ -81,3 +81,61 @@ def moved_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
         return resolve(package, name, home)
 
     return __getattr__
+
+
+#: keyword arguments that moved into an options object or were renamed, by function: old keyword -> new home
+#: (``"Settings.seed"``: the field of the options object that now carries it). Filled as the modules load.
+KEYWORDS: dict[str, Mapping[str, str]] = {}
+
+
+def moved_keywords(function: str, table: Mapping[str, str]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """A reader of ``function``'s old keyword arguments (its ``**old``), under their new names, with a warning.
+
+    The reader gives one DeprecationWarning naming every old keyword passed, its new home and :data:`REMOVAL`;
+    a keyword that ``table`` does not hold is a TypeError, as Python's own for an unknown argument.
+
+    Parameters
+    ----------
+    function : str
+        The function's dotted name (``"irtbridge.benchmark.evaluate_dataset"``), as the warning and
+        CHANGELOG.md name it.
+    table : mapping of str to str
+        Old keyword -> new home: ``"Holder.field"`` (``{"random_state": "Settings.seed"}``) or
+        ``"function(keyword=)"`` (a keyword of the function that now takes it).
+
+    Returns
+    -------
+    callable
+        ``read(given)``: ``{field: value}`` for each old keyword in ``given`` (empty when there is none).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> read = moved_keywords("example.f", {"random_state": "Settings.seed"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     read({"random_state": 3})
+    {'seed': 3}
+    >>> print(caught[0].message)
+    example.f(random_state=) moved to Settings.seed; pass it there (the old keywords will be removed in
+    irtbridge 0.3.0)
+    """
+    KEYWORDS[function] = table
+
+    def read(given: Mapping[str, Any], stacklevel: int = 3) -> dict[str, Any]:
+        unknown = [k for k in given if k not in table]
+        if unknown:
+            raise TypeError(f"{function.rsplit('.', 1)[-1]}() got an unexpected keyword argument {unknown[0]!r}")
+        if not given:
+            return {}
+        moves = "; ".join(f"{function}({k}=) moved to {table[k]}" for k in given)
+        warnings.warn(f"{moves}; pass it there (the old keywords will be removed in irtbridge {REMOVAL})",
+                      DeprecationWarning, stacklevel=stacklevel)
+        return {_field(table[k]): v for k, v in given.items()}
+
+    return read
+
+
+def _field(home: str) -> str:
+    # "Settings.seed" -> "seed"; "CalibrationMode.resolve(engine=)" -> "engine"
+    return home[home.rindex("(") + 1:-2] if home.endswith("=)") else home.rsplit(".", 1)[-1]

@@ -92,3 +92,14 @@ def test_each_warning_names_the_removal_version_of_the_changelog(deprecated):
         assert value is getattr(importlib.import_module(new_module), new_name), old
         messages = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
         assert messages and f"removed in irtbridge {rows[old][1]}" in messages[0], (old, messages)
+
+
+def test_every_old_keyword_is_in_the_changelog_with_its_home_and_removal_version(deprecated):
+    # the old keyword arguments (irtbridge._moved.moved_keywords), rows "| `function(keyword=)` | `home` | version |"
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").split("### Deprecated", 1)[1].split("\n### ", 1)[0]
+    rows = dict(((fn, kw), (home, version)) for fn, kw, home, version in
+                re.findall(r"^\| `([\w.]+)\((\w+)=\)` \| `([\w.()=]+)` \| (\d+\.\d+\.\d+) \|$", text, re.MULTILINE))
+    old = {(fn, kw): home for fn, table in _moved.KEYWORDS.items() for kw, home in table.items()}
+    assert {"irtbridge.benchmark.evaluate_dataset", "irtbridge.pipeline.run_benchmark",
+            "irtbridge.benchmark.calibrate_with_fallback"} <= set(_moved.KEYWORDS)
+    assert {k: (home, _moved.REMOVAL) for k, home in old.items()} == rows

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from irtbridge.benchmark import DEFAULT_DATASETS, QUICK_DATASETS
-from irtbridge.pipeline import run_benchmark
+from irtbridge.pipeline import Settings, run_benchmark
 
 ARTIFICIAL = ("optimal", "pessimal", "majority", "minority", "rand1", "rand2", "rand3")
 
@@ -51,14 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
 
     if args.quick:
-        datasets, pool, max_test = list(QUICK_DATASETS), "quick", 40
+        datasets, pool, max_items = list(QUICK_DATASETS), "quick", 40
     else:
-        datasets, pool, max_test = list(DEFAULT_DATASETS), "default", 500
+        datasets, pool, max_items = list(DEFAULT_DATASETS), "default", 500
     with warnings.catch_warnings():
         # ltm's start values and the Hessian of these nearly separable matrices warn on every dataset;
         # the warnings are kept in each DatasetResult
         warnings.simplefilter("ignore")
-        res = run_benchmark(datasets, pool=pool, max_test=max_test, calibration="paper", engine="ltm", jobs=args.jobs,
+        settings = Settings(pool=pool, max_items=max_items, calibration="paper", engine="ltm")
+        res = run_benchmark(datasets, settings, jobs=args.jobs,
                             orders=["difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
                                     "discrimination_sd_low", "discrimination_sd_high"])
     d = res.diagnostics

@@ -10,8 +10,8 @@ dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pes
 One small dataset (a few seconds; the saved tables, summary and figures go to a temporary folder):
 
 >>> import tempfile
->>> from irtbridge.pipeline import run_benchmark
->>> res = run_benchmark(["iris"], pool="quick", max_test=30, jobs=1)   # doctest: +R
+>>> from irtbridge.pipeline import Settings, run_benchmark
+>>> res = run_benchmark(["iris"], Settings(pool="quick", max_items=30), jobs=1)   # doctest: +R
 >>> paths = res.save(tempfile.mkdtemp())
 >>> sorted(p.name for p in paths if p.suffix == ".json")
 ['summary.json']

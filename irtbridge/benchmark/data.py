@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._moved import moved_keywords
 from irtbridge._validation import _show, check_int, check_number, read_csv, require_columns
 from irtbridge.exceptions import DataWarning, ValidationError
 
@@ -378,10 +379,11 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
 def stratified_split(
     y: Any,
     *,
-    test_size: float = 0.3,
-    max_test: int | None = 500,
+    test_fraction: float = 0.3,
+    max_items: int | None = 500,
     max_train: int | None = None,
-    random_state: Any = 0,
+    seed: Any = 0,
+    **old: Any,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Stratified train/test split with the test set capped, as decodIRT does.
 
@@ -389,14 +391,18 @@ def stratified_split(
     ----------
     y : array_like
         Class labels.
-    test_size : float, default 0.3
-        Share of the instances in the test set, before the cap.
-    max_test : int or None, default 500
+    test_fraction : float, default 0.3
+        Share of the instances in the test set (the items), before the cap.
+    max_items : int or None, default 500
         Largest test set (the paper's 500: more items make 3PL calibration unreliable and slow).
     max_train : int or None, default None
         Largest training set (None: all remaining instances, as in the paper); a stratified subsample
         of the rest otherwise, to bound training time on very large datasets.
-    random_state : int, default 0
+    seed : int, default 0
+        Seeds the split (the names are :class:`~irtbridge.benchmark.settings.Settings`'s).
+    **old
+        ``test_size=``, ``max_test=``, ``random_state=`` of irtbridge 0.1: still accepted, with a
+        DeprecationWarning.
 
     Returns
     -------
@@ -405,7 +411,7 @@ def stratified_split(
 
     Notes
     -----
-    ``n_test = min(ceil(test_size * n), max_test)``; each class c with n_c instances contributes
+    ``n_test = min(ceil(test_fraction * n), max_items)``; each class c with n_c instances contributes
     about ``n_test * n_c / n`` test instances (scikit-learn's ``StratifiedShuffleSplit`` allocation).
     Classes with a single instance cannot be stratified and are an error naming them.
 
@@ -417,7 +423,10 @@ def stratified_split(
     """
     from sklearn.model_selection import train_test_split
 
-    test_size = check_number(test_size, "test_size", low=0.0, high=1.0, low_open=True, high_open=True)
+    old = _old_split_keywords(old)
+    test_fraction, max_items, seed = (old.get("test_fraction", test_fraction), old.get("max_items", max_items),
+                                      old.get("seed", seed))
+    test_fraction = check_number(test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
     labels = pd.Series(np.asarray(y))
     n = len(labels)
     counts = labels.value_counts()
@@ -426,24 +435,30 @@ def stratified_split(
         raise ValidationError(
             f"classes {lonely[:5]} have a single instance and cannot be stratified; drop them or merge classes"
         )
-    n_test = math.ceil(test_size * n)
-    if max_test is not None:
-        n_test = min(n_test, check_int(max_test, "max_test", low=2))
+    n_test = math.ceil(test_fraction * n)
+    if max_items is not None:
+        n_test = min(n_test, check_int(max_items, "max_items", low=2))
     k = len(counts)
     if n_test < k or n - n_test < k:
         raise ValidationError(
             f"a stratified split of {n} instances into {n_test} test instances cannot hold all {k} classes on both "
-            "sides; raise max_test/test_size or use a larger dataset"
+            "sides; raise max_items/test_fraction or use a larger dataset"
         )
     positions = np.arange(n)
-    train, test = train_test_split(positions, test_size=n_test, stratify=labels.to_numpy(), random_state=random_state)
+    train, test = train_test_split(positions, test_size=n_test, stratify=labels.to_numpy(), random_state=seed)
     if max_train is not None:
         max_train = check_int(max_train, "max_train", low=2)
         if len(train) > max_train:
             train, _ = train_test_split(
-                train, train_size=max(max_train, k), stratify=labels.to_numpy()[train], random_state=random_state
+                train, train_size=max(max_train, k), stratify=labels.to_numpy()[train], random_state=seed
             )
     return np.sort(train), np.sort(test)
+
+
+#: the keywords of stratified_split before they took Settings's names
+_old_split_keywords = moved_keywords("irtbridge.benchmark.stratified_split", {
+    "test_size": "stratified_split(test_fraction=)", "max_test": "stratified_split(max_items=)",
+    "random_state": "stratified_split(seed=)"})
 
 
 def prepare_features(X_train: pd.DataFrame, X_test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

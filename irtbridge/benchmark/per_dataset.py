@@ -13,8 +13,10 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import exceptions
-from irtbridge._validation import check_choice, check_int
+from irtbridge._moved import moved_keywords
 from irtbridge.benchmark.modes import CalibrationMode, flag_items
+from irtbridge.benchmark.settings import OLD_KEYWORDS, Settings, given_settings
+from irtbridge.benchmark.tournaments import SCORES
 from irtbridge.calibration.flags import IdentificationWarning
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
@@ -43,19 +45,15 @@ __all__ = [
     "evaluate_dataset",
 ]
 
-#: respondent columns a tournament can be played on
-SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
 
 def calibrate_with_fallback(
     responses: pd.DataFrame,
-    *,
     mode: CalibrationMode | str | None = None,
-    engine: str | None = None,
+    *,
     model: str = "3PL",
-    fallback: bool | None = None,
-    engine_options: Mapping[str, Mapping[str, Any]] | None = None,
     accept_unconverged: bool = False,
     keep_r_model: bool = False,
+    **old: Any,
 ) -> tuple[Any, tuple[CalibrationAttempt, ...]]:
     """Calibrate with the mode's engine; when it errors or does not converge, try its fallback engines.
 
@@ -65,16 +63,11 @@ def calibrate_with_fallback(
         Respondents x items, 0/1. Constant items are dropped (and listed in
         ``Calibration.dropped_items``).
     mode : CalibrationMode or {"stable", "paper"}, default "paper"
-        The calibration mode (:class:`~irtbridge.benchmark.modes.CalibrationMode`); ``engine``,
-        ``fallback`` and ``engine_options`` build one when ``mode`` is a name or None.
-    engine : {"ltm", "mirt", "native"}, optional
-        Tried first (the mode's own by default; ltm's ``tpm`` is what the paper used).
+        The calibration mode, resolved once where the options entered
+        (:meth:`CalibrationMode.resolve <irtbridge.benchmark.modes.CalibrationMode.resolve>`: the engine
+        tried first, its fallback engines, the priors and ``engine_options``, the options passed to
+        :func:`irtbridge.calibrate` for each engine); a name is resolved with the mode's defaults.
     model : str, default "3PL"
-    fallback : bool, optional
-        Whether to try the mode's other engine after a failure (the paper mode's default: yes).
-    engine_options : mapping, optional
-        ``{"ltm": {...}, "mirt": {...}}``: options passed to :func:`irtbridge.calibrate` for each engine,
-        with the engine's own argument names (e.g. ``{"mirt": {"technical": {"NCYCLES": 2000}}}``).
     keep_r_model : bool, default False
         Keep the live R model on the returned fit (for mirt's diagnostics in this process).
     accept_unconverged : bool, default False
@@ -89,6 +82,15 @@ def calibrate_with_fallback(
     attempts : tuple of CalibrationAttempt
         Every try in order, with R's error message or the convergence note.
 
+    Examples
+    --------
+    >>> from irtbridge.benchmark import CalibrationMode, simulate_classifier_responses
+    >>> responses, _, _ = simulate_classifier_responses(40, 60, seed=1)
+    >>> mode = CalibrationMode.resolve("paper", engine="mirt", fallback=False)
+    >>> fit, attempts = calibrate_with_fallback(responses, mode)     # doctest: +R
+    >>> [a.engine for a in attempts]                                 # doctest: +R
+    ['mirt']
+
     Notes
     -----
     The paper lost OpenML's "pc4" because ltm did not converge; here the dataset survives when mirt
@@ -97,7 +99,8 @@ def calibrate_with_fallback(
     """
     from irtbridge.calibration import calibrate
 
-    mode = CalibrationMode.resolve("paper" if mode is None else mode, engine, fallback, engine_options)
+    if not isinstance(mode, CalibrationMode) or old:  # a name, or the old engine/fallback/engine_options keywords
+        mode = CalibrationMode.resolve("paper" if mode is None else mode, **_old_mode_keywords(old))
     attempts: list[CalibrationAttempt] = []
     unconverged = None
     for eng in mode.engines:
@@ -189,52 +192,25 @@ def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str 
     return out
 
 
-def evaluate_dataset(
-    dataset: Any,
-    *,
-    pool: Any = "default",
-    calibration: CalibrationMode | str = "stable",
-    engine: str | None = None,
-    fallback: bool | None = None,
-    engine_options: Mapping[str, Mapping[str, Any]] | None = None,
-    accept_unconverged: bool = False,
-    test_size: float = 0.3,
-    max_test: int | None = 500,
-    max_train: int | None = None,
-    n_random: int = 3,
-    artificial: bool = True,
-    ability_method: str = "ML",
-    random_state: int = 0,
-    target: str | None = None,
-) -> DatasetResult:
+def evaluate_dataset(dataset: Any, settings: Settings | None = None, **old: Any) -> DatasetResult:
     """Run one dataset through decodIRT's three steps (Cardoso et al., decodIRT, Figs. 3-5).
 
     Parameters
     ----------
     dataset : str or BenchmarkDataset
         See :func:`~irtbridge.benchmark.load_benchmark_dataset`.
-    pool : str, list or dict, default "default"
-        Classifiers (see :func:`~irtbridge.benchmark.classifier_pool`).
-    calibration : CalibrationMode or {"stable", "paper"}, default "stable"
-        ``"stable"``: mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as the decodIRT
-        paper (:class:`irtbridge.benchmark.modes.CalibrationMode`, resolved once from ``calibration``,
-        ``engine``, ``fallback`` and ``engine_options``; an invalid combination is a ValidationError).
-    engine, fallback, engine_options, accept_unconverged
-        Calibration (see :func:`calibrate_with_fallback`); ``engine`` defaults to the mode's (mirt for
-        stable, ltm for paper) and stable mode does not fall back to the unregularized other engine.
-    test_size, max_test, max_train
-        Split (see :func:`~irtbridge.benchmark.stratified_split`).
-    n_random : int, default 3
-        Random guessers among the artificial respondents.
-    artificial : bool, default True
-        Add the artificial respondents (optimal, pessimal, majority, minority, random guessers). Without
-        them, instances every classifier gets right (or wrong) are constant items: they are recorded in
-        ``dropped_items`` and left out of the calibration.
-    ability_method : {"ML", "MAP", "EAP"}, default "ML"
-    random_state : int, default 0
-        Seeds the split, the classifiers and the random guessers.
-    target : str, optional
-        Target column when ``dataset`` is a CSV path.
+    settings : Settings, optional
+        The evaluation's options (:class:`~irtbridge.benchmark.settings.Settings`, checked and its
+        calibration mode resolved once, when it was made): the classifier ``pool``, the calibration
+        ``mode`` and ``accept_unconverged``, the split (``test_fraction``, ``max_items``, ``max_train``),
+        the artificial respondents (``artificial``, ``n_random``), ``ability_method``, ``seed`` (the split,
+        the classifiers and the random guessers) and ``target`` (of a CSV path). Default: ``Settings()``.
+        Without the artificial respondents, instances every classifier gets right (or wrong) are constant
+        items: they are recorded in ``dropped_items`` and left out of the calibration.
+    **old
+        The keywords of irtbridge 0.1 (``pool=``, ``calibration=``, ``random_state=``, ``test_size=``,
+        ``max_test=``, ...), each a field of ``settings`` now: they still work, with a DeprecationWarning,
+        and cannot be mixed with ``settings``.
 
     Returns
     -------
@@ -242,32 +218,37 @@ def evaluate_dataset(
 
     Notes
     -----
-    1. stratified split (test set capped at ``max_test``), features prepared on the training part;
+    1. stratified split (test set capped at ``max_items``), features prepared on the training part;
     2. every classifier fitted on the training part and scored on the test part, plus the artificial
        respondents: the response matrix (respondents x test instances, 1 = correct);
     3. 3PL calibration (constant items dropped), then abilities and True-Scores per respondent.
+
+    Examples
+    --------
+    >>> result = evaluate_dataset("iris", Settings.quick_run(max_items=20))     # doctest: +R
+    >>> result.n_test, result.calibration_mode                                # doctest: +R
+    (20, 'stable')
     """
-    random_state = check_int(random_state, "random_state", low=0)
-    ability_method = check_choice(ability_method, "ability_method", ("ML", "MAP", "EAP"), ignore_case=True)
-    mode = CalibrationMode.resolve(calibration, engine, fallback, engine_options)
-    models = classifier_pool(pool)
+    settings = given_settings(settings, _old_settings_keywords(old))
+    models = classifier_pool(settings.pool)
     stages = [(0, "data")]  # (number of warnings caught when the stage began, stage)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ds = load_benchmark_dataset(dataset, target=target)
+        ds = load_benchmark_dataset(dataset, target=settings.target)
         try:
-            result = _evaluate(
-                ds, models, mode, accept_unconverged, test_size, max_test, max_train,
-                n_random if artificial else None, ability_method, random_state,
-                mark=lambda stage: stages.append((len(caught), stage)),
-            )
-            result = replace(result, calibration_mode=mode.name)
+            result = _evaluate(ds, models, settings, mark=lambda stage: stages.append((len(caught), stage)))
+            result = replace(result, calibration_mode=settings.mode.name)
         except ValidationError as exc:
             raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
     kept = _stage_warnings(caught, stages)
     for w in kept:
         warnings.warn(w.message, w.warning_class, stacklevel=2)
     return replace(result, warnings=kept)
+
+
+_old_settings_keywords = moved_keywords("irtbridge.benchmark.evaluate_dataset", OLD_KEYWORDS)
+_old_mode_keywords = moved_keywords("irtbridge.benchmark.calibrate_with_fallback", {
+    k: f"CalibrationMode.resolve({k}=)" for k in ("engine", "fallback", "engine_options")})
 
 
 # Zh below this marks an aberrant response pattern (the lower 2.5% of the standard normal)
@@ -295,11 +276,12 @@ def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Seri
     return p, zh
 
 
-def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_train,
-              n_random, ability_method, random_state, mark: Callable[[str], None] = lambda stage: None) -> DatasetResult:
+def _evaluate(ds: Any, models: Mapping[str, Any], settings: Settings,
+              mark: Callable[[str], None] = lambda stage: None) -> DatasetResult:
+    mode = settings.mode
     mark("classifiers")
     started = time.perf_counter()
-    responses, kind, common = _respond(ds, models, test_size, max_test, max_train, n_random, random_state)
+    responses, kind, common = _respond(ds, models, settings)
     common["engine_requested"] = mode.engine
     seconds = {"models": time.perf_counter() - started}
 
@@ -307,7 +289,7 @@ def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_tra
     started = time.perf_counter()
     try:
         fit, attempts = calibrate_with_fallback(
-            responses, mode=mode, accept_unconverged=accept_unconverged, keep_r_model=True,
+            responses, mode, accept_unconverged=bool(settings.accept_unconverged), keep_r_model=True,
         )
     except ValidationError as exc:
         fit, attempts = None, (CalibrationAttempt(mode.engine, "error", str(exc)),)
@@ -328,7 +310,7 @@ def _evaluate(ds, models, mode, accept_unconverged, test_size, max_test, max_tra
     mark("scoring")
     started = time.perf_counter()
     try:
-        scores = score_respondents(responses, fit, method=ability_method)
+        scores = score_respondents(responses, fit, method=settings.ability_method)
     except ValidationError as exc:
         # e.g. an engine returned a guessing parameter of exactly 1 that no response function accepts
         warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning, stacklevel=3)
@@ -371,28 +353,28 @@ def _warn_unrankable(name: str, n_test: int, features: np.ndarray) -> None:
                       DataWarning, stacklevel=4)
 
 
-def _respond(ds, models, test_size, max_test, max_train, n_random, random_state) -> tuple[pd.DataFrame, pd.Series, dict]:
+def _respond(ds: Any, models: Mapping[str, Any], settings: Settings) -> tuple[pd.DataFrame, pd.Series, dict]:
     """The split, every classifier's answers and the artificial respondents' (decodIRT's first two steps).
 
     Returns the response matrix, each respondent's kind, and the fields of the :class:`DatasetResult`
     they determine (split, labels, predictions, scores, failed classifiers).
     """
     y = ds.y.to_numpy()
-    train, test = stratified_split(
-        y, test_size=test_size, max_test=max_test, max_train=max_train, random_state=random_state
-    )
+    seed = settings.seed
+    train, test = stratified_split(y, test_fraction=settings.test_fraction, max_items=settings.max_items,
+                                   max_train=settings.max_train, seed=seed)
     Xtr, Xte = prepare_features(ds.X.iloc[train], ds.X.iloc[test])
     _warn_unrankable(ds.name, len(test), Xtr)
     classes = class_labels(y)
     # the raw label of the positive (minority) class of a binary task, for the classifiers' scores
     positive = next(v for v in y if str(v) == classes[1]) if len(classes) == 2 else None
     predictions, scores, failures = fit_predict_score_pool(
-        models, Xtr, y[train], Xte, positive=positive, random_state=random_state)
+        models, Xtr, y[train], Xte, positive=positive, random_state=seed)
     real = response_matrix(predictions, y[test])
-    if n_random is None:
+    if not settings.artificial:
         fake = real.iloc[0:0]
     else:
-        fake = artificial_responses(y[train], y[test], n_random=n_random, random_state=random_state)
+        fake = artificial_responses(y[train], y[test], n_random=settings.n_random, random_state=seed)
     responses = pd.concat([real, fake], axis=0)
     item_index = _item_names(ds, test)
     responses.columns = item_index

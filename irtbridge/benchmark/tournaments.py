@@ -21,6 +21,9 @@ from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
 
+#: respondent columns a tournament can be played on (the per-dataset pipeline's scores of each respondent)
+SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
+
 __all__ = [
     "ORDERS",
     "PAPER_ORDERS",
@@ -115,8 +118,6 @@ def score_table(results: Any, score: str = "true_score") -> pd.DataFrame:
         One row per successfully calibrated dataset (input order), one column per respondent (order of
         first appearance); NaN where a respondent did not take part.
     """
-    from irtbridge.benchmark.per_dataset import SCORES
-
     score = check_choice(score, "score", SCORES)
     values = list(results.values()) if isinstance(results, Mapping) else list(results)
     rows = {r.name: r.respondents[score].astype(float) for r in values if r.ok}

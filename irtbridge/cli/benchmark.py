@@ -52,12 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "accuracy")
     p.add_argument("--tolerance", type=float, default=1e-6, help="scores this close draw (default 1e-6)")
     p.add_argument("--tau", type=float, default=0.5, help="Glicko-2 system constant (default 0.5)")
-    p.add_argument("--test-size", type=float, default=0.3, help="test share before the cap (default 0.3)")
+    p.add_argument("--test-fraction", "--test-size", dest="test_fraction", type=float, default=0.3,
+                   help="share of each dataset held out as items, before the cap (default 0.3)")
     p.add_argument("--max-items", "--max-test", dest="max_items", type=int, metavar="N",
                    help=f"cap on the test instances (items) per dataset (default 500; {_QUICK_MAX_ITEMS} with --quick), "
                         "as in `irtbridge evaluate`")
     p.add_argument("--max-train", type=int, help="largest training set (default: all the rest)")
-    p.add_argument("--ability", default="ML", type=str.upper, choices=("ML", "MAP", "EAP"),
+    p.add_argument("--ability-method", "--ability", dest="ability_method", default="ML", type=str.upper,
+                   choices=("ML", "MAP", "EAP"),
                    help="ability estimator: ML (default), MAP or EAP")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
@@ -77,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from irtbridge.benchmark import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS
     from irtbridge._outdir import staged_output
-    from irtbridge.pipeline import run_benchmark
+    from irtbridge.pipeline import Settings, run_benchmark
     from irtbridge.benchmark.data import QUICK_MAX_ITEMS
     from irtbridge.cli._common import print_json
     from irtbridge.exceptions import ValidationError
@@ -100,16 +102,18 @@ def run(args: argparse.Namespace) -> int:
     pool = args.pool or ("quick" if args.quick else "default")
     if "," in pool:
         pool = [p.strip() for p in pool.split(",") if p.strip()]
-    max_test = args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500)
+    # the options of `irtbridge evaluate`, under the same names, checked once here before any work
+    settings = Settings(
+        seed=args.seed, calibration=args.calibration, engine=args.engine, fallback=False if args.no_fallback else None,
+        accept_unconverged=args.accept_unconverged, pool=tuple(pool) if isinstance(pool, list) else pool,
+        test_fraction=args.test_fraction, max_train=args.max_train, ability_method=args.ability_method,
+        target=args.target, tolerance=args.tolerance, tau=args.tau,
+        max_items=args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500),
+    )
     # one run per folder: OUT is locked for the whole run and replaced only once every file is written
     with staged_output(out, param="--out") as stage:
-        result = run_benchmark(
-            datasets, pool=pool, calibration=args.calibration, engine=args.engine, fallback=False if args.no_fallback else None,
-            accept_unconverged=args.accept_unconverged, orders=orders, score=args.score, tolerance=args.tolerance,
-            tau=args.tau, test_size=args.test_size, max_test=max_test, max_train=args.max_train,
-            ability_method=args.ability.upper(), target=args.target, jobs=args.jobs, progress=not args.no_progress,
-            random_state=args.seed,
-        )
+        result = run_benchmark(datasets, settings, orders=orders, score=args.score, jobs=args.jobs,
+                               progress=not args.no_progress)
         files = [out / f.relative_to(stage) for f in result.save(stage, figures=not args.no_figures)]
     if args.json:
         payload = result.to_dict()

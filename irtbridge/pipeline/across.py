@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._moved import moved_names
-from irtbridge.pipeline.settings import Settings
+from irtbridge.benchmark.settings import Settings
 from irtbridge.benchmark.records import DatasetResult
 
 # one name, one function: irtbridge.benchmark.dataset_diagnostics is the per-dataset table itself

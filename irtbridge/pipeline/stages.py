@@ -25,7 +25,8 @@ from irtbridge._validation import check_int
 from irtbridge.benchmark.data import dataset_info
 from irtbridge.benchmark.records import DatasetResult, StageWarning
 from irtbridge.exceptions import ValidationError
-from irtbridge.pipeline.settings import Settings, _label
+from irtbridge.benchmark.settings import Settings
+from irtbridge.pipeline.settings import _label
 
 
 def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True, strict: bool = False) -> DatasetResult:
@@ -48,7 +49,7 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # kept in the benchmark result and reported on the page
             ds = load_benchmark_dataset(ref)
-            result = evaluate_dataset(ds, **settings.benchmark_options())
+            result = evaluate_dataset(ds, settings)
     except Exception as exc:  # one dataset's failure must not stop the evaluation
         if strict:
             raise

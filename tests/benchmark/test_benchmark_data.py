@@ -108,7 +108,7 @@ def _expected_test_size(n: int, max_test: int | None) -> int:
 def test_split_sizes_and_stratification(n, max_test):
     rng = np.random.default_rng(n)
     y = rng.choice(["a", "b", "c"], size=n, p=[0.6, 0.3, 0.1])
-    train, test = stratified_split(y, max_test=max_test, random_state=3)
+    train, test = stratified_split(y, max_items=max_test, seed=3)
     n_test = _expected_test_size(n, max_test)
     assert len(test) == n_test and len(train) == n - n_test
     assert np.intersect1d(train, test).size == 0
@@ -132,9 +132,9 @@ def test_split_invariants(counts, max_test, seed):
     k = len(counts)
     if n_test < k or n - n_test < k:
         with pytest.raises(ValidationError):
-            stratified_split(y, max_test=max_test, random_state=seed)
+            stratified_split(y, max_items=max_test, seed=seed)
         return
-    train, test = stratified_split(y, max_test=max_test, random_state=seed)
+    train, test = stratified_split(y, max_items=max_test, seed=seed)
     assert len(test) == n_test
     assert np.intersect1d(train, test).size == 0 and len(train) + len(test) == n
     for c, nc in enumerate(counts):
@@ -143,16 +143,16 @@ def test_split_invariants(counts, max_test, seed):
 
 def test_split_is_reproducible_and_seeded():
     y = np.repeat([0, 1], [300, 200])
-    a = stratified_split(y, random_state=1)
-    b = stratified_split(y, random_state=1)
-    c = stratified_split(y, random_state=2)
+    a = stratified_split(y, seed=1)
+    b = stratified_split(y, seed=1)
+    c = stratified_split(y, seed=2)
     assert all(np.array_equal(p, q) for p, q in zip(a, b))
     assert not np.array_equal(a[1], c[1])
 
 
 def test_split_max_train():
     y = np.repeat([0, 1], [700, 300])
-    train, test = stratified_split(y, max_train=100, random_state=0)
+    train, test = stratified_split(y, max_train=100, seed=0)
     assert len(train) == 100 and len(test) == 300
     assert (y[train] == 1).sum() == 30  # 30% of the subsample, as in the population
 
@@ -162,9 +162,17 @@ def test_split_single_instance_class_is_an_error():
         stratified_split(["a"] * 10 + ["b"])
 
 
-def test_split_bad_test_size():
-    with pytest.raises(ValidationError, match="test_size"):
-        stratified_split([0, 1] * 10, test_size=1.5)
+def test_split_bad_test_fraction():
+    with pytest.raises(ValidationError, match="test_fraction"):
+        stratified_split([0, 1] * 10, test_fraction=1.5)
+
+
+def test_split_old_keywords_still_work_with_a_warning():
+    y = ["a"] * 70 + ["b"] * 30
+    with pytest.warns(DeprecationWarning, match=r"stratified_split\(max_test=\) moved to stratified_split\(max_items=\)"):
+        old = stratified_split(y, test_size=0.4, max_test=25, random_state=5)
+    new = stratified_split(y, test_fraction=0.4, max_items=25, seed=5)
+    assert all(np.array_equal(a, b) for a, b in zip(old, new)) and len(new[1]) == 25
 
 
 # --------------------------------------------------------------------------------------------------
@@ -339,7 +347,7 @@ def test_one_reference_parser_for_every_entry(tmp_path):
     """resolve_datasets, run_benchmark's names and the loader share parse_dataset_ref: what one accepts
     the others load, and 'x.csv:' (no target after the colon) is refused by all of them at once."""
     from irtbridge.benchmark.data import parse_dataset_ref
-    from irtbridge.pipeline.benchmark_run import _dataset_name
+    from irtbridge.pipeline.benchmark import _dataset_name
     from irtbridge.pipeline import resolve_datasets
 
     path = tmp_path / "x.csv"

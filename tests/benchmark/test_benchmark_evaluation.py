@@ -29,6 +29,8 @@ from irtbridge.benchmark import (
     evaluate_dataset,
     score_respondents,
 )
+from irtbridge.benchmark.modes import CalibrationMode
+from irtbridge.benchmark.settings import Settings
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 
 EXACT = 1e-6
@@ -97,7 +99,7 @@ def sim() -> pd.DataFrame:
 def iris_result() -> DatasetResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, calibration="paper")
+        return evaluate_dataset("iris", Settings(pool="quick", max_items=20, seed=4, calibration="paper"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ def test_dataset_response_matrix_is_the_truth(iris_result):
 
 @pytest.mark.r
 def test_mirt_direct(sim, tmp_path):
-    fit, attempts = calibrate_with_fallback(sim, engine="mirt")
+    fit, attempts = calibrate_with_fallback(sim, CalibrationMode.resolve("paper", engine="mirt"))
     assert fit.engine == "mirt" and [a.status for a in attempts] == ["converged"]
     assert fit.r_model is None  # travels without its R handle
     assert_items_match(fit.items, r_3pl(tmp_path, sim, "mirt"))
@@ -148,7 +150,8 @@ def test_mirt_direct(sim, tmp_path):
 def test_ltm_error_falls_back_to_mirt(sim, tmp_path):
     # a constraint on an item tpm does not have makes R fail; mirt must take over (an option tpm does not
     # take at all is refused before R runs: calibration/options.py)
-    fit, attempts = calibrate_with_fallback(sim, engine="ltm", engine_options={"ltm": {"constraint": np.array([[99, 1, 0.0]])}})
+    fit, attempts = calibrate_with_fallback(
+        sim, CalibrationMode.resolve("paper", engine="ltm", engine_options={"ltm": {"constraint": np.array([[99, 1, 0.0]])}}))
     assert [(a.engine, a.status) for a in attempts] == [("ltm", "error"), ("mirt", "converged")]
     assert attempts[0].message.startswith("R error") and "1st column" in attempts[0].message
     assert fit.engine == "mirt"
@@ -157,7 +160,8 @@ def test_ltm_error_falls_back_to_mirt(sim, tmp_path):
 
 @pytest.mark.r
 def test_mirt_nonconvergence_falls_back_to_ltm(sim, tmp_path):
-    fit, attempts = calibrate_with_fallback(sim, engine="mirt", engine_options={"mirt": {"technical": {"NCYCLES": 2}}})
+    fit, attempts = calibrate_with_fallback(
+        sim, CalibrationMode.resolve("paper", engine="mirt", engine_options={"mirt": {"technical": {"NCYCLES": 2}}}))
     assert [(a.engine, a.status) for a in attempts] == [("mirt", "not converged"), ("ltm", "converged")]
     assert fit.engine == "ltm" and fit.converged
     assert_items_match(fit.items, r_3pl(tmp_path, sim, "ltm"))
@@ -166,16 +170,18 @@ def test_mirt_nonconvergence_falls_back_to_ltm(sim, tmp_path):
 @pytest.mark.r
 def test_both_engines_fail(sim):
     bad = {"ltm": {"no_such_argument": 1}, "mirt": {"technical": {"NCYCLES": 2}}}
-    fit, attempts = calibrate_with_fallback(sim, engine="ltm", engine_options=bad)
+    mode = CalibrationMode.resolve("paper", engine="ltm", engine_options=bad)
+    fit, attempts = calibrate_with_fallback(sim, mode)
     assert fit is None and [a.status for a in attempts] == ["error", "not converged"]
     with pytest.warns(ConvergenceWarning, match="accept_unconverged"):
-        fit, _ = calibrate_with_fallback(sim, engine="ltm", engine_options=bad, accept_unconverged=True)
+        fit, _ = calibrate_with_fallback(sim, mode, accept_unconverged=True)
     assert fit.engine == "mirt" and not fit.converged
 
 
 @pytest.mark.r
 def test_no_fallback_when_disabled(sim):
-    fit, attempts = calibrate_with_fallback(sim, engine="ltm", fallback=False, engine_options={"ltm": {"no_such_argument": 1}})
+    fit, attempts = calibrate_with_fallback(
+        sim, CalibrationMode.resolve("paper", engine="ltm", fallback=False, engine_options={"ltm": {"no_such_argument": 1}}))
     assert fit is None and [a.engine for a in attempts] == ["ltm"]
 
 
@@ -183,12 +189,28 @@ def test_dataset_errors_name_the_dataset(tmp_path):
     path = tmp_path / "lonely.csv"
     pd.DataFrame({"x": range(11), "target": ["a"] * 10 + ["b"]}).to_csv(path, index=False)
     with pytest.raises(ValidationError, match="dataset 'lonely': classes \\['b'\\] have a single instance"):
-        evaluate_dataset(str(path), pool="quick")
+        evaluate_dataset(str(path), Settings(pool="quick"))
+
+
+def test_old_keywords_still_work_with_a_warning(sim):
+    # irtbridge 0.1's keywords: the same Settings (and mode) as the new form, after a DeprecationWarning
+    from irtbridge.benchmark.per_dataset import _old_settings_keywords
+
+    with pytest.warns(DeprecationWarning, match=r"evaluate_dataset\(random_state=\) moved to Settings.seed"):
+        fields = _old_settings_keywords({"random_state": 4, "max_test": 20, "test_size": 0.25, "pool": "quick"})
+    assert Settings(**fields) == Settings(seed=4, max_items=20, test_fraction=0.25, pool="quick")
+    with pytest.raises(ValidationError, match="not both"):
+        evaluate_dataset("iris", Settings(), pool="quick")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'seed'"):
+        evaluate_dataset("iris", seed=1)
+    with pytest.warns(DeprecationWarning, match=r"calibrate_with_fallback\(engine_options=\)"):
+        with pytest.raises(ValidationError, match="engine_options"):
+            calibrate_with_fallback(sim, engine_options={"stan": {}})
 
 
 def test_bad_engine_options_key(sim):
     with pytest.raises(ValidationError, match="engine_options"):
-        calibrate_with_fallback(sim, engine_options={"stan": {}})
+        calibrate_with_fallback(sim, CalibrationMode.resolve("paper", engine_options={"stan": {}}))
 
 
 @pytest.mark.r
@@ -196,8 +218,8 @@ def test_dataset_fallback_is_recorded(iris_result, tmp_path):
     # ask for mirt but starve it of EM cycles: ltm's parameters are used and the provenance says so
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, calibration="paper", engine="mirt",
-                             engine_options={"mirt": {"technical": {"NCYCLES": 2}}})
+        r = evaluate_dataset("iris", Settings(pool="quick", max_items=20, seed=4, calibration="paper", engine="mirt",
+                                          engine_options={"mirt": {"technical": {"NCYCLES": 2}}}))
     assert r.engine == "ltm" and r.engine_requested == "mirt"
     assert [(a.engine, a.status) for a in r.attempts] == [("mirt", "not converged"), ("ltm", "converged")]
     assert r.calibration.engine == "ltm"
@@ -211,7 +233,7 @@ def test_failed_dataset_is_kept_out(iris_result):
     bad = {"ltm": {"no_such_argument": 1}, "mirt": {"technical": {"NCYCLES": 2}}}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = evaluate_dataset("iris", pool="quick", max_test=20, random_state=4, engine_options=bad, calibration="paper")
+        r = evaluate_dataset("iris", Settings(pool="quick", max_items=20, seed=4, engine_options=bad, calibration="paper"))
     assert r.status == "failed" and r.engine is None and r.items.empty
     assert r.respondents["true_score"].isna().all()
     # accuracy does not need IRT
@@ -241,7 +263,7 @@ def test_constant_items_recorded_and_excluded(tmp_path):
     # without the artificial respondents, instances every classifier gets right are constant
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = evaluate_dataset("iris", pool="quick", max_test=30, random_state=0, artificial=False, calibration="paper")
+        r = evaluate_dataset("iris", Settings(pool="quick", max_items=30, seed=0, artificial=False, calibration="paper"))
     constant = [c for c in r.responses.columns if r.responses[c].nunique() == 1]
     assert constant, "the test needs constant items"
     assert list(r.dropped_items) == constant

@@ -15,7 +15,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from irtbridge.pipeline import run_benchmark
+from irtbridge.pipeline import Settings, run_benchmark
 from irtbridge.cli import main
 
 pytestmark = pytest.mark.r
@@ -39,8 +39,8 @@ def cli_run(tmp_path_factory):
 def library_run():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run_benchmark(["iris", "wine"], pool="quick", calibration="paper", max_test=20, orders=["difficulty", "given"],
-                             random_state=2, progress=False, jobs=1)
+        return run_benchmark(["iris", "wine"], Settings(pool="quick", calibration="paper", max_items=20, seed=2),
+                             orders=["difficulty", "given"], progress=False, jobs=1)
 
 
 def test_json_contract(cli_run):

@@ -57,10 +57,11 @@ def _evaluate_matrix(name: str) -> pd.DataFrame:
     """The matrix ``evaluate_dataset(name)`` calibrates (its defaults: 30% test split, 3 random guessers, seed 0)."""
     from irtbridge.benchmark import classifier_pool, load_benchmark_dataset
     from irtbridge.benchmark.per_dataset import _respond
+    from irtbridge.benchmark.settings import Settings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        responses, _, _ = _respond(load_benchmark_dataset(name), classifier_pool("default"), 0.3, 500, None, 3, 0)
+        responses, _, _ = _respond(load_benchmark_dataset(name), classifier_pool("default"), Settings())
     return responses.loc[:, responses.nunique() > 1]
 
 

@@ -27,7 +27,7 @@ from irtbridge.benchmark import (
     plot_true_scores,
     score_table,
 )
-from irtbridge.pipeline import BenchmarkResult, run_benchmark
+from irtbridge.pipeline import BenchmarkResult, Settings, run_benchmark
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r
@@ -50,8 +50,8 @@ def wine_csv(tmp_path_factory):
 def result(wine_csv) -> BenchmarkResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run_benchmark(["iris", f"{wine_csv}:label"], pool="quick", calibration="paper", max_test=20, orders=ORDERS,
-                             progress=False, random_state=1)
+        return run_benchmark(["iris", f"{wine_csv}:label"], Settings(pool="quick", calibration="paper", max_items=20, seed=1),
+                             orders=ORDERS, progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -262,14 +262,37 @@ def test_plot_bad_input():
         ({"datasets": ["nope"]}, "neither an embedded dataset"),
         ({"datasets": []}, "empty"),
         ({"datasets": ["iris"], "orders": ["hardest"]}, "order="),
-        ({"datasets": ["iris"], "engine": "stan"}, "engine="),
         ({"datasets": ["iris"], "jobs": 0}, "jobs"),
         ({"datasets": ["iris"], "score": "elo"}, "score="),
-        ({"datasets": ["iris"], "pool": "huge"}, "pool="),
-        ({"datasets": ["iris"], "ability_method": "WLE"}, "ability_method="),
-        ({"datasets": ["iris"], "max_test": 1}, "max_test"),
+        ({"datasets": ["iris"], "settings": "quick"}, "settings must be an irtbridge Settings"),
     ],
 )
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValidationError, match=match):
         run_benchmark(progress=False, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "options,old,match",
+    [
+        ({"engine": "stan"}, {"engine": "stan"}, "engine="),
+        ({"pool": "huge"}, {"pool": "huge"}, "pool="),
+        ({"ability_method": "WLE"}, {"ability_method": "WLE"}, "ability_method="),
+        ({"max_items": 1}, {"max_test": 1}, "max_items"),
+    ],
+)
+def test_bad_settings(options, old, match):
+    # the options are checked once, when Settings is made (before run_benchmark loads anything);
+    # irtbridge 0.1's keywords of run_benchmark build the same Settings, after a DeprecationWarning
+    with pytest.raises(ValidationError, match=match):
+        Settings(**options)
+    with pytest.warns(DeprecationWarning, match="run_benchmark"), pytest.raises(ValidationError, match=match):
+        run_benchmark(["iris"], progress=False, **old)
+
+
+def test_old_keywords_build_the_same_settings():
+    from irtbridge.pipeline.benchmark import _old_keywords
+
+    with pytest.warns(DeprecationWarning, match=r"run_benchmark\(max_test=\) moved to Settings.max_items"):
+        fields = _old_keywords({"max_test": 40, "random_state": 2, "tau": 0.3, "calibration": "paper"})
+    assert Settings(**fields) == Settings(max_items=40, seed=2, tau=0.3, calibration="paper")

@@ -100,9 +100,11 @@ def test_cli_refuses_invalid_modes_before_any_work(argv, tmp_path, capsys, no_wo
 
 def test_api_refuses_invalid_modes_before_any_work(no_workers):
     with pytest.raises(ValidationError, match="cannot fit the stable mode"):
-        run_benchmark(["iris"], engine="ltm")
+        run_benchmark(["iris"], Settings(engine="ltm"))
     with pytest.raises(ValidationError, match="no fallback"):
-        run_benchmark(["iris"], fallback=True)
+        run_benchmark(["iris"], Settings(fallback=True))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValidationError, match="cannot fit the stable mode"):
+        run_benchmark(["iris"], engine="ltm")  # irtbridge 0.1's keyword: the same check
     assert not no_workers
 
 
@@ -160,3 +162,24 @@ def test_one_dataset_says_no_nan():
     text = one.summary().as_text()
     assert "nan" not in text.lower() and "rank correlation" not in text
     assert one.summary().to_dict()["difficulty_agreement"] is None
+
+
+@pytest.mark.r
+def test_the_mode_is_resolved_once_where_settings_are_made(monkeypatch):
+    # below the entry nothing re-resolves: a dataset runs through the whole per-dataset pipeline (split,
+    # classifiers, calibration, scoring) with resolve refused, on the mode resolved when Settings was made
+    # (and carried, pickled, to a worker as it is)
+    from irtbridge.pipeline import run_dataset
+
+    settings = pickle.loads(pickle.dumps(Settings.quick_run(calibration="paper", engine="mirt", max_items=20)))
+    calls = []
+
+    def refuse(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("CalibrationMode.resolve ran again below the entry")
+
+    monkeypatch.setattr(CalibrationMode, "resolve", classmethod(refuse))
+    result = run_dataset("iris", settings, extras=False, strict=True)
+    assert calls == [] and result.ok
+    assert result.calibration_mode == "paper" and result.engine_requested == "mirt"
+    assert result.attempts[0].engine == "mirt"

@@ -31,9 +31,10 @@ def test_wrong_target_refused_before_any_dataset_runs(tmp_path, monkeypatch):
     # Settings(target=) names the default column of files given without :COLUMN
     assert resolve_datasets([str(bad)], target="label") == [str(bad)]
     import irtbridge.pipeline as pipeline
+    import irtbridge.pipeline.evaluation
 
     ran = []
-    monkeypatch.setattr(pipeline, "dataset_units", lambda *a, **k: ran.append(a) or {})
+    monkeypatch.setattr(irtbridge.pipeline.evaluation, "dataset_units", lambda *a, **k: ran.append(a) or {})
     with pytest.raises(ValidationError, match="'y'"):
         pipeline.evaluate([str(good), f"{bad}:y"], Settings.quick_run(), jobs=1)
     assert ran == []  # nothing ran
