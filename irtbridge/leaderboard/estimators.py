@@ -78,7 +78,7 @@ from scipy import stats
 
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.performance import _anchor_matrix
+from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 from irtbridge.leaderboard._predictors import bank_arrays, irt_predictions, item_features, ridge_cv, ridge_predictions
 
 __all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "estimate_accuracy", "calibrate_2pl", "IRTParameters"]

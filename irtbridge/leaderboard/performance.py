@@ -30,6 +30,7 @@ from scipy.special import logsumexp
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.irt.fast import log_category_probs, prob_correct
+from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 
 __all__ = ["estimate_performance"]
 
@@ -37,24 +38,6 @@ _GRID = np.linspace(-6.0, 6.0, 121)
 _Z = 1.959963984540054
 #: below this many calibrated respondents, an unvalidated interval warns (measured: coverage 0.83-0.87 at 200)
 SMALL_CALIBRATION = 500
-
-
-def _anchor_matrix(responses: Any, anchors: list[str], what: str = "responses_on_anchors",
-                   noun: str = "anchor item") -> tuple[np.ndarray, pd.Index]:
-    """The 0/1/NaN values of ``responses``' columns ``anchors`` (one-line errors name ``what``)."""
-    if isinstance(responses, pd.Series):
-        responses = responses.to_frame().T
-    if not isinstance(responses, pd.DataFrame):
-        raise ValidationError(f"{what} must be a DataFrame (respondents x {noun}s), got {type(responses).__name__}")
-    cols = set(map(str, responses.columns))
-    missing = [a for a in anchors if a not in cols]
-    if missing:
-        raise ValidationError(f"{what} lack {len(missing)} {noun}(s), e.g. {missing[:3]}")
-    values = responses.rename(columns=str)[anchors].to_numpy(dtype=float)
-    bad = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
-    if bad.any():
-        raise ValidationError(f"{what} must be 0/1 (NaN for unanswered)")
-    return values, responses.index
 
 
 def warn_small_calibration(calibration: Any, advice: str) -> None:

@@ -1,0 +1,30 @@
+"""The 0/1 answers of new models to a set of items, checked (shared by p-IRT and the design-based estimators)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["answer_matrix"]
+
+
+def answer_matrix(responses: Any, anchors: list[str], what: str = "responses_on_anchors",
+                  noun: str = "anchor item") -> tuple[np.ndarray, pd.Index]:
+    """The 0/1/NaN values of ``responses``' columns ``anchors`` (one-line errors name ``what``)."""
+    if isinstance(responses, pd.Series):
+        responses = responses.to_frame().T
+    if not isinstance(responses, pd.DataFrame):
+        raise ValidationError(f"{what} must be a DataFrame (respondents x {noun}s), got {type(responses).__name__}")
+    cols = set(map(str, responses.columns))
+    missing = [a for a in anchors if a not in cols]
+    if missing:
+        raise ValidationError(f"{what} lack {len(missing)} {noun}(s), e.g. {missing[:3]}")
+    values = responses.rename(columns=str)[anchors].to_numpy(dtype=float)
+    bad = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
+    if bad.any():
+        raise ValidationError(f"{what} must be 0/1 (NaN for unanswered)")
+    return values, responses.index
