@@ -12,6 +12,7 @@ import difflib
 import sys
 from typing import Any, Mapping
 
+from irtbridge._catalogue import ESTIMATION_DOMAINS, FSCORES_DOMAINS, Domain, check_values
 from irtbridge.exceptions import UnknownRFunctionError, ValidationError
 
 __all__ = ["RFunction", "module_dir", "module_getattr"]
@@ -44,18 +45,50 @@ class RFunction:
     def __reduce__(self):
         return (_function, (self.package, self.r_name))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: Any, allow_extra: bool = False, **kwargs: Any) -> Any:
         from irtbridge._r import passthrough
 
         label = f"irtbridge.{self.package}.{self.__name__}"
+        if not isinstance(allow_extra, bool):
+            raise ValidationError(f"{label}: allow_extra must be True or False, got {allow_extra!r}")
+        domains = _DOMAINS.get((self.package, self.r_name))
+        if domains:  # values of a type R cannot take are the converter's to name (below)
+            check_values({_r_name(k, domains): v for k, v in kwargs.items() if _plain(v)}, domains, label)
         args = [_to_r_side(v, f"{label}: argument {i + 1}") for i, v in enumerate(args)]
         kwargs = {k: _to_r_side(v, f"{label}: argument {k!r}") for k, v in kwargs.items()}
         try:
-            value = passthrough.call_function(self.package, self.r_name, args, kwargs, stacklevel=2)
+            value = passthrough.call_function(self.package, self.r_name, args, kwargs, stacklevel=2,
+                                              check=not allow_extra, extra=_dots(self.package, self.r_name),
+                                              label=label)
         except TypeError as exc:  # a value with no R counterpart, named by the converter
             raise ValidationError(f"{label}: {exc}; pass numbers, strings, booleans, None, numpy arrays, "
                                   "pandas objects, dicts, lists or irtbridge fits") from None
         return _from_r_side(value)
+
+
+# mirt's fitting functions hand their `...` on to its estimation routine (mirt:::ESTIMATION): the option
+# names and domains of the catalogue (irtbridge._catalogue); fscores' bounded arguments have domains too
+_FITTERS = ("mirt", "multipleGroup", "bfactor", "mdirt", "mixedmirt")
+_DOMAINS: dict[tuple[str, str], Mapping[str, Domain]] = {
+    **{("mirt", f): ESTIMATION_DOMAINS for f in _FITTERS}, ("mirt", "fscores"): FSCORES_DOMAINS}
+
+
+def _dots(package: str, name: str) -> tuple[str, ...]:
+    """The argument names the function's ``...`` reads (beyond its formals)."""
+    return tuple(ESTIMATION_DOMAINS) if package == "mirt" and name in _FITTERS else ()
+
+
+def _plain(value: Any) -> bool:
+    """A value a domain can judge: a string, number or boolean, a flat list or tuple of them, or a mapping."""
+    scalar = (str, int, float, bool)
+    return (isinstance(value, scalar) or isinstance(value, Mapping)
+            or (isinstance(value, (list, tuple)) and all(isinstance(v, scalar) for v in value))
+            or getattr(value, "ndim", None) in (0, 1))
+
+
+def _r_name(key: str, known: Mapping[str, Any]) -> str:
+    """A keyword as R will read it when it names something there (``SE_type`` -> ``SE.type``)."""
+    return key if key in known or key.replace("_", ".") not in known else key.replace("_", ".")
 
 
 def _function(package: str, name: str) -> RFunction:
@@ -113,8 +146,11 @@ def _to_r_side(value: Any, where: str) -> Any:
 
 
 def _why_no_model(value: Any) -> str:
-    if getattr(value, "engine", "mirt") == "native":
-        return "the native engine fits without R; refit with engine='mirt'"
+    from irtbridge.calibration.engines import ENGINE_TABLE
+
+    engine = ENGINE_TABLE.get(getattr(value, "engine", "mirt"))
+    if engine is not None and not engine.runs_r:
+        return f"{engine.title} fits without R; refit with engine={engine.who_else('mirt_model')}"
     return "it was unpickled or loaded from JSON; refit it in this process"
 
 

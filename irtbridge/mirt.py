@@ -26,6 +26,18 @@ dotted argument: ``full_scores_SE=True`` is ``full.scores.SE = TRUE``; ``fit_sta
 ``fit_stats`` (itemfit's own name). ``verbose`` defaults to ``FALSE``. ``seed=s`` runs
 ``set.seed(s)`` just before the call unless the function has an argument ``seed`` of its own.
 
+Every keyword must name a formal argument of the function, or of the method R will dispatch to for the
+first argument (``coef`` of a group fit is ``coef`` of ``MultipleGroupClass``, whose formals are only
+``object, ...``); mirt's fitting functions (``mirt``, ``multipleGroup``, ``bfactor``, ``mdirt``,
+``mixedmirt``) also take the estimation options their ``...`` hands on (``TOL``, ``technical``, ...).
+Any other keyword would vanish into R's ``...``: it is a one-line
+:class:`~irtbridge.exceptions.ValidationError` naming close formal names (``fscores(fit,
+full_scores_se=True)``: did you mean ``'full.scores.SE'``?), raised before R runs anything. For the rare
+function whose ``...`` is the point (a plot's graphical parameters, a group method handing them on to
+each group), ``allow_extra=True`` passes every keyword as given. Values with a bounded domain
+(``quadpts``, ``TOL``, ``technical`` entries, ``theta_lim``, ...) are checked too
+(:mod:`irtbridge._catalogue`), so ``fscores(fit, quadpts=0)`` is refused instead of returning NaN.
+
 Conversion (both ways, at the call): an irtbridge ``Calibration`` or ``GroupCalibration`` is its live
 R model; DataFrame -> data.frame (names verbatim), numpy -> vector/matrix (NaN -> NA), Series -> named
 vector, dict -> named list, list -> vector or list, None -> NULL. Back: data.frame -> DataFrame, matrix

@@ -20,7 +20,8 @@ PACKAGE = Path(irtbridge.__file__).parent
 
 # the floors of helper-rules/CONTRIBUTING, from the ground up; a module not named here is a method (floor 3)
 FLOORS = {
-    0: ("exceptions", "_validation", "_ties", "_summary", "_outdir", "_io", "_parallel", "_plotting", "_moved"),
+    0: ("exceptions", "_validation", "_ties", "_summary", "_outdir", "_io", "_parallel", "_plotting", "_moved",
+        "_catalogue"),
     1: ("_r", "irt", "em", "datasets", "classifiers", "rankstats", "matches"),
     2: ("calibration",),
     4: ("benchmark", "pipeline", "batch", "report", "cli", "__main__"),

@@ -8,6 +8,7 @@ R and back are compared exactly; calls that refit a model in both places to 1e-8
 from __future__ import annotations
 
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -284,3 +285,55 @@ def test_a_values_table_goes_back_to_mirt_with_its_attributes(lsat):
     assert float(irtbridge.mirt.logLik(fit)) == pytest.approx(float(expected[0]), rel=1e-10)
     sv = irtbridge.mirt.mirt(lsat, 1, pars="values")
     assert sv.attrs["r_class"] == ["mirt_df", "data.frame"]
+
+
+# --- keywords against the formals of the method R dispatches to (issue 34 item 2) -------------------------
+@pytest.mark.r
+@pytest.mark.parametrize("call, refused, suggested", [
+    (lambda d, fit: irtbridge.mirt.mirt(d, 1, tol=1e-2), "tol", "'TOL'"),
+    (lambda d, fit: irtbridge.mirt.fscores(fit, full_scores_se=True), "full_scores_se", "'full.scores.SE'"),
+    (lambda d, fit: irtbridge.mirt.M2(fit, typ="C2"), "typ", "'type'"),
+    (lambda d, fit: irtbridge.mirt.fscores(fit, bogus_arg=1), "bogus_arg", "its arguments: object, method"),
+], ids=["mirt-tol", "fscores-full_scores_se", "M2-typ", "fscores-bogus_arg"])
+def test_a_keyword_no_formal_takes_is_refused_with_close_names(lsat, call, refused, suggested):
+    fit = irtbridge.calibrate(lsat, "2PL", se=False)
+    with pytest.raises(ValidationError, match=rf"takes no argument '{refused}'; .*{re.escape(suggested)}") as info:
+        call(lsat, fit)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.r
+def test_formals_are_those_of_the_method_r_dispatches_to(lsat):
+    """coef on a MultipleGroupClass is that class's coef method, whose formals (R's own, asked here with
+    getMethod) have no as.data.frame; SingleGroupClass's method (its .local function) has it."""
+    from irtbridge._r.passthrough import accepted_names
+
+    group_fit = irtbridge.mirt.multipleGroup(lsat, 1, group=["even", "odd"] * 500)
+    single_fit = irtbridge.calibrate(lsat, "2PL", se=False)
+    group_formals = r_names('names(formals(getMethod("coef", "MultipleGroupClass")))')
+    single_formals = r_names('m <- getMethod("coef", "SingleGroupClass"); names(formals(body(m)[[2]][[3]]))')
+    assert "as.data.frame" not in group_formals and "as.data.frame" in single_formals
+    assert set(accepted_names("mirt", "coef", group_fit.r_model)) == set(group_formals) - {"..."}
+    assert set(single_formals) - {"..."} <= set(accepted_names("mirt", "coef", single_fit.r_model))
+    assert set(accepted_names("mirt", "fscores", single_fit.r_model)) == set(r_names("names(formals(fscores))")) - {"..."}
+    with pytest.raises(ValidationError, match="irtbridge.mirt.coef takes no argument 'as_data_frame'"):
+        irtbridge.mirt.coef(group_fit, as_data_frame=True)
+    table = irtbridge.mirt.coef(single_fit, as_data_frame=True)
+    expected = r_array('coef(mirt(expand.table(LSAT7), 1, "2PL", verbose = FALSE), as.data.frame = TRUE)')
+    np.testing.assert_allclose(table.to_numpy(dtype=float).ravel(), expected.ravel(), rtol=0, atol=1e-6)
+
+
+@pytest.mark.r
+def test_allow_extra_hands_a_keyword_to_the_functions_dots(lsat):
+    """mirt()'s `...` reaches its estimation routine: those names pass (and are domain-checked); any other
+    name passes only with allow_extra=True, as R would take it."""
+    fit = irtbridge.mirt.mirt(lsat, 1, SEtol=1e-4, D=1.0)
+    assert fit.loglik == pytest.approx(float(r('extract.mirt(mirt(expand.table(LSAT7), 1, verbose = FALSE), '
+                                               '"logLik")')[0]), abs=1e-6)
+    group_fit = irtbridge.mirt.multipleGroup(lsat, 1, group=["even", "odd"] * 500)
+    by_group = irtbridge.mirt.coef(group_fit, allow_extra=True, **{"as.data.frame": True})
+    expected = r_array(f'coef(multipleGroup(expand.table(LSAT7), 1, {LSAT_GROUPS}, verbose = FALSE), '
+                       'as.data.frame = TRUE)$odd')
+    np.testing.assert_allclose(by_group["odd"].to_numpy(dtype=float).ravel(), expected.ravel(), rtol=0, atol=1e-6)
+    with pytest.raises(ValidationError, match="allow_extra must be True or False"):
+        irtbridge.mirt.coef(group_fit, allow_extra="yes")

@@ -12,6 +12,7 @@ swaps a ``Calibration`` for its ``r_model`` before the call and turns returned m
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections import Counter
 from typing import Any, Iterator, Mapping, Sequence
@@ -21,9 +22,9 @@ import pandas as pd
 
 from irtbridge._r import session
 from irtbridge._r.session import RObject
-from irtbridge.exceptions import RWarning
+from irtbridge.exceptions import RWarning, ValidationError
 
-__all__ = ["RList", "call_function", "exports", "to_py_value", "to_r_value"]
+__all__ = ["RList", "accepted_names", "call_function", "exports", "to_py_value", "to_r_value"]
 
 _EXPORTS: dict[str, tuple[str, ...]] = {}
 # classes of R lists that are plain containers (mirt marks its printed lists "mirt_list")
@@ -275,13 +276,24 @@ def exports(package: str) -> tuple[str, ...]:
     return _EXPORTS[package]
 
 
+def accepted_names(package: str, name: str, first: Any = None) -> tuple[str, ...]:
+    """The keyword names :func:`call_function` with ``check`` lets through for ``package::name(first, ...)``
+    (before ``extra``): the formals of the function, or of the method R dispatches to for ``first``."""
+    session.ensure_packages(package)
+    return tuple(str(n) for n in np.atleast_1d(session.call("irtb_pass_accepted", pkg=package, name=name, x=first)))
+
+
 def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[str, Any], *,
-                  stacklevel: int = 2) -> Any:
+                  stacklevel: int = 2, check: bool = False, extra: Sequence[str] = (), label: str = "") -> Any:
     """Run ``package::name(*args, **kwargs)`` in R and return its value converted by :func:`to_py_value`.
 
     Argument names follow ``irtb_pass_call``'s rules (``full_scores`` reaches R as ``full.scores`` when the
-    function has that argument; ``seed``). R's warnings are re-raised as :class:`RWarning` at the caller's
-    line (``stacklevel`` frames up from here), each distinct one once; an R error raises :class:`RError`.
+    function has that argument; ``seed``). With ``check``, every keyword must name a formal argument of the
+    function, or of the method R will dispatch to for the first positional argument (S4: ``selectMethod``,
+    S3: ``getS3method``), or be one of ``extra`` (the names its ``...`` hands on); otherwise nothing runs and
+    a one-line :class:`ValidationError` (``label`` names the function) suggests close formal names.
+    R's warnings are re-raised as :class:`RWarning` at the caller's line (``stacklevel`` frames up from
+    here), each distinct one once; an R error raises :class:`RError`.
     Raises TypeError (naming the argument) for a value that cannot become an R object.
     """
     with session._LOCK, session._interruptible():
@@ -293,17 +305,38 @@ def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[
         arglist = ri.ListSexpVector(values)
         if values:
             arglist = ri.baseenv["names<-"](arglist, ri.StrSexpVector([""] * len(args) + list(kwargs)))
-        value, warns = _envelope(package, name, arglist)
+        value, warns = _envelope(package, name, arglist, check, extra)
+    if isinstance(value, RList) and value.r_class == ("irtb_unknown_arguments",):
+        raise ValidationError(_unknown_arguments(label or f"{package}::{name}", value["unknown"], value["formals"]))
     for w, n in Counter(warns).items():
         warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=stacklevel + 1)
     return value
 
 
-def _envelope(package: str, name: str, arglist: Any) -> tuple[Any, list[str]]:
+def _unknown_arguments(label: str, unknown: Any, formals: Any) -> str:
+    """The message for keywords no formal takes: the first one, with the closest formal names (compared
+    with R's dots and Python's underscores alike, and case-insensitively)."""
+    unknown = [str(u) for u in np.atleast_1d(unknown)]
+    formals = [str(f) for f in np.atleast_1d(formals)] if formals is not None else []
+    key = lambda n: n.lower().replace("_", ".")  # noqa: E731
+    by_key = {key(f): f for f in formals}
+    bad = unknown[0]
+    close = [by_key[key(bad)]] if key(bad) in by_key else [
+        by_key[k] for k in difflib.get_close_matches(key(bad), list(by_key), n=3, cutoff=0.6)]
+    hint = (f"did you mean {', '.join(repr(c) for c in close)}?" if close
+            else f"its arguments: {', '.join(formals[:30])}{' ...' if len(formals) > 30 else ''}")
+    more = f" (also {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
+    return (f"{label} takes no argument {bad!r}{more}; {hint} (allow_extra=True passes it to R as given, "
+            "for a function whose ... takes it)")
+
+
+def _envelope(package: str, name: str, arglist: Any, check: bool = False,
+              extra: Sequence[str] = ()) -> tuple[Any, list[str]]:
     """One envelope call of irtb_pass_call; the value converted while the lock is still held."""
     ri = session._STATE["ri"]
     wrapped = session._named_list({"pkg": ri.StrSexpVector([package]), "name": ri.StrSexpVector([name]),
-                                   "args": arglist})
+                                   "args": arglist, "check": ri.BoolSexpVector([bool(check)]),
+                                   "extra": ri.StrSexpVector([str(e) for e in extra])})
     out = session._STATE["envelope"](ri.StrSexpVector(["irtb_pass_call"]), wrapped)
     parts = dict(zip(session._names(out), [out[i] for i in range(len(out))]))
     warns = session._strings(parts["warnings"]) or []

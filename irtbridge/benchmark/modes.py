@@ -24,6 +24,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from irtbridge._validation import check_choice
+from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.calibration.flags import FLAG_LIMITS, flag_items
 from irtbridge.calibration.result import ENGINES
 from irtbridge.exceptions import ValidationError
@@ -154,7 +155,7 @@ class CalibrationMode:
 
     def describe(self) -> str:
         """One sentence saying what this mode fits (the report subtitle, CLI text and ``summary.json``)."""
-        who = "the native engine's" if self.engine == "native" else f"{self.engine}'s"
+        who = f"{ENGINE_TABLE[self.engine].title}'s"
         if self.priors:
             text = f"{who} 3PL with weakly informative priors (" + ", ".join(
                 f"{p} ~ {_PRIOR_TEXT.get(kind, kind + '({:g}, {:g})').format(x, y)}"

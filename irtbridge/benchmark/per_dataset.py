@@ -24,6 +24,7 @@ from irtbridge.benchmark.respondents import (
     fit_predict_score_pool,
     response_matrix,
 )
+from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,
@@ -280,7 +281,7 @@ def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Seri
     ``(None, None)`` for an ltm fit (mirt computes these) or when mirt cannot compute them on this data
     (a :class:`DataWarning` says why): the estimates never depend on this by-product.
     """
-    if fit.engine != "mirt" or fit.r_model is None:
+    if not ENGINE_TABLE[fit.engine].mirt_model or fit.r_model is None:
         return None, None
     try:
         with warnings.catch_warnings():

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import CATALOGUE
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
 from irtbridge.calibration.options import MIRT_OPTIONS, check_options
@@ -83,6 +84,9 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
     """
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = _resolve_model(model, "mirt", columns)
+    if any(CATALOGUE[m].slopes == "equal" for m in (per_item or [model])):
+        raise ValidationError("model: calibrate_bifactor does not fit the 1PL (bfactor() would drop its one "
+                              "shared slope); use 'rasch' or '2PL'")
     if se is not None and not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
     se = None if se is None else bool(se)

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import mirt_itemtype
 from irtbridge.calibration.priors import Prior
 from irtbridge.calibration.spec import Reference, syntax_references
 from irtbridge.exceptions import ValidationError
@@ -105,7 +106,8 @@ def check_before_fit(values: Any, names: list[str], model: str, per_item: list[s
         session.ensure_packages("mirt")
         structural = {"dims": extra.get("dims", 1)} if structure is None else {"syntax": structure}
         if groups is None:
-            table = session.call("irtb_mirt_names", data=values, item_names=names, model=per_item or model,
+            table = session.call("irtb_mirt_names", data=values, item_names=names,
+                                 itemtype=mirt_itemtype(per_item or model),
                                  options=dict(options), **structural)
         else:
             table = _group_table(session, values, names, per_item or model, options, groups, structural)
@@ -124,7 +126,7 @@ def _group_table(session: Any, values: Any, names: list[str], model: Any, option
     that frees latent means or variances may not be identified (mirt then refuses to build the table),
     so those keywords are left out and their parameters marked estimated here, as mirt would."""
     invariance = [v for v in groups["invariance"] if v not in _FREES]
-    table = session.call("irtb_mirt_group_names", data=values, item_names=names, model=model,
+    table = session.call("irtb_mirt_group_names", data=values, item_names=names, itemtype=mirt_itemtype(model),
                          options=dict(options), group=list(groups["group"]), invariance=invariance, **structural)
     table = table.assign(est=table["est"].astype(bool))
     for keyword, pattern in _FREES.items():

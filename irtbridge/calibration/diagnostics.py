@@ -15,6 +15,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
 from irtbridge._validation import check_choice
 from irtbridge.calibration._stored import remember
 from irtbridge.exceptions import ValidationError, r_context
@@ -34,7 +35,7 @@ __all__ = [
 # mirt's fit_stats; infit/outfit are defined for Rasch-family models only
 ITEM_FIT_STATS = ("S_X2", "Zh", "X2", "G2", "infit")
 _RASCH_ONLY = ("infit",)
-RASCH_FAMILY = ("rasch", "1PL")
+RASCH_FAMILY = tuple(m for m in DICHOTOMOUS if CATALOGUE[m].slopes != "free")  # slopes fixed or equal
 GLOBAL_FIT = ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR", "TLI", "CFI")
 
 

@@ -15,12 +15,13 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import mirt_itemtype
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
 from irtbridge.calibration.checks import check_before_fit
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.itemtypes import check_itemtype, estimation_options, item_type_options
 from irtbridge.calibration.latent import latent_arguments
-from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
+from irtbridge.calibration.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.priors import Prior, parse_priors
 from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import DataWarning, ValidationError, r_context
@@ -223,8 +224,8 @@ def calibrate(
         with r_context(f"calibrate: {engine} fitting the {model} model"):
             return backend.fit(request)
     prep = _prepare(responses, columns, model, per_item, drop_constant)
-    if engine == "mirt":
-        options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
+    # key, gpcm_mats, monopoly.k and spline_args against the item types (an engine without them has none)
+    options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     if priors is not None and per_item is not None:
         raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
     prep.priors.extend(parse_priors(priors, prep.names) if per_item is None else [])
@@ -257,12 +258,13 @@ def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:
 def engine_options(options: dict[str, Any], engine: str, model: str, per_item: list[str] | None) -> dict[str, Any]:
     """The options with R's names (``SE_type`` -> ``SE.type``); an option the engine would not read is a
     one-line :class:`ValidationError` (mirt and ltm would ignore it; the native engine checks its own)."""
-    where = f"calibrate(engine={engine!r})"
-    if engine == "mirt":
-        return check_options(options, MIRT_OPTIONS, where)
-    if engine == "ltm":
-        return check_options(options, LTM_OPTIONS[model], f"calibrate(engine='ltm', model={model!r})")
-    return {("SE.type" if k == "SE_type" else k): v for k, v in options.items()}
+    row = ENGINE_TABLE[engine]
+    names = row.option_names(model)
+    if names is None:  # the engine checks its own options
+        return {("SE.type" if k == "SE_type" else k): v for k, v in options.items()}
+    per_model = isinstance(row.options, Mapping)
+    return check_options(options, names, f"calibrate(engine={engine!r}" + (f", model={model!r})" if per_model else ")"),
+                         row.domains)
 
 @dataclass
 class _Prepared:
@@ -408,5 +410,5 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     options = item_type_options(options, model, per_item, values, names)
     check_before_fit(values, names, model, per_item, extra, None, [], options)  # as calibrate() would
     session.ensure_packages("mirt")
-    return session.call("irtb_mirt_values", data=values, item_names=names, model=per_item or model,
+    return session.call("irtb_mirt_values", data=values, item_names=names, itemtype=mirt_itemtype(per_item or model),
                         options=dict(options), **extra)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._catalogue import mirt_itemtype
 from irtbridge.calibration.checks import check_before_fit, group_labels
 from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
 from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
@@ -100,9 +101,10 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
                               "'2PL' with invariance=['slopes']")
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
+    method = options.pop("method", None)  # checked below against the methods mirt knows
     options = check_options(options, GROUP_OPTIONS, "calibrate_groups")
     prep = _prepare(responses, columns, model, per_item, drop_constant)
-    options = estimation_options("mirt", options, method=options.pop("method", None))  # a method mirt knows
+    options = estimation_options("mirt", options, method=method)
     options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     names = prep.names
     labels = group_labels(groups, prep.values.shape[0])
@@ -130,7 +132,8 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
         warnings.simplefilter("always")
         with r_context("calibrate_groups: mirt's multipleGroup"):
             out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels,
-                               model=r_model, invariance=invariance, se=bool(se), options=dict(options),
+                               itemtype=mirt_itemtype(r_model),
+                               invariance=invariance, se=bool(se), options=dict(options),
                                **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}), **structure)
     r_warnings = [str(w.message).removeprefix("R: ") for w in caught]
     for w in caught:

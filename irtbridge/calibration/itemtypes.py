@@ -27,53 +27,26 @@ from typing import Any
 
 import numpy as np
 
+from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, item_type_readers, models_where
 from irtbridge._validation import check_choice
+from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["ITEMTYPES", "NESTED_LOGIT", "REFUSED", "METHODS", "check_itemtype", "estimation_options",
            "item_type_options"]
 
 # mirt 1.48's item types fitted under mirt's own name (mirt:::Valid_iteminputs(), less irtbridge's
-# named models and the two refused below); the text is what each one is
-ITEMTYPES: dict[str, str] = {
-    "3PLu": "logistic with an upper asymptote (no lower)",
-    "5PL": "five-parameter logistic (asymmetry S; one factor)",
-    "CLL": "complementary log-log (one factor)",
-    "ULL": "unipolar log-logistic (log-normal latent trait)",
-    "gpcmIRT": "generalized partial credit, IRT parameterization (one factor)",
-    "grsmIRT": "graded rating scale, IRT parameterization (one factor)",
-    "PCgraded": "partially compensatory graded",
-    "PC1PL": "partially compensatory, slopes 1 (confirmatory spec)",
-    "PC2PL": "partially compensatory 2PL (confirmatory spec)",
-    "PC3PL": "partially compensatory 3PL (confirmatory spec)",
-    "2PLNRM": "nested logit 2PL (needs key)",
-    "3PLNRM": "nested logit 3PL (needs key)",
-    "3PLuNRM": "nested logit, upper asymptote (needs key)",
-    "4PLNRM": "nested logit 4PL (needs key)",
-    "ideal": "dichotomous ideal point",
-    "ggum": "generalized graded unfolding",
-    "hcm": "hyperbolic cosine", "ghcm": "generalized hyperbolic cosine",
-    "alm": "absolute logistic", "galm": "generalized absolute logistic",
-    "sslm": "simple squared logistic", "gsslm": "generalized simple squared logistic",
-    "paralla": "parallelogram analysis", "gparalla": "generalized parallelogram analysis",
-    "sequential": "sequential response (Tutz), slope-intercept",
-    "Tutz": "sequential response with slopes 1 and a free latent variance",
-    "spline": "spline response (dichotomous)",
-    "monospline": "monotone spline (dichotomous)",
-    "monopoly": "monotone polynomial (degree 2 * monopoly_k + 1)",
-}
-NESTED_LOGIT = ("2PLNRM", "3PLNRM", "3PLuNRM", "4PLNRM")
+# named models and the two refused below): rows of the model catalogue; the text is what each one is
+ITEMTYPES: dict[str, str] = {name: CATALOGUE[name].description for name in models_where(named_by="mirt")}
+NESTED_LOGIT = item_type_readers("key")
 REFUSED: dict[str, str] = {
     "lca": "latent class models are mirt's mdirt(), not an item type of mirt(); use irtbridge.mirt.mdirt(data, nclass)",
     "experimental": "it is mirt's slot for custom items built from R functions with createItem(), which "
                     "irtbridge does not carry; fit those in R",
     "fivePL": "it is mirt's internal class name; use '5PL'",
 }
-# mirt's `method`: fixed-quadrature EM, quasi- and Monte Carlo EM, Metropolis-Hastings Robbins-Monro,
-# stochastic EM, Bock-Lieberman
-METHODS = ("EM", "QMCEM", "MCEM", "MHRM", "SEM", "BL")
-_GPCM = ("gpcm", "pcm", "rasch")  # items a scoring matrix applies to (rasch: polytomous items only)
-_SPLINE = ("spline", "monospline")
+METHODS = MIRT_METHODS  # mirt's `method`
+_SPLINE = item_type_readers("spline_args")
 
 
 def check_itemtype(name: Any) -> None:
@@ -111,19 +84,22 @@ def estimation_options(engine: str, options: dict[str, Any], *, method: Any = No
     irtbridge.exceptions.ValidationError: method: engine='ltm' takes no estimation method (it is mirt's); use engine='mirt'
     """
     out = dict(options)
+    row = ENGINE_TABLE[engine]
     if method is not None:
         method = check_choice(method, "method", METHODS, ignore_case=True)
-        if engine == "native" and method != "EM":
-            raise ValidationError(f"engine='native' does not take option method={method!r} (it estimates by EM "
-                                  "only); use engine='mirt'")
-        if engine == "ltm":
-            raise ValidationError("method: engine='ltm' takes no estimation method (it is mirt's); use engine='mirt'")
-        if engine == "mirt":
+        if not row.methods:
+            raise ValidationError(f"method: engine={engine!r} takes no estimation method (it is mirt's); use "
+                                  f"engine={row.who_else('method_option')}")
+        if method not in row.methods:
+            raise ValidationError(f"engine={engine!r} does not take option method={method!r} (it estimates by "
+                                  f"{' or '.join(row.methods)} only); use engine={row.who_else('method_option')}")
+        if row.method_option:
             out["method"] = method
     named = {"seed": seed, "key": key, "gpcm_mats": gpcm_mats}
     for name, value in named.items():
-        if value is not None and engine != "mirt":
-            raise ValidationError(f"{name}: engine={engine!r} takes no {name} (it is mirt's); use engine='mirt'")
+        if value is not None and name not in row.takes:
+            takers = " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if name in e.takes)
+            raise ValidationError(f"{name}: engine={engine!r} takes no {name} (it is mirt's); use engine={takers}")
     if seed is not None:
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
             raise ValidationError(f"seed must be an integer from 0 to 2**31 - 1, got {seed!r}")
@@ -172,7 +148,7 @@ def item_type_options(options: dict[str, Any], model: str, per_item: Sequence[st
     if out.get("gpcm_mats") is not None:
         out["gpcm_mats"] = _scoring_matrices(out["gpcm_mats"], types, values, names, all_names)
     if out.get("monopoly.k") is not None:
-        _uses("monopoly_k", types, ("monopoly",))
+        _uses("monopoly_k", types, item_type_readers("monopoly.k"))
         k = np.atleast_1d(np.asarray(out["monopoly.k"], dtype=object))
         if k.size not in (1, len(names)) or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                                      and v >= 1 for v in k):

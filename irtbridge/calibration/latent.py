@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["DENTYPES", "LatentArguments", "latent_arguments"]
@@ -63,9 +64,9 @@ def latent_arguments(engine: str, dentype: Any, covariates: Any, formula: Any, r
     if dentype is None and covariates is None and formula is None:
         return LatentArguments()
     given = [n for n, v in (("dentype", dentype), ("covariates", covariates), ("formula", formula)) if v is not None]
-    if engine != "mirt":
+    if not ENGINE_TABLE[engine].mirt_model:
         raise ValidationError(f"{given[0]}: engine={engine!r} fits a normal latent distribution without "
-                              "covariates; use engine='mirt'")
+                              f"covariates; use engine={ENGINE_TABLE[engine].who_else('mirt_model')}")
     clash = [n for n in ("dentype", "covdata", "formula") if n in options]
     if clash:
         raise ValidationError(f"{clash[0]}: pass it once, as calibrate(..., dentype=, covariates=, formula=), "

@@ -19,34 +19,26 @@ from __future__ import annotations
 import difflib
 from typing import Any, Mapping
 
+from irtbridge._catalogue import CATALOGUE, ESTIMATION_DOMAINS, SE_TYPES, Domain, check_values
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["MIRT_OPTIONS", "GROUP_OPTIONS", "LTM_OPTIONS", "SE_TYPES", "check_options"]
 
-#: mirt 1.48's ``SE.type`` values (``?mirt``): the information matrix the standard errors come from
-SE_TYPES = ("Oakes", "crossprod", "Richardson", "forward", "central", "Louis", "sandwich", "sandwich.Louis",
-            "SEM", "Fisher", "complete", "MHRM", "numerical")
-
-# formals of mirt:::ESTIMATION and mirt:::makeopts, which both mirt() and multipleGroup() reach through `...`
-_ESTIMATION = (
-    "accelerate", "BFACTOR", "calcLL", "calcNull", "constrain", "control", "customGroup", "customItems",
-    "customItemsData", "D", "dentype", "draws", "GenRandomPars", "gpcm_mats", "grsm.block", "guess", "item.Q",
-    "key", "large", "latent.regression", "method", "mixed.design", "monopoly.k", "nloptr_args", "optimizer",
-    "parprior", "quadpts", "rsm.block", "SE.type", "SEtol", "solnp_args", "spline_args", "survey.weights",
-    "technical", "TOL", "upper",
-)
+# formals of mirt:::ESTIMATION and mirt:::makeopts, which both mirt() and multipleGroup() reach through `...`:
+# the option names of the catalogue's domain table (irtbridge._catalogue)
+_ESTIMATION = tuple(ESTIMATION_DOMAINS)
 # what mirt() and multipleGroup() read beyond those (the structure arguments irtbridge sets are below)
 MIRT_OPTIONS = tuple(sorted({*_ESTIMATION, "covdata", "formula", "itemdesign", "item.formula"}, key=str.lower))
 GROUP_OPTIONS = tuple(sorted({*_ESTIMATION, "itemdesign", "item.formula", "nruns", "return_max"}, key=str.lower))
 _LTM_COMMON = ("IRT.param", "start.val", "na.action", "control")
+# the arguments of ltm's fitting functions; a model ltm fits with its slopes fixed at 1 (irtbridge's rasch,
+# ltm's rasch() with its constraint set) leaves `constraint` to irtbridge
+_LTM_FUNCTIONS = {"rasch": ("constraint", "Hessian"), "ltm": ("constraint",),
+                  "tpm": ("type", "constraint", "max.guessing"), "grm": ("constrained", "Hessian"),
+                  "gpcm": ("constraint",)}
 LTM_OPTIONS: dict[str, tuple[str, ...]] = {
-    "rasch": ("Hessian", *_LTM_COMMON),  # irtbridge's rasch is ltm's rasch() with its constraint set
-    "1PL": ("constraint", "Hessian", *_LTM_COMMON),
-    "2PL": ("constraint", *_LTM_COMMON),
-    "3PL": ("type", "constraint", "max.guessing", *_LTM_COMMON),
-    "graded": ("constrained", "Hessian", *_LTM_COMMON),
-    "gpcm": ("constraint", *_LTM_COMMON),
-}
+    row.name: (*(o for o in _LTM_FUNCTIONS[row.ltm] if not (o == "constraint" and row.slopes == "unit")), *_LTM_COMMON)
+    for row in CATALOGUE.values() if row.ltm is not None}
 # R arguments irtbridge sets itself: the irtbridge spelling to use instead (None: always set)
 _OWNED = {"data": "responses", "formula": None, "model": "dims= or spec=", "itemtype": "model=", "SE": "se=",
           "verbose": None, "pars": "parameters=", "group": "calibrate_groups(groups=...)",
@@ -57,8 +49,10 @@ _HINTS = {"rotate": "rotation is chosen when reading the loadings: fit.loadings(
           "Target": "rotation is chosen when reading the loadings: fit.loadings(rotate=...)"}
 
 
-def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> dict[str, Any]:
-    """``options`` with R's argument names, or a one-line :class:`ValidationError` for one ``where`` ignores.
+def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: str,
+                  domains: Mapping[str, Domain] = ESTIMATION_DOMAINS) -> dict[str, Any]:
+    """``options`` with R's argument names, or a one-line :class:`ValidationError` for one ``where`` ignores
+    or a value outside its domain (:func:`irtbridge._catalogue.check_values`).
 
     Parameters
     ----------
@@ -69,6 +63,8 @@ def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: s
         :data:`LTM_OPTIONS`).
     where : str
         The function and engine, for the message (e.g. ``"calibrate(engine='mirt')"``).
+    domains : mapping
+        The option domains of the R function (default mirt's estimation options).
 
     Examples
     --------
@@ -101,4 +97,5 @@ def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: s
         hint = (_HINTS[name] if name in _HINTS else f"did you mean {close[0]!r}?" if close
                 else f"its options: {', '.join(allowed)}")
         raise ValidationError(f"{where} takes no option {key!r} (R would ignore it without a word); {hint}")
+    check_values(out, domains, where)
     return out

@@ -9,13 +9,14 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration.flags import flag_items
 from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
 from irtbridge.calibration._stored import stored
+from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.calibration.inference import InferenceMixin
-from irtbridge.calibration.itemtypes import ITEMTYPES
 from irtbridge.calibration.scoring import ScoringMixin
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
@@ -23,23 +24,9 @@ from irtbridge.em.core import recode_graded
 
 __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 
-DICHOTOMOUS = ("rasch", "1PL", "2PL", "3PL", "4PL")
-POLYTOMOUS = ("graded", "gpcm")
-# structures only mirt fits (no native counterpart in irtbridge.irt): irtbridge's names, then every other
-# mirt item type by mirt's own name (irtbridge.calibration.itemtypes)
-MIRT_ONLY = ("nominal", "grsm", "rsm", "pcm", *ITEMTYPES)
-MODELS = DICHOTOMOUS + POLYTOMOUS + MIRT_ONLY
-# what each engine fits, and the engine's own name for it
-ENGINES: dict[str, dict[str, str]] = {
-    "mirt": {"rasch": "Rasch", "1PL": "2PL (equal slopes)", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL",
-             "graded": "graded", "gpcm": "gpcm", "nominal": "nominal", "grsm": "grsm", "rsm": "rsm",
-             "pcm": "Rasch (partial credit)", **{name: name for name in ITEMTYPES}},
-    "ltm": {"rasch": "rasch (a = 1)", "1PL": "rasch", "2PL": "ltm", "3PL": "tpm", "graded": "grm",
-            "gpcm": "gpcm"},
-    "native": {"rasch": "Rasch (EM in numpy)", "1PL": "2PL with equal slopes (EM in numpy)", "2PL": "2PL (EM in numpy)",
-               "3PL": "3PL (EM in numpy; MAP with priors)", "graded": "graded (EM in numpy)"},
-}
-SCORING_METHODS = {"mirt": ("EAP", "MAP", "ML", "WLE"), "ltm": ("EAP", "MAP"), "native": ("EAP", "MAP", "ML")}
+# the models (irtbridge._catalogue) and what each engine fits, and the engine's own name for it
+ENGINES: dict[str, dict[str, str]] = {name: dict(row.models) for name, row in ENGINE_TABLE.items()}
+SCORING_METHODS = {name: row.scoring for name, row in ENGINE_TABLE.items()}
 
 @dataclass(frozen=True, eq=False)
 class Calibration(ScoringMixin, InferenceMixin):
@@ -170,7 +157,7 @@ class Calibration(ScoringMixin, InferenceMixin):
         return tuple(str(n) for n in flags.index[flags != ""])
 
     def _live_mirt(self, what: str) -> Any:
-        if self.engine != "mirt" or self.r_model is None:
+        if not ENGINE_TABLE[self.engine].mirt_model or self.r_model is None:
             raise ValidationError(f"{what} needs a mirt fit made in this process (it asks the live R model)")
         return self.r_model
 
@@ -241,13 +228,13 @@ class Calibration(ScoringMixin, InferenceMixin):
         5         5.0  0.727  0.801
         """
         from irtbridge._r import session
-        from irtbridge.calibration.scoring import MIRT_SCORING, check_scoring_options, mirt_scores
+        from irtbridge.calibration.scoring import check_scoring_options, mirt_scores
 
-        methods = MIRT_SCORING if self.engine == "mirt" else SCORING_METHODS[self.engine]
-        method = check_choice(method, "method", methods, ignore_case=True)
+        engine = ENGINE_TABLE[self.engine]
+        method = check_choice(method, "method", engine.scoring, ignore_case=True)
         options = check_scoring_options(self, full_scores=full_scores, mean=mean, cov=cov, MI=MI, QMC=QMC,
                                         use_dentype_estimate=use_dentype_estimate, seed=seed)
-        if self.engine == "native":
+        if not engine.runs_r:
             # the native kernel, under the fitted latent distribution (as mirt's fscores)
             if responses is None:
                 raise ValidationError("a native calibration keeps no copy of the data: pass responses= to abilities()")
@@ -266,7 +253,7 @@ class Calibration(ScoringMixin, InferenceMixin):
             )
         values = self._score_values(responses, options)
         index = responses.index if isinstance(responses, pd.DataFrame) else None
-        if self.engine == "mirt":
+        if engine.mirt_model:
             # imputations draw the parameters from the information matrix: the model that has one
             model = self._information_model("MI") if options["MI"] > 0 else self.r_model
             frame = mirt_scores(self, model, method, values, options)
@@ -401,7 +388,7 @@ class Calibration(ScoringMixin, InferenceMixin):
             lines.append(f"reliability: marginal {r['marginal']:.{digits}f}   empirical {r['empirical']:.{digits}f}")
         if lines:
             return lines
-        if self.engine != "mirt":
+        if not ENGINE_TABLE[self.engine].mirt_model:
             return [f"fit statistics: mirt's (M2, reliability); this fit is from engine {self.engine!r}"]
         return ["fit statistics: not computed yet (fit.global_fit(), fit.reliability(); shown here once computed)"]
 
@@ -433,7 +420,7 @@ class Calibration(ScoringMixin, InferenceMixin):
         if self.flagged_items:
             notes.append(f"{len(self.flagged_items)} item(s) with estimates the data do not identify (fit.item_flags): "
                          + ", ".join(self.flagged_items[:10]) + (" …" if len(self.flagged_items) > 10 else ""))
-        label = "warning" if self.engine == "native" else "R warning"  # the native engine runs without R
+        label = "R warning" if ENGINE_TABLE[self.engine].runs_r else "warning"  # the native engine runs without R
         notes += [f"{label}: {w}" for w in self.warnings]
         title = (f"irtbridge calibration: {self.model} by {self.engine} "
                  f"({self.provenance.get('engine_version', '?')}{runtime})")

@@ -14,13 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import MIRT_SCORING
 from irtbridge._validation import check_int
+from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["ScoringMixin", "MIRT_SCORING", "check_scoring_options", "mirt_scores"]
-
-# fscores' methods irtbridge offers for mirt fits ("EAPsum": EAP for the sum score)
-MIRT_SCORING = ("EAP", "MAP", "ML", "WLE", "EAPsum")
 
 
 def _flag(value: Any, name: str) -> bool:
@@ -65,12 +64,12 @@ def check_scoring_options(fit: Any, *, full_scores: Any = True, mean: Any = None
                "use_dentype_estimate": _flag(use_dentype_estimate, "use_dentype_estimate"),
                "MI": check_int(MI, "MI", low=0), "seed": check_int(seed, "seed")}
     options["mean"], options["cov"] = check_prior(mean, cov, len(fit.factors))
-    if fit.engine != "mirt":
+    if not ENGINE_TABLE[fit.engine].mirt_model:
         used = [k for k, default in (("full_scores", True), ("QMC", False), ("use_dentype_estimate", False),
                                      ("MI", 0), ("mean", None), ("cov", None)) if options[k] != default]
         if used:
             raise ValidationError(f"{used[0]} is a mirt scoring option; this calibration is from engine "
-                                  f"{fit.engine!r}: refit with engine='mirt'")
+                                  f"{fit.engine!r}: refit with engine={ENGINE_TABLE[fit.engine].who_else('mirt_model')}")
     return options
 
 

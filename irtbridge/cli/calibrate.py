@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
 from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
                                    folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
@@ -16,12 +17,16 @@ SE_HELP = ("skip the item standard errors. By default they are computed and repo
            "estimates are kept, the SEs are NaN and a warning says why")
 
 
+def _either(names) -> str:
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
-    p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL); "
+    p.add_argument("--model", default="2PL", help=f"{_either(KERNEL_MODELS)} (default 2PL); "
                    "mirt also fits its other item types by name (ideal, ggum, sequential, ...)")
     p.add_argument("--engine", default="mirt", type=folded(ENGINES), choices=ENGINES,
-                   help="mirt, ltm or native (R-free EM: rasch, 1PL, 2PL, 3PL, graded; default mirt)")
+                   help=f"{_either(ENGINE_COLUMNS)} (R-free EM: {', '.join(engine_models('native'))}; default mirt)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
     add_long_options(p)
     p.add_argument("--drop-constant", action="store_true",
@@ -164,9 +169,12 @@ def run_abilities(args: argparse.Namespace) -> int:
     if args.method not in allowed:  # before reading or calibrating anything
         raise ValidationError(f"--method {args.method!r}: engine {args.engine!r} scores with "
                               f"{', '.join(allowed)}; use one of those or another --engine")
+    from irtbridge.calibration.engines import ENGINE_TABLE  # kept off the CLI's start
+
     data, fit = _fit(args)
     # a native fit keeps no copy of the data: score the calibrated columns of the file it was fitted on
-    scores = fit.abilities(method=args.method, responses=data[fit.item_names] if fit.engine == "native" else None)
+    keeps = ENGINE_TABLE[fit.engine].keeps_data
+    scores = fit.abilities(method=args.method, responses=None if keeps else data[fit.item_names])
     scores.index = data.index
     scores.index.name = "respondent"
     if args.out:

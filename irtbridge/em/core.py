@@ -48,6 +48,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit, log_expit, logsumexp
 
+from irtbridge._catalogue import models_where
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
@@ -60,7 +61,7 @@ from irtbridge.em.window import NodeWindows, log_pq, pair
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
            "fit_em", "estep", "node_windows"]
 
-EM_MODELS = ("rasch", "1PL", "2PL", "graded")
+EM_MODELS = models_where(native="core")  # the catalogue's rows this EM fits
 THETA_LIM = 6.0
 _NEWTON_STEPS = 50
 _MAX_STEP = 2.0

@@ -24,16 +24,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS, KERNEL_MODELS, KERNEL_SCORING, POLYTOMOUS
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["MODELS", "DICHOTOMOUS_MODELS", "POLYTOMOUS_MODELS", "METHODS", "ItemBank", "as_item_bank"]
 
-DICHOTOMOUS_MODELS = ("rasch", "1PL", "2PL", "3PL", "4PL")
-POLYTOMOUS_MODELS = ("graded", "gpcm")
-MODELS = DICHOTOMOUS_MODELS + POLYTOMOUS_MODELS
-METHODS = ("EAP", "MAP", "ML")
+# the kernel's models and scoring methods are rows of the model catalogue (irtbridge._catalogue)
+DICHOTOMOUS_MODELS = DICHOTOMOUS
+POLYTOMOUS_MODELS = POLYTOMOUS
+MODELS = KERNEL_MODELS
+METHODS = KERNEL_SCORING
 
 
 
@@ -287,7 +289,8 @@ def as_item_bank(items: Any, model: str | None = None) -> ItemBank:
 
 
 def _dichotomous_bank(table, model, source, names, n) -> ItemBank:
-    require_columns(table, ["b"] if model in ("rasch", "1PL") else ["a", "b"], source)
+    row = CATALOGUE[model]
+    require_columns(table, ["b"] if row.slopes != "free" else ["a", "b"], source)
     cols = {}
     for col, default in (("a", 1.0), ("b", None), ("g", 0.0), ("u", 1.0)):
         cols[col] = _numeric_column(table, col, source, names) if col in table.columns else np.full(n, default)
@@ -303,9 +306,9 @@ def _dichotomous_bank(table, model, source, names, n) -> ItemBank:
         fail((u <= 0) | (u > 1), f"column 'u' must lie in (0, 1], found {u[(u <= 0) | (u > 1)][0]:g}")
     if (g >= u).any():
         fail(g >= u, "the lower asymptote g must be below the upper asymptote u")
-    if model in ("rasch", "1PL", "2PL") and (g != 0).any():
+    if "g" not in row.parameters and (g != 0).any():
         fail(g != 0, f"model {model!r} has no guessing parameter but column 'g' is not 0 (use model='3PL')")
-    if model in ("rasch", "1PL", "2PL", "3PL") and (u != 1).any():
+    if "u" not in row.parameters and (u != 1).any():
         fail(u != 1, f"model {model!r} has no upper asymptote but column 'u' is not 1 (use model='4PL')")
     out = pd.DataFrame({"a": a, "b": b, "g": g, "u": u}, index=table.index)
     return _bank_from_arrays(model, out, names, a, b, g, u, np.full(n, 2))

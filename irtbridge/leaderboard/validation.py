@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import models_where
 from irtbridge._parallel import progress_bar
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int
@@ -44,7 +45,7 @@ __all__ = ["AnchorValidation", "validate_anchors"]
 
 # a calibrated item's parameters for an item the fold's respondents all got right (or wrong): P ~ 1 (or 0)
 _CONSTANT_B = 20.0
-_NATIVE = ("rasch", "1PL", "2PL")
+_NATIVE = models_where(native="core", kind="dichotomous")  # the native EM's dichotomous models
 
 
 @dataclass(frozen=True)

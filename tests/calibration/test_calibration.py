@@ -178,9 +178,10 @@ def test_pickle_and_json_leave_the_r_handle_behind():
 
 
 def test_r_error_becomes_rerror_with_rs_message():
-    # an option irtbridge passes on unchecked (method= is checked in Python now): mirt's own error
+    # an option value inside its domain that mirt refuses in this combination (NR1 is MH-RM's optimizer,
+    # not EM's; unknown optimizer names are refused in Python now): mirt's own error
     with pytest.raises(RError, match="M-step optimizer not supported") as info:
-        calibrate(response_dataset("LSAT"), "2PL", optimizer="NOPE")
+        calibrate(response_dataset("LSAT"), "2PL", optimizer="NR1")
     assert info.value.r_message == "M-step optimizer not supported"
     assert isinstance(info.value, RuntimeError)
 

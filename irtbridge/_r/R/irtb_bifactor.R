@@ -3,18 +3,20 @@
 # dimension reduction of Gibbons & Hedeker (two-dimensional quadrature whatever the number of specific
 # factors). Returns calibrate()'s plain layout (irtb_mirt_result).
 
-irtb_bfactor_args <- function(data, item_names, model, specific, general, options) {
+irtb_bfactor_args <- function(data, item_names, itemtype, specific, general, options) {
   data <- irtb_matrix(data, item_names)
   specific <- as.numeric(specific)
   specific[is.nan(specific)] <- NA
-  args <- c(list(data = data, model = specific, itemtype = unname(irtb_mirt_itemtype[model]), verbose = FALSE),
+  args <- c(list(data = data, model = specific, itemtype = itemtype, verbose = FALSE),
             options)
   if (!is.null(general)) args$model2 <- mirt::mirt.model(general, itemnames = item_names)
   args
 }
 
-irtb_mirt_bfactor_fit <- function(data, item_names, model, se, options, specific, general = NULL, later = FALSE) {
-  args <- c(irtb_bfactor_args(data, item_names, model, specific, general, options), list(SE = se))
+# `equal_slopes` is always empty here: calibrate_bifactor refuses the 1PL (irtbridge.calibration.bifactor).
+irtb_mirt_bfactor_fit <- function(data, item_names, itemtype, se, options, specific, general = NULL, later = FALSE,
+                                  equal_slopes = character()) {
+  args <- c(irtb_bfactor_args(data, item_names, itemtype, specific, general, options), list(SE = se))
   if (later) args$technical <- utils::modifyList(as.list(args$technical), list(storeEMhistory = TRUE))
   kept <- irtb_fit_keeping_estimates(mirt::bfactor, args, se)
   fit <- kept$fit

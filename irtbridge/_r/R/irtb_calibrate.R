@@ -2,21 +2,10 @@
 # engines (IRT parameterization: a, b, g, u for dichotomous items; a, b1..bk for graded/gpcm) plus the
 # live model object, which Python keeps only as an optional handle.
 
-irtb_mirt_itemtype <- c(rasch = "Rasch", "1PL" = "2PL", "2PL" = "2PL", "3PL" = "3PL", "4PL" = "4PL",
-                        graded = "graded", gpcm = "gpcm", nominal = "nominal", grsm = "grsm", rsm = "rsm",
-                        pcm = "Rasch")
-
-# mirt's itemtype for each model name: irtbridge's names translated, mirt's own item types (checked in
-# Python against mirt's list) as they are.
-irtb_mirt_types <- function(model) {
-  known <- model %in% names(irtb_mirt_itemtype)
-  model[known] <- irtb_mirt_itemtype[model[known]]
-  unname(model)
-}
-
-# `model` is one irtbridge name or one per item (mirt's itemtype vector); `syntax` (mirt.model text,
-# a character string received as data) or `dims` sets the factor structure; `table` is a parameter
-# table (columns of mirt's pars = "values") whose value/est/bounds/priors replace mirt's defaults.
+# `itemtype` is mirt's itemtype (one, or one per item), translated from irtbridge's model names in Python
+# (irtbridge._catalogue): R never reads a model name. `syntax` (mirt.model text, a character string
+# received as data) or `dims` sets the factor structure; `table` is a parameter table (columns of mirt's
+# pars = "values") whose value/est/bounds/priors replace mirt's defaults.
 # The SE rule for mirt fits: `fitter(args)` with SEs; when mirt cannot invert the information matrix (a
 # warning) or the SE step fails (an error), the estimates are kept and the reason is returned, once.
 irtb_fit_keeping_estimates <- function(fitter, args, se) {
@@ -59,19 +48,19 @@ irtb_second_order_problem <- function(fit, se, se_problem) {
 
 # `later` (SEs on demand): the fit also keeps its EM history and returns the arguments it was fitted
 # with, so irtb_mirt_ses() can compute mirt's SE = TRUE for it afterwards.
-irtb_mirt_fit <- function(data, item_names, model, se, options, priors = list(), dims = 1L, syntax = NULL,
-                          table = NULL, later = FALSE) {
+# `equal_slopes`: the items that share one slope (irtbridge's 1PL, mirt's 2PL with the slopes constrained).
+irtb_mirt_fit <- function(data, item_names, itemtype, se, options, priors = list(), dims = 1L, syntax = NULL,
+                          table = NULL, later = FALSE, equal_slopes = character()) {
   data <- irtb_matrix(data, item_names)
   options <- irtb_latent_options(options)  # covdata/formula arrive as data (irtb_wrappers.R)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
-  args <- c(list(data = data, model = structure, itemtype = irtb_mirt_types(model), SE = se,
-                 verbose = FALSE), options)
+  args <- c(list(data = data, model = structure, itemtype = itemtype, SE = se, verbose = FALSE), options)
   if (later) args$technical <- utils::modifyList(as.list(args$technical), list(storeEMhistory = TRUE))
-  if (any(model == "1PL") || length(priors) || !is.null(table)) {
+  if (length(equal_slopes) || length(priors) || !is.null(table)) {
     args <- irtb_apply_pars(mirt::mirt, args, priors, table, adjust = function(args, values) {
-      # one discrimination shared by all 1PL items: constrain those slopes to a single parameter
-      if (any(model == "1PL")) {
-        one <- values$item %in% item_names[rep_len(model, length(item_names)) == "1PL"]
+      # one discrimination shared by the equal-slope items: constrain those slopes to a single parameter
+      if (length(equal_slopes)) {
+        one <- values$item %in% unlist(equal_slopes)
         args$constrain <- c(args$constrain, list(values$parnum[values$name == "a1" & one]))
       }
       args
@@ -199,11 +188,11 @@ irtb_apply_table <- function(values, table) {
 }
 
 # mirt's pars = "values" table for the model calibrate() would fit, without fitting it.
-irtb_mirt_values <- function(data, item_names, model, options, dims = 1L, syntax = NULL) {
+irtb_mirt_values <- function(data, item_names, itemtype, options, dims = 1L, syntax = NULL) {
   data <- irtb_matrix(data, item_names)
   options <- irtb_latent_options(options)
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
-  v <- do.call(mirt::mirt, c(list(data = data, model = structure, itemtype = irtb_mirt_types(model),
+  v <- do.call(mirt::mirt, c(list(data = data, model = structure, itemtype = itemtype,
                                   pars = "values", verbose = FALSE), options))
   irtb_plain_table(v)
 }
@@ -309,26 +298,23 @@ irtb_mirt_scores <- function(fit, method, responses, item_names) {
   s
 }
 
-irtb_ltm_fit <- function(data, item_names, model, se, options) {
+# `fun` is ltm's fitting function (irtbridge._catalogue's ltm column); `unit_slopes` fixes rasch()'s common
+# discrimination at 1 (the Rasch model; free, it is the 1PL).
+irtb_ltm_fit <- function(data, item_names, fun, unit_slopes, se, options) {
   d <- as.data.frame(irtb_matrix(data, item_names), check.names = FALSE)
-  fit <- switch(model,
-    # ltm's rasch() with the common discrimination fixed at 1 is the Rasch model; free, it is the 1PL
-    rasch = do.call(ltm::rasch, c(list(data = d, constraint = cbind(ncol(d) + 1L, 1)), options)),
-    "1PL" = do.call(ltm::rasch, c(list(data = d), options)),
-    "2PL" = do.call(ltm::ltm, c(list(formula = d ~ z1), options)),
-    "3PL" = do.call(ltm::tpm, c(list(data = d), options)),
-    graded = do.call(ltm::grm, c(list(data = d), options)),
-    gpcm = do.call(ltm::gpcm, c(list(data = d), options)),
-    stop(sprintf("ltm does not fit model '%s'", model))
-  )
-  irtb_ltm_result(fit, model, se, colnames(d))
+  fitter <- switch(fun, rasch = ltm::rasch, ltm = ltm::ltm, tpm = ltm::tpm, grm = ltm::grm, gpcm = ltm::gpcm,
+                   stop(sprintf("ltm has no fitting function '%s'", fun)))
+  first <- if (fun == "ltm") list(formula = d ~ z1) else list(data = d)
+  if (unit_slopes) first$constraint <- cbind(ncol(d) + 1L, 1)
+  fit <- do.call(fitter, c(first, options))
+  irtb_ltm_result(fit, fun, unit_slopes, se, colnames(d))
 }
 
-irtb_ltm_result <- function(fit, model, se, item_names) {
+irtb_ltm_result <- function(fit, fun, unit_slopes, se, item_names) {
   J <- length(item_names)
-  if (model %in% c("graded", "gpcm")) {
+  if (fun %in% c("grm", "gpcm")) {
     # grm/gpcm keep one vector per item: thresholds then the discrimination (IRT parameterization)
-    pars <- if (model == "graded") ltm:::IRT.parm(fit)$parms else fit$coefficients
+    pars <- if (fun == "grm") ltm:::IRT.parm(fit)$parms else fit$coefficients
     k <- max(lengths(pars)) - 1L
     items <- matrix(NA_real_, J, k + 1L, dimnames = list(item_names, c("a", paste0("b", seq_len(k)))))
     for (i in seq_len(J)) {
@@ -338,10 +324,10 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
     }
   } else {
     p <- ltm:::IRT.parm(fit, standard.errors = FALSE)$parms
-    if (model == "3PL") {
+    if (fun == "tpm") {
       g <- stats::plogis(p[, 1]) * fit$max.guessing
       items <- cbind(a = p[, 3], b = p[, 2], g = g, u = 1)
-    } else if (model %in% c("rasch", "1PL")) {
+    } else if (fun == "rasch") {
       # rasch(): J difficulties, then the one common discrimination
       items <- cbind(a = p[J + 1L], b = p[seq_len(J)], g = 0, u = 1)
     } else {
@@ -349,7 +335,7 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
     }
     rownames(items) <- item_names
   }
-  ses <- if (se) irtb_ltm_ses(fit, model, item_names) else list()
+  ses <- if (se) irtb_ltm_ses(fit, fun, unit_slopes, item_names) else list()
   ll <- stats::logLik(fit)
   conv <- if (!is.null(fit$convergence)) fit$convergence else fit$conv
   list(
@@ -366,8 +352,8 @@ irtb_ltm_result <- function(fit, model, se, item_names) {
 
 # ltm's standard errors from the fit's Hessian (ltm keeps it, so this needs no refit), laid out like the
 # item table; the delta method maps the 3PL's guessing SE to the probability scale. grm/gpcm: none (NULL).
-irtb_ltm_ses <- function(fit, model, item_names) {
-  if (model %in% c("graded", "gpcm")) return(list(se = NULL, se_problem = NULL))
+irtb_ltm_ses <- function(fit, fun, unit_slopes, item_names) {
+  if (fun %in% c("grm", "gpcm")) return(list(se = NULL, se_problem = NULL))
   J <- length(item_names)
   se_problem <- NULL
   irt <- tryCatch(ltm:::IRT.parm(fit, standard.errors = TRUE), error = function(e) {
@@ -379,16 +365,16 @@ irtb_ltm_ses <- function(fit, model, item_names) {
   p <- irt$parms
   s <- irt$se
   ses <- matrix(NA_real_, J, 4L, dimnames = list(item_names, c("a", "b", "g", "u")))
-  if (model == "3PL") {
+  if (fun == "tpm") {
     ses[, "g"] <- s[seq_len(J)] * stats::dlogis(p[, 1]) * fit$max.guessing
     ses[, "b"] <- s[J + seq_len(J)]
     ses[, "a"] <- s[2 * J + seq_len(J)]
-  } else if (model == "2PL") {
+  } else if (fun == "ltm") {
     ses[, "b"] <- s[seq_len(J)]
     ses[, "a"] <- s[J + seq_len(J)]
   } else {
     ses[, "b"] <- s[seq_len(J)]
-    if (model == "1PL") ses[, "a"] <- s[J + 1L]
+    if (!unit_slopes) ses[, "a"] <- s[J + 1L]  # rasch()'s free common discrimination
   }
   list(se = ses, se_problem = se_problem)
 }

@@ -4,22 +4,22 @@
 
 # The multipleGroup() arguments of a fit: the structure (dims, or mirt.model text received as data),
 # the item types, the groups, invariance and the caller's estimation options.
-irtb_group_args <- function(data, item_names, group, model, invariance, options, dims, syntax) {
+irtb_group_args <- function(data, item_names, group, itemtype, invariance, options, dims, syntax) {
   structure <- if (is.null(syntax)) as.integer(dims) else mirt::mirt.model(syntax, itemnames = item_names)
   c(list(data = irtb_matrix(data, item_names), model = structure, group = as.character(group),
-         itemtype = irtb_mirt_types(model), invariance = as.character(invariance), verbose = FALSE),
+         itemtype = itemtype, invariance = as.character(invariance), verbose = FALSE),
     options)
 }
 
 # Only what the pre-fit name check reads (irtbridge.calibration.checks), over every group.
-irtb_mirt_group_names <- function(data, item_names, group, model, invariance, options, dims = 1L, syntax = NULL) {
-  args <- irtb_group_args(data, item_names, group, model, invariance, options, dims, syntax)
+irtb_mirt_group_names <- function(data, item_names, group, itemtype, invariance, options, dims = 1L, syntax = NULL) {
+  args <- irtb_group_args(data, item_names, group, itemtype, invariance, options, dims, syntax)
   irtb_plain_table(do.call(mirt::multipleGroup, c(args, list(pars = "values"))))[c("group", "item", "name", "est")]
 }
 
-irtb_mirt_groups <- function(data, item_names, group, model, invariance, se, options, priors = list(),
+irtb_mirt_groups <- function(data, item_names, group, itemtype, invariance, se, options, priors = list(),
                              dims = 1L, syntax = NULL, table = NULL) {
-  args <- c(irtb_group_args(data, item_names, group, model, invariance, options, dims, syntax), list(SE = se))
+  args <- c(irtb_group_args(data, item_names, group, itemtype, invariance, options, dims, syntax), list(SE = se))
   if (length(priors) || !is.null(table)) args <- irtb_apply_pars(mirt::multipleGroup, args, priors, table)
   kept <- irtb_fit_keeping_estimates(mirt::multipleGroup, args, se)
   irtb_mirt_groups_result(kept$fit, group, se, irtb_second_order_problem(kept$fit, se, kept$se_problem))

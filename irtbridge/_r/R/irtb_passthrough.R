@@ -17,7 +17,7 @@ irtb_pass_formals <- function(f, name, x) {
   out <- names(formals(f))
   if (missing(x)) return(out)
   if (methods::is(f, "standardGeneric")) {
-    m <- methods::selectMethod(name, class(x), optional = TRUE)
+    m <- methods::selectMethod(name, class(x), optional = TRUE, fdef = f)
     if (!is.null(m)) {
       out <- c(out, names(formals(m)))
       b <- body(m)
@@ -28,7 +28,8 @@ irtb_pass_formals <- function(f, name, x) {
     }
   } else if (is.function(f) && !is.primitive(f) && "UseMethod" %in% all.names(body(f))) {
     for (cl in class(x)) {
-      m <- utils::getS3method(name, cl, optional = TRUE)
+      # looked up from the generic's namespace: the package need not be attached
+      m <- utils::getS3method(name, cl, optional = TRUE, envir = environment(f))
       if (!is.null(m)) {
         out <- c(out, names(formals(m)))
         break
@@ -38,11 +39,22 @@ irtb_pass_formals <- function(f, name, x) {
   unique(out)
 }
 
+# The argument names irtb_pass_call(check = TRUE) lets through for pkg::name with first argument `x`
+# (NULL: none): the formals of the function or the method R dispatches to, less `...`.
+irtb_pass_accepted <- function(pkg, name, x = NULL) {
+  f <- getExportedValue(pkg, name)
+  setdiff(if (is.null(x)) irtb_pass_formals(f, name) else irtb_pass_formals(f, name, x), "...")
+}
+
 # Call pkg::name with `args` (a list; empty names are positional). A named argument that is not a formal
 # of the function (or of the method that will run) but whose underscores read as dots is one
 # (full_scores -> full.scores); `verbose` defaults to FALSE where the function has it; `seed` is the
 # function's own argument where it has one, else set.seed(seed) just before the call.
-irtb_pass_call <- function(pkg, name, args) {
+# With `check`, a named argument that no formal takes (`...` aside) and that is not one of `extra` (the
+# names the function's `...` hands on, e.g. mirt()'s estimation options) is not passed: the call is not
+# made and the result is a list of class "irtb_unknown_arguments" (those names, and the formals) for
+# Python to refuse with close matches.
+irtb_pass_call <- function(pkg, name, args, check = FALSE, extra = character()) {
   if (!requireNamespace(pkg, quietly = TRUE)) stop(sprintf("R package '%s' is not installed", pkg))
   f <- getExportedValue(pkg, name)
   given <- names(args)
@@ -51,9 +63,17 @@ irtb_pass_call <- function(pkg, name, args) {
   first <- if (length(positional)) positional[1L] else if (length(args)) 1L else 0L
   formal <- if (first) irtb_pass_formals(f, name, args[[first]]) else irtb_pass_formals(f, name)
   dotted <- gsub("_", ".", given, fixed = TRUE)
-  swap <- nzchar(given) & !(given %in% formal) & dotted %in% formal
+  # (the names `...` hands on count as the function's own: survey_weights -> survey.weights for mirt())
+  swap <- nzchar(given) & !(given %in% formal) & dotted %in% c(formal, unlist(extra))
   given[swap] <- dotted[swap]
   names(args) <- given
+  if (check) {
+    known <- c(setdiff(formal, "..."), unlist(extra), "seed")
+    unknown <- nzchar(given) & !(given %in% known)
+    if (any(unknown))
+      return(structure(list(unknown = names(args)[unknown], formals = c(setdiff(formal, "..."), unlist(extra))),
+                       class = "irtb_unknown_arguments"))
+  }
   seed <- NULL
   if ("seed" %in% given && !("seed" %in% formal)) {
     seed <- args[["seed"]]

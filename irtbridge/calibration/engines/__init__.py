@@ -4,28 +4,78 @@ Every engine module offers ``fit(request: FitRequest) -> Calibration``; :data:`E
 each one can do, and :func:`irtbridge.calibrate` checks a call against that row once, then dispatches.
 Nothing below the dispatch re-checks the options the table already answered.
 
-==========  ======================================  ======  =============================  =======
-The models each engine fits are :data:`irtbridge.calibration.result.ENGINES`. Engine modules are
-imported on first use, so choosing an engine never loads the others (nor R, for ``native``).
+=========  ======================================  ======  =============================  ==============
+engine     module                                  priors  dims / spec / per-item models  answered cells
+=========  ======================================  ======  =============================  ==============
+``mirt``   :mod:`~.engines.mirt` (R's mirt)        yes     yes                            no
+``ltm``    :mod:`~.engines.ltm` (R's ltm)          no      no                             no
+``native`` :mod:`~.engines.native` (numpy EM)      3PL     no                             yes
+=========  ======================================  ======  =============================  ==============
+
+Beyond these, each row says what the engine accepts (estimation ``methods``, calibrate's keywords
+``seed``/``key``/``gpcm_mats`` in ``takes``, the R option names it reads) and what a fit can do
+afterwards (``scoring`` methods, whether its live model is a mirt model that mirt's latent densities,
+fscores options and diagnostics read, whether it runs in R, whether the fit keeps its data): code
+outside this package asks the row, never the engine's name. The models each engine fits come from the
+model catalogue (:mod:`irtbridge._catalogue`; :data:`irtbridge.calibration.result.ENGINES`). Engine
+modules are imported on first use, so choosing an engine never loads the others (nor R, for ``native``).
+
+Adding an engine is a row here and a module with ``fit(request)`` (and a column of the catalogue for
+the models it fits).
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
 
+from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS, MIRT_SCORING, Domain,
+                                  engine_models)
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.flags import warn_flagged
-from irtbridge.calibration.result import ENGINES, Calibration
+from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.exceptions import ValidationError
+
+if TYPE_CHECKING:  # the result module reads this table; the table only names its class
+    from irtbridge.calibration.result import Calibration
 
 __all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "engine"]
 
 
 @dataclass(frozen=True)
 class Engine:
-    """One row of the dispatch table: what an engine takes, and where its ``fit`` lives."""
+    """One row of the dispatch table: what an engine takes, what its fits can do, where its ``fit`` lives.
+
+    Attributes
+    ----------
+    name, module : str
+        The engine's name and the module whose ``fit(request)`` fits.
+    models : mapping
+        Model name -> the engine's own name for it (from the catalogue).
+    priors, structure, sparse : bool
+        Takes priors on item parameters; dims, specs, parameter tables and per-item models; answered
+        cells alone (:class:`~irtbridge.em.core.ResponseData`).
+    methods : tuple of str
+        The estimation methods ``method=`` may name (empty: none).
+    method_option : bool
+        ``method`` reaches the engine as its own option (mirt's ``method``).
+    takes : tuple of str
+        Which of calibrate's ``seed``, ``key``, ``gpcm_mats`` it reads.
+    options : tuple, mapping of tuples, or None
+        The R argument names it reads (per model for ltm); None: the engine checks its own options.
+    scoring : tuple of str
+        The methods of ``Calibration.abilities``.
+    mirt_model : bool
+        Its live model is a mirt model: mirt's latent densities and regression, fscores options, fit
+        diagnostics and parameter tables read it.
+    runs_r : bool
+        It fits in R (warnings are R's; provenance has R's version).
+    keeps_data : bool
+        Its fit keeps the data (scoring the calibration data needs no ``responses=``).
+    title : str
+        How text names it.
+    """
 
     name: str
     module: str
@@ -33,6 +83,16 @@ class Engine:
     priors: bool
     structure: bool
     sparse: bool
+    methods: tuple[str, ...] = ()
+    method_option: bool = False
+    takes: tuple[str, ...] = ()
+    options: tuple[str, ...] | Mapping[str, tuple[str, ...]] | None = None
+    domains: Mapping[str, Domain] = field(default_factory=dict)
+    scoring: tuple[str, ...] = ()
+    mirt_model: bool = False
+    runs_r: bool = True
+    keeps_data: bool = True
+    title: str = ""
 
     def fit(self, request: FitRequest) -> Calibration:
         """Fit ``request`` with this engine (its module's ``fit``); one warning when estimates are flagged
@@ -43,7 +103,7 @@ class Engine:
 
     def check(self, *, priors: bool, structured: bool, sparse: bool) -> None:
         """A one-line ValidationError for what this engine cannot take (checked once, at the entry)."""
-        takers = lambda what: " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if getattr(e, what))  # noqa: E731
+        takers = self.who_else
         if structured and not self.structure:
             raise ValidationError(f"dims, spec, parameters and per-item models need engine={takers('structure')}, "
                                   f"not engine={self.name!r}")
@@ -55,13 +115,25 @@ class Engine:
                                   f"engine={self.name!r} takes a response matrix")
 
 
+    def option_names(self, model: str) -> tuple[str, ...] | None:
+        """The R argument names this engine reads for ``model``; None: the engine checks its own."""
+        return self.options.get(model, ()) if isinstance(self.options, Mapping) else self.options
+
+    def who_else(self, what: str) -> str:
+        """The engines that have capability ``what`` (an attribute), for messages: ``'mirt' or 'native'``."""
+        return " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if getattr(e, what))
+
+
 ENGINE_TABLE: dict[str, Engine] = {
-    "mirt": Engine("mirt", "irtbridge.calibration.engines.mirt", ENGINES["mirt"], priors=True, structure=True,
-                   sparse=False),
-    "ltm": Engine("ltm", "irtbridge.calibration.engines.ltm", ENGINES["ltm"], priors=False, structure=False,
-                  sparse=False),
-    "native": Engine("native", "irtbridge.calibration.engines.native", ENGINES["native"], priors=True,
-                     structure=False, sparse=True),
+    "mirt": Engine("mirt", "irtbridge.calibration.engines.mirt", engine_models("mirt"), priors=True, structure=True,
+                   sparse=False, methods=MIRT_METHODS, method_option=True, takes=("seed", "key", "gpcm_mats"),
+                   options=MIRT_OPTIONS, domains=ESTIMATION_DOMAINS, scoring=MIRT_SCORING, mirt_model=True,
+                   title="mirt"),
+    "ltm": Engine("ltm", "irtbridge.calibration.engines.ltm", engine_models("ltm"), priors=False, structure=False,
+                  sparse=False, options=LTM_OPTIONS, domains=LTM_DOMAINS, scoring=("EAP", "MAP"), title="ltm"),
+    "native": Engine("native", "irtbridge.calibration.engines.native", engine_models("native"), priors=True,
+                     structure=False, sparse=True, methods=("EM",), domains=ESTIMATION_DOMAINS,
+                     scoring=("EAP", "MAP", "ML"), runs_r=False, keeps_data=False, title="the native engine"),
 }
 
 

@@ -16,17 +16,13 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._catalogue import CATALOGUE, equal_slope_items, from_mirt_itemtype, mirt_itemtype
 from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.result import DICHOTOMOUS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, RWarning
 
-__all__ = ["fit_in_r", "from_r_model", "MIRT_ITEMTYPES"]
-
-# mirt's itemtype names -> irtbridge's model names (mirt's "Rasch" is irtbridge's "pcm" for polytomous
-# items); other mirt item types keep mirt's name
-MIRT_ITEMTYPES = {"Rasch": "rasch", "2PL": "2PL", "3PL": "3PL", "4PL": "4PL", "graded": "graded", "gpcm": "gpcm",
-                  "nominal": "nominal", "grsm": "grsm", "rsm": "rsm"}
+__all__ = ["fit_in_r", "from_r_model", "model_arguments"]
 
 
 def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stacklevel: int = 5) -> Calibration:
@@ -45,9 +41,8 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
-            helper or f"irtb_{engine}_fit", data=request.data, item_names=names,
-            model=list(request.per_item) if request.per_item is not None else request.model, se=eager,
-            options=dict(request.options), **request.r_arguments, **later,
+            helper or f"irtb_{engine}_fit", data=request.data, item_names=names, se=eager,
+            options=dict(request.options), **model_arguments(engine, request), **request.r_arguments, **later,
         )
     elapsed = time.perf_counter() - started
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
@@ -76,6 +71,24 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
     return _assemble(out, engine, request, effective, r_warnings, elapsed)
 
 
+def model_arguments(engine: str, request: FitRequest) -> dict[str, Any]:
+    """The model as the R helper receives it, read from the catalogue: mirt's ``itemtype`` (one, or one per
+    item) and the items that share one slope; ltm's fitting function and whether its slopes are fixed at 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> request = FitRequest(np.zeros((2, 2)), ("q1", "q2"), "mixed", False, per_item=("3PL", "1PL"))
+    >>> model_arguments("mirt", request)
+    {'itemtype': ['3PL', '2PL'], 'equal_slopes': ['q2']}
+    """
+    if engine == "ltm":
+        row = CATALOGUE[request.model]
+        return {"fun": row.ltm, "unit_slopes": row.slopes == "unit"}
+    model = list(request.per_item) if request.per_item is not None else request.model
+    return {"itemtype": mirt_itemtype(model), "equal_slopes": equal_slope_items(model, request.names)}
+
+
 def from_r_model(model: Any) -> Calibration:
     """A fitted single-group mirt model (an ``RObject`` of class ``SingleGroupClass``) as a Calibration.
 
@@ -100,9 +113,7 @@ def from_r_model(model: Any) -> Calibration:
 
 def model_name(itemtype: str, ncat: Any) -> str:
     """irtbridge's model name for one mirt itemtype (``"Rasch"`` with more than 2 categories is ``"pcm"``)."""
-    if itemtype == "Rasch" and int(ncat) > 2:
-        return "pcm"
-    return MIRT_ITEMTYPES.get(str(itemtype), str(itemtype))
+    return from_mirt_itemtype(itemtype, ncat)
 
 
 def _assemble(out: Mapping[str, Any], engine: str, request: FitRequest, options: dict[str, Any],
@@ -174,7 +185,7 @@ def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitReques
         if engine == "mirt":
             out = session.call("irtb_mirt_ses", fit=fit, later=later)
         else:
-            out = session.call("irtb_ltm_ses", fit=fit, model=request.model, item_names=names)
+            out = session.call("irtb_ltm_ses", fit=fit, item_names=names, **model_arguments(engine, request))
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=5)
     problem = out.get("se_problem")
