@@ -338,5 +338,3 @@ def compare(*fits: Any) -> pd.DataFrame:
         if col in out:
             out[col] = pd.to_numeric(out[col], errors="coerce")
     return out
-
-

@@ -171,4 +171,3 @@ def plot_groups(fit: Any, kind: str = "score", *, item: str | None = None, theta
     if legend:
         ax.legend(fontsize="small", frameon=False)
     return ax
-

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
-from irtbridge._summary import Line, Summary
+from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration._base import CONDITIONAL, FitResult, Reliability, deprecated_theta
 from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
@@ -28,6 +28,7 @@ __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIR
 # the models (irtbridge._catalogue) and what each engine fits, and the engine's own name for it
 ENGINES: dict[str, dict[str, str]] = {name: dict(row.models) for name, row in ENGINE_TABLE.items()}
 SCORING_METHODS = {name: row.scoring for name, row in ENGINE_TABLE.items()}
+
 
 @dataclass(frozen=True, eq=False)
 class Calibration(FitResult, ScoringMixin, InferenceMixin):

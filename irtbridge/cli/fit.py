@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--impute", type=int, default=0, metavar="N",
                    help="item fit with missing answers: impute them N times and average (instead of --na-rm)")
     p.add_argument("--seed", type=int, default=0, help="seed of the imputations (default 0)")
-    p.add_argument("--plots", metavar="DIR", help="also write trace lines, item and test information and expected-score plots (PNG; mirt's plot types)")
+    p.add_argument("--plots", metavar="DIR", help="also write trace lines, item and test information and "
+                   "expected-score plots (PNG; mirt's plot types)")
     p.set_defaults(func=run)
 
 
