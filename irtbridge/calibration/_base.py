@@ -21,7 +21,8 @@
 Names of the columns, one rule for every result
 -----------------------------------------------
 * Abilities: ``theta`` and ``se`` for a model with one factor; ``F1, F2, ...`` then ``se_F1, se_F2, ...``
-  (mirt's factor names) with several. A one-factor ``theta`` column is mirt's ``F1``; the names stay as
+  (mirt's factor names) with several; the same for ability draws (``plausible_values``: ``theta`` with
+  one factor, whatever the factor is called). A one-factor ``theta`` column is mirt's ``F1``; the names stay as
   they are because every one-factor user reads ``theta`` (see CHANGELOG.md).
 * Item tables: ``a, b, g, u`` (``a, b1..bk`` for graded/gpcm) with one factor, mirt's slope-intercept
   ``a1..ak, d, g, u`` with several.
@@ -43,7 +44,7 @@ from irtbridge._summary import Line, Summary, fit_lines
 from irtbridge.calibration._pickle import WithoutRModel
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["FitResult", "ItemFitTable", "Reliability", "STATISTICS", "adjusted_name", "with_adjusted"]
+__all__ = ["FitResult", "Reliability", "RenamedColumns", "STATISTICS", "renamed_columns", "with_adjusted"]
 
 #: the fit statistics every result holds (and ``summary().data`` reports)
 STATISTICS = ("loglik", "aic", "bic", "converged", "iterations", "n_parameters")
@@ -53,6 +54,7 @@ CONDITIONAL = deprecated_form('Calibration.reliability()["conditional"]', "Calib
 THETA = deprecated_form("reliability(theta=)", "Calibration.conditional_reliability(theta)")
 GROUP_TABLE = deprecated_form("GroupCalibration.reliability() read as a table", "GroupCalibration.reliability_table()")
 ADJUSTED = deprecated_form('item_fit()["p.<stat>.adjusted"]', 'item_fit()["p_adjusted_<stat>"]')
+DRAWS = deprecated_form("plausible_values()[<factor>] of a one-factor fit", 'plausible_values()["theta"]')
 
 
 class Reliability(dict):
@@ -91,40 +93,46 @@ class Reliability(dict):
         return (dict, (dict(self),))
 
 
-class ItemFitTable(pd.DataFrame):
-    """What ``item_fit()`` returns: a DataFrame whose adjusted p-values are ``p_adjusted_<stat>``; the
-    name of earlier versions, ``p.<stat>.adjusted``, still reads (``table["p.S_X2.adjusted"]``) with a
-    deprecation warning naming the removal version. Anything computed from it is a plain DataFrame."""
+class RenamedColumns(pd.DataFrame):
+    """A DataFrame some of whose columns were renamed: the old names still read (``table[old]``), with the
+    deprecation warning of the form it was built with; anything computed from it is a plain DataFrame.
+    ``item_fit()``'s ``p.<stat>.adjusted`` (now ``p_adjusted_<stat>``) and a one-factor fit's
+    ``plausible_values()`` column named after the factor (now ``theta``)."""
+
+    _metadata = ["_old_names", "_form"]
 
     @property
     def _constructor(self) -> type:
         return pd.DataFrame
 
     def __getitem__(self, key: Any) -> Any:
-        old = [key] if isinstance(key, str) else key if isinstance(key, list) else []
-        renamed = [adjusted_name(k) for k in old]
-        if renamed != old:
-            warn_form(ADJUSTED)
+        old_names = getattr(self, "_old_names", {})
+        keys = [key] if isinstance(key, str) else key if isinstance(key, list) else []
+        if any(k in old_names and k not in self.columns for k in keys):
+            warn_form(self._form)
+            renamed = [old_names.get(k, k) if k not in self.columns else k for k in keys]
             key = renamed[0] if isinstance(key, str) else renamed
         return super().__getitem__(key)
 
 
-def adjusted_name(column: Any) -> Any:
-    """``p.<stat>.adjusted`` (the name of earlier versions) -> ``p_adjusted_<stat>``; other names as they are."""
-    if isinstance(column, str) and column.startswith("p.") and column.endswith(".adjusted"):
-        return "p_adjusted_" + column[2:-len(".adjusted")]
-    return column
+def renamed_columns(frame: pd.DataFrame, old_names: Mapping[str, str], form: str) -> RenamedColumns:
+    """``frame`` whose columns named by ``old_names`` (old -> new) still read by their old names, warning
+    ``form`` (a :func:`irtbridge._moved.deprecated_form`)."""
+    out = RenamedColumns(frame)
+    out.attrs.update(frame.attrs)
+    out._old_names, out._form = dict(old_names), form
+    return out
 
 
-def with_adjusted(table: pd.DataFrame, adjust: Any) -> ItemFitTable:
+def with_adjusted(table: pd.DataFrame, adjust: Any) -> RenamedColumns:
     """``table`` with ``p_adjusted_<stat>`` after mirt's columns, one per p-value column ``p.<stat>``:
-    ``adjust(column)`` gives the adjusted values."""
+    ``adjust(column)`` gives the adjusted values (``p.<stat>.adjusted``, the name before, still reads)."""
     out = table.copy()
+    old = {}
     for col in [c for c in out.columns if str(c).startswith("p.")]:
         out["p_adjusted_" + str(col)[2:]] = adjust(out[col])
-    framed = ItemFitTable(out)
-    framed.attrs.update(table.attrs)
-    return framed
+        old[f"{col}.adjusted"] = "p_adjusted_" + str(col)[2:]
+    return renamed_columns(out, old, ADJUSTED)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

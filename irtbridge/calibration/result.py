@@ -12,7 +12,7 @@ import pandas as pd
 from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
 from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration._base import CONDITIONAL, FitResult, Reliability, deprecated_theta
+from irtbridge.calibration._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
 from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
 from irtbridge.calibration._stored import stored
 from irtbridge.calibration.engines import ENGINE_TABLE
@@ -277,17 +277,20 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     def plausible_values(self, n: int = 5, seed: int = 0) -> pd.DataFrame:
         """``n`` plausible-value draws per respondent (mirt ``fscores(fit, plausible.draws = n)`` after
-        ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row) and one per factor."""
+        ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row), then ``theta`` with one factor
+        (the column was named after the factor before: that name still reads, deprecated) or one column
+        per factor with several."""
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError(f"n must be a positive integer, got {n!r}")
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_plausible", fit=fit, n=int(n), seed=int(seed))
-        frame = pd.DataFrame(out.to_numpy(copy=True), columns=list(self.factors))
+        one = len(self.factors) == 1  # one factor: theta, as abilities() (the naming rule of _base)
+        frame = pd.DataFrame(out.to_numpy(copy=True), columns=["theta"] if one else list(self.factors))
         frame.insert(0, "respondent", np.tile(np.arange(self.n_respondents), int(n)))
         frame.insert(0, "draw", np.repeat(np.arange(int(n)), self.n_respondents))
-        return frame
+        return renamed_columns(frame, {self.factors[0]: "theta"}, DRAWS) if one else frame
 
     # -- structure: parameter table, loadings ------------------------------------------------------
     def parameters(self) -> pd.DataFrame:

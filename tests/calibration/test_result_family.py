@@ -123,6 +123,9 @@ def test_adjusted_p_values_use_underscores_and_the_old_name_warns():
         assert out["p_adjusted_S_X2"].tolist() == [0.02, 0.08]
     with pytest.warns(DeprecationWarning, match="p_adjusted_<stat>"):
         assert out["p.Zh.adjusted"].tolist() == [0.4, 0.6]
+    with pytest.warns(DeprecationWarning):
+        assert list(out[["S_X2", "p.S_X2.adjusted"]].columns) == ["S_X2", "p_adjusted_S_X2"]
+    assert type(out.round(2)) is pd.DataFrame and out.attrs == table.attrs
 
 
 def test_every_deprecated_form_is_in_the_changelog():
