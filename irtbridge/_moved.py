@@ -15,7 +15,8 @@ import importlib
 import warnings
 from typing import Any, Callable, Mapping
 
-__all__ = ["KEYWORDS", "REMOVAL", "TABLES", "moved_keywords", "moved_names", "new_home", "register", "resolve"]
+__all__ = ["FORMS", "KEYWORDS", "REMOVAL", "TABLES", "deprecated_form", "moved_keywords", "moved_names", "new_home",
+           "register", "resolve", "warn_form"]
 
 #: the release that removes every name deprecated so far
 REMOVAL = "0.3.0"
@@ -81,6 +82,35 @@ def moved_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
         return resolve(package, name, home)
 
     return __getattr__
+
+
+#: deprecated forms that are not names (a keyword, a column name, a return shape): form -> what replaces it;
+#: CHANGELOG.md lists each under "Deprecated" (filled as the modules load)
+FORMS: dict[str, str] = {}
+
+
+def deprecated_form(form: str, instead: str) -> str:
+    """Record a deprecated ``form`` of a call (not a name) and what replaces it; return ``form``, the key
+    :func:`warn_form` takes."""
+    FORMS[form] = instead
+    return form
+
+
+def warn_form(form: str, *, stacklevel: int = 3) -> None:
+    """The DeprecationWarning of a recorded ``form``: what replaces it and the version that removes it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> key = deprecated_form("example(x=)", "example(y=)")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_form(key)
+    >>> print(caught[0].message)
+    example(x=) is deprecated: use example(y=) (example(x=) will be removed in irtbridge 0.3.0)
+    """
+    warnings.warn(f"{form} is deprecated: use {FORMS[form]} ({form} will be removed in irtbridge {REMOVAL})",
+                  DeprecationWarning, stacklevel=stacklevel)
 
 
 #: keyword arguments that moved into an options object or were renamed, by function: old keyword -> new home

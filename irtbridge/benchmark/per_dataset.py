@@ -267,7 +267,7 @@ def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Seri
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", exceptions.RWarning)
-            p = fit.item_fit(["S_X2"])["p.S_X2.adjusted"]
+            p = fit.item_fit(["S_X2"])["p_adjusted_S_X2"]
             zh = fit.person_fit()["Zh"]
     except (IrtBridgeError, ValueError, KeyError) as exc:
         warnings.warn(f"dataset {name!r}: item and person fit not available ({str(exc).splitlines()[0]})",

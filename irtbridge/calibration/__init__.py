@@ -3,7 +3,9 @@
 The public names are re-exported here and at the top level (``irtbridge.calibrate``); the modules hold
 the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, then dispatches to one module
 per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
-(:class:`Calibration`), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
+(:class:`Calibration`; every result stands on :class:`~irtbridge.calibration._base.FitResult`: the shared
+statistics, pickling, ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the
+columns), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
 :mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
 :mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests), :mod:`~irtbridge.calibration.keys`

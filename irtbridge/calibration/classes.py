@@ -11,17 +11,18 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge._summary import Line, Summary
-from irtbridge._validation import as_response_matrix, check_int
+from irtbridge._summary import Line
+from irtbridge._validation import as_response_matrix, check_choice, check_int
+from irtbridge.calibration._base import FitResult
+from irtbridge.calibration._stored import remember, stored
 from irtbridge.calibration.options import check_options
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
-from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]
 
@@ -30,7 +31,7 @@ CLASS_OPTIONS = ("GenRandomPars", "method", "nruns", "optimizer", "technical", "
 
 
 @dataclass(frozen=True, eq=False)
-class ClassCalibration(WithoutRModel):
+class ClassCalibration(FitResult):
     """The result of :func:`calibrate_classes`.
 
     Attributes
@@ -59,19 +60,11 @@ class ClassCalibration(WithoutRModel):
     n_classes: int
     class_proportions: pd.Series
     item_probabilities: pd.DataFrame
-    loglik: float
-    aic: float
-    bic: float
-    n_parameters: int
-    converged: bool
-    iterations: int
     item_names: tuple[str, ...]
     n_respondents: int
-    options: Mapping[str, Any] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    provenance: Mapping[str, Any] = field(default_factory=dict)
     standard_errors: pd.DataFrame | None = field(default=None, repr=False, compare=False)
-    r_model: Any = field(default=None, repr=False, compare=False)
+
+    _kind = "a latent class model (no continuous trait)"
 
     def __repr__(self) -> str:
         return (f"ClassCalibration(n_classes={self.n_classes}, loglik={self.loglik:.4f}, "
@@ -105,12 +98,17 @@ class ClassCalibration(WithoutRModel):
             out.columns = [*self.item_names, *out.columns[len(self.item_names):]]
         return out
 
-    def global_fit(self) -> pd.Series:
-        """M2, df, p, RMSEA with its interval, SRMSR, TLI, CFI (mirt's ``M2`` of the model)."""
+    def global_fit(self, type: str = "M2*") -> pd.Series:
+        """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
+        (mirt's ``M2(mod, type = type)`` of the model)."""
         from irtbridge._r import session
 
-        row = session.call("irtb_mdirt_m2", fit=self._live("global_fit")).iloc[0]
-        return pd.Series({k: float(v) for k, v in row.items()}, name="global_fit")
+        type = check_choice(type, "type", ("M2*", "M2", "C2"))
+        with r_context(f"global_fit: mirt's M2(type = {type!r})"):
+            row = session.call("irtb_mdirt_m2", fit=self._live("global_fit"), type=type).iloc[0]
+        series = pd.Series({k: float(v) for k, v in row.items()}, name="global_fit")
+        remember(self, f"global_fit:{type}", series.copy())  # summary() shows it from now on
+        return series
 
     def parameters(self) -> pd.DataFrame:
         """mirt's parameter table of this fit (``mod2values``): edit ``value``/``est`` and pass it back
@@ -119,31 +117,32 @@ class ClassCalibration(WithoutRModel):
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
 
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
+    # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------
+    def _summary_title(self) -> str:
+        return (f"irtbridge latent class model by mirt's mdirt ({self.provenance.get('engine_version', '?')}, "
+                f"R {self.provenance.get('r_version', '?')})")
 
-    def summary(self, digits: int = 3) -> Summary:
-        """Fit statistics, the class proportions and the item probabilities, as one Summary."""
+    def _summary_size(self) -> str:
+        return (f"respondents {self.n_respondents}   items {len(self.item_names)}   classes "
+                f"{self.n_classes}   parameters {self.n_parameters}")
+
+    def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
+        from irtbridge.calibration.result import m2_line
+
         shares = "   ".join(f"{c} {p:.{digits}f}" for c, p in self.class_proportions.items())
-        lines = (
-            Line.of("size", f"respondents {self.n_respondents}   items {len(self.item_names)}   classes "
-                            f"{self.n_classes}   parameters {self.n_parameters}"),
-            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   "
-                              f"BIC {self.bic:.{digits}f}"),
-            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
-            Line.of("classes", f"class proportions: {shares}"),
-        )
-        notes = [] if self.converged else ["mirt did not report convergence; treat the estimates with caution"]
-        notes += [f"R warning: {w}" for w in self.warnings]
-        title = (f"irtbridge latent class model by mirt's mdirt ({self.provenance.get('engine_version', '?')}, "
-                 f"R {self.provenance.get('r_version', '?')})")
-        data = {"n_classes": self.n_classes, "loglik": self.loglik, "aic": self.aic, "bic": self.bic,
-                "converged": bool(self.converged), "iterations": int(self.iterations),
-                "class_proportions": self.class_proportions.to_dict()}
-        tables = (("item probabilities", self.item_probabilities),
-                  *((("parameters with standard errors", self.standard_errors),)
-                    if self.standard_errors is not None else ()))
-        return Summary(title, lines, tables, tuple(notes), digits=digits, data=data)
+        lines = [Line.of("classes", f"class proportions: {shares}")]
+        if fit:
+            lines += [Line.of(f"fit_{i}", m2_line(g, k.split(":", 1)[1], digits))
+                      for i, (k, g) in enumerate(stored(self).items()) if k.startswith("global_fit:")]
+        return lines
+
+    def _summary_tables(self) -> tuple[tuple[str, pd.DataFrame], ...]:
+        return (("item probabilities", self.item_probabilities),
+                *((("parameters with standard errors", self.standard_errors),)
+                  if self.standard_errors is not None else ()))
+
+    def _summary_data(self) -> dict[str, Any]:
+        return {"n_classes": self.n_classes, "class_proportions": self.class_proportions.to_dict()}
 
 
 def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFrame | None = None,

@@ -17,6 +17,7 @@ import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
 from irtbridge._validation import check_choice
+from irtbridge.calibration._base import with_adjusted
 from irtbridge.calibration._stored import remember
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.irt import test_information
@@ -28,6 +29,7 @@ __all__ = [
     "global_fit",
     "residuals",
     "reliability",
+    "conditional_reliability",
     "compare",
     "adjust_pvalues",
 ]
@@ -102,7 +104,8 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
         ``X2``/``G2`` (Bock's and McKinley-Mills' grouped statistics with df, RMSEA and p), and ``infit``
         (``outfit, z.outfit, infit, z.infit``; Rasch-family models only).
     p_adjust : {"BH", "holm", "bonferroni", "none"}, default "BH"
-        Adds ``p.<stat>.adjusted`` for every p-value column, adjusted over the items.
+        Adds ``p_adjusted_<stat>`` for every p-value column ``p.<stat>``, adjusted over the items
+        (``p.<stat>.adjusted`` before 0.5: that name still reads, deprecated).
     na_rm : bool, default False
         ``S_X2`` and ``Zh`` need complete response rows. True: leave out the respondents with a missing
         answer (mirt's ``na.rm = TRUE``; the number kept is ``attrs["n_respondents"]``).
@@ -118,7 +121,7 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
     Returns
     -------
     DataFrame
-        Indexed by item, mirt's column names.
+        Indexed by item, mirt's column names, then ``p_adjusted_<stat>``.
 
     Notes
     -----
@@ -153,9 +156,7 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
     out = fetch_item_fit(model, stats, na_rm, impute, seed)
     out = out.set_index("item")
     out.index = pd.Index(fit.item_names, name="item") if len(out) == len(fit.item_names) else out.index
-    for col in [c for c in out.columns if c.startswith("p.")]:
-        out[f"{col}.adjusted"] = adjust_pvalues(out[col], p_adjust)
-    return out
+    return with_adjusted(out, lambda p: adjust_pvalues(p, p_adjust))
 
 
 def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]:
@@ -254,27 +255,47 @@ def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
     return out
 
 
-def reliability(fit: Any, theta: Any = None) -> dict[str, Any]:
-    """Marginal and empirical reliability (mirt's ``marginal_rxx``, ``empirical_rxx``) and the
-    conditional reliability over ``theta``: ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test
-    information and ``var`` the latent variance.
+def reliability(fit: Any) -> dict[str, float]:
+    """Marginal and empirical reliability (mirt's ``marginal_rxx``, ``empirical_rxx`` of the EAP scores).
 
     Returns
     -------
-    dict
-        ``marginal`` and ``empirical`` (floats) and ``conditional`` (DataFrame: theta, information,
-        reliability).
+    dict of str to float
+        ``marginal`` and ``empirical``.
     """
     from irtbridge._r import session
 
     with r_context("reliability: mirt's marginal_rxx/empirical_rxx"):
         out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
-    remember(fit, "reliability", {"marginal": float(out["marginal"]), "empirical": float(out["empirical"])})
+    values = {"marginal": float(out["marginal"]), "empirical": float(out["empirical"])}
+    remember(fit, "reliability", dict(values))
+    return values
+
+
+def conditional_reliability(fit: Any, theta: Any = None) -> pd.DataFrame:
+    """The conditional reliability over ``theta`` (default 81 points on [-4, 4]): ``I(theta) / (I(theta) +
+    1 / var)``, with ``I`` the test information and ``var`` the latent variance.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``theta``; columns ``information`` and ``reliability``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from irtbridge.irt import as_item_bank
+    >>> bank = as_item_bank(pd.DataFrame({"a": [1.0], "b": [0.0]}, index=["i"]), "2PL")
+    >>> conditional_reliability(bank, [0.0]).round(3)      # I(0) = 1 * 0.5 * 0.5 = 0.25; 0.25 / 1.25
+           information  reliability
+    theta
+    0.0           0.25          0.2
+    """
     grid = np.linspace(-4, 4, 81) if theta is None else np.asarray(theta, dtype=float).ravel()
     info = np.asarray(test_information(grid, fit), dtype=float)
     var = float(getattr(fit, "latent_var", 1.0) or 1.0)
-    conditional = pd.DataFrame({"theta": grid, "information": info, "reliability": info / (info + 1.0 / var)})
-    return {"marginal": float(out["marginal"]), "empirical": float(out["empirical"]), "conditional": conditional}
+    return pd.DataFrame({"information": info, "reliability": info / (info + 1.0 / var)},
+                        index=pd.Index(grid, name="theta"))
 
 
 def compare(*fits: Any) -> pd.DataFrame:
@@ -317,5 +338,3 @@ def compare(*fits: Any) -> pd.DataFrame:
         if col in out:
             out[col] = pd.to_numeric(out[col], errors="coerce")
     return out
-
-

@@ -11,17 +11,17 @@ evaluated as R code.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from irtbridge._summary import Line, Summary, fit_lines
+from irtbridge._summary import Line
+from irtbridge.calibration._base import FitResult
 from irtbridge.calibration.options import check_options
 from irtbridge.calibration.result import Calibration
 from irtbridge.exceptions import RError, ValidationError
-from irtbridge.calibration._pickle import WithoutRModel
 
 __all__ = ["calibrate_fixed", "calibrate_mixed", "MixedCalibration", "FIXED_OPTIONS", "MIXED_OPTIONS"]
 
@@ -113,7 +113,7 @@ def _response_frame(data: Any, name: str) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, eq=False)
-class MixedCalibration(WithoutRModel):
+class MixedCalibration(FitResult):
     """The result of :func:`calibrate_mixed`: a mixed-effects (explanatory) IRT model.
 
     Attributes
@@ -143,48 +143,35 @@ class MixedCalibration(WithoutRModel):
     fixef: pd.DataFrame
     random_covariances: Mapping[str, pd.DataFrame]
     parameters: pd.DataFrame
-    loglik: float
-    aic: float
-    bic: float
-    n_parameters: int
-    converged: bool
-    iterations: int
-    options: Mapping[str, Any] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    r_model: Any = field(default=None, repr=False)
+
+    _kind = "a mixed-effects model (mirt's M2, marginal_rxx and plots take single- and multiple-group models)"
 
     def __repr__(self) -> str:
         return (f"MixedCalibration(fixed={self.options.get('fixed')!r}, terms={len(self.fixef)}, "
                 f"loglik={self.loglik:.4f}, converged={self.converged})")
 
-    def _repr_html_(self) -> str:
-        """Jupyter: :meth:`summary` as HTML, from the stored numbers only (never calls R)."""
-        return self.summary().as_html()
+    # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------
+    def _summary_title(self) -> str:
+        return "irtbridge explanatory IRT model by mirt"
 
-    def summary(self, digits: int = 3) -> Summary:
-        """Fit statistics, the formulas, the fixed effects and the random-effect covariances, and Notes
-        (convergence, R warnings): one :class:`~irtbridge._summary.Summary`, from the stored numbers only."""
+    def _summary_size(self) -> str:
+        return (f"parameters {self.n_parameters}   fixed-effect terms {len(self.fixef)}   "
+                f"random effects {len(self.random_covariances)}")
+
+    def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
         def text(value: Any) -> str:
             return value if isinstance(value, str) else ", ".join(map(str, value))
 
         formulas = "   ".join(f"{k} {text(self.options[k])}" for k in ("fixed", "random", "item_formula")
                               if self.options.get(k) not in (None, "", [], ()))
-        lines = [
-            Line.of("size", f"parameters {self.n_parameters}   fixed-effect terms {len(self.fixef)}   "
-                            f"random effects {len(self.random_covariances)}"),
-            *fit_lines(self, digits),
-        ]
-        if formulas:
-            lines.append(Line.of("formulas", formulas))
-        notes = [] if self.converged else ["mirt did not report convergence; treat the estimates with caution"]
-        notes += [f"R warning: {w}" for w in self.warnings]
-        tables = (("fixed effects", self.fixef),
-                  *((f"covariance: {name}", frame) for name, frame in self.random_covariances.items()))
-        data = {"loglik": self.loglik, "aic": self.aic, "bic": self.bic, "converged": bool(self.converged),
-                "iterations": int(self.iterations), "n_parameters": int(self.n_parameters),
-                "fixef": self.fixef.reset_index().rename(columns={"index": "term"})}
-        return Summary("irtbridge explanatory IRT model by mirt", tuple(lines), tables, tuple(notes),
-                       digits=digits, data=data)
+        return [Line.of("formulas", formulas)] if formulas else []
+
+    def _summary_tables(self) -> tuple[tuple[str, pd.DataFrame], ...]:
+        return (("fixed effects", self.fixef),
+                *((f"covariance: {name}", frame) for name, frame in self.random_covariances.items()))
+
+    def _summary_data(self) -> dict[str, Any]:
+        return {"fixef": self.fixef.reset_index().rename(columns={"index": "term"})}
 
     def randef(self, ndraws: int = 1000, thin: int = 10, seed: int | None = None) -> dict[str, pd.DataFrame]:
         """The random effects' values (and each respondent's trait), by MCMC draws from the fit.

@@ -57,7 +57,7 @@ def fit_report(fit: Any, *, na_rm: bool = False, impute: int = 0, seed: int = 0)
         warnings.simplefilter("ignore", RuntimeWarning)
         items = fit.item_fit(["S_X2"], na_rm=na_rm, impute=impute, seed=seed)
         rows = [{"item": str(k), "S_X2": r["S_X2"], "df": r["df.S_X2"], "p": r["p.S_X2"], "RMSEA": r["RMSEA.S_X2"],
-                 "p_adjusted": r["p.S_X2.adjusted"]} for k, r in items.iterrows()]
+                 "p_adjusted": r["p_adjusted_S_X2"]} for k, r in items.iterrows()]
         try:
             g = fit.global_fit()
             glob: dict[str, Any] = {k: float(g[k]) for k in ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR",

@@ -18,14 +18,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._summary import Line, Summary, fit_lines
+from irtbridge._summary import Line
 from irtbridge._validation import check_choice
+from irtbridge.calibration._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
 from irtbridge.calibration.checks import check_references
-from irtbridge.calibration._stored import stored
+from irtbridge.calibration._stored import remember, stored
 from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ValidationError, r_context
-from irtbridge.calibration._pickle import WithoutRModel
 from irtbridge.calibration._se import GROUP_PARENT
 
 __all__ = ["GroupCalibration", "dif"]
@@ -35,7 +35,7 @@ P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none
 
 
 @dataclass(frozen=True, eq=False)
-class GroupCalibration(WithoutRModel):
+class GroupCalibration(FitResult):
     """The result of :func:`~irtbridge.calibrate_groups`.
 
     Attributes
@@ -66,18 +66,9 @@ class GroupCalibration(WithoutRModel):
     items: Mapping[str, pd.DataFrame]
     latent_means: pd.Series
     latent_vars: pd.Series
-    loglik: float
-    aic: float
-    bic: float
-    n_parameters: int
-    converged: bool
-    iterations: int
     model: str
     invariance: tuple[str, ...]
     group_sizes: Mapping[str, int]
-    options: Mapping[str, Any] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    provenance: Mapping[str, Any] = field(default_factory=dict)
     standard_errors: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     means: pd.DataFrame = field(default_factory=pd.DataFrame)
     covariances: Mapping[str, pd.DataFrame] = field(default_factory=dict)
@@ -86,7 +77,6 @@ class GroupCalibration(WithoutRModel):
     dropped_items: tuple[str, ...] = ()
     item_mins: Mapping[str, float] = field(default_factory=dict)
     membership: tuple[str, ...] = field(default=(), repr=False)
-    r_model: Any = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return (f"GroupCalibration(model={self.model!r}, groups={list(self.groups)}, "
@@ -174,7 +164,7 @@ class GroupCalibration(WithoutRModel):
 
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False) -> pd.DataFrame:
         """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
-        mirt's columns, and ``p.<stat>.adjusted`` adjusted over the items of each group. ``stats``,
+        mirt's columns, and ``p_adjusted_<stat>`` adjusted over the items of each group. ``stats``,
         ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
         from irtbridge.calibration import diagnostics
 
@@ -189,10 +179,8 @@ class GroupCalibration(WithoutRModel):
         na_rm, _, _ = diagnostics.missing_options(na_rm, 0, 0)
         out = diagnostics.fetch_item_fit(self._live("item_fit"), stats, na_rm, 0, 0)
         out = out.set_index(["group", "item"])
-        for col in [c for c in out.columns if c.startswith("p.")]:
-            out[f"{col}.adjusted"] = out.groupby(level="group", sort=False)[col].transform(
-                lambda p: diagnostics.adjust_pvalues(p, p_adjust))
-        return out
+        return with_adjusted(out, lambda col: col.groupby(level="group", sort=False).transform(
+            lambda p: diagnostics.adjust_pvalues(p, p_adjust)))
 
     def person_fit(self) -> pd.DataFrame:
         """Zh and infit/outfit per respondent (mirt's ``personfit``), in the order of the responses, with
@@ -204,18 +192,27 @@ class GroupCalibration(WithoutRModel):
         frame.insert(0, "group", list(self.membership))
         return frame
 
-    def global_fit(self) -> pd.Series:
-        """M2, df, p, RMSEA with its interval, one SRMSR per group (``SRMSR.<group>``), TLI, CFI (mirt's
-        ``M2`` of the multiple-group model)."""
+    def global_fit(self, type: str = "M2*") -> pd.Series:
+        """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, one SRMSR per group
+        (``SRMSR.<group>``), TLI, CFI (mirt's ``M2(mod, type = type)`` of the multiple-group model)."""
         from irtbridge.calibration import diagnostics
 
         self._live("global_fit")
-        return diagnostics.global_fit(self)
+        return diagnostics.global_fit(self, type=type)
 
-    def reliability(self) -> pd.DataFrame:
-        """Reliability per group: ``marginal`` (mirt's ``marginal_rxx`` of the group taken out, i.e. under
-        its own latent distribution) and ``empirical`` (``empirical_rxx`` of its respondents' EAP scores
-        from the multiple-group ``fscores``). One factor only."""
+    def reliability(self, theta: Any = None) -> Reliability:
+        """Reliability per group, a dict of floats ``marginal.<group>`` (mirt's ``marginal_rxx`` of the group
+        taken out, i.e. under its own latent distribution) and ``empirical.<group>`` (``empirical_rxx`` of
+        its respondents' EAP scores from the multiple-group ``fscores``), group by group. One factor only.
+        The table of earlier versions is :meth:`reliability_table` (``theta`` is deprecated and unused)."""
+        deprecated_theta(theta)
+        table = self.reliability_table()
+        values = {f"{col}.{g}": table.loc[g, col] for g in table.index for col in ("marginal", "empirical")}
+        return Reliability(values, old=table, form=GROUP_TABLE)
+
+    def reliability_table(self) -> pd.DataFrame:
+        """Reliability per group as a table: index ``group``, columns ``marginal`` and ``empirical`` (the
+        numbers of :meth:`reliability`)."""
         from irtbridge._r import session
 
         if len(self.factors) != 1:
@@ -225,6 +222,7 @@ class GroupCalibration(WithoutRModel):
         frame = pd.DataFrame({"marginal": [float(v) for v in _values(out["marginal"], groups)],
                               "empirical": [float(v) for v in _values(out["empirical"], groups)]},
                              index=pd.Index(groups, name="group"))
+        remember(self, "reliability", frame.copy())
         return frame
 
     def parameters(self) -> pd.DataFrame:
@@ -234,13 +232,13 @@ class GroupCalibration(WithoutRModel):
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
 
-    def plot(self, kind: str = "score", *, item: str | None = None, **kwargs: Any):
+    def plot(self, kind: str = "score", **kwargs: Any):
         """One curve per group (mirt's ``plot(mod, type = "score" | "info")`` and ``itemplot(mod, item)``):
-        ``"score"`` (expected test score), ``"info"`` (test information) or ``"trace"`` (one ``item``'s
+        ``"score"`` (expected test score), ``"info"`` (test information) or ``"trace"`` (one ``item=``'s
         trace lines); returns the Axes. Other plots: ``fit.group(name).plot(...)``."""
         from irtbridge.calibration.plots import plot_groups
 
-        return plot_groups(self, kind, item=item, **kwargs)
+        return plot_groups(self, kind, **kwargs)
 
     def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
             p_adjust: str = "holm", *, method: str = "lr") -> pd.DataFrame:
@@ -266,48 +264,47 @@ class GroupCalibration(WithoutRModel):
 
         return empirical_es(self, items, **kwargs)
 
-    # -- presentation -------------------------------------------------------------------------------
-    def _repr_html_(self) -> str:
-        """Jupyter: :meth:`summary` as HTML, from the stored numbers only (never calls R)."""
-        return self.summary().as_html()
+    # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------
+    def _summary_title(self) -> str:
+        return (f"irtbridge multiple-group calibration: {self.model} by mirt "
+                f"({self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})")
 
-    def summary(self, digits: int = 3, fit: bool = True) -> Summary:
-        """Fit statistics, the groups with their latent distributions, M2 once :meth:`global_fit` computed
-        it (``fit=False`` leaves it out), one item table per group and Notes: one
-        :class:`~irtbridge._summary.Summary`, from the stored numbers only (never calls R)."""
+    def _summary_size(self) -> str:
         sizes = "   ".join(f"{g} {self.group_sizes[g]}" for g in self.groups)
+        return (f"respondents {self.n_respondents} ({sizes})   items {len(self.item_names)}   "
+                f"parameters {self.n_parameters}")
+
+    def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
+        """Invariance, the latent distributions, and M2 / reliability once computed (``fit=True``)."""
         latent = "   ".join(f"{g} N({self.latent_means[g]:.{digits}f}, {self.latent_vars[g]:.{digits}f})"
                             for g in self.groups)
-        lines = [
-            Line.of("size", f"respondents {self.n_respondents} ({sizes})   items {len(self.item_names)}   "
-                            f"parameters {self.n_parameters}"),
-            *fit_lines(self, digits),
-            Line.of("invariance", f"invariance: {', '.join(self.invariance) if self.invariance else 'none (configural)'}"),
-            Line.of("latent", f"latent {self.factors[0]}: {latent}"),
-        ]
+        lines = [Line.of("invariance", f"invariance: {', '.join(self.invariance) if self.invariance else 'none (configural)'}"),
+                 Line.of("latent", f"latent {self.factors[0]}: {latent}")]
         if fit:
-            lines.append(Line.of("fit_0", self._fit_line(digits)))
-        notes = [] if self.converged else ["mirt did not report convergence; treat the estimates with caution"]
-        if self.dropped_items:
-            notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
-        notes += [f"R warning: {w}" for w in self.warnings]
-        title = (f"irtbridge multiple-group calibration: {self.model} by mirt "
-                 f"({self.provenance.get('engine_version', '?')}, R {self.provenance.get('r_version', '?')})")
-        tables = tuple((f"items: {g}", self.items[g]) for g in self.groups)
-        data = {"model": self.model, "groups": list(self.groups), "group_sizes": dict(self.group_sizes),
-                "loglik": self.loglik, "aic": self.aic, "bic": self.bic, "converged": bool(self.converged),
-                "iterations": int(self.iterations), "n_parameters": int(self.n_parameters),
+            lines += [Line.of(f"fit_{i}", text) for i, text in enumerate(self._fit_lines(digits))]
+            table = stored(self).get("reliability")
+            if table is not None:
+                lines.append(Line.of("reliability", "reliability: " + "   ".join(
+                    f"{g} marginal {table.loc[g, 'marginal']:.{digits}f} empirical {table.loc[g, 'empirical']:.{digits}f}"
+                    for g in table.index)))
+        return lines
+
+    def _summary_notes(self) -> list[str]:
+        return [f"dropped constant items: {', '.join(self.dropped_items)}"] if self.dropped_items else []
+
+    def _summary_tables(self) -> tuple[tuple[str, pd.DataFrame], ...]:
+        return tuple((f"items: {g}", self.items[g]) for g in self.groups)
+
+    def _summary_data(self) -> dict[str, Any]:
+        return {"model": self.model, "groups": list(self.groups), "group_sizes": dict(self.group_sizes),
                 "invariance": list(self.invariance), "latent_means": self.latent_means.to_dict(),
                 "latent_vars": self.latent_vars.to_dict(),
                 "items": {g: self.items[g].reset_index().rename(columns={"index": "item"}) for g in self.groups}}
-        return Summary(title, tuple(lines), tables, tuple(notes), digits=digits, data=data)
 
-    def _fit_line(self, digits: int) -> str:
+    def _fit_lines(self, digits: int) -> list[str]:
         """M2 once :meth:`global_fit` has computed it (never computed here)."""
-        g = stored(self).get("global_fit:M2*")
-        if g is None:
-            return "fit statistics: not computed yet (fit.global_fit(); shown here once computed)"
-        return m2_line(g, "M2*", digits)
+        done = [m2_line(g, k.split(":", 1)[1], digits) for k, g in stored(self).items() if k.startswith("global_fit:")]
+        return done or ["fit statistics: not computed yet (fit.global_fit(); shown here once computed)"]
 
 
 def _values(value: Any, groups: list[str]) -> list[Any]:

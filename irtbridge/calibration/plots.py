@@ -5,8 +5,10 @@ Curves come from the native kernel (:mod:`irtbridge.irt`) evaluated on a grid of
 for any calibration, including one restored from JSON.
 
 * ``"trace"``: trace lines, P(X = k | theta) of every item (``plot(mod, type = "trace")``);
-* ``"info"``: item information curves (``type = "infotrace"``); ``"infoSE"``: test information with the
-  standard error of measurement on a second axis (``type = "infoSE"``);
+* ``"info"``: the test information (``type = "info"``: TEST information, as in mirt, on every result);
+  ``"infotrace"``: item information curves (``type = "infotrace"``; ``itemplot(mod, item, type = "info")``
+  is :func:`plot_item`'s ``"info"``); ``"infoSE"``: test information with the standard error of
+  measurement on a second axis (``type = "infoSE"``);
 * ``"score"``: the expected test score (``type = "score"``); ``"itemscore"``: expected item scores.
 """
 
@@ -22,7 +24,7 @@ from irtbridge.irt import category_probabilities, expected_score, item_informati
 
 __all__ = ["PLOT_KINDS", "ITEM_PLOT_KINDS", "GROUP_PLOT_KINDS", "plot_calibration", "plot_item", "plot_groups"]
 
-PLOT_KINDS = ("trace", "info", "infoSE", "score", "itemscore")
+PLOT_KINDS = ("score", "info", "infoSE", "infotrace", "trace", "itemscore")
 ITEM_PLOT_KINDS = ("trace", "info", "score")
 
 
@@ -62,7 +64,7 @@ def _trace(fit: Any, names: list[str], grid: np.ndarray, ax: Any) -> None:
     ax.set_ylim(-0.02, 1.02)
 
 
-def plot_calibration(fit: Any, kind: str = "trace", *, items: Sequence[str] | None = None, theta: Any = None,
+def plot_calibration(fit: Any, kind: str = "score", *, items: Sequence[str] | None = None, theta: Any = None,
                      ax: Any = None, legend: bool | None = None):
     """Draw one of mirt's whole-test plot types for ``fit`` (see the module docstring); return the Axes.
 
@@ -84,6 +86,11 @@ def plot_calibration(fit: Any, kind: str = "trace", *, items: Sequence[str] | No
         _trace(fit, names, grid, ax)
         ax.set_title("Trace lines")
     elif kind == "info":
+        ax.plot(grid, np.asarray(test_information(grid, fit)), label="test information")
+        ax.set_ylabel("test information I(θ)")
+        ax.set_title("Test information")
+        legend = False
+    elif kind == "infotrace":
         info = np.asarray(item_information(grid, fit.items.loc[names], fit.model))
         for j, name in enumerate(names):
             ax.plot(grid, info[:, j], label=name)
@@ -117,7 +124,7 @@ def plot_calibration(fit: Any, kind: str = "trace", *, items: Sequence[str] | No
 def plot_item(fit: Any, item: str, kind: str = "trace", *, theta: Any = None, ax: Any = None):
     """Draw one item (mirt's ``itemplot``): ``"trace"``, ``"info"`` or ``"score"``; return the Axes."""
     kind = check_choice(kind, "kind", ITEM_PLOT_KINDS)
-    mapping = {"trace": "trace", "info": "info", "score": "itemscore"}
+    mapping = {"trace": "trace", "info": "infotrace", "score": "itemscore"}
     ax = plot_calibration(fit, mapping[kind], items=[item], theta=theta, ax=ax, legend=kind == "trace")
     ax.set_title(f"{item}: {ax.get_title().lower()}")
     return ax
@@ -164,4 +171,3 @@ def plot_groups(fit: Any, kind: str = "score", *, item: str | None = None, theta
     if legend:
         ax.legend(fontsize="small", frameon=False)
     return ax
-

@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
-from irtbridge._summary import Line, Summary
+from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration.flags import flag_items
+from irtbridge.calibration._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
 from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
 from irtbridge.calibration._stored import stored
 from irtbridge.calibration.engines import ENGINE_TABLE
+from irtbridge.calibration.flags import flag_items
 from irtbridge.calibration.inference import InferenceMixin
 from irtbridge.calibration.scoring import ScoringMixin
 from irtbridge.exceptions import ValidationError
@@ -28,8 +29,9 @@ __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIR
 ENGINES: dict[str, dict[str, str]] = {name: dict(row.models) for name, row in ENGINE_TABLE.items()}
 SCORING_METHODS = {name: row.scoring for name, row in ENGINE_TABLE.items()}
 
+
 @dataclass(frozen=True, eq=False)
-class Calibration(ScoringMixin, InferenceMixin):
+class Calibration(FitResult, ScoringMixin, InferenceMixin):
     """The result of :func:`calibrate`: every estimate, plain data, and where it came from.
 
     Attributes
@@ -83,26 +85,16 @@ class Calibration(ScoringMixin, InferenceMixin):
 
     items: pd.DataFrame
     standard_errors: pd.DataFrame = StandardErrorsField()  # type: ignore[assignment]  # required (see _se)
-    loglik: float
-    aic: float
-    bic: float
-    n_parameters: int
-    converged: bool
-    iterations: int
     model: str
     engine: str
     n_respondents: int
     latent_mean: float = 0.0
     latent_var: float = 1.0
-    options: Mapping[str, Any] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    provenance: Mapping[str, Any] = field(default_factory=dict)
     dropped_items: tuple[str, ...] = ()
     factors: tuple[str, ...] = ("F1",)
     item_types: tuple[str, ...] = ()
     latent_regression: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     item_mins: Mapping[str, float] = field(default_factory=dict)
-    r_model: Any = field(default=None, repr=False, compare=False)
 
     # -- travel: the R handle (and standard errors not computed yet) stay behind -----------------
     def __getstate__(self) -> dict[str, Any]:
@@ -285,17 +277,20 @@ class Calibration(ScoringMixin, InferenceMixin):
 
     def plausible_values(self, n: int = 5, seed: int = 0) -> pd.DataFrame:
         """``n`` plausible-value draws per respondent (mirt ``fscores(fit, plausible.draws = n)`` after
-        ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row) and one per factor."""
+        ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row), then ``theta`` with one factor
+        (the column was named after the factor before: that name still reads, deprecated) or one column
+        per factor with several."""
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError(f"n must be a positive integer, got {n!r}")
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_plausible", fit=fit, n=int(n), seed=int(seed))
-        frame = pd.DataFrame(out.to_numpy(copy=True), columns=list(self.factors))
+        one = len(self.factors) == 1  # one factor: theta, as abilities() (the naming rule of _base)
+        frame = pd.DataFrame(out.to_numpy(copy=True), columns=["theta"] if one else list(self.factors))
         frame.insert(0, "respondent", np.tile(np.arange(self.n_respondents), int(n)))
         frame.insert(0, "draw", np.repeat(np.arange(int(n)), self.n_respondents))
-        return frame
+        return renamed_columns(frame, {self.factors[0]: "theta"}, DRAWS) if one else frame
 
     # -- structure: parameter table, loadings ------------------------------------------------------
     def parameters(self) -> pd.DataFrame:
@@ -358,14 +353,29 @@ class Calibration(ScoringMixin, InferenceMixin):
 
         return diagnostics.residuals(self, kind)
 
-    def reliability(self, theta: Any = None) -> dict[str, Any]:
-        """Marginal, empirical and conditional reliability (mirt's ``marginal_rxx``/``empirical_rxx``)."""
+    def reliability(self, theta: Any = None) -> Reliability:
+        """Marginal and empirical reliability (mirt's ``marginal_rxx``/``empirical_rxx``): a dict of floats
+        ``{"marginal": ..., "empirical": ...}``. The conditional reliability over theta is
+        :meth:`conditional_reliability` (``reliability()["conditional"]`` and ``theta=`` still answer, with
+        a DeprecationWarning)."""
         from irtbridge.calibration import diagnostics
 
-        return diagnostics.reliability(self, theta)
+        deprecated_theta(theta)
+        out = diagnostics.reliability(self)
+        return Reliability(out, old={"conditional": lambda: self.conditional_reliability(theta)}, form=CONDITIONAL)
 
-    def plot(self, kind: str = "trace", **kwargs: Any):
-        """mirt's ``plot(mod, type = kind)``: ``trace``, ``info``, ``infoSE``, ``score``, ``itemscore``; returns Axes."""
+    def conditional_reliability(self, theta: Any = None) -> pd.DataFrame:
+        """The conditional reliability over ``theta`` (default 81 points on [-4, 4]):
+        ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test information and ``var`` the latent
+        variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``."""
+        from irtbridge.calibration import diagnostics
+
+        return diagnostics.conditional_reliability(self, theta)
+
+    def plot(self, kind: str = "score", **kwargs: Any):
+        """mirt's ``plot(mod, type = kind)``: ``score`` (expected test score, mirt's default), ``info``
+        (test information), ``infoSE``, ``infotrace`` (item information curves), ``trace``,
+        ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``)."""
         from irtbridge.calibration.plots import plot_calibration
 
         return plot_calibration(self, kind, **kwargs)
@@ -392,48 +402,44 @@ class Calibration(ScoringMixin, InferenceMixin):
             return [f"fit statistics: mirt's (M2, reliability); this fit is from engine {self.engine!r}"]
         return ["fit statistics: not computed yet (fit.global_fit(), fit.reliability(); shown here once computed)"]
 
-    def _repr_html_(self) -> str:
-        """Jupyter: :meth:`summary` as HTML (the same content ``print(fit.summary())`` shows); from the
-        stored numbers only (never calls R)."""
-        return self.summary().as_html()
-
-    def summary(self, digits: int = 3, fit: bool = True) -> Summary:
-        """Fit statistics, the item table (and the standard errors when the fit already has them: see
-        :attr:`standard_errors_computed`), a fit section (M2 and reliability once computed by
-        :meth:`global_fit` / :meth:`reliability`; ``fit=False`` leaves it out) and Notes (convergence, R
-        warnings): one :class:`~irtbridge._summary.Summary`. Built from the stored numbers only: it never
-        calls R, so displaying a fit costs nothing."""
+    # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------
+    def _summary_title(self) -> str:
         r_version = self.provenance.get("r_version")
         runtime = f", R {r_version}" if r_version else ""  # the native engine runs without R
-        lines = [
-            Line.of("size", f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}"),
-            Line.of("loglik", f"log-likelihood {self.loglik:.{digits}f}   AIC {self.aic:.{digits}f}   BIC {self.bic:.{digits}f}"),
-            Line.of("converged", f"converged {'yes' if self.converged else 'NO'} after {self.iterations} iterations"),
-        ]
-        if fit:
-            lines += [Line.of(f"fit_{i}", text) for i, text in enumerate(self._fit_lines(digits))]
+        return (f"irtbridge calibration: {self.model} by {self.engine} "
+                f"({self.provenance.get('engine_version', '?')}{runtime})")
+
+    def _summary_size(self) -> str:
+        return f"respondents {self.n_respondents}   items {len(self.items)}   parameters {self.n_parameters}"
+
+    def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
+        """The fit section: M2 and reliability once computed by :meth:`global_fit` / :meth:`reliability`."""
+        return [Line.of(f"fit_{i}", text) for i, text in enumerate(self._fit_lines(digits))] if fit else []
+
+    def _summary_notes(self) -> list[str]:
         notes = []
-        if not self.converged:
-            notes.append("the engine did not report convergence; treat the estimates with caution")
         if self.dropped_items:
             notes.append(f"dropped constant items: {', '.join(self.dropped_items)}")
         if self.flagged_items:
             notes.append(f"{len(self.flagged_items)} item(s) with estimates the data do not identify (fit.item_flags): "
                          + ", ".join(self.flagged_items[:10]) + (" …" if len(self.flagged_items) > 10 else ""))
-        label = "R warning" if ENGINE_TABLE[self.engine].runs_r else "warning"  # the native engine runs without R
-        notes += [f"{label}: {w}" for w in self.warnings]
-        title = (f"irtbridge calibration: {self.model} by {self.engine} "
-                 f"({self.provenance.get('engine_version', '?')}{runtime})")
+        return notes
+
+    def _warning_label(self) -> str:
+        return "R warning" if ENGINE_TABLE[self.engine].runs_r else "warning"  # the native engine runs without R
+
+    _not_converged = "the engine did not report convergence; treat the estimates with caution"
+
+    def _summary_tables(self) -> tuple[tuple[str, pd.DataFrame], ...]:
         # the standard errors when the fit has them (the summary never computes them), the latent regression
-        tables = ((("items", self.items),)
-                  + ((("standard errors", self.standard_errors),) if self.standard_errors_computed else ())
-                  + ((("latent regression", self.latent_regression),) if self.latent_regression is not None else ()))
-        return Summary(title, tuple(lines), tables, tuple(notes), digits=digits,
-                       data={"model": self.model, "engine": self.engine, "loglik": self.loglik, "aic": self.aic,
-                             "bic": self.bic, "converged": bool(self.converged), "iterations": int(self.iterations),
-                             "n_parameters": int(self.n_parameters), "n_respondents": int(self.n_respondents),
-                             "flagged_items": list(self.flagged_items),
-                             "items": self.items.reset_index().rename(columns={"index": "item"})})
+        return ((("items", self.items),)
+                + ((("standard errors", self.standard_errors),) if self.standard_errors_computed else ())
+                + ((("latent regression", self.latent_regression),) if self.latent_regression is not None else ()))
+
+    def _summary_data(self) -> dict[str, Any]:
+        return {"model": self.model, "engine": self.engine, "n_respondents": int(self.n_respondents),
+                "flagged_items": list(self.flagged_items),
+                "items": self.items.reset_index().rename(columns={"index": "item"})}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields."""

@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--impute", type=int, default=0, metavar="N",
                    help="item fit with missing answers: impute them N times and average (instead of --na-rm)")
     p.add_argument("--seed", type=int, default=0, help="seed of the imputations (default 0)")
-    p.add_argument("--plots", metavar="DIR", help="also write trace lines, information and expected-score plots (PNG)")
+    p.add_argument("--plots", metavar="DIR", help="also write trace lines, item and test information and "
+                   "expected-score plots (PNG; mirt's plot types)")
     p.set_defaults(func=run)
 
 
@@ -47,7 +48,8 @@ def _plots(fit, folder: str) -> list[str]:
 
     os.makedirs(folder, exist_ok=True)
     written = []
-    for kind in ("trace", "info", "infoSE", "score"):
+    # mirt's plot types: "info" is the test information, "infotrace" the item information curves
+    for kind in ("trace", "infotrace", "info", "infoSE", "score"):
         ax = fit.plot(kind, legend=len(fit.items) <= 12)
         path = os.path.join(folder, f"{kind}.png")
         tmp = path + ".tmp.png"

@@ -61,6 +61,10 @@ def test_two_classes_equal_mirt(lca, ref):
     m2 = lca.global_fit()
     assert m2.index.tolist() == list(ref["m2"])
     _close(m2, [v for v in ref["m2"].values()])
+    c2 = lca.global_fit(type="C2")  # the same signature as every result's (issue 33 item 3)
+    _close(c2, [v for v in ref["m2_c2"].values()])
+    with pytest.raises(ValidationError, match="type"):
+        lca.global_fit(type="M3")
 
 
 @pytest.mark.r

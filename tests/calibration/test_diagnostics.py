@@ -61,7 +61,7 @@ def test_item_fit_global_fit_and_reliability_equal_mirt(ref, fits, case):
     for col, values in r["itemfit"].items():
         if col != "item":
             _close(got[col], values)
-    _close(got["p.S_X2.adjusted"], r["p_bh"])
+    _close(got["p_adjusted_S_X2"], r["p_bh"])
     if not r["m2"]:  # e.g. 3PL on 5 items: 15 margins, 15 parameters, M2 undefined in mirt too
         with pytest.raises(ValidationError, match="degrees of freedom"):
             fit.global_fit()
@@ -135,10 +135,16 @@ def test_plots_have_the_expected_curves(fits):
     assert len(lines) == 5
     for line in lines:
         assert np.all(np.diff(line.get_ydata()) > 0)  # 2PL with a > 0: increasing
-    ax = fit.plot("info")
+    ax = fit.plot("infotrace")  # mirt's plot(type = "infotrace"): item information curves
     for line, b in zip(ax.get_lines(), fit.items["b"]):
         x, y = line.get_xdata(), line.get_ydata()
         assert abs(x[np.argmax(y)] - b) <= 0.05 + 1e-9  # 2PL information peaks at b (grid step 0.05)
+    ax = fit.plot("info")  # mirt's plot(type = "info"): TEST information, the sum of the item curves
+    x, y = ax.get_lines()[0].get_xdata(), ax.get_lines()[0].get_ydata()
+    a, b = fit.items["a"].to_numpy(), fit.items["b"].to_numpy()
+    p = 1 / (1 + np.exp(-a * (x[:, None] - b)))
+    assert len(ax.get_lines()) == 1
+    np.testing.assert_allclose(y, (a ** 2 * p * (1 - p)).sum(axis=1), rtol=1e-10)  # 2PL: I = sum a^2 P Q
     ax = fit.plot("infoSE")
     assert len(ax.get_lines()) == 1 and len(ax.figure.axes) == 2
     ax = fit.item_plot("Item.3", "trace")
@@ -159,6 +165,7 @@ def test_cli_fit_json_shape_and_errors(tmp_path, capsys):
     assert all(set(r) >= {"item", "S_X2", "df", "p", "RMSEA"} for r in out["items"]) and len(out["items"]) == 5
     assert out["misfitting"] == [r["item"] for r in out["items"] if r["p_adjusted"] < 0.05]
     assert "Benjamini-Hochberg" in out["misfit_rule"]
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["info.png", "infoSE.png", "score.png", "trace.png"]
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["info.png", "infoSE.png", "infotrace.png", "score.png",
+                                                                  "trace.png"]
     assert main(["fit", str(csv), "--engine", "ltm"]) == 2
     assert "mirt" in capsys.readouterr().err

@@ -61,7 +61,10 @@ def test_abilities_with_a_factor_not_called_f1(data, ref, science):
     assert science.factors == (ref["science_factor"],)
     np.testing.assert_allclose(ours["theta"], ref["science_map"]["theta"], rtol=0, atol=TOL)
     np.testing.assert_allclose(ours["se"], ref["science_map"]["se"], rtol=0, atol=TOL)
-    assert list(science.plausible_values(1).columns) == ["draw", "respondent", "Attitude"]
+    draws = science.plausible_values(1)
+    assert list(draws.columns) == ["draw", "respondent", "theta"]  # one factor: theta, as abilities()
+    with pytest.warns(DeprecationWarning, match="plausible_values"):
+        assert draws["Attitude"].equals(draws["theta"])  # the factor's name, deprecated
 
 
 def test_true_score_equals_expected_test(ref, science):

@@ -126,7 +126,7 @@ def test_abilities_item_fit_m2_person_fit_reliability_equal_mirt(data, fit):
         assert list(part.index) == theirs["item"]
         for ours_col, their_col in (("S_X2", "S_X2"), ("df.S_X2", "df"), ("p.S_X2", "p"), ("Zh", "Zh")):
             np.testing.assert_allclose(part[ours_col], _numbers(theirs[their_col]), rtol=0, atol=TOL)
-        assert "p.S_X2.adjusted" in part.columns
+        assert "p_adjusted_S_X2" in part.columns
     m2 = fit.global_fit()
     for key in ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR.ref", "SRMSR.foc", "TLI", "CFI"):
         assert m2[key] == pytest.approx(float(ref["m2"][key]), abs=TOL), key
@@ -134,10 +134,15 @@ def test_abilities_item_fit_m2_person_fit_reliability_equal_mirt(data, fit):
     assert persons["group"].tolist() == group.tolist()
     for col in ("Zh", "infit", "outfit"):
         np.testing.assert_allclose(persons[col], ref["personfit"][col], rtol=0, atol=TOL)
-    rel = fit.reliability()
+    rel = fit.reliability()  # a dict of floats, as every result's reliability()
+    assert set(rel) == {f"{k}.{g}" for k in ("marginal", "empirical") for g in fit.groups}
+    table = fit.reliability_table()
     for g in fit.groups:
-        assert rel.loc[g, "marginal"] == pytest.approx(ref["marginal"][g], abs=TOL)
-        assert rel.loc[g, "empirical"] == pytest.approx(ref["empirical"][g], abs=TOL)
+        assert rel[f"marginal.{g}"] == pytest.approx(ref["marginal"][g], abs=TOL)
+        assert rel[f"empirical.{g}"] == pytest.approx(ref["empirical"][g], abs=TOL)
+        assert table.loc[g, "marginal"] == rel[f"marginal.{g}"]
+    with pytest.warns(DeprecationWarning, match="reliability_table"):  # the table of earlier versions
+        assert rel.loc[fit.groups[0], "marginal"] == rel[f"marginal.{fit.groups[0]}"]
 
 
 def test_one_group_taken_out_equals_extract_group(data, fit):

@@ -33,7 +33,7 @@ def _():
       f"{R_LR}; set.seed(1234); pv <- fscores(m, plausible.draws = 2); c(pv[[1]][1:4], pv[[2]][1:4])")
 def _():
     pv = lr_fit().plausible_values(2, seed=1234)
-    return np.r_[pv.loc[pv["draw"] == 0, "F1"].to_numpy()[:4], pv.loc[pv["draw"] == 1, "F1"].to_numpy()[:4]]
+    return np.r_[pv.loc[pv["draw"] == 0, "theta"].to_numpy()[:4], pv.loc[pv["draw"] == 1, "theta"].to_numpy()[:4]]
 
 
 @case("07-mixedmirt", "boot.mirt of the regression", FIRST,

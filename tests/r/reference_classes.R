@@ -11,7 +11,7 @@ out <- list(loglik = extract.mirt(mod, "logLik"), aic = extract.mirt(mod, "AIC")
             nest = extract.mirt(mod, "nest"), iterations = extract.mirt(mod, "iterations"),
             proportions = s$Class.Probability$prob,
             probabilities = lapply(s[colnames(dat)], function(m) unname(m)),
-            m2 = cols(M2(mod)), posteriors = cols(fscores(mod)),
+            m2 = cols(M2(mod)), m2_c2 = cols(M2(mod, type = "C2")), posteriors = cols(fscores(mod)),
             patterns = cols(fscores(mod, full.scores = FALSE)), values = cols(mod2values(mod)))
 # polytomous items, three classes, from edited start values
 sv <- mdirt(Science, 3, pars = "values", verbose = FALSE)

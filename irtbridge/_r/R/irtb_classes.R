@@ -69,9 +69,9 @@ irtb_mdirt_posteriors <- function(fit, patterns) {
   out
 }
 
-irtb_mdirt_m2 <- function(fit) {
+irtb_mdirt_m2 <- function(fit, type = "M2*") {
   if (!inherits(fit, "DiscreteClass")) stop("M2 here needs a latent class model (mdirt)")
-  out <- as.data.frame(mirt::M2(fit))
+  out <- as.data.frame(mirt::M2(fit, type = type))
   rownames(out) <- NULL
   out
 }
