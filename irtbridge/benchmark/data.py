@@ -281,7 +281,8 @@ def as_dataset(entry: Any, label: str) -> "str | BenchmarkDataset":
     >>> as_dataset(frame, "mine")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: datasets: mine is a DataFrame of shape (4 x 2); give (frame, "target_column") or (X, y), or a dataset name or CSV path
+    irtbridge.exceptions.ValidationError: datasets: mine is a DataFrame of shape (4 x 2); give (frame,
+    "target_column") or (X, y), or a dataset name or CSV path
     """
     if isinstance(entry, (str, BenchmarkDataset)):
         return entry
@@ -494,7 +495,8 @@ def prepare_features(X_train: pd.DataFrame, X_test: pd.DataFrame) -> tuple[np.nd
     categorical = [c for c in both.columns if c not in numeric]
     parts = []
     if numeric:
-        parts.append(("num", make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler()), numeric))
+        numbers = make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler())
+        parts.append(("num", numbers, numeric))
     if categorical:
         parts.append((
             "cat",

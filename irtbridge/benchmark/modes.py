@@ -84,7 +84,8 @@ class CalibrationMode:
     >>> CalibrationMode.resolve("stable", engine="ltm")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: engine='ltm' cannot fit the stable mode's 3PL with priors; use engine='mirt' or 'native', or calibration='paper' for ltm
+    irtbridge.exceptions.ValidationError: engine='ltm' cannot fit the stable mode's 3PL with priors; use
+    engine='mirt' or 'native', or calibration='paper' for ltm
     """
 
     name: str

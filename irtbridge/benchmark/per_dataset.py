@@ -122,7 +122,8 @@ def calibrate_with_fallback(
         if fit.converged:
             attempts.append(CalibrationAttempt(eng, "converged", "", seconds, model))
             return (fit if keep_r_model else fit.without_r_model()), tuple(attempts)
-        attempts.append(CalibrationAttempt(eng, "not converged", f"{eng} stopped after {fit.iterations} iterations", seconds, model))
+        attempts.append(CalibrationAttempt(eng, "not converged", f"{eng} stopped after {fit.iterations} iterations", seconds,
+                                           model))
         if unconverged is None:
             unconverged = fit.without_r_model()
     if accept_unconverged and unconverged is not None:
@@ -313,10 +314,12 @@ def _evaluate(ds: Any, models: Mapping[str, Any], settings: Settings,
         scores = score_respondents(responses, fit, method=settings.ability_method)
     except ValidationError as exc:
         # e.g. an engine returned a guessing parameter of exactly 1 that no response function accepts
-        warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning, stacklevel=3)
+        warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning,
+                      stacklevel=3)
         attempts = attempts + (CalibrationAttempt(fit.engine, "error", f"scoring: {exc}"),)
         return DatasetResult(
-            status="failed", error=f"no item parameters ({'; '.join(map(str, attempts))})", items=fit.items.copy(), respondents=_unscored(kind, responses), calibration=fit, engine=fit.engine,
+            status="failed", error=f"no item parameters ({'; '.join(map(str, attempts))})", items=fit.items.copy(),
+            respondents=_unscored(kind, responses), calibration=fit, engine=fit.engine,
             attempts=attempts, dropped_items=tuple(fit.dropped_items), seconds=seconds, **common,
         )
     scores.insert(0, "kind", kind)

@@ -8,9 +8,11 @@ statistics, pickling, ``summary()``, ``global_fit``/``reliability``/``plot`` and
 columns), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
 :mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
-:mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests), :mod:`~irtbridge.calibration.keys`
+:mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests),
+:mod:`~irtbridge.calibration.keys`
 (:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
-:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``), :mod:`~irtbridge.calibration.functioning`
+:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``),
+:mod:`~irtbridge.calibration.functioning`
 (``DRF``, ``DTF``, ``empirical_ES`` on group fits, :func:`sibtest`), :mod:`~irtbridge.calibration.bifactor`
 (:func:`calibrate_bifactor`: mirt's ``bfactor``) and :mod:`~irtbridge.calibration.classes`
 (:func:`calibrate_classes`: latent class models, mirt's ``mdirt``), :mod:`~irtbridge.calibration.explanatory`

@@ -53,11 +53,13 @@ def check_references(table: pd.DataFrame, references: Sequence[Reference], model
     >>> check_references(table, [Reference("PRIOR", "x", "g", "priors")], "2PL")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: priors: a prior on 'g' of item 'x', but the 2PL model (1 factor) does not estimate it (its estimated parameters: a1, d)
+    irtbridge.exceptions.ValidationError: priors: a prior on 'g' of item 'x', but the 2PL model (1 factor) does not
+    estimate it (its estimated parameters: a1, d)
     >>> check_references(table, [Reference("FIXED", "x", "a2")], "2PL")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: spec: fixing 'a2' of item 'x', but the 2PL model (1 factor) has no such parameter (its parameters: a1, d, g, u)
+    irtbridge.exceptions.ValidationError: spec: fixing 'a2' of item 'x', but the 2PL model (1 factor) has no such
+    parameter (its parameters: a1, d, g, u)
     """
     items = table["item"].astype(str).tolist()
     params = table["name"].astype(str).tolist()

@@ -155,7 +155,8 @@ def calibrate(
     **options
         Estimation options with mirt's names: ``quadpts``, ``TOL``, ``technical={"NCYCLES": ...}``,
         ``SE_type="Oakes"`` (mirt's ``SE.type``; underscores stand for R's dots), ``optimizer``, ``draws``
-        (the Monte Carlo draws of MHRM's log-likelihood). Passed to the engine unchanged, with the engine's own argument names (e.g.
+        (the Monte Carlo draws of MHRM's log-likelihood). Passed to the engine unchanged, with the engine's own
+        argument names (e.g.
         ``TOL=1e-5``, ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for
         ltm). An option the engine would not read (mirt ignores unknown arguments without a word) is a
         one-line :class:`ValidationError`: the names are :data:`irtbridge.calibration.options.MIRT_OPTIONS`
@@ -265,6 +266,7 @@ def engine_options(options: dict[str, Any], engine: str, model: str, per_item: l
     per_model = isinstance(row.options, Mapping)
     return check_options(options, names, f"calibrate(engine={engine!r}" + (f", model={model!r})" if per_model else ")"),
                          row.domains)
+
 
 @dataclass
 class _Prepared:

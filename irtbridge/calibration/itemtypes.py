@@ -58,7 +58,8 @@ def check_itemtype(name: Any) -> None:
     >>> check_itemtype("lca")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: model='lca' is not fitted by calibrate: latent class models are mirt's mdirt(), not an item type of mirt(); use irtbridge.mirt.mdirt(data, nclass)
+    irtbridge.exceptions.ValidationError: model='lca' is not fitted by calibrate: latent class models are mirt's
+    mdirt(), not an item type of mirt(); use irtbridge.mirt.mdirt(data, nclass)
     """
     refused = {k.lower(): k for k in REFUSED}
     if isinstance(name, str) and name.lower() in refused:
@@ -151,7 +152,7 @@ def item_type_options(options: dict[str, Any], model: str, per_item: Sequence[st
         _uses("monopoly_k", types, item_type_readers("monopoly.k"))
         k = np.atleast_1d(np.asarray(out["monopoly.k"], dtype=object))
         if k.size not in (1, len(names)) or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                                     and v >= 1 for v in k):
+                                                    and v >= 1 for v in k):
             raise ValidationError(f"monopoly_k must be a positive integer or one per item, got {out['monopoly.k']!r}")
         out["monopoly.k"] = [int(v) for v in k] if k.size > 1 else int(k[0])
     if out.get("spline_args") is not None:

@@ -73,7 +73,8 @@ def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: s
     >>> check_options({"tol": 1e-5}, MIRT_OPTIONS, "calibrate(engine='mirt')")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: calibrate(engine='mirt') takes no option 'tol' (R would ignore it without a word); did you mean 'TOL'?
+    irtbridge.exceptions.ValidationError: calibrate(engine='mirt') takes no option 'tol' (R would ignore it without a
+    word); did you mean 'TOL'?
     """
     out: dict[str, Any] = {}
     for key, value in options.items():

@@ -124,7 +124,8 @@ class ModelSpec:
             for p in self.priors:
                 if p.dist not in DISTRIBUTIONS:
                     raise ValidationError(f"spec: unknown prior distribution {p.dist!r}; use one of {DISTRIBUTIONS}")
-                idx = list(range(1, len(names) + 1)) if p.items is None else _items(p.items, names, position, f"prior on {p.param!r}")
+                idx = (list(range(1, len(names) + 1)) if p.items is None
+                       else _items(p.items, names, position, f"prior on {p.param!r}"))
                 parts.append(f"({_ranges(idx)}, {_param(p.param)}, {p.dist}, {p.p1!r}, {p.p2!r})")
             lines.append("PRIOR = " + ", ".join(parts))
         if self.fixed:

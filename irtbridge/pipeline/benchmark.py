@@ -108,7 +108,8 @@ class BenchmarkResult(HasSummary):
             "items": front(pd.concat(items, ignore_index=True), ["dataset", "item"]) if items else
             pd.DataFrame(columns=["dataset", "item", "a", "b", "g", "u"]),
             "respondents": front(pd.concat(resp, ignore_index=True), ["dataset", "respondent"]),
-            "calibration_attempts": pd.DataFrame(attempts, columns=["dataset", "attempt", "engine", "status", "message", "seconds"]),
+            "calibration_attempts": pd.DataFrame(attempts, columns=["dataset", "attempt", "engine", "status", "message",
+                                                                    "seconds"]),
             "dropped_items": pd.DataFrame(dropped, columns=["dataset", "item"]),
         }
         ratings, history, matches, validity, avg = [], [], [], [], []
@@ -120,7 +121,8 @@ class BenchmarkResult(HasSummary):
                 if v is not None:
                     validity.append({"order": order, **v.to_dict()})
             if t.friedman is not None:
-                avg.append(t.friedman.average_ranks.rename("average_rank").rename_axis("player").reset_index().assign(order=order))
+                ranks = t.friedman.average_ranks.rename("average_rank").rename_axis("player")
+                avg.append(ranks.reset_index().assign(order=order))
         if self.tournaments:
             out["ratings"] = front(pd.concat(ratings, ignore_index=True), ["order"])
             out["rating_history"] = front(pd.concat(history, ignore_index=True), ["order"])

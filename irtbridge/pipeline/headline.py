@@ -84,7 +84,8 @@ def _ranking_lines(ev: "Evaluation") -> list[Line]:
         overlap = ""
         if key == "best" and len(real) > len(group):
             n = int(((real["upper"] >= row["lower"]) & ~real.index.isin(real.index[group])).sum())
-            overlap = f"; {'their intervals overlap' if len(group) > 1 else 'its interval overlaps'} those of {n} other classifier(s)"
+            overlaps = "their intervals overlap" if len(group) > 1 else "its interval overlaps"
+            overlap = f"; {overlaps} those of {n} other classifier(s)"
         out.append(Line.of(key, f"{label}{tied}: ", *names, f", rating {row['rating']:.0f} (95% interval "
                            f"{row['lower']:.0f}\u2013{row['upper']:.0f}){overlap}."))
     v = ev.validity
@@ -109,7 +110,7 @@ def _calibration_line(ev: "Evaluation") -> Line:
         return Line.of("calibration", what, "; no item estimate is flagged.")
     worst = ", ".join(f"{k} {v}" for k, v in flagged[flagged > 0].sort_values(ascending=False).items())
     return Line.of("calibration", what, ". ", Warn(f"{int(flagged.sum())} item estimate(s) are flagged as not "
-                                                    "identified"),
+                                                   "identified"),
                    f" (|a| > 10, |b| > 6, guessing at its bound or no finite SE; per dataset: {worst}): the ratings "
                    "and dataset summaries on those datasets rest partly on them; see the flag column of instances.csv.")
 
@@ -193,7 +194,7 @@ def _data(ev: "Evaluation") -> dict[str, Any]:
         },
         "ei": [] if not len(ev.ei_pooled) else [
             {"classifier": k, **{c: row[c] for c in ("tp", "fp", "fn", "tn", "ei", "ei_lower", "ei_upper", "bei", "blei",
-                                                      "qei", "uei")}}
+                                                     "qei", "uei")}}
             for k, row in ev.ei_pooled.iterrows()
         ],
         "mlc": None,

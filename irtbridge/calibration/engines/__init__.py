@@ -114,7 +114,6 @@ class Engine:
             raise ValidationError(f"responses: answered cells (ResponseData) need engine={takers('sparse')}; "
                                   f"engine={self.name!r} takes a response matrix")
 
-
     def option_names(self, model: str) -> tuple[str, ...] | None:
         """The R argument names this engine reads for ``model``; None: the engine checks its own."""
         return self.options.get(model, ()) if isinstance(self.options, Mapping) else self.options
