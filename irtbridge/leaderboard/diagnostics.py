@@ -193,7 +193,7 @@ def informative_range(curve: pd.DataFrame, share: float = 0.5) -> dict[str, floa
 
     Examples
     --------
-    One item with a = 2, b = 0: P(1 - P) >= 1/8 for |theta| <= log((1 + sqrt(.5)) / (1 - sqrt(.5))) / 2 = 0.88.
+    One item with a = 2, b = 0: ``P(1 - P) >= 1/8`` for ``|theta| <= log((1 + sqrt(.5)) / (1 - sqrt(.5))) / 2 = 0.88``.
 
     >>> r = informative_range(information_curve(np.array([2.0]), np.array([0.0]), np.linspace(-3, 3, 601)))
     >>> r["low"], r["high"], r["peak_theta"]

@@ -253,7 +253,7 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
 
 
 def read_tiny_errors(folder: str | os.PathLike) -> tuple[pd.DataFrame | None, str]:
-    """The error table of a tiny benchmark folder (``irtbridge tiny ... --out DIR`` writes ``DIR/errors.csv``).
+    """The error table of a tiny benchmark folder (``irtbridge tiny RESPONSES --out DIR`` writes ``DIR/errors.csv``).
 
     Returns the table (None when the folder has no ``errors.csv``) and a sentence for the report saying
     where it came from or why it is missing. This is the hook between ``irtbridge tiny`` and the leaderboard

@@ -39,7 +39,7 @@ IDENTIFICATION = ("theta ~ N(0, 1) over the calibration's models; sign fixed so 
                   "positively with accuracy")
 #: The slope prior of the report's 2PL (mirt's spelling): weak, centred on 1, wide enough for negative
 #: slopes (a mis-keyed item still shows as one) but keeping the slope of an item that (nearly) splits the
-#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest |a| goes from 1,168 to 5.7, the EM
+#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7, the EM
 #: from 182 cycles to 97, and Spearman(theta, accuracy) from 0.764 to 0.774. ``priors=None``: plain ML.
 DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
 RUNAWAY_SLOPE = 8.0  # |a| above this: an item that (nearly) separates the models perfectly, its a not identified

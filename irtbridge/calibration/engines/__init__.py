@@ -4,13 +4,13 @@ Every engine module offers ``fit(request: FitRequest) -> Calibration``; :data:`E
 each one can do, and :func:`irtbridge.calibrate` checks a call against that row once, then dispatches.
 Nothing below the dispatch re-checks the options the table already answered.
 
-=========  ======================================  ======  =============================  ==============
-engine     module                                  priors  dims / spec / per-item models  answered cells
-=========  ======================================  ======  =============================  ==============
-``mirt``   :mod:`~.engines.mirt` (R's mirt)        yes     yes                            no
-``ltm``    :mod:`~.engines.ltm` (R's ltm)          no      no                             no
-``native`` :mod:`~.engines.native` (numpy EM)      1-3PL   no                             yes
-=========  ======================================  ======  =============================  ==============
+==========  ======================================  ======  =============================  ==============
+engine      module                                  priors  dims / spec / per-item models  answered cells
+==========  ======================================  ======  =============================  ==============
+``mirt``    :mod:`~.engines.mirt` (R's mirt)        yes     yes                            no
+``ltm``     :mod:`~.engines.ltm` (R's ltm)          no      no                             no
+``native``  :mod:`~.engines.native` (numpy EM)      1-3PL   no                             yes
+==========  ======================================  ======  =============================  ==============
 
 Beyond these, each row says what the engine accepts (estimation ``methods``, calibrate's keywords
 ``seed``/``key``/``gpcm_mats`` in ``takes``, the R option names it reads) and what a fit can do
