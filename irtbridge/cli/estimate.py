@@ -81,15 +81,20 @@ def run(args: argparse.Namespace) -> int:
     return _report(args, result)
 
 
+def _chosen(args: argparse.Namespace, data, what: str = "respondent"):
+    """``data``'s rows named by ``--respondent`` (all rows without it); an unknown name is a one-line error."""
+    if not args.respondent:
+        return data
+    unknown = [r for r in args.respondent if r not in set(data.index)]
+    if unknown:
+        raise ValidationError(f"{what}(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
+    return data.loc[args.respondent]
+
+
 def _respondents(args: argparse.Namespace):
     data = read_responses(args)
     data.index = data.index.map(str)
-    if args.respondent:
-        unknown = [r for r in args.respondent if r not in set(data.index)]
-        if unknown:
-            raise ValidationError(f"respondent(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
-        data = data.loc[args.respondent]
-    return data
+    return _chosen(args, data)
 
 
 def _harness_answers(args: argparse.Namespace, items):
@@ -98,13 +103,7 @@ def _harness_answers(args: argparse.Namespace, items):
     from irtbridge.leaderboard.tiny import answers_from_long
 
     reader = read_lm_eval if args.source == "lm-eval" else read_helm
-    answers = answers_from_long(reader(args.file, threshold=args.threshold), items)
-    if args.respondent:
-        unknown = [r for r in args.respondent if r not in set(answers.index)]
-        if unknown:
-            raise ValidationError(f"model(s) {', '.join(map(repr, unknown[:5]))} are not in {args.file!r}")
-        answers = answers.loc[args.respondent]
-    return answers
+    return _chosen(args, answers_from_long(reader(args.file, threshold=args.threshold), items), "model")
 
 
 def _run_bank(args: argparse.Namespace) -> int:
