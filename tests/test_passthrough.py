@@ -54,7 +54,8 @@ def science():
 
 @pytest.fixture(scope="module")
 def science_fit(science):
-    r('pt_sci <- mirt(Science, 1, itemtype = "graded", SE = TRUE, verbose = FALSE)')
+    # mirt::Science: ltm ships a factor-coded Science too, which a bare name finds once ltm is attached
+    r('pt_sci <- mirt(mirt::Science, 1, itemtype = "graded", SE = TRUE, verbose = FALSE)')
     return irtbridge.calibrate(science, "graded", se=True)  # SE = TRUE as in R: condnum reads the information matrix
 
 
@@ -187,7 +188,7 @@ def test_opaque_objects_go_back_in_and_shapes_come_out(science):
     spec = irtbridge.mirt.mirt_model("F = 1-4")
     assert isinstance(spec, irtbridge._r.RObject) and "mirt.model" in spec.r_class
     fit = irtbridge.mirt.mirt(science, spec, itemtype="graded")
-    r('pt_spec <- mirt(Science, mirt.model("F = 1-4"), itemtype = "graded", verbose = FALSE)')
+    r('pt_spec <- mirt(mirt::Science, mirt.model("F = 1-4"), itemtype = "graded", verbose = FALSE)')
     assert fit.loglik == pytest.approx(float(r('extract.mirt(pt_spec, "logLik")')[0]), abs=TOL)
     coef = irtbridge.mirt.coef(fit, simplify=True)  # a list -> dict of DataFrames
     assert set(coef) == {"items", "means", "cov"} and isinstance(coef["items"], pd.DataFrame)
