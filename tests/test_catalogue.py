@@ -27,10 +27,12 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OPENBLAS_
 
 
 def r(code: str):
-    """Fixed R code (mirt and ltm attached) in this process's R, through rpy2."""
+    """Fixed R code (mirt and ltm attached) in this process's R, through rpy2; ltm is detached again after it,
+    as its factor-coded ``Science`` would otherwise shadow mirt's for every later test of the session."""
     import rpy2.robjects as ro
 
-    return ro.r(f"suppressPackageStartupMessages({{library(mirt); library(ltm)}}); {code}")
+    return ro.r(f"suppressPackageStartupMessages({{library(mirt); library(ltm)}}); "
+                f".irtb_value <- local({{ {code} }}); detach('package:ltm'); .irtb_value")
 
 
 # --- the catalogue ------------------------------------------------------------------------------------

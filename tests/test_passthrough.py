@@ -219,7 +219,7 @@ def test_r_errors_and_warnings_follow_the_house_rules(lsat):
         irtbridge.mirt.DRF(single)
     assert err.value.r_message == str(r("tryCatch(DRF(pt_single), error = conditionMessage)")[0])
     assert "\n" not in str(err.value)
-    expected = r_names('w <- character(); withCallingHandlers(mirt(Science, 2, verbose = FALSE, '
+    expected = r_names('w <- character(); withCallingHandlers(mirt(mirt::Science, 2, verbose = FALSE, '
                        'technical = list(NCYCLES = 5)), warning = function(x) { w <<- c(w, conditionMessage(x)); '
                        'invokeRestart("muffleWarning") }); w')
     assert expected  # R warns here; irtbridge must say the same, once each, at this line
