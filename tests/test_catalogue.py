@@ -31,8 +31,11 @@ def r(code: str):
     as its factor-coded ``Science`` would otherwise shadow mirt's for every later test of the session."""
     import rpy2.robjects as ro
 
-    return ro.r(f"suppressPackageStartupMessages({{library(mirt); library(ltm)}}); "
-                f".irtb_value <- local({{ {code} }}); detach('package:ltm'); .irtb_value")
+    ro.r("suppressPackageStartupMessages({library(mirt); library(ltm)})")
+    try:
+        return ro.r(code)
+    finally:
+        ro.r("detach('package:ltm')")
 
 
 # --- the catalogue ------------------------------------------------------------------------------------

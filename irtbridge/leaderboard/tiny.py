@@ -48,14 +48,20 @@ def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[
     ['c', 'd', 'e']
     """
     names = [str(n) for n in names]
+    k, pool = _sampling_pool(names, k, exclude)
+    chosen = np.sort(np.random.default_rng(seed).choice(len(pool), k, replace=False))
+    return [names[pool[j]] for j in chosen]
+
+
+def _sampling_pool(names: Sequence[str], k: Any, exclude: Sequence[str] | None) -> tuple[int, list[int]]:
+    """``k`` checked and the positions of ``names`` that may be sampled (a one-line error when too few)."""
     k = check_int(k, "k", low=3)
     banned = {str(e) for e in exclude or []}
     pool = [j for j, n in enumerate(names) if n not in banned]
     if k > len(pool):
         raise ValidationError(f"k = {k} items asked of {len(pool)} that may be sampled "
                               f"({len(names)} items, {len(names) - len(pool)} excluded)")
-    chosen = np.sort(np.random.default_rng(seed).choice(len(pool), k, replace=False))
-    return [names[pool[j]] for j in chosen]
+    return k, pool
 
 
 def _encode(column: np.ndarray) -> str:
@@ -236,6 +242,7 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     unknown = [e for e in (exclude or []) if str(e) not in set(names)]
     if unknown:
         raise ValidationError(f"exclude names {len(unknown)} item(s) not in responses, e.g. {unknown[:3]}")
+    _sampling_pool(names, k, exclude)  # k and the caller's exclusions checked before the fit (bad input: no work)
     cal = calibration if calibration is not None else calibrate_2pl(responses, NCYCLES=NCYCLES)
     if tuple(cal.names) != names:
         raise ValidationError("calibration's items are not responses' items (same names, same order)")
