@@ -124,18 +124,22 @@ def run_units(
             done[key] = fn(*args)
             bar.update(1)
         return {k: done[k] for k in keys}
-    ordered = sorted(keys, key=lambda k: -cost(k)) if cost is not None else keys
+    ordered = keys
+    if cost is not None:
+        unit_cost = cost  # bound for the lambda (the None check does not reach inside it)
+        ordered = sorted(keys, key=lambda k: -unit_cost(k))
     remaining, blameless = list(ordered), 0
     while remaining:
         victims = _run_spawned(units, remaining, min(jobs, len(remaining)), bar, label, done, lost is not None)
         if victims is None:
             break
+        assert lost is not None  # _run_spawned returns lost units only when told to survive (lost given)
         # a worker that died before taking a unit costs a retry; a second such death must not loop
         blameless += not victims
         if not victims and blameless > 1:
             victims = [k for k in remaining if k not in done]
         for key in victims:
-            done[key] = lost(key, "its worker process died (killed, or out of memory)")  # type: ignore[misc]
+            done[key] = lost(key, "its worker process died (killed, or out of memory)")
             bar.update(1)
         remaining = [k for k in remaining if k not in done]
     return {k: done[k] for k in keys}

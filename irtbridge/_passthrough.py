@@ -54,10 +54,10 @@ class RFunction:
         domains = _DOMAINS.get((self.package, self.r_name))
         if domains:  # values of a type R cannot take are the converter's to name (below)
             check_values({_r_name(k, domains): v for k, v in kwargs.items() if _plain(v)}, domains, label)
-        args = [_to_r_side(v, f"{label}: argument {i + 1}") for i, v in enumerate(args)]
+        r_args = [_to_r_side(v, f"{label}: argument {i + 1}") for i, v in enumerate(args)]
         kwargs = {k: _to_r_side(v, f"{label}: argument {k!r}") for k, v in kwargs.items()}
         try:
-            value = passthrough.call_function(self.package, self.r_name, args, kwargs, stacklevel=2,
+            value = passthrough.call_function(self.package, self.r_name, r_args, kwargs, stacklevel=2,
                                               check=not allow_extra, extra=_dots(self.package, self.r_name),
                                               label=label)
         except TypeError as exc:  # a value with no R counterpart, named by the converter

@@ -110,7 +110,7 @@ def check_random_state(seed: Any, name: str = "random_state") -> np.random.Gener
             raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {seed!r}")
         if isinstance(seed, numbers.Integral) and int(seed) < 0:
             raise ValidationError(f"{name} must be a non-negative int, got {seed}")
-        return np.random.default_rng(seed)
+        return np.random.default_rng(int(seed) if isinstance(seed, numbers.Integral) else seed)
     if isinstance(seed, np.random.Generator):
         return seed
     raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {_show(seed)}")
@@ -275,7 +275,7 @@ def _header(path: str, what: str) -> tuple[list[str], str]:
             delimiter = ";"
         elif "\t" in first:
             delimiter = "\t"
-    fields = next(csv.reader([first], delimiter=delimiter), [])
+    fields: list[str] = next(csv.reader([first], delimiter=delimiter), [])
     return [f.strip() for f in fields], delimiter
 
 

@@ -58,6 +58,9 @@ class RPackageMissingError(IrtBridgeError, ImportError):
 class RError(IrtBridgeError, RuntimeError):
     """R signalled an error; ``r_message`` and ``r_class`` keep R's own text and condition class."""
 
+    #: R's warnings before the error, set where the error is raised (absent otherwise)
+    r_warnings: list[str]
+
     def __init__(self, message: str, r_message: str = "", r_class: tuple[str, ...] = (), call: str = ""):
         self.r_message = r_message
         self.r_class = tuple(r_class)
@@ -96,7 +99,7 @@ def r_context(what: str) -> Iterator[None]:
         said = one_line(exc.r_message or str(exc))
         wrapped = RError(f"{what} failed; R said: {said}", r_message=exc.r_message, r_class=exc.r_class,
                          call=exc.call)
-        wrapped.r_warnings = getattr(exc, "r_warnings", [])  # type: ignore[attr-defined]
+        wrapped.r_warnings = getattr(exc, "r_warnings", [])
         raise wrapped from exc
 
 

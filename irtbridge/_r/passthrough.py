@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import warnings
 from collections import Counter
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,7 @@ class RList(RObject):
     def __repr__(self) -> str:
         return f"<RList of R class {'/'.join(self.r_class)}: {', '.join(k for k in self.keys() if k)}>"
 
-    def keys(self) -> list[str]:
+    def keys(self) -> list[str | None]:
         """The element names (empty strings where R has none)."""
         with session._LOCK:
             names = session._names(self.robj)
@@ -54,7 +54,7 @@ class RList(RObject):
     def __len__(self) -> int:
         return len(self.robj)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[str | None]:
         return iter(self.keys())
 
     def __getitem__(self, key: str | int) -> Any:
@@ -132,10 +132,10 @@ def _vector_r(arr: np.ndarray, where: str, dtype: Any = None) -> Any:
     if kind in "iu":
         if arr.size and np.abs(arr.astype(np.float64)).max() >= 2**31 - 1:  # beyond R's integers
             return _vector_r(arr.astype(np.float64), where)
-        return ri.IntSexpVector.from_memoryview(memoryview(np.ascontiguousarray(arr, dtype=np.int32)))
+        return ri.IntSexpVector.from_memoryview(np.ascontiguousarray(arr, dtype=np.int32).data)
     if kind == "f":
         values = np.where(np.isnan(arr), _NA_REAL, arr.astype(np.float64))
-        return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(values)))
+        return ri.FloatSexpVector.from_memoryview(np.ascontiguousarray(values).data)
     if kind in "OUS":
         return _object_vector(arr, where)
     raise TypeError(f"{where} has dtype {arr.dtype}")
@@ -170,7 +170,7 @@ def _data_frame(frame: pd.DataFrame, where: str) -> Any:
     ri = session._STATE["ri"]
     columns = [_vector_r(frame.iloc[:, j].to_numpy(), f"{where} column {frame.columns[j]!r}", frame.dtypes.iloc[j])
                for j in range(frame.shape[1])]
-    out = session._named_list(dict(zip(range(len(columns)), columns)), names=False)
+    out = session._named_list({str(j): col for j, col in enumerate(columns)}, names=False)
     out = ri.baseenv["names<-"](out, ri.StrSexpVector([str(c) for c in frame.columns]))
     default = isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1
     rows = (ri.IntSexpVector([ri.NA_Integer, -frame.shape[0]]) if default
@@ -201,7 +201,7 @@ def to_py_value(robj: Any) -> Any:
         return _frame_to_py(robj)
     if t == ri.RTYPES.VECSXP:
         explicit = ri.baseenv["oldClass"](robj)
-        if explicit.typeof != ri.RTYPES.NILSXP and not set(session._strings(explicit)) <= _PLAIN_LISTS:
+        if explicit.typeof != ri.RTYPES.NILSXP and not set(session._strings(explicit) or []) <= _PLAIN_LISTS:
             return RList(robj)
         return _list_to_py(robj)
     if t in (ri.RTYPES.REALSXP, ri.RTYPES.INTSXP, ri.RTYPES.LGLSXP, ri.RTYPES.STRSXP):
@@ -240,7 +240,7 @@ def _list_to_py(robj: Any) -> dict[str, Any] | list[Any]:
     names = session._names(robj)
     items = [to_py_value(robj[i]) for i in range(len(robj))]
     if names is not None and all(names) and len(set(names)) == len(names):
-        return dict(zip(names, items))
+        return dict(zip(cast("list[str]", names), items))  # all(names): no NA among them
     return items
 
 
@@ -338,8 +338,8 @@ def _envelope(package: str, name: str, arglist: Any, check: bool = False,
                                    "args": arglist, "check": ri.BoolSexpVector([bool(check)]),
                                    "extra": ri.StrSexpVector([str(e) for e in extra])})
     out = session._STATE["envelope"](ri.StrSexpVector(["irtb_pass_call"]), wrapped)
-    parts = dict(zip(session._names(out), [out[i] for i in range(len(out))]))
-    warns = session._strings(parts["warnings"]) or []
+    parts = dict(zip(cast("list[str]", session._names(out)), [out[i] for i in range(len(out))]))  # the envelope's names
+    warns = cast("list[str]", session._strings(parts["warnings"]) or [])  # R's warning messages are never NA
     if not bool(parts["ok"][0]):
         session._raise_r_error(parts, warns)
     return to_py_value(parts["value"]), warns

@@ -9,7 +9,7 @@ import warnings
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -127,7 +127,7 @@ def to_r(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fiub" and value.ndim == 2:
             column_major = np.ravel(np.asarray(value, dtype=np.float64), order="F")
-            vec = ri.FloatSexpVector.from_memoryview(memoryview(column_major))
+            vec = ri.FloatSexpVector.from_memoryview(column_major.data)
             return ri.baseenv["dim<-"](vec, ri.IntSexpVector(list(value.shape)))
         if value.ndim == 1:
             return to_r(value.tolist())
@@ -156,14 +156,14 @@ def _named_list(items: Mapping[str, Any], names: bool = True) -> Any:
 
 # ---------------------------------------------------------------------------------------------------
 # R -> Python
-def _strings(robj: Any) -> list[str] | None:
+def _strings(robj: Any) -> list[str | None] | None:
     ri = _STATE["ri"]
     if robj.typeof == ri.RTYPES.NILSXP:
         return None
     return [None if x is ri.NA_Character else str(x) for x in robj]
 
 
-def _names(robj: Any) -> list[str] | None:
+def _names(robj: Any) -> list[str | None] | None:
     return _strings(_STATE["ri"].baseenv["names"](robj))
 
 
@@ -197,11 +197,11 @@ def to_py(robj: Any) -> Any:
             n, m = int(dim[0]), int(dim[1])
             arr = _vector(robj)
             arr = np.asarray(arr, dtype=float if t != ri.RTYPES.STRSXP else object).reshape((n, m), order="F")
-            rows = cols = None
+            row_names = col_names = None
             dimnames = ri.baseenv["dimnames"](robj)
             if dimnames.typeof != ri.RTYPES.NILSXP:
-                rows, cols = _strings(dimnames[0]), _strings(dimnames[1])
-            return pd.DataFrame(arr, index=rows, columns=cols)
+                row_names, col_names = _strings(dimnames[0]), _strings(dimnames[1])
+            return pd.DataFrame(arr, index=row_names, columns=col_names)
         values = _vector(robj)
         names = _names(robj)
         if names is not None:
@@ -226,7 +226,7 @@ def _vector(robj: Any) -> np.ndarray:
         raw = np.array(robj.memoryview(), dtype=np.int64, copy=True).ravel(order="F")
         na = raw == ri.NA_Integer
         if "factor" in tuple(robj.rclass):
-            levels = np.array(_strings(ri.baseenv["levels"](robj)) + [None], dtype=object)
+            levels = np.array((_strings(ri.baseenv["levels"](robj)) or []) + [None], dtype=object)
             return levels[np.where(na, len(levels) - 1, raw - 1)]
         return np.where(na, np.nan, raw) if na.any() else raw
     if t == ri.RTYPES.LGLSXP:
@@ -328,8 +328,8 @@ def _call_locked(fun: str, kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
     ri = _STATE["ri"]
     args = _named_list({k: to_r(v) for k, v in kwargs.items()})
     out = _STATE["envelope"](ri.StrSexpVector([fun]), args)
-    parts = dict(zip(_names(out), [out[i] for i in range(len(out))]))
-    warns = _strings(parts["warnings"]) or []
+    parts = dict(zip(cast("list[str]", _names(out)), [out[i] for i in range(len(out))]))  # the envelope's names
+    warns = cast("list[str]", _strings(parts["warnings"]) or [])  # R's warning messages are never NA
     if not bool(parts["ok"][0]):
         _raise_r_error(parts, warns)
     value = to_py(parts["value"])
@@ -339,7 +339,7 @@ def _call_locked(fun: str, kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
 def _raise_r_error(parts: Mapping[str, Any], warns: list[str]) -> None:
     """The envelope's failed result as :class:`RError` (R's message, condition classes, call)."""
     message = str(parts["error"][0])
-    rclass = tuple(_strings(parts["error_class"]) or ())
+    rclass = tuple(cast("list[str]", _strings(parts["error_class"]) or []))  # class names are never NA
     rcall = str(parts["call"][0]) if len(parts["call"]) else ""
     where = f" in {rcall}" if rcall else ""
     # one line (R's messages often span several); r_message keeps R's own text
