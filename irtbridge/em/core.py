@@ -131,7 +131,8 @@ def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarr
     cells = data.cells
     if cells is None:
         return np.asarray(data.A @ (lp - lq) + data.M @ lq)
-    right, wrong = pair(cells[0].nnz + cells[1].nnz, lambda: cells[0].T @ lp, lambda: cells[1].T @ lq)
+    right_cells, wrong_cells = cells  # named for the lambdas (the None check does not reach inside them)
+    right, wrong = pair(right_cells.nnz + wrong_cells.nnz, lambda: right_cells.T @ lp, lambda: wrong_cells.T @ lq)
     right += wrong
     return right
 
@@ -141,7 +142,8 @@ def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, n
     cells = data.cells
     if cells is None:
         return np.asarray(data.A.T @ post), np.asarray(data.M.T @ post)
-    r, wrong = pair(cells[0].nnz + cells[1].nnz, lambda: cells[0] @ post, lambda: cells[1] @ post)
+    right_cells, wrong_cells = cells  # named for the lambdas (the None check does not reach inside them)
+    r, wrong = pair(right_cells.nnz + wrong_cells.nnz, lambda: right_cells @ post, lambda: wrong_cells @ post)
     wrong += r
     return r, wrong
 
@@ -251,7 +253,12 @@ def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
     of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`)."""
     if data.ncat is not None or not em_window.available():
         return None
-    answered = data.M.nnz if sparse.issparse(data.M) else data.bits.cells
+    if sparse.issparse(data.M):
+        answered = data.M.nnz
+    else:
+        bits = data.bits
+        assert bits is not None  # dense 0/1 data has its bits
+        answered = bits.cells
     return NodeWindows(data.shape[0], quadpts) if answered >= em_window.MIN_CELLS else None
 
 
@@ -280,7 +287,9 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
     """
     if windows is not None and data.ncat is None:
         if data.cells is None:
-            r, n, N, marginal = em_dense.windowed_estep(data.bits, a, d, theta, log_prior, windows)
+            bits = data.bits
+            assert bits is not None  # 0/1 data without sparse cells is dense: it has its bits
+            r, n, N, marginal = em_dense.windowed_estep(bits, a, d, theta, log_prior, windows)
         else:
             r, n, N, marginal = em_window.windowed_estep(data.cells, a, d, theta, log_prior, windows)
         return r, n, N, float(marginal.sum())
@@ -425,7 +434,8 @@ class _Cycles:
         self.data, self.model, self.quadpts, self.TOL, self.NCYCLES = data, model, quadpts, TOL, NCYCLES
         self.priors = priors
         self.run, self.progress, self.d_shape = run, progress, d_shape
-        self.cycle, self.history, self.converged = 0, [], False
+        self.cycle, self.converged = 0, False
+        self.history: list[tuple[float, float]] = []
 
     def pack(self, a: np.ndarray, d: np.ndarray, variance: float) -> np.ndarray:
         return np.concatenate([a, d.ravel(), [variance]])
@@ -513,7 +523,7 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     theta, weights = nodes(quadpts, variance)
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
-    n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat)
+    n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat or ())
     return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=em.cycle, converged=em.converged,
                     n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(em.history),
                     log_prior=log_prior_2pl(priors, a, d) if priors is not None else 0.0)

@@ -132,7 +132,10 @@ def _groups(lo: np.ndarray) -> dict[int, np.ndarray]:
 def _halves(groups: dict[int, np.ndarray], n: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     """Each group split by position: respondents ``0..n//2-1`` and the rest (a fixed split, whatever the
     number of threads)."""
-    return tuple({s: rows[(rows < n // 2) == first] for s, rows in groups.items()} for first in (True, False))
+    def half(first: bool) -> dict[int, np.ndarray]:
+        return {s: rows[(rows < n // 2) == first] for s, rows in groups.items()}
+
+    return half(True), half(False)
 
 
 def loglik(bits: DenseBits, lp: np.ndarray, lq: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:

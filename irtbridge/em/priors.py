@@ -103,6 +103,7 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
         p1, p2 = float(p1), float(p2)
         if not (np.isfinite(p1) and np.isfinite(p2)) or (p2 <= 0 if dist != "expbeta" else min(p1, p2) <= 0):
             raise ValidationError(f"priors: {dist}({p1:g}, {p2:g}) on {param!r} is not a proper distribution")
+        sel: slice | list[int]
         if items is None:
             sel = slice(None)
         else:

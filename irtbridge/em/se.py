@@ -23,6 +23,8 @@ and inverted only up to :data:`MAX_SE_PARAMETERS` parameters; beyond that the ca
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy import sparse
@@ -42,7 +44,7 @@ MAX_SE_PARAMETERS = 1000
 _CHUNK_CELLS = 4_000_000
 
 
-def _cells(data: ResponseData) -> tuple[object, np.ndarray]:
+def _cells(data: ResponseData) -> tuple[Any, np.ndarray]:
     """The indicator layout of :func:`~irtbridge.em.core.prepare_graded` (0/1 data: categories 0 and 1)."""
     if data.ncat is not None:
         return data.A, np.asarray(data.ncat)

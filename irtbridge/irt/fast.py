@@ -19,22 +19,28 @@ def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lp, lq = log_expit(z), log_expit(-z)
     if bank._plain:
         return lp, lq
+    log_g, log_1mu, log_span = bank._log_g, bank._log_1mu, bank._log_span
+    assert log_g is not None and log_1mu is not None and log_span is not None  # set on every bank that is not plain
     # g + (u - g) expit(z) in log space keeps full relative precision near both asymptotes; the sum of the
     # two logs can round above log(1) = 0 by an ulp (g + (1 - g) at expit(z) = 1), so it is capped there
-    lp = np.minimum(np.logaddexp(bank._log_g, bank._log_span + lp), 0.0)
-    return lp, np.minimum(np.logaddexp(bank._log_1mu, bank._log_span + lq), 0.0)
+    lp = np.minimum(np.logaddexp(log_g, log_span + lp), 0.0)
+    return lp, np.minimum(np.logaddexp(log_1mu, log_span + lq), 0.0)
 
 
 def graded_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
     # P(X = k) = expit(z_k) - expit(z_{k+1}) = expit(z_k) expit(-z_{k+1}) (1 - exp(z_{k+1} - z_k)),
     # a product of terms that never cancel, so the log is exact even at theta = +-1000 or a = 1e3.
-    z = bank.a[None, :, None] * theta[:, None, None] + bank._intercepts[None, :, :]
-    return log_expit(z[..., :-1]) + log_expit(-z[..., 1:]) + bank._log_gaps[None, :, :]
+    d, gaps = bank._intercepts, bank._log_gaps
+    assert d is not None and gaps is not None  # set on every graded bank
+    z = bank.a[None, :, None] * theta[:, None, None] + d[None, :, :]
+    return log_expit(z[..., :-1]) + log_expit(-z[..., 1:]) + gaps[None, :, :]
 
 
 def gpcm_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
-    k = np.arange(bank._intercepts.shape[1], dtype=float)
-    eta = (bank.a[:, None] * k[None, :])[None, :, :] * theta[:, None, None] + bank._intercepts[None, :, :]
+    c = bank._intercepts
+    assert c is not None  # set on every polytomous bank
+    k = np.arange(c.shape[1], dtype=float)
+    eta = (bank.a[:, None] * k[None, :])[None, :, :] * theta[:, None, None] + c[None, :, :]
     top = eta.max(axis=-1, keepdims=True)
     return eta - (top + np.log(np.exp(eta - top).sum(axis=-1, keepdims=True)))
 
@@ -67,7 +73,9 @@ def information(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
         z = bank.a[None, :] * (theta[:, None] - bank.b[None, :])
         return dich_terms(bank, z, None)[3]
     if bank.model == "graded":
-        z = bank.a[None, :, None] * theta[:, None, None] + bank._intercepts[None, :, :]
+        d = bank._intercepts
+        assert d is not None  # set on every polytomous bank
+        z = bank.a[None, :, None] * theta[:, None, None] + d[None, :, :]
         # d log P(X = k) / d theta, divided by a: (1 - P*_k) - P*_{k+1}, each term exact
         score = expit(-z[..., :-1]) - expit(z[..., 1:])
         probs = np.exp(graded_logp(bank, theta))

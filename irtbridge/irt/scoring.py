@@ -157,12 +157,13 @@ def _pattern_terms(bank: ItemBank, theta: np.ndarray, cats: np.ndarray, observed
         elif bank.model == "graded":
             # Only the two cumulative curves around the observed category matter:
             # log P(X = x) = log expit(z_x) + log expit(-z_{x+1}) + const.
-            d = bank._intercepts
+            d, gaps = bank._intercepts, bank._log_gaps
+            assert d is not None and gaps is not None  # set on every graded bank
             rows = np.arange(j)[None, :]
             zx = bank.a[None, :] * th[:, None] + d[rows, x]
             zx1 = bank.a[None, :] * th[:, None] + d[rows, x + 1]
             sx, sx1 = expit(zx), expit(zx1)
-            ll = log_expit(zx) + log_expit(-zx1) + bank._log_gaps[rows, x]
+            ll = log_expit(zx) + log_expit(-zx1) + gaps[rows, x]
             # a (1 - P*_x - P*_{x+1}) with 1 - P*_x taken as expit(-z_x): exact where both are tiny
             d1 = bank.a[None, :] * (expit(-zx) - sx1)
             d2 = -(bank.a[None, :] ** 2) * (sx * expit(-zx) + sx1 * expit(-zx1))
