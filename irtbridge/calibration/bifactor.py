@@ -115,9 +115,9 @@ def _specific(specific: Any, names: list[str]) -> list[float]:
                               "(None for an item with no specific factor)")
     out: list[float] = []
     for name, v in zip(names, values):
-        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isnan(v)):
+        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isnan(float(v))):
             out.append(float("nan"))
-        elif isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and float(v).is_integer() and v >= 1:
+        elif isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and float(v).is_integer() and float(v) >= 1:
             out.append(float(v))
         else:
             raise ValidationError(f"specific: item {name!r} has {v!r}; use a positive integer factor number or None")

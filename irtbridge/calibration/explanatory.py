@@ -292,8 +292,9 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
                                   "use fixed= (mixedmirt) with item_covariates instead")
     elif fixed is None or not isinstance(fixed, str):
         raise ValidationError(f"fixed must be formula text such as '~ 0 + items + group', got {fixed!r}")
+    # without item_formula, fixed is formula text from here on (str() below says so to the type checker)
     try:
-        session.call("irtb_mixed_formulas", fixed=None if item_formula is not None else fixed.strip(),
+        session.call("irtb_mixed_formulas", fixed=None if item_formula is not None else str(fixed).strip(),
                      random=randoms or None, item_formula=item_formula, variables=list(person or {}),
                      item_variables=list(design or {}))
     except RError as exc:  # the formula checks' messages name the argument: a ValidationError
@@ -309,12 +310,12 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
                                item_formula=item_formula.strip(), itemtype=types, se=bool(se), options=options)
         else:
             out = session.call("irtb_mirt_mixed", data=values, item_names=names, covdata=person, itemdesign=design,
-                               fixed=fixed.strip(), random=randoms or None, itemtype=types, se=bool(se),
+                               fixed=str(fixed).strip(), random=randoms or None, itemtype=types, se=bool(se),
                                options=options)
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=2)
     effective = {**options, "se": bool(se), "itemtype": itemtype,
-                 **({"item_formula": item_formula.strip()} if item_formula is not None else {"fixed": fixed.strip()}),
+                 **({"item_formula": item_formula.strip()} if item_formula is not None else {"fixed": str(fixed).strip()}),
                  **({"random": randoms} if randoms else {}),
                  **({"covariates": list(person)} if person else {}),
                  **({"item_covariates": list(design)} if design else {})}

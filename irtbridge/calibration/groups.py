@@ -127,13 +127,14 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     r_model = list(prep.per_item) if prep.per_item is not None else model
     check_before_fit(prep.values, names, model, prep.per_item, structure, parameters, prior_list, options,
                      groups={"group": labels, "invariance": invariance})
+    prior_argument: dict[str, Any] = {"priors": [p.to_r() for p in prior_list]} if prior_list else {}
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with r_context("calibrate_groups: mirt's multipleGroup"):
             out = session.call("irtb_mirt_groups", data=prep.values, item_names=names, group=labels,
                                itemtype=mirt_itemtype(r_model), invariance=invariance, se=bool(se), options=dict(options),
-                               **({"priors": [p.to_r() for p in prior_list]} if prior_list else {}), **structure)
+                               **prior_argument, **structure)
     r_warnings = [str(w.message).removeprefix("R: ") for w in caught]
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -84,7 +84,9 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     """
 
     items: pd.DataFrame
-    standard_errors: pd.DataFrame = StandardErrorsField()  # type: ignore[assignment]  # required (see _se)
+    standard_errors: pd.DataFrame
+    if not TYPE_CHECKING:  # a required field (see _se); mypy would take the descriptor for a default
+        standard_errors = StandardErrorsField()
     model: str
     engine: str
     n_respondents: int

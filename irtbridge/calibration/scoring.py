@@ -60,6 +60,7 @@ def check_prior(mean: Any, cov: Any, n_factors: int) -> tuple[list[float] | None
 def check_scoring_options(fit: Any, *, full_scores: Any = True, mean: Any = None, cov: Any = None, MI: Any = 0,
                           QMC: Any = False, use_dentype_estimate: Any = False, seed: Any = 0) -> dict[str, Any]:
     """The fscores options, checked; any of them on a fit not made by mirt is an error naming it."""
+    options: dict[str, Any]  # flags, ints, and below the prior's mean and covariance
     options = {"full_scores": _flag(full_scores, "full_scores"), "QMC": _flag(QMC, "QMC"),
                "use_dentype_estimate": _flag(use_dentype_estimate, "use_dentype_estimate"),
                "MI": check_int(MI, "MI", low=0), "seed": check_int(seed, "seed")}

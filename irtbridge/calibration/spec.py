@@ -172,7 +172,8 @@ def _items(spec: Any, names: list[str], position: dict[str, int], what: str) -> 
 def _ranges(idx: Sequence[int]) -> str:
     """[1, 2, 3, 5] → "1-3, 5" (mirt.model's notation)."""
     idx = sorted(set(idx))
-    out, start = [], idx[0]
+    out: list[str] = []
+    start: int | None = idx[0]
     for prev, cur in zip(idx, idx[1:] + [None]):
         if cur != prev + 1:
             out.append(str(start) if start == prev else f"{start}-{prev}")

@@ -37,7 +37,7 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
     names = list(request.names)
     started = time.perf_counter()
     eager = request.se is True
-    later = {"later": True} if request.se is None and engine == "mirt" else {}
+    later: dict[str, Any] = {"later": True} if request.se is None and engine == "mirt" else {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = session.call(
