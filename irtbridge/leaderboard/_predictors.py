@@ -78,9 +78,9 @@ def ridge_predictions(X: np.ndarray, seen: np.ndarray, Y: np.ndarray, alpha: flo
         patterns.setdefault(observed[:, col].tobytes(), []).append(col)
     for cols in patterns.values():
         rows = np.flatnonzero(observed[:, cols[0]])
-        p, l_ = _ridge_block(X, seen[rows], Y[np.ix_(rows, cols)], alpha)
+        p, l_ = _ridge_block(X, seen[rows], Y[np.ix_(rows, np.asarray(cols))], alpha)
         pred[:, cols] = p
-        loo[np.ix_(rows, cols)] = l_
+        loo[np.ix_(rows, np.asarray(cols))] = l_
     return pred, loo
 
 
@@ -130,15 +130,17 @@ def ridge_cv(X: np.ndarray, seen: np.ndarray, y: np.ndarray, alphas: np.ndarray)
     lam, V = np.linalg.eigh(Xc @ Xc.T)
     lam = np.maximum(lam, 0.0)
     Vy = V.T @ yc
-    best = (np.inf, None)
+    best: tuple[float, float, np.ndarray] | None = None  # (score, alpha, loo) of the lowest score yet
     for alpha in alphas:
         shrink = lam / (lam + alpha)
         fitted = V @ (shrink * Vy)
         h = 1.0 / k + (V**2) @ shrink
         e = (yc - fitted) / np.maximum(1.0 - h, 1e-12)
         score = float(e @ e)
-        if score < best[0]:
+        if score < (best[0] if best is not None else np.inf):
             best = (score, float(alpha), y - e)
+    if best is None:
+        raise ValueError("ridge_cv: no penalty gave a finite leave-one-out error")
     _, alpha, loo = best
     dual = V @ (Vy / (lam + alpha))  # (G + aI)^-1 yc
     pred = ybar + (X - xbar) @ (Xc.T @ dual)

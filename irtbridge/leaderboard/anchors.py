@@ -33,14 +33,14 @@ def _kmeans_medoids(points: np.ndarray, k: int, rng: np.random.Generator, iterat
     n = len(points)
     norms = (points**2).sum(axis=1)
     first = int(rng.integers(n))
-    centres = [points[first]]
+    picked = [points[first]]
     nearest = _sq_dist(points, points[[first]], norms)[:, 0]
     for _ in range(1, k):
         total = nearest.sum()
         pick = int(rng.choice(n, p=nearest / total)) if total > 0 else int(rng.integers(n))
-        centres.append(points[pick])
+        picked.append(points[pick])
         nearest = np.minimum(nearest, _sq_dist(points, points[[pick]], norms)[:, 0])
-    centres = np.asarray(centres)
+    centres = np.asarray(picked)
     # squared distances come from |p|^2 - 2 p.c + |c|^2: their rounding noise scales with the norms, so
     # ties (irtbridge._ties) are judged on that scale; a tie goes to the first centre / the first item
     scale = float(norms.max(initial=0.0)) * 4.0
@@ -135,5 +135,5 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     else:
         ab = items[["a", "b"]].to_numpy(dtype=float)
         profile = (ab - ab.mean(axis=0)) / np.where(ab.std(axis=0) > 0, ab.std(axis=0), 1.0)
-    chosen = _kmeans_medoids(np.nan_to_num(profile), k, rng)
-    return [str(n) for n in names[np.sort(chosen)]]
+    medoids = _kmeans_medoids(np.nan_to_num(profile), k, rng)
+    return [str(n) for n in names[np.sort(medoids)]]

@@ -151,9 +151,9 @@ def _matrix(frame: Any, what: str) -> np.ndarray:
         hint = (f"; column {bad[0]!r} is not numeric (the models' names? pass --id-column {bad[0]} on the command line, "
                 "or make it the index)") if bad else ""
         raise ValidationError(f"{what} must be numeric 0/1 (NaN for unanswered){hint}") from None
-    bad = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
+    invalid = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
+    if invalid.any():
+        r, c = np.argwhere(invalid)[0]
         raise ValidationError(f"{what} must be 0/1 (NaN for unanswered): row {frame.index[r]!r}, column "
                               f"{frame.columns[c]!r} holds {values[r, c]!r}")
     return values
@@ -264,26 +264,31 @@ def _per_model(method: str, prob: Problem, irt: IRTParameters | None, alpha: flo
             total = y.sum() + y.mean() * (n_u + n_e)
             var = n_pool**2 * (1.0 - k / n_pool) * s2 / k + n_e * s2 + n_e**2 * s2 / k
         elif method == "aipw":
+            assert ridge is not None  # computed above for aipw
             pred, loo = ridge[0][:, m], ridge[1][obs, m]
             n_all = n_u + n_e
             resid = y - pred[s_idx]
             total = y.sum() + n_all * (pred[unseen].mean() + resid.mean() / (1.0 + k / n_all)) if n_all else y.sum()
             var = _difference(y, loo, n_pool, n_e)[0]
         elif method in ("ppi", "composite"):
+            assert irt_out is not None  # the methods in _NEEDS_IRT get their calibration
             feats = np.column_stack([X, irt_out[0][m]])
             pred, loo, _ = ridge_cv(feats, s_idx, y, ALPHAS)
             total = y.sum() + pred[unseen].sum() + (n_u + n_e) * float(np.mean(y - pred[s_idx]))
             var = _difference(y, loo, n_pool, n_e)[0]
         if method == "composite":  # pull toward p-IRT where the two agree
+            assert irt_out is not None
             pirt_total = y.sum() + irt_out[0][m][unseen].sum()
             d2 = (pirt_total - total) ** 2
             w = var / (var + COMPOSITE * d2) if var + d2 > 0 else 0.0
             total = w * pirt_total + (1 - w) * total
         elif method == "ppi_irt":
+            assert irt_out is not None
             F_all = irt_out[0][m][:, None]
             Fs = irt_out[1][m, obs][:, None]
             total, var, df = _regression(y, Fs, F_all[u_pool], F_all[u_excl], n_pool)
         elif method in ("pirt", "gpirt"):
+            assert irt_out is not None
             pred, loo = irt_out[0][m], irt_out[1][m, obs]
             e = y - loo
             total = y.sum() + pred[unseen].sum()
@@ -322,7 +327,10 @@ def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, ind
     """:func:`estimate_accuracy` on checked arrays (used by the tiny benchmark, which stores them)."""
     if irt is not None and len(irt.a) != len(prob.names):
         raise ValidationError(f"calibration has {len(irt.a)} items, responses {len(prob.names)}")
-    lam = gpirt_lambda(prob, irt) if method == "gpirt" else 0.0
+    lam = 0.0
+    if method == "gpirt":
+        assert irt is not None  # both callers pass a calibration to every method in _NEEDS_IRT
+        lam = gpirt_lambda(prob, irt)
     out = _per_model(method, prob, irt if method in _NEEDS_IRT else None, alpha, level, lam)
     frame = pd.DataFrame(out[:, :4], columns=["accuracy", "se", "lower", "upper"], index=index)
     if method in _NEEDS_IRT:

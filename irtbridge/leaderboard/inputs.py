@@ -200,8 +200,8 @@ def _harness_kind(paths: Sequence[Path]) -> str | None:
 def _from_harness(kind: str, paths: list[str], threshold: float | None = None) -> LeaderboardInput:
     from irtbridge.leaderboard.readers import read_helm, read_lm_eval  # imported when a harness format is asked for
 
-    reader = read_lm_eval if kind == "lm-eval" else read_helm
-    long = reader(paths if len(paths) > 1 else paths[0], threshold=threshold)
+    target = paths if len(paths) > 1 else paths[0]
+    long = read_lm_eval(target, threshold=threshold) if kind == "lm-eval" else read_helm(target, threshold=threshold)
     return _long(pd.DataFrame(long).reset_index(drop=True), f"{kind} output {', '.join(paths)}", None, f"{kind} output")
 
 

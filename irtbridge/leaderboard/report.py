@@ -355,7 +355,7 @@ def _rank_agreement(ranking: pd.DataFrame) -> float | None:
     return float(np.corrcoef(tie_rank(theta), tie_rank(acc))[0, 1])
 
 
-def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame, dict[str, Any], int]:
+def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame, dict[str, Any] | None, int]:
     """The test information curve over the models' abilities (without runaway items), its informative range,
     how many models lie outside it, and the number of runaway items."""
     a, b = params["a"].to_numpy(float), params["b"].to_numpy(float)

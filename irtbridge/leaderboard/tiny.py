@@ -104,7 +104,7 @@ class TinyBenchmark:
     seed: int
     alpha: float = 10.0
     validation: dict = field(default_factory=dict, repr=False)
-    _values: np.ndarray = field(default=None, repr=False)  # calibration models x items, 0/1/NaN
+    _values: np.ndarray | None = field(default=None, repr=False)  # calibration models x items, 0/1/NaN
 
     @property
     def k(self) -> int:
@@ -125,7 +125,9 @@ class TinyBenchmark:
         >>> list(out.columns[:3]), bool(out["lower"].iloc[0] <= out["accuracy"].iloc[0] <= out["upper"].iloc[0])
         (['accuracy', 'lower', 'upper'], True)
         """
-        prob = problem_from_features(item_features(self._values), self.item_names, self.items, answers, self.exclude)
+        values = self._values
+        assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
+        prob = problem_from_features(item_features(values), self.item_names, self.items, answers, self.exclude)
         index = answers.index if isinstance(answers, pd.DataFrame) else pd.RangeIndex(1)
         out = estimate_prepared(prob, self.method, self.calibration, index, alpha=self.alpha)
         return out[["accuracy", "lower", "upper", "se"] + [c for c in ("theta", "theta_se") if c in out]]
@@ -138,12 +140,13 @@ class TinyBenchmark:
         return as_item_bank(pd.DataFrame({"a": cal.a, "b": cal.b}, index=list(cal.names)), "2PL")
 
     def to_dict(self) -> dict[str, Any]:
-        cal = self.calibration
+        cal, values = self.calibration, self._values
+        assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
         return {"format": BANK_FORMAT, "version": _VERSION, "method": self.method, "seed": self.seed,
                 "alpha": self.alpha, "k": self.k, "items": list(self.items), "exclude": list(self.exclude),
                 "item_names": list(self.item_names), "a": [float(v) for v in cal.a], "b": [float(v) for v in cal.b],
                 "latent_var": cal.variance, "converged": cal.converged, "models": list(self.models),
-                "responses": [_encode(self._values[:, j]) for j in range(self._values.shape[1])],
+                "responses": [_encode(values[:, j]) for j in range(values.shape[1])],
                 "validation": self.validation}
 
     def save(self, path: str | os.PathLike) -> str:

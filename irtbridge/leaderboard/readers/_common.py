@@ -133,11 +133,16 @@ def json_array(path: Path) -> list[tuple[int, Any]]:
         lines[0] = pos
         return lines[1]
 
-    i = _BLANK.match(text).end()
+    def blank_end(pos: int) -> int:
+        match = _BLANK.match(text, pos)
+        assert match is not None  # \s* matches everywhere, if only the empty string
+        return match.end()
+
+    i = blank_end(0)
     if not text.startswith("[", i):
         raise ValidationError(f"{where(path, line_of(i))}: expected a JSON array")
     out: list[tuple[int, Any]] = []
-    i = _BLANK.match(text, i + 1).end()
+    i = blank_end(i + 1)
     closed = text.startswith("]", i)
     while not closed:
         try:
@@ -146,13 +151,13 @@ def json_array(path: Path) -> list[tuple[int, Any]]:
             raise ValidationError(f"{where(path, exc.lineno)}: not valid JSON: {exc.msg} at column {exc.colno}"
                                   ) from None
         out.append((line_of(i), obj))
-        i = _BLANK.match(text, end).end()
+        i = blank_end(end)
         closed = text.startswith("]", i)
         if not closed and not text.startswith(",", i):
             raise ValidationError(f"{where(path, line_of(i))}: not valid JSON: expected ',' or ']'"
                                   + (" (the file ends inside the array: truncated?)" if i >= len(text) else ""))
-        i = _BLANK.match(text, i + 1).end() if not closed else i
-    if _BLANK.match(text, i + 1).end() != len(text):
+        i = blank_end(i + 1) if not closed else i
+    if blank_end(i + 1) != len(text):
         raise ValidationError(f"{where(path, line_of(i))}: extra data after the JSON array")
     return out
 

@@ -146,7 +146,7 @@ def _plan(path_or_paths: Any) -> list[_SampleFile]:
         by_folder.setdefault(f.parent, []).append(f)
     plan: list[_SampleFile] = []
     for folder, members in by_folder.items():
-        kinds = {}
+        kinds: dict[str, Path] = {}
         for f in members:
             c = first_char(f)
             if c not in ("[", "{"):
@@ -422,7 +422,7 @@ def lm_eval_metrics(path_or_paths: Any) -> pd.DataFrame:
         first_filter = next(iter(by_filter))
         for name, records in by_filter.items():
             default = _choose_metric(sf, records, None)
-            counts: dict[str, list[float]] = {}
+            counts: dict[str, list[float | None]] = {}  # None: not a number
             for _, rec in records:
                 for m in _metric_keys(rec):
                     counts.setdefault(m, []).append(number(rec[m]))
