@@ -25,12 +25,13 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 __all__ = ["WORKER_ENV", "worker_env", "sigint_ignored", "NoBar", "progress_bar", "run_units"]
 
 #: environment of every worker process: single-threaded numerics, off-screen figures
 WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+K = TypeVar("K", bound=Hashable)  # a unit's key
 
 
 @contextmanager
@@ -77,14 +78,14 @@ def progress_bar(enabled: bool, total: int, *, desc: str, unit: str = "unit", in
 
 
 def run_units(
-    units: Mapping[Hashable, tuple[Callable[..., Any], tuple]],
+    units: Mapping[K, tuple[Callable[..., Any], tuple]],
     *,
     jobs: int,
     bar: Any = None,
-    label: Callable[[Hashable], str] = str,
-    cost: Callable[[Hashable], float] | None = None,
-    lost: Callable[[Hashable, str], Any] | None = None,
-) -> dict[Hashable, Any]:
+    label: Callable[[K], str] = str,
+    cost: Callable[[K], float] | None = None,
+    lost: Callable[[K, str], Any] | None = None,
+) -> dict[K, Any]:
     """Run ``fn(*args)`` for every ``key: (fn, args)`` and return ``{key: result}`` in the input order.
 
     Parameters
@@ -116,7 +117,7 @@ def run_units(
     """
     bar = bar if bar is not None else NoBar()
     keys = list(units)
-    done: dict[Hashable, Any] = {}
+    done: dict[K, Any] = {}
     if jobs <= 1 or len(keys) <= 1:
         for key in keys:
             fn, args = units[key]
@@ -152,7 +153,7 @@ def _tagged(slots: str, index: int, fn: Callable[..., Any], args: tuple) -> Any:
     return fn(*args)
 
 
-def _victims(slots: str, ordered: Sequence[Hashable], done: Mapping[Hashable, Any], exitcodes: Mapping[int, Any]) -> list:
+def _victims(slots: str, ordered: Sequence[K], done: Mapping[K, Any], exitcodes: Mapping[int, Any]) -> list[K]:
     """The unfinished units whose worker died by itself (not terminated by the pool after the death)."""
     out = []
     for i, key in enumerate(ordered):
@@ -198,8 +199,8 @@ def _end_workers(pool: Any, grace: float = 1.0) -> None:
             proc.join(1.0)
 
 
-def _run_spawned(units: Mapping[Hashable, tuple[Callable[..., Any], tuple]], ordered: Sequence[Hashable], jobs: int,
-                 bar: Any, label: Callable[[Hashable], str], done: dict[Hashable, Any], survive: bool) -> list | None:
+def _run_spawned(units: Mapping[K, tuple[Callable[..., Any], tuple]], ordered: Sequence[K], jobs: int,
+                 bar: Any, label: Callable[[K], str], done: dict[K, Any], survive: bool) -> list[K] | None:
     """Run ``ordered`` in one pool; None when all ran, else the units lost with a dead worker (``survive``)."""
     import multiprocessing
     import tempfile

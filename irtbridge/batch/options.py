@@ -233,8 +233,8 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
         if resolved not in ENGINES[engine]:
             other = [e for e in ENGINES if resolved in ENGINES[e]]
             raise ValidationError(f"option 'model': engine {engine!r} does not fit model {resolved!r}; use engine {other[0]!r}")
-    resolved = [check_choice(n, "model", MODELS, ignore_case=True) for n in names]
-    per_item = resolved if len(set(resolved)) > 1 else None
+    resolved_models = [check_choice(n, "model", MODELS, ignore_case=True) for n in names]
+    per_item = resolved_models if len(set(resolved_models)) > 1 else None
     ENGINE_TABLE[engine].check(priors=bool(options.get("priors")), sparse=False,
                                structured=per_item is not None or options.get("dims", 1) != 1)
     if "scoring_method" in options:
@@ -243,7 +243,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
         from irtbridge.calibration.engines.native import NATIVE_OPTIONS
 
         check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})")
-    checked = engine_options(dict(rest), engine, resolved[0], per_item)
+    checked = engine_options(dict(rest), engine, resolved_models[0], per_item)
     estimation_options(engine, checked, method=options.get("estimation_method"), seed=options.get("seed"))
 
 

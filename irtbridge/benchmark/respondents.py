@@ -96,8 +96,8 @@ def classifier_pool(pool: Any = "default") -> dict[str, Any]:
     36
     """
     if isinstance(pool, str):
-        names = POOLS[check_choice(pool, "pool", POOLS, ignore_case=True)]
-        return {n: REGISTRY[n].build() for n in names}
+        members = POOLS[check_choice(pool, "pool", POOLS, ignore_case=True)]
+        return {n: REGISTRY[n].build() for n in members}
     if isinstance(pool, Mapping):
         if not pool:
             raise ValidationError("pool is empty; give at least one classifier")

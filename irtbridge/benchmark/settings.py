@@ -7,7 +7,7 @@ entry (``irtbridge evaluate``, ``irtbridge benchmark``, :func:`irtbridge.evaluat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.benchmark.data import QUICK_MAX_ITEMS
@@ -100,7 +100,7 @@ class Settings:
     calibration: str = "stable"
     engine: str | None = None
     fallback: bool | None = None
-    pool: str = "default"
+    pool: str | Sequence[str] | Mapping[str, Any] = "default"
     test_fraction: float = 0.3
     max_items: int = 500
     ability_method: str = "ML"
@@ -121,7 +121,8 @@ class Settings:
     @classmethod
     def quick_run(cls, **overrides: Any) -> "Settings":
         """Settings of ``--quick``: the fast 12-model pool and at most 60 test instances per dataset."""
-        return cls(**{"quick": True, "max_items": QUICK_MAX_ITEMS, "pool": "quick", **overrides})
+        options: dict[str, Any] = {"quick": True, "max_items": QUICK_MAX_ITEMS, "pool": "quick", **overrides}
+        return cls(**options)
 
     def __post_init__(self) -> None:
         from irtbridge.benchmark.tournaments import ORDERS  # kept off the import of `irtbridge --help`

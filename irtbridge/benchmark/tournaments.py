@@ -296,6 +296,7 @@ class TournamentResult:
         """The final ranking, its validity and Friedman/Nemenyi on the same scores."""
         lines = [Line.of("validity", self.validity.describe())]
         if self.friedman is not None:
+            assert self.rank_validity is not None  # computed with friedman
             lines += [Line.of("friedman", f"Friedman chi2 = {self.friedman.statistic:.3f}, p = {self.friedman.pvalue:.3g} "
                                           f"({self.friedman.n_datasets} datasets); Nemenyi CD = "
                                           f"{self.nemenyi.critical_difference:.3f}"),
@@ -317,6 +318,7 @@ class TournamentResult:
             "validity": self.validity.to_dict(),
         }
         if self.friedman is not None:
+            assert self.rank_validity is not None  # computed with friedman
             out["friedman"] = {
                 "statistic": self.friedman.statistic, "pvalue": self.friedman.pvalue, "df": self.friedman.df,
                 "iman_davenport": self.friedman.iman_davenport,

@@ -90,8 +90,8 @@ class AbilityEstimator:
     """
 
     method: str = "EAP"
-    prior: tuple = (0.0, 1.0)
-    bounds: tuple = (-6.0, 6.0)
+    prior: tuple[float, float] = (0.0, 1.0)
+    bounds: tuple[float, float] = (-6.0, 6.0)
     quadrature: int = 61
     se: str | None = None
 
@@ -263,6 +263,7 @@ class StepEstimator:
         sign = np.where(np.asarray(values) >= 1, 1.0, -1.0)
         move = sign * step_size(self.step, state.count[rows])
         if self.noise > 0:
+            assert state.rng is not None  # begin() asks for one when noise > 0
             move = move + state.rng.normal(0.0, self.noise, rows.size)
         state.theta[rows] += move
         return state.theta[rows].copy(), np.full(rows.size, np.nan)

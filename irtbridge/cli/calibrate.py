@@ -89,6 +89,7 @@ def _score(data, key: str, missing: str | None):
     """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
     from irtbridge.calibration.keys import score_key
 
+    keys: list[str] | dict[str, str]  # in column order, or by item name
     if os.path.isfile(key):
         rows = [[f.strip() for f in ln.split(",")] for ln in _read_text(key, "--key file").splitlines() if ln.strip()]
         if len(rows) == 1:

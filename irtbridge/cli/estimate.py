@@ -102,8 +102,9 @@ def _harness_answers(args: argparse.Namespace, items):
     from irtbridge.leaderboard.readers import read_helm, read_lm_eval
     from irtbridge.leaderboard.tiny import answers_from_long
 
-    reader = read_lm_eval if args.source == "lm-eval" else read_helm
-    return _chosen(args, answers_from_long(reader(args.file, threshold=args.threshold), items), "model")
+    long = (read_lm_eval(args.file, threshold=args.threshold) if args.source == "lm-eval"
+            else read_helm(args.file, threshold=args.threshold))
+    return _chosen(args, answers_from_long(long, items), "model")
 
 
 def _run_bank(args: argparse.Namespace) -> int:

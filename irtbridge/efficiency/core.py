@@ -213,7 +213,7 @@ def _bootstrap(cells: np.ndarray, level: float, n_boot: int, rng: np.random.Gene
     return bounds, bad
 
 
-def _family_bounds(cells, *, level, ci_method, correction, n_boot, rng) -> tuple[dict, dict, np.ndarray]:
+def _family_bounds(cells, *, level, ci_method, correction, n_boot, rng) -> tuple[dict, dict, dict[str, np.ndarray]]:
     """Bounds of the five families for the (already corrected) tables, with the empty-cell fallback."""
     z = float(stats.norm.ppf(0.5 + level / 2.0))
     a, b, c, d = cells.T
@@ -233,7 +233,8 @@ def _family_bounds(cells, *, level, ci_method, correction, n_boot, rng) -> tuple
             if ci_method == "bootstrap":
                 b2, _ = _bootstrap(sub, level, n_boot, rng, 0.0)
             else:
-                b2, _ = _closed_form(*sub.T, z, ci_method)
+                sa, sb, sc, sd = sub.T
+                b2, _ = _closed_form(sa, sb, sc, sd, z, ci_method)
             lo2, hi2 = b2[fam]
             lo[redo] = np.fmin(lo2, x[redo])
             hi[redo] = np.fmax(hi2, x[redo])

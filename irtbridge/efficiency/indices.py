@@ -515,6 +515,8 @@ def classify_ei(ei: Any) -> pd.DataFrame:
         strength = np.fmax(x, 1.0 / x)
         change = 0.19 * np.log(x)
     r = np.searchsorted(_ROSENTHAL_EDGES, strength, side="right")
-    jaeschke = np.where(nan, None, _JAESCHKE_LABELS[np.clip(j, 0, 8)])
-    rosenthal = np.where(nan, None, _ROSENTHAL_LABELS[np.clip(r, 0, 4)])
+    jaeschke = _JAESCHKE_LABELS[np.clip(j, 0, 8)]  # object arrays, copied by the indexing
+    jaeschke[nan] = None
+    rosenthal = _ROSENTHAL_LABELS[np.clip(r, 0, 4)]
+    rosenthal[nan] = None
     return pd.DataFrame({"ei": x, "jaeschke": jaeschke, "rosenthal": rosenthal, "change_in_probability": change}, index=index)

@@ -234,6 +234,7 @@ def _predicted_negative(
         return tie_greater(s, c[np.newaxis, :]).astype(float)
     if method == "su":
         return np.broadcast_to(s, (s.shape[0], c.size))
+    assert rate is not None and below is not None  # _curve_matrix gives them to "ru" and "rd"
     r = rate[:, np.newaxis]
     b = below[:, np.newaxis]
     if method == "ru":
@@ -247,10 +248,10 @@ def _curve_matrix(pool: _Pool, method: str, threshold: float, c: np.ndarray) -> 
     neg = pool.y.astype(bool)[:, np.newaxis]
     cost0 = 2.0 * c[np.newaxis, :]
     cost1 = 2.0 * (1.0 - c[np.newaxis, :])
+    rate: np.ndarray | None = None
+    below: np.ndarray | None = None
     if method in ("rd", "ru"):
         rate, below = _rates(pool.scores)
-    else:
-        rate = below = None
     total = np.zeros((pool.y.size, c.size))
     for k in range(pool.scores.shape[0]):
         p_neg = _predicted_negative(

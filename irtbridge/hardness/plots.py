@@ -210,6 +210,7 @@ def plot_hardness_map(
     ncol = panels.shape[1]
     axes = panel_axes(ax, ncol, figsize or (4.4 * ncol + 0.8, 4.0), constrained_layout=True)
     everyone = np.ones(features.shape[0], dtype=bool)
+    groups: list[tuple[int | None, np.ndarray, str]]  # (class, its rows, marker)
     groups = [(None, everyone, "o")] if labels is None else [(1, labels == 1, "o"), (0, labels == 0, "^")]
     art = None
     for j, ax in enumerate(axes):

@@ -15,7 +15,7 @@ __all__ = ["SE_RULES", "mlc_estimate", "running_standard_error", "running_mlc"]
 SE_RULES = ("running_sd", "running_sem", "wright_linacre")
 
 
-def _corrected(R: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _corrected(R: float | np.ndarray, W: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eqs. 10-11: with no right (wrong) answer, move half a case from the other count."""
     R, W = np.asarray(R, dtype=float), np.asarray(W, dtype=float)
     no_right, no_wrong = R == 0, W == 0

@@ -167,6 +167,7 @@ class BenchmarkResult(HasSummary):
         for order, t in self.tournaments.items():
             facts = [t.validity.describe()]
             if t.friedman is not None:
+                assert t.rank_validity is not None  # computed with friedman
                 facts += [f"Friedman chi2 = {t.friedman.statistic:.3f}, p = {t.friedman.pvalue:.3g} "
                           f"({t.friedman.n_datasets} datasets); Nemenyi CD = {t.nemenyi.critical_difference:.3f}",
                           t.rank_validity.describe()]
@@ -220,14 +221,14 @@ class BenchmarkResult(HasSummary):
 
         from irtbridge.benchmark import plots
 
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
 
         def keep(drawn: Any, stem: str) -> None:
             fig = figure_of(drawn)  # the plot functions return the Axes they drew on
-            path = out / f"{stem}.png"
-            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".png")
+            path = folder / f"{stem}.png"
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".png")
             os.close(fd)
             try:
                 fig.savefig(tmp, dpi=dpi, bbox_inches="tight")  # long labels stay inside

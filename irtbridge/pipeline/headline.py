@@ -190,7 +190,7 @@ def _data(ev: "Evaluation") -> dict[str, Any]:
                                                              "share_correct", "hardness_rd") if c in ev.instances.columns]],
         "friedman": None if ev.friedman is None else {
             "statistic": ev.friedman.statistic, "df": ev.friedman.df, "pvalue": ev.friedman.pvalue,
-            "critical_difference": ev.nemenyi.critical_difference,
+            "critical_difference": ev.nemenyi.critical_difference if ev.nemenyi is not None else None,
         },
         "ei": [] if not len(ev.ei_pooled) else [
             {"classifier": k, **{c: row[c] for c in ("tp", "fp", "fn", "tn", "ei", "ei_lower", "ei_upper", "bei", "blei",

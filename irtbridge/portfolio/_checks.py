@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -76,6 +76,7 @@ def bounds(value: Any, names: list[str], which: str, default: np.ndarray) -> np.
     else:
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
             raise ValidationError(f"{which} must be a number, one number per algorithm, or a mapping; got {_show(value)}")
+        value = cast(Sequence[Any], value)  # it has a length: a sequence, whose entries float() checks below
         if len(value) != len(names):
             raise ValidationError(f"{which} has {len(value)} value(s) for {len(names)} algorithms")
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from matplotlib import colormaps
@@ -301,7 +301,7 @@ def save_figures(evaluation, out_dir: str | os.PathLike, *, dpi: int = 110) -> d
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    makers = {
+    makers: dict[str, Callable[[Any], Any]] = {  # figure name -> its plot function
         "performance_vs_easiness": lambda e: plot_performance(e, points=True, curves=True),
         "performance_by_algorithm": lambda e: plot_performance(e, points=True, curves=True, facet=True),
         "strengths_weaknesses": plot_strengths,

@@ -81,7 +81,10 @@ class _Table:
     csv: str = ""
 
 
-def _table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable[[Any], str]]], *,
+_Column = tuple[str, Callable[[Any], str]]  # a table column: its heading and the formatter of its cells
+
+
+def _table(frame: pd.DataFrame, columns: Mapping[str, _Column], *,
            index_label: str | None = None, row_class: Callable[[Any, pd.Series], str] | None = None,
            csv: str = "") -> _Table:
     names = ([index_label] if index_label else []) + [label for label, _ in columns.values()]
@@ -181,10 +184,11 @@ def _section_ratings(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any
         "order": ev.settings.order, "periods": [str(p) for p in ev.true_scores.index], "validity": ev.validity,
     }
     if ev.friedman is not None:
-        f = ev.friedman
+        f, nm = ev.friedman, ev.nemenyi
+        assert nm is not None  # computed with friedman
         out["friedman"] = {"statistic": _fmt(f.statistic), "df": f.df, "pvalue": _fmt(f.pvalue, 4),
                            "id": _fmt(f.iman_davenport), "id_p": _fmt(f.iman_davenport_pvalue, 4),
-                           "cd": _fmt(ev.nemenyi.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
+                           "cd": _fmt(nm.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
     return out
 
 
@@ -212,6 +216,7 @@ def _section_instances(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, A
     """The hardest test instances with their IRT parameters and cost-curve hardness."""
     inst = ev.instances.head(15).set_index(["dataset", "instance"])
     inst.index = [f"{a} #{b}" for a, b in inst.index]
+    cols: dict[str, _Column]
     cols = {"label": ("true class", str), "p_typical": ("P(correct), typical", _d(2)),
             "share_correct": ("classifiers right", _pct), "a": ("a", _d(2)), "b": ("b", _d(2)), "g": ("g", _d(2))}
     if "hardness_rd" in inst.columns:

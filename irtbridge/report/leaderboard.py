@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np  # noqa: F401 (the docstring examples use np from the module namespace)
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge.report.context import _d, _fmt, _interval, _pct, _table
+from irtbridge.report.context import _Column, _d, _fmt, _interval, _pct, _table
 from irtbridge.report.leaderboard_plots import leaderboard_figures
 
 if TYPE_CHECKING:  # the page renders the leaderboard's result; only the type is needed here
@@ -59,7 +59,7 @@ def _section_ranking(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[st
 def _section_items(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
     """The items that look mis-keyed or broken."""
     flagged = r.flagged_items
-    cols = {"task": ("task", str)} if "task" in flagged.columns else {}
+    cols: dict[str, _Column] = {"task": ("task", str)} if "task" in flagged.columns else {}
     cols |= {"flag": ("flag", str), "n_answered": ("answers", _fmt), "share_right": ("right", _pct),
              "rest_correlation": ("item-rest r", _d(2)), "a": ("a", _d(2)), "b": ("b", _d(2))}
     return {"flagged": _table(flagged.head(MAX_FLAGGED_SHOWN), cols, index_label="item",
@@ -89,6 +89,7 @@ def _section_information(r: LeaderboardReport) -> dict[str, Any]:
 def _section_tasks(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
     if r.tasks is None:
         return {"tasks": None}
+    cols: dict[str, _Column]
     cols = {"n_items": ("items", _fmt), "n_models": ("models", _fmt), "mean_accuracy": ("mean accuracy", _d(3)),
             "best_model": ("best model", str), "best_accuracy": ("its accuracy", _d(3)),
             "everyone_right": ("all right", _fmt), "everyone_wrong": ("all wrong", _fmt),
@@ -101,7 +102,8 @@ def _section_tiny(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, 
     if r.tiny_errors is None:
         return {"tiny": None}
     frame = r.tiny_errors
-    cols = {c: (str(c), _d(3) if pd.api.types.is_float_dtype(frame[c]) else _fmt) for c in frame.columns}
+    plain: Callable[[Any], str] = _fmt  # one type with _d(3)'s for the choice below
+    cols: dict[str, _Column] = {c: (str(c), _d(3) if pd.api.types.is_float_dtype(frame[c]) else plain) for c in frame.columns}
     return {"tiny": _table(frame.reset_index(drop=True), cols, csv=tables.get("tiny_errors", "")),
             "tiny_source": r.facts["tiny"]["source"]}
 
