@@ -58,7 +58,7 @@ class RPackageMissingError(IrtBridgeError, ImportError):
 class RError(IrtBridgeError, RuntimeError):
     """R signalled an error; ``r_message`` and ``r_class`` keep R's own text and condition class."""
 
-    #: R's warnings before the error, set where the error is raised (absent otherwise)
+    # R's warnings before the error, set where the error is raised (absent otherwise)
     r_warnings: list[str]
 
     def __init__(self, message: str, r_message: str = "", r_class: tuple[str, ...] = (), call: str = ""):
