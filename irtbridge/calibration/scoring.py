@@ -9,7 +9,7 @@ return.acov = , full.scores.SE = TRUE)``. They need the live model of a mirt fit
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -109,10 +109,18 @@ def mirt_scores(fit: Any, model: Any, method: str, values: np.ndarray | None, op
     return frame
 
 
+class _ScoredFit(Protocol):
+    """What :class:`ScoringMixin` uses of the fit class it is mixed into (:class:`~irtbridge.calibration.Calibration`)."""
+
+    def _live_mirt(self, what: str) -> Any: ...
+
+    def _score_values(self, responses: Any, options: dict[str, Any]) -> np.ndarray | None: ...
+
+
 class ScoringMixin:
     """Scoring beyond :meth:`~irtbridge.calibration.Calibration.abilities` (mirt fits)."""
 
-    def ability_covariances(self, method: str = "EAP", responses: Any = None, *, full_scores: bool = True,
+    def ability_covariances(self: _ScoredFit, method: str = "EAP", responses: Any = None, *, full_scores: bool = True,
                             mean: Any = None, cov: Any = None, QMC: bool = False,
                             use_dentype_estimate: bool = False) -> np.ndarray:
         """The covariance matrix of each respondent's ability estimates (mirt's ``return.acov``).
@@ -146,6 +154,6 @@ class ScoringMixin:
         method = check_choice(method, "method", MIRT_SCORING, ignore_case=True)
         options = check_scoring_options(self, full_scores=full_scores, mean=mean, cov=cov, QMC=QMC,
                                         use_dentype_estimate=use_dentype_estimate)
-        model = self._live_mirt("ability_covariances")  # type: ignore[attr-defined]
-        values = self._score_values(responses, options)  # type: ignore[attr-defined]
+        model = self._live_mirt("ability_covariances")
+        values = self._score_values(responses, options)
         return mirt_scores(self, model, method, values, options, acov=True)
