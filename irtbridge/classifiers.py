@@ -155,6 +155,11 @@ def classifier_spec(name: str, names: Mapping[str, str] | None = None, *, parame
     parameter : str
         The parameter named in the error.
 
+    Returns
+    -------
+    ClassifierSpec
+        The registry entry.
+
     Raises
     ------
     ValidationError
@@ -180,6 +185,20 @@ def classifier_spec(name: str, names: Mapping[str, str] | None = None, *, parame
 def build_classifier(name: str, random_state: int | None = None, names: Mapping[str, str] | None = None) -> Any:
     """An unfitted estimator by key (or by a name of ``names``); see :class:`ClassifierSpec`.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY` or a name of ``names``.
+    random_state : int, optional
+        Passed to the estimator when it takes one.
+    names : mapping of str to str, optional
+        A pool's own names -> keys, looked up first.
+
+    Returns
+    -------
+    estimator
+        The unfitted scikit-learn estimator.
+
     Examples
     --------
     >>> from irtbridge.classifiers import build_classifier
@@ -191,6 +210,18 @@ def build_classifier(name: str, random_state: int | None = None, names: Mapping[
 
 def display_name(name: str, names: Mapping[str, str] | None = None) -> str:
     """The display name of a key or a name of ``names``; anything else (an estimator's class name) as given.
+
+    Parameters
+    ----------
+    name : str
+        A key, a name of ``names``, or anything else.
+    names : mapping of str to str, optional
+        A pool's own names -> keys, looked up first.
+
+    Returns
+    -------
+    str
+        The display name.
 
     Examples
     --------

@@ -161,7 +161,8 @@ def problems(obj: Any, dotted: str, kind: str) -> list[str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # docscrape warns of what validate reports as codes (GL06)
-            doc = get_doc_object(obj)
+            # no Attributes made up from the class's members: only what its docstring says counts
+            doc = get_doc_object(obj, config={"show_class_members": False})
             if kind == "class":  # constructor parameters documented as attributes count as documented
                 _attributes_as_parameters(doc)
             result = validate(doc)

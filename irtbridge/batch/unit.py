@@ -17,7 +17,18 @@ __all__ = ["Unit", "sha256"]
 
 
 def sha256(path: str) -> str:
-    """The SHA-256 of a file's bytes, read in 1 MiB chunks."""
+    """The SHA-256 of a file's bytes, read in 1 MiB chunks.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    str
+        The hexadecimal digest.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -227,6 +227,20 @@ def dataset_difficulty(items: pd.DataFrame, theta: float, model: str = "3PL") ->
     ``b``, it stays on the probability scale, so an unidentified item with ``b = -40`` counts as one easy
     item rather than swamping the summary.
 
+    Parameters
+    ----------
+    items : DataFrame
+        The dataset's item parameters (``a``, ``b``, ``g``, ``u`` for the 3PL).
+    theta : float
+        The ability of the typical classifier.
+    model : str, default "3PL"
+        The model the items were calibrated under.
+
+    Returns
+    -------
+    float
+        The mean of ``1 - P_j(theta)`` over the items; NaN without items or with a non-finite ``theta``.
+
     Examples
     --------
     >>> items = pd.DataFrame({"a": [1.0, 1.0], "b": [0.0, 0.0], "g": [0.0, 0.0], "u": [1.0, 1.0]})
@@ -255,6 +269,24 @@ def simulate_classifier_responses(n_respondents: int = 40, n_items: int = 200, s
     Mostly easy items (``b ~ N(-1, 1)``), slopes ``lognormal(0.2, 0.4)`` with about 5% negative
     (``-U(0.5, 1.5)``), guessing ``U(0, 0.25)``, abilities ``N(0, 1)``. Used by the parameter-recovery
     benchmark (``benchmarks/recovery.py``) and its test.
+
+    Parameters
+    ----------
+    n_respondents : int, default 40
+        Rows (classifiers).
+    n_items : int, default 200
+        Columns (test instances).
+    seed : int, default 0
+        Seed of the generator.
+
+    Returns
+    -------
+    responses : DataFrame
+        Respondents x items, 0/1.
+    theta : ndarray
+        The true abilities.
+    items : DataFrame
+        The true item parameters, columns ``a``, ``b``, ``g``, ``u``.
 
     Examples
     --------

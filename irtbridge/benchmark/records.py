@@ -36,6 +36,19 @@ class CalibrationAttempt:
 
     ``str()`` gives the line the report shows, e.g. ``"ltm: error (R's message), 0.3 s"``; :attr:`outcome`
     the same without the time.
+
+    Parameters
+    ----------
+    engine : str
+        The engine tried.
+    status : {"converged", "not converged", "error"}
+        How it ended.
+    message : str, default ""
+        R's error message or the convergence note.
+    seconds : float, default 0.0
+        The time it took.
+    model : str, default "3PL"
+        The model fitted.
     """
 
     engine: str

@@ -161,6 +161,18 @@ def given_settings(settings: Settings | None, old: Mapping[str, Any]) -> Setting
     """The Settings of a call: ``settings`` as given, or one made of the old keyword arguments a caller still
     passes (``old``: field -> value, read by :func:`irtbridge._moved.moved_keywords`), or the defaults.
 
+    Parameters
+    ----------
+    settings : Settings or None
+        The caller's settings, if any.
+    old : mapping of str to Any
+        Old keyword arguments, field -> value (cannot be mixed with ``settings``).
+
+    Returns
+    -------
+    Settings
+        The settings of the call.
+
     Examples
     --------
     >>> given_settings(None, {"seed": 3}).seed

@@ -305,6 +305,20 @@ def efficiency_indices_from_predictions(y_true: Any, y_pred: Any, **kwargs: Any)
     passed on. Label 1 is the positive class, as in ``sklearn.metrics.confusion_matrix(y_true, y_pred).ravel()``
     read as ``tn, fp, fn, tp``.
 
+    Parameters
+    ----------
+    y_true : array-like of 0/1
+        Reference standard (1 = condition present).
+    y_pred : array-like of 0/1
+        The test's predictions.
+    **kwargs
+        Passed to :func:`efficiency_indices`.
+
+    Returns
+    -------
+    EfficiencyIndices
+        The indices of the table.
+
     Examples
     --------
     >>> r = efficiency_indices_from_predictions([1, 1, 0, 0, 0], [1, 0, 0, 0, 1])
@@ -332,7 +346,11 @@ def efficiency_frame(
     ----------
     tp, fp, fn, tn : array-like of counts, same length
         One table per position. A pandas Series lends its index to the result.
-    level, ci_method, correction, n_boot, random_state
+    level : float, default 0.95
+    ci_method : str, default "logit"
+    correction : float, default 0.0
+    n_boot : int, default 2000
+    random_state : int, Generator or None, default None
         As in :func:`efficiency_indices`.
 
     Returns
@@ -410,7 +428,11 @@ def efficiency_by_cutoff(
         (cognitive screens such as the MACE, where a low score flags dementia).
     intervals : bool, default False
         Add ``<index>_lower``/``<index>_upper`` columns and ``boundary``.
-    level, ci_method, correction, n_boot, random_state
+    level : float, default 0.95
+    ci_method : str, default "logit"
+    correction : float, default 0.0
+    n_boot : int, default 2000
+    random_state : int, Generator or None, default None
         As in :func:`efficiency_indices`.
 
     Returns
