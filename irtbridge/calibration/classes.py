@@ -42,11 +42,19 @@ class ClassCalibration(FitResult):
     item_probabilities : DataFrame
         Index ``(item, class)``, columns ``category_1``... (mirt's ``summary(mod)``; NaN past an item's
         last category): the probability of each response category within each class.
-    loglik, aic, bic, n_parameters, converged, iterations
+    loglik, aic, bic : float
+        mirt's (``extract.mirt``).
+    n_parameters, iterations : int
+        mirt's (``extract.mirt``).
+    converged : bool
         mirt's (``extract.mirt``).
     item_names : tuple of str
     n_respondents : int
-    options, warnings, provenance
+    options : dict
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    warnings : tuple of str
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    provenance : dict
         As in :class:`~irtbridge.calibration.result.Calibration`.
     standard_errors : DataFrame or None
         With ``se=True``: every parameter of mirt's ``coef(mod, printSE = TRUE)``, indexed by (``item``,
@@ -248,6 +256,20 @@ def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.
 
     R equivalent: ``mdirt(data, n_classes, pars = "values")``. Edit ``value`` (start values) or ``est``
     and pass it as ``calibrate_classes(..., parameters=table)``.
+
+    Parameters
+    ----------
+    responses : DataFrame or 2-D array
+        The responses, as :func:`calibrate_classes` takes them.
+    n_classes : int
+        The number of latent classes.
+    **options
+        mirt's options of ``mdirt``, as :func:`calibrate_classes` takes them.
+
+    Returns
+    -------
+    DataFrame
+        mirt's ``pars = "values"`` table.
     """
     from irtbridge._r import session
 

@@ -116,6 +116,11 @@ def _response_frame(data: Any, name: str) -> pd.DataFrame:
 class MixedCalibration(FitResult):
     """The result of :func:`calibrate_mixed`: a mixed-effects (explanatory) IRT model.
 
+    Parameters
+    ----------
+    provenance : dict
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+
     Attributes
     ----------
     fixef : DataFrame

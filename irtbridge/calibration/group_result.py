@@ -53,9 +53,24 @@ class GroupCalibration(FitResult):
         Groups x factors: every latent mean.
     covariances : dict of str to DataFrame
         Per group, the latent covariance matrix (factors x factors).
-    loglik, aic, bic, n_parameters, converged, iterations, model, invariance, group_sizes, options,
-    warnings, provenance, factors, item_types, dropped_items, item_mins
-        As in :class:`~irtbridge.calibration.result.Calibration` (``invariance``: mirt's keywords and items).
+    model : str
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    invariance : tuple of str
+        mirt's invariance keywords and the items constrained equal across groups.
+    group_sizes : dict of str to int
+        Respondents per group.
+    loglik, aic, bic : float
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    n_parameters, iterations : int
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    converged : bool
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    options, provenance : dict
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    warnings, factors, item_types, dropped_items : tuple of str
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    item_mins : dict of str to float
+        As in :class:`~irtbridge.calibration.result.Calibration`.
     membership : tuple of str
         Each respondent's group, in the order of the responses.
     r_model : RObject or None

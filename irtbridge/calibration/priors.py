@@ -28,6 +28,17 @@ _ALIASES = {"a": "a1"}
 class Prior:
     """A prior on one item parameter: ``dist(p1, p2)`` on ``param`` of ``items`` (None: every item).
 
+    Parameters
+    ----------
+    param : str
+        mirt's parameter name (``a1``, ``d``, ``g``, ...).
+    dist : str
+        mirt's prior family (``norm``, ``lnorm``, ``beta``, ``expbeta``).
+    p1, p2 : float
+        The family's two parameters.
+    items : tuple of str, optional
+        The items it applies to; None: every item.
+
     Examples
     --------
     >>> Prior("a1", "lnorm", 0.0, 0.5)
@@ -79,6 +90,18 @@ def parse_priors(priors: Any, item_names: Iterable[str]) -> list[Prior]:
     "items"}}`` (some items), ``{param: "dist,p1,p2"}``, or a list of :class:`Prior`. Whether the model
     has and estimates each parameter is checked against mirt's own parameter table by
     :func:`irtbridge.calibrate` before the fit (:mod:`irtbridge.calibration.checks`).
+
+    Parameters
+    ----------
+    priors : mapping, list of Prior or None
+        The forms above.
+    item_names : iterable of str
+        The fitted items.
+
+    Returns
+    -------
+    list of Prior
+        Empty when ``priors`` is None or empty.
 
     Examples
     --------

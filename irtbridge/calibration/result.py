@@ -48,8 +48,10 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         from JSON, ``without_r_model()``) raises a one-line ValidationError saying to refit with ``se=True``.
     loglik, aic, bic : float
         From the engine (``extract.mirt`` / ``logLik``, ``AIC``, ``BIC``).
-    n_parameters, converged, iterations
-        Number of estimated parameters, the engine's convergence flag, and its iteration count.
+    n_parameters, iterations : int
+        Number of estimated parameters and the engine's iteration count.
+    converged : bool
+        The engine's convergence flag.
     model, engine : str
     n_respondents : int
     latent_mean, latent_var : float

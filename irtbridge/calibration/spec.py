@@ -224,6 +224,16 @@ def syntax_groups(text: str) -> list[str]:
     """The groups named in mirt.model text by a keyword's ``[group]`` suffix (multiple-group models:
     ``FIXED [male] = (1, d)``, ``PRIOR [a, b] = ...``), in order of appearance.
 
+    Parameters
+    ----------
+    text : str
+        mirt.model text.
+
+    Returns
+    -------
+    list of str
+        The group names, each once.
+
     Examples
     --------
     >>> syntax_groups("F = 1-5\\nFIXED [male] = (1, d)\\nSTART [male, female] = (2, d, 0.5)")
@@ -248,7 +258,19 @@ def syntax_groups(text: str) -> list[str]:
 @dataclass(frozen=True)
 class Reference:
     """One item parameter named by a prior, constraint or fixed value (``item`` is ``"GROUP"`` for the
-    latent mean/covariance rows of mirt's parameter table)."""
+    latent mean/covariance rows of mirt's parameter table).
+
+    Parameters
+    ----------
+    keyword : str
+        The keyword that names it (``PRIOR``, ``FIXED``, ``CONSTRAIN``, ...).
+    item : str
+        The item (or ``"GROUP"``).
+    param : str
+        mirt's parameter name.
+    origin : str, default "spec"
+        Where it came from, for messages: ``"spec"``, ``"priors"`` or a keyword argument (``"which"``).
+    """
 
     keyword: str
     item: str
@@ -262,6 +284,20 @@ def syntax_references(text: str, item_names: Sequence[str]) -> tuple[str, list[R
     The structural part (factors, ``COV``, ``MEAN``, ``NEXPLORE``) is what decides which parameters
     exist; the references (``CONSTRAIN``, ``PRIOR``, ``START``, ``FIXED``...) are then checked against
     mirt's parameter table for it (:func:`irtbridge.calibration.checks.check_references`).
+
+    Parameters
+    ----------
+    text : str
+        mirt.model text.
+    item_names : sequence of str
+        The items, in column order (mirt.model numbers them from 1).
+
+    Returns
+    -------
+    structure : str
+        The structural lines.
+    references : list of Reference
+        The parameters the other lines name.
 
     Examples
     --------

@@ -47,6 +47,11 @@ __all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "engine"]
 class Engine:
     """One row of the dispatch table: what an engine takes, what its fits can do, where its ``fit`` lives.
 
+    Parameters
+    ----------
+    domains : mapping of str to Domain
+        The domains of the options the engine takes (what :func:`irtbridge._catalogue.check_values` checks).
+
     Attributes
     ----------
     name, module : str
@@ -137,5 +142,16 @@ ENGINE_TABLE: dict[str, Engine] = {
 
 
 def engine(name: str) -> Engine:
-    """The dispatch-table row of an engine name (already checked against :data:`ENGINE_TABLE`)."""
+    """The dispatch-table row of an engine name (already checked against :data:`ENGINE_TABLE`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`ENGINE_TABLE`.
+
+    Returns
+    -------
+    Engine
+        Its row.
+    """
     return ENGINE_TABLE[name]
