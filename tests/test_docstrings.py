@@ -16,7 +16,7 @@ Required of each object (:func:`numpydoc.validate.validate`'s codes):
 * callables with parameters (a class: its constructor's): a Parameters section naming exactly the
   signature's parameters (PR01, PR02), each with a type (PR04, PR10). A class's constructor parameter may
   be documented in its Attributes section instead (a dataclass's fields are both; a result class lists
-  them there), with a type all the same;
+  them there), with a type all the same; a :class:`typing.Protocol` has no constructor to document;
 * functions and methods that return something (not ``None``; not classes, not properties): a Returns
   section (RT01), and a Yields section for generators (YD01);
 * sections numpydoc knows, in its order (GL06, GL07), so that the reference site renders them.
@@ -171,6 +171,8 @@ def problems(obj: Any, dotted: str, kind: str) -> list[str]:
     codes = REQUIRED
     if kind == "property":  # documented like an attribute: a summary, no Parameters or Returns
         codes = REQUIRED - {"PR01", "PR02", "PR04", "PR10", "RT01", "YD01"}
+    elif kind == "class" and getattr(obj, "_is_protocol", False):  # a Protocol is never constructed
+        codes = REQUIRED - {"PR01", "PR02"}
     return [f"{dotted}: {code} {message}" for code, message in result["errors"] if code in codes]
 
 

@@ -90,7 +90,24 @@ def squarem(em: EMMap, x: np.ndarray, project: Callable[[np.ndarray], np.ndarray
 
 def iterate(em: EMMap, x: np.ndarray, accelerate: str,
             project: Callable[[np.ndarray], np.ndarray | None] | None = None) -> np.ndarray:
-    """Run ``em`` from ``x``: ``accelerate="squarem"`` (:func:`squarem`) or ``"none"`` (plain EM)."""
+    """Run ``em`` from ``x``: ``accelerate="squarem"`` (:func:`squarem`) or ``"none"`` (plain EM).
+
+    Parameters
+    ----------
+    em : EMMap
+        One EM cycle.
+    x : ndarray
+        The starting parameters (flat).
+    accelerate : {"squarem", "none"}
+        The scheme.
+    project : callable, optional
+        Maps a proposed point back into the parameter space (None where it cannot be).
+
+    Returns
+    -------
+    ndarray
+        The parameters where ``em`` is done.
+    """
     if accelerate == "squarem":
         return squarem(em, x, project)
     while not em.done:
