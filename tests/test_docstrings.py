@@ -16,7 +16,8 @@ Required of each object (:func:`numpydoc.validate.validate`'s codes):
 * callables with parameters (a class: its constructor's): a Parameters section naming exactly the
   signature's parameters (PR01, PR02), each with a type (PR04, PR10). A class's constructor parameter may
   be documented in its Attributes section instead (a dataclass's fields are both; a result class lists
-  them there), with a type all the same; a :class:`typing.Protocol` has no constructor to document;
+  them there), with a type all the same; a :class:`typing.Protocol` has no constructor to document, nor
+  is a private field (``_cache``) of a dataclass's constructor;
 * functions and methods that return something (not ``None``; not classes, not properties): a Returns
   section (RT01), and a Yields section for generators (YD01);
 * sections numpydoc knows, in its order (GL06, GL07), so that the reference site renders them.
@@ -28,6 +29,7 @@ lists one object per line: ``dotted.name: CODE message``.
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import inspect
@@ -173,7 +175,15 @@ def problems(obj: Any, dotted: str, kind: str) -> list[str]:
         codes = REQUIRED - {"PR01", "PR02", "PR04", "PR10", "RT01", "YD01"}
     elif kind == "class" and getattr(obj, "_is_protocol", False):  # a Protocol is never constructed
         codes = REQUIRED - {"PR01", "PR02"}
-    return [f"{dotted}: {code} {message}" for code, message in result["errors"] if code in codes]
+    out = []
+    for code, message in result["errors"]:
+        if code == "PR01":  # a constructor's private field (``_cache``) is not the public API
+            missing = sorted(name for name in ast.literal_eval(message.split(" ", 1)[1].rsplit(" not ", 1)[0])
+                             if not name.startswith("_"))
+            message = f"Parameters {set(missing)} not documented" if missing else ""
+        if code in codes and message:
+            out.append(f"{dotted}: {code} {message}")
+    return out
 
 
 def report(objects: list[tuple[str, Any, str]], check: Callable[[Any, str, str], list[str]] = problems) -> str:

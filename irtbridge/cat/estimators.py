@@ -192,6 +192,11 @@ def step_size(rule: str | Callable[[np.ndarray], np.ndarray], n_presented: np.nd
     n_presented : array of int
         ``L``, the number of items (cases) presented so far, counting the one just answered.
 
+    Returns
+    -------
+    ndarray
+        One move size per entry of ``n_presented``.
+
     Examples
     --------
     >>> step_size("halving", np.array([1, 2, 3]))

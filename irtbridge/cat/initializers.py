@@ -20,6 +20,16 @@ __all__ = ["FixedPointInitializer", "RandomInitializer", "PercentileInitializer"
 def item_locations(bank: ItemBank) -> np.ndarray:
     """Location of each item on the ability scale: ``b`` for dichotomous items, the mean threshold otherwise.
 
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+
+    Returns
+    -------
+    ndarray
+        One location per item.
+
     Examples
     --------
     >>> import pandas as pd

@@ -36,6 +36,18 @@ def information_matrix(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
     point, thousands of examinees share a handful of abilities (at most ``2**t`` response patterns after
     ``t`` items).
 
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        ``(len(theta), n_items)``.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd

@@ -286,7 +286,10 @@ def simulate_cat(
         ``responses`` and ``respond``.
     n_examinees : int
         How many examinees a ``respond`` test has (default 1).
-    initializer, selector, estimator, stopper
+    initializer : Initializer, optional
+    selector : Selector, optional
+    estimator : Estimator, optional
+    stopper : Stopper, optional
         The four components: any objects with the methods of :class:`~irtbridge.cat.protocols.Initializer`,
         :class:`~irtbridge.cat.protocols.Selector`, :class:`~irtbridge.cat.protocols.Estimator` and
         :class:`~irtbridge.cat.protocols.Stopper`. Defaults: :class:`FixedPointInitializer` (0),

@@ -21,6 +21,11 @@ __all__ = ["FixedLengthStopper", "StandardErrorStopper"]
 class FixedLengthStopper:
     """Stop after ``n_items`` items (catR ``stop = list(rule = "length", thr = n_items)``).
 
+    Parameters
+    ----------
+    n_items : int, default 20
+        Items of each test.
+
     Examples
     --------
     >>> import numpy as np

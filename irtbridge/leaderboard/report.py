@@ -321,6 +321,8 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         by plain maximum likelihood.
     **options
         Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
+    tiny_source : str, default ""
+        Where ``tiny_errors`` came from (a note on the page).
 
     Returns
     -------

@@ -42,6 +42,22 @@ _VERSION = 1
 def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[str] | None = None) -> list[str]:
     """``k`` of ``names`` drawn uniformly without replacement, never one in ``exclude``; in ``names``' order.
 
+    Parameters
+    ----------
+    names : sequence of str
+        The items.
+    k : int
+        How many.
+    seed : int, default 0
+        Seed of the draw.
+    exclude : sequence of str, optional
+        Items never drawn.
+
+    Returns
+    -------
+    list of str
+        The drawn items.
+
     Examples
     --------
     >>> sample_items(["a", "b", "c", "d", "e"], 3, seed=0, exclude=["a"])
@@ -88,6 +104,10 @@ class TinyBenchmark:
         The estimator (:data:`irtbridge.leaderboard.estimators.DEFAULT_ESTIMATOR` unless chosen).
     calibration : IRTParameters
         The native 2PL on all models of ``responses``.
+    seed : int
+        The seed of the draw.
+    alpha : float, default 10.0
+        The ridge penalty of the estimators that use one.
     models : tuple of str
         The calibration models.
     validation : dict
@@ -283,7 +303,18 @@ def _read_bank(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
-    """Read a bank written by :meth:`TinyBenchmark.save` (a file, or a folder holding ``bank.json``)."""
+    """Read a bank written by :meth:`TinyBenchmark.save` (a file, or a folder holding ``bank.json``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or folder.
+
+    Returns
+    -------
+    TinyBenchmark
+        The bank.
+    """
     data = _read_bank(path)
     names = tuple(str(n) for n in data["item_names"])
     cal = IRTParameters(names, np.asarray(data["a"], dtype=float), np.asarray(data["b"], dtype=float),
@@ -301,6 +332,16 @@ def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
 
 def load_bank(path: str | os.PathLike):
     """The 2PL :class:`~irtbridge.irt.ItemBank` of a bank file, for ``estimate_performance`` / ``adaptive_evaluate``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or folder.
+
+    Returns
+    -------
+    ItemBank
+        The 2PL items of the bank.
 
     Examples
     --------
@@ -320,6 +361,18 @@ def answers_from_long(long_table: pd.DataFrame, items: Sequence[str]) -> pd.Data
     HOOK(read_lm_eval): ``irtbridge.leaderboard.read_lm_eval(paths)`` (another branch) returns exactly such a
     table; ``tiny.predict(answers_from_long(read_lm_eval(paths), tiny.items))`` scores a model straight from
     its harness output. Item ids must match the bank's item names.
+
+    Parameters
+    ----------
+    long_table : DataFrame
+        See above.
+    items : sequence of str
+        The items wanted, in order.
+
+    Returns
+    -------
+    DataFrame
+        Models x ``items``, float 1/0/NaN.
     """
     need = ["model", "item", "score"]
     missing = [c for c in need if c not in long_table.columns]

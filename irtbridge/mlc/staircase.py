@@ -162,9 +162,11 @@ class RunningMLCEstimator:
 
     Parameters
     ----------
-    step, noise
+    step : {"halving", "harmonic"} or callable, default "halving"
+    noise : float, default 0.1
         See :class:`~irtbridge.cat.StepEstimator`.
-    se_rule, window
+    se_rule : str, default "running_sd"
+    window : int, default 6
         See :func:`~irtbridge.mlc.running_standard_error`.
     min_cases : int
         The MLC (and its standard error) exist from this many cases on.

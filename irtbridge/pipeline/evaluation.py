@@ -193,7 +193,26 @@ def assemble(
     results: Sequence[DatasetResult], settings: Settings, *, mlc: MLCRun | None = None,
     timings: Mapping[str, float] | None = None, provenance: Mapping[str, Any] | None = None,
 ) -> Evaluation:
-    """The stages across datasets, from per-dataset results (native; no R needed)."""
+    """The stages across datasets, from per-dataset results (native; no R needed).
+
+    Parameters
+    ----------
+    results : sequence of DatasetResult
+        The per-dataset results.
+    settings : Settings
+        The run's settings.
+    mlc : MLCRun, optional
+        The MLC unit's result.
+    timings : mapping of str to float, optional
+        Seconds per stage.
+    provenance : mapping of str to Any, optional
+        Versions and the run's facts.
+
+    Returns
+    -------
+    Evaluation
+        The evaluation.
+    """
     from irtbridge.benchmark import order_datasets, score_table, tournament
 
     ok = [r for r in results if r.ok]
@@ -250,6 +269,11 @@ def evaluate(
         spawned, never forked, each with its own R; ``jobs=1`` runs everything in this process.
     progress : bool
         tqdm progress on stderr.
+
+    Returns
+    -------
+    Evaluation
+        Everything the report shows.
 
     Notes
     -----

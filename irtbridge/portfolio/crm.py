@@ -363,6 +363,18 @@ def _to_model_scale(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: s
 def crm_z(performance: Any, min_item: Any, max_item: Any):
     """EstCRM's transform of performance to the logit scale ``z``.
 
+    Parameters
+    ----------
+    performance : DataFrame or ndarray
+        Datasets x algorithms.
+    min_item, max_item : float or array-like
+        The performance scale's ends.
+
+    Returns
+    -------
+    DataFrame or ndarray
+        ``z``, shaped like ``performance``.
+
     Notes
     -----
     ``v = x - min``, ``M = max - min``; values with ``v == M`` become ``M - 0.01`` and values with ``v == 0``

@@ -109,7 +109,9 @@ def latent_trait_analysis(
         ``epsilon`` of the worst (airt's ``epsilon``; the seed uses 0).
     n_grid : int
         Grid points along easiness (ggplot2's ``geom_smooth`` evaluates at 80).
-    k, smoothing, shrink
+    k : int, default 10
+    smoothing : str, default "REML"
+    shrink : float or None, default 0.1
         The spline (see :func:`~irtbridge.portfolio.spline.penalized_spline`); the defaults are airt's
         ``geom_smooth(method = "gam", formula = y ~ s(x, bs = "cs"))`` with REML. With fewer than ``k``
         distinct easiness values, ``k`` drops to their number (with a :class:`DataWarning`).
