@@ -263,10 +263,18 @@ class BatchResult(HasSummary):
 
     @property
     def n_failed(self) -> int:
+        """The number of units whose status is ``"failed"``.
+        """
         return int((self.units["status"] == "failed").sum())
 
     def summary(self) -> Summary:
-        """What ran, what was recomputed after a lost worker, what failed and where the results are."""
+        """What ran, what was recomputed after a lost worker, what failed and where the results are.
+
+        Returns
+        -------
+        Summary
+            The batch's summary.
+        """
         counts = self.units["status"].value_counts()
         lines = [Line.of("lost", f"{uid}: {int(row['interrupted'])} attempt(s) lost with a worker, recomputed")
                  for uid, row in self.units[self.units["interrupted"] > 0].iterrows()]

@@ -80,6 +80,14 @@ class Unit:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
+        """The unit as plain data (what ``unit.json`` records of it).
+
+        Returns
+        -------
+        dict of str to Any
+            ``id``, ``kind``, ``data``, ``target``, ``options``, ``digest`` and, with file options, ``paths`` and
+            ``digests``.
+        """
         out = {"id": self.id, "kind": self.kind, "data": self.data, "target": self.target,
                "options": to_jsonable(dict(self.options)), "digest": self.digest}
         if self.paths:

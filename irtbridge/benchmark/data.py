@@ -106,6 +106,8 @@ class DatasetInfo:
 
     @property
     def binary(self) -> bool:
+        """Whether the dataset has two classes.
+        """
         return self.n_classes == 2
 
 
@@ -224,6 +226,8 @@ class BenchmarkDataset:
 
     @property
     def n_classes(self) -> int:
+        """The number of distinct labels of ``y``.
+        """
         return int(self.y.nunique())
 
 

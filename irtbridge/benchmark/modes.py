@@ -103,6 +103,22 @@ class CalibrationMode:
         ``stable``: mirt's (or the native engine's) 3PL with :data:`STABLE_PRIORS` and no fallback (the
         other engines cannot fit the priors). ``paper``: ltm's 3PL without priors as the decodIRT paper,
         mirt's 3PL as fallback (``engine="mirt"`` swaps them; ``fallback=False`` drops the fallback).
+
+        Parameters
+        ----------
+        calibration : {"stable", "paper"} or CalibrationMode, default "stable"
+            The mode (a CalibrationMode is returned as it is when nothing else is given).
+        engine : str, optional
+            The engine tried first.
+        fallback : bool, optional
+            Whether the mode's other engines are tried after it.
+        engine_options : mapping of str to mapping, optional
+            Extra options per engine.
+
+        Returns
+        -------
+        CalibrationMode
+            The resolved mode.
         """
         if isinstance(calibration, CalibrationMode):
             if engine is not None or fallback is not None or engine_options is not None:
@@ -146,7 +162,18 @@ class CalibrationMode:
         return cls(name, engine, chain, priors, {e: dict(o) for e, o in options.items()})
 
     def options_for(self, engine: str) -> dict[str, Any]:
-        """The keyword arguments of :func:`irtbridge.calibrate` for one engine of this mode."""
+        """The keyword arguments of :func:`irtbridge.calibrate` for one engine of this mode.
+
+        Parameters
+        ----------
+        engine : str
+            One of the mode's engines.
+
+        Returns
+        -------
+        dict of str to Any
+            ``priors`` (when the mode has them) and the engine's options.
+        """
         return {**({"priors": dict(self.priors)} if self.priors else {}), **dict(self.engine_options.get(engine, {}))}
 
     @property
@@ -155,7 +182,13 @@ class CalibrationMode:
         return (self.engine, *self.fallback)
 
     def describe(self) -> str:
-        """One sentence saying what this mode fits (the report subtitle, CLI text and ``summary.json``)."""
+        """One sentence saying what this mode fits (the report subtitle, CLI text and ``summary.json``).
+
+        Returns
+        -------
+        str
+            The sentence.
+        """
         who = f"{ENGINE_TABLE[self.engine].title}'s"
         if self.priors:
             text = f"{who} 3PL with weakly informative priors (" + ", ".join(
@@ -167,7 +200,13 @@ class CalibrationMode:
         return text + (f", {back} as fallback" if back else ", no fallback")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``calibration, engine, fallback`` (bool), ``fallback_engines, priors, engine_options, description``."""
+        """JSON-ready: ``calibration, engine, fallback`` (bool), ``fallback_engines, priors, engine_options, description``.
+
+        Returns
+        -------
+        dict of str to Any
+            See above.
+        """
         return {"calibration": self.name, "engine": self.engine, "fallback": bool(self.fallback),
                 "fallback_engines": list(self.fallback),
                 "priors": {k: list(v) for k, v in self.priors.items()},

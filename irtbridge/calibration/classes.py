@@ -108,7 +108,18 @@ class ClassCalibration(FitResult):
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
-        (mirt's ``M2(mod, type = type)`` of the model)."""
+        (mirt's ``M2(mod, type = type)`` of the model).
+
+        Parameters
+        ----------
+        type : {"M2*", "M2", "C2"}, default "M2*"
+            mirt's statistic.
+
+        Returns
+        -------
+        Series
+            The statistics by name.
+        """
         from irtbridge._r import session
 
         type = check_choice(type, "type", ("M2*", "M2", "C2"))
@@ -120,7 +131,13 @@ class ClassCalibration(FitResult):
 
     def parameters(self) -> pd.DataFrame:
         """mirt's parameter table of this fit (``mod2values``): edit ``value``/``est`` and pass it back
-        as ``calibrate_classes(..., parameters=table)``."""
+        as ``calibrate_classes(..., parameters=table)``.
+
+        Returns
+        -------
+        DataFrame
+            mirt's ``mod2values`` table.
+        """
         from irtbridge._r import session
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))

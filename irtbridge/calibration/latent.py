@@ -44,10 +44,23 @@ class LatentArguments:
 
     @property
     def regression(self) -> bool:
+        """Whether the calibration has a latent regression (covariates).
+        """
         return "covdata" in self.options
 
     def finish(self, fit: Any) -> Any:
-        """The Calibration with the effective options and, for a latent regression, its coefficients."""
+        """The Calibration with the effective options and, for a latent regression, its coefficients.
+
+        Parameters
+        ----------
+        fit : Calibration
+            The fit made with these arguments.
+
+        Returns
+        -------
+        Calibration
+            ``fit`` itself when there were none.
+        """
         if not self.options:
             return fit
         options = {k: v for k, v in fit.options.items() if k not in ("covdata", "formula", "dentype")}

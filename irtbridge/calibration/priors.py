@@ -52,6 +52,13 @@ class Prior:
     items: tuple[str, ...] | None = None
 
     def to_r(self) -> dict[str, Any]:
+        """The prior as the R helper receives it.
+
+        Returns
+        -------
+        dict of str to Any
+            ``param``, ``type`` (the family), ``p1``, ``p2`` and the items.
+        """
         return {"param": self.param, "type": self.dist, "p1": float(self.p1), "p2": float(self.p2),
                 "items": list(self.items) if self.items is not None else None}
 

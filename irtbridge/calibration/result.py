@@ -130,10 +130,14 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     @property
     def item_names(self) -> list[str]:
+        """The item names, in the order of :attr:`items`.
+        """
         return list(self.items.index)
 
     @property
     def dichotomous(self) -> bool:
+        """Whether every item is of a dichotomous type.
+        """
         return all(m in DICHOTOMOUS for m in (self.item_types or (self.model,)))
 
     @property
@@ -281,7 +285,20 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """``n`` plausible-value draws per respondent (mirt ``fscores(fit, plausible.draws = n)`` after
         ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row), then ``theta`` with one factor
         (the column was named after the factor before: that name still reads, deprecated) or one column
-        per factor with several."""
+        per factor with several.
+
+        Parameters
+        ----------
+        n : int, default 5
+            Draws per respondent.
+        seed : int, default 0
+            R's ``set.seed`` before the draws.
+
+        Returns
+        -------
+        DataFrame
+            One row per draw and respondent.
+        """
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError(f"n must be a positive integer, got {n!r}")
@@ -299,14 +316,31 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """mirt's parameter table of this fit (``mod2values(fit)``, the ``pars = "values"`` layout):
         one row per parameter with ``group, item, class, name, parnum, value, lbound, ubound, est,
         prior.type, prior_1, prior_2``. Edit ``value``/``est`` and pass it back as
-        ``calibrate(..., parameters=table)`` to fix, free or start parameters."""
+        ``calibrate(..., parameters=table)`` to fix, free or start parameters.
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         from irtbridge._r import session
 
         return session.call("irtb_mirt_parameters", fit=self._live_mirt("parameters"))
 
     def loadings(self, rotate: str | None = None) -> pd.DataFrame:
         """Standardized factor loadings (rotated when there are several factors; mirt's default
-        ``"oblimin"`` or ``rotate=``) and communalities ``h2``; mirt's ``summary(fit)$rotF`` and ``$h2``."""
+        ``"oblimin"`` or ``rotate=``) and communalities ``h2``; mirt's ``summary(fit)$rotF`` and ``$h2``.
+
+        Parameters
+        ----------
+        rotate : str, optional
+            mirt's rotation (default ``"oblimin"`` with several factors).
+
+        Returns
+        -------
+        DataFrame
+            One row per item: the loadings and ``h2``.
+        """
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("loadings"), rotate=rotate)
@@ -315,7 +349,18 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         return frame
 
     def factor_correlations(self, rotate: str | None = None) -> pd.DataFrame:
-        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``)."""
+        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``).
+
+        Parameters
+        ----------
+        rotate : str, optional
+            mirt's rotation (default ``"oblimin"``).
+
+        Returns
+        -------
+        DataFrame
+            Factors x factors.
+        """
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("factor_correlations"), rotate=rotate)
@@ -330,27 +375,74 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False, impute: int = 0,
                  seed: int = 0) -> pd.DataFrame:
         """Item fit, one row per item (mirt's ``itemfit``; missing answers: ``na_rm=True`` or ``impute=N``);
-        see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+        see :func:`~irtbridge.calibration.diagnostics.item_fit`.
+
+        Parameters
+        ----------
+        stats : str or sequence of str, default ("S_X2",)
+            mirt's item-fit statistics.
+        p_adjust : str, default "BH"
+            R's ``p.adjust`` method.
+        na_rm : bool, default False
+            Leave respondents with missing answers out.
+        impute : int, default 0
+            Impute missing answers this many times (plausible values).
+        seed : int, default 0
+            Seeds the imputations.
+
+        Returns
+        -------
+        DataFrame
+            One row per item.
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
-        """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
+        """Zh and infit/outfit per respondent (mirt's ``personfit``).
+
+        Returns
+        -------
+        DataFrame
+            One row per respondent.
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.person_fit(self)
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
-        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`."""
+        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`.
+
+        Parameters
+        ----------
+        type : {"M2*", "M2", "C2"}, default "M2*"
+            mirt's statistic.
+
+        Returns
+        -------
+        Series
+            The statistics by name.
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.global_fit(self, type=type)
 
     def residuals(self, kind: str = "LD") -> pd.DataFrame:
         """Item x item local-dependence residuals, ``"LD"``, ``"LDG2"`` or ``"Q3"`` (mirt's ``residuals``);
-        see :func:`~irtbridge.calibration.diagnostics.residuals`."""
+        see :func:`~irtbridge.calibration.diagnostics.residuals`.
+
+        Parameters
+        ----------
+        kind : {"LD", "LDG2", "Q3"}, default "LD"
+            The residual statistic.
+
+        Returns
+        -------
+        DataFrame
+            Items x items.
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.residuals(self, kind)
@@ -359,7 +451,18 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """Marginal and empirical reliability (mirt's ``marginal_rxx``/``empirical_rxx``): a dict of floats
         ``{"marginal": ..., "empirical": ...}``. The conditional reliability over theta is
         :meth:`conditional_reliability` (``reliability()["conditional"]`` and ``theta=`` still answer, with
-        a DeprecationWarning)."""
+        a DeprecationWarning).
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            Deprecated (a DeprecationWarning when given): the grid of the deprecated ``["conditional"]`` entry.
+
+        Returns
+        -------
+        Reliability
+            A dict of floats.
+        """
         from irtbridge.calibration import diagnostics
 
         deprecated_theta(theta)
@@ -369,7 +472,18 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def conditional_reliability(self, theta: Any = None) -> pd.DataFrame:
         """The conditional reliability over ``theta`` (default 81 points on [-4, 4]):
         ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test information and ``var`` the latent
-        variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``."""
+        variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``.
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            Abilities; default 81 points on [-4, 4].
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.conditional_reliability(self, theta)
@@ -377,13 +491,42 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def plot(self, kind: str = "score", **kwargs: Any):
         """mirt's ``plot(mod, type = kind)``: ``score`` (expected test score, mirt's default), ``info``
         (test information), ``infoSE``, ``infotrace`` (item information curves), ``trace``,
-        ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``)."""
+        ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``).
+
+        Parameters
+        ----------
+        kind : str, default "score"
+            The plot type.
+        **kwargs
+            Passed to :func:`~irtbridge.calibration.plots.plot_calibration` (``items``, ``theta``, ``ax``,
+            ``legend``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
         from irtbridge.calibration.plots import plot_calibration
 
         return plot_calibration(self, kind, **kwargs)
 
     def item_plot(self, item: str, kind: str = "trace", **kwargs: Any):
-        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes."""
+        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes.
+
+        Parameters
+        ----------
+        item : str
+            The item.
+        kind : {"trace", "info", "score"}, default "trace"
+            The plot type.
+        **kwargs
+            Passed to :func:`~irtbridge.calibration.plots.plot_item` (``theta``, ``ax``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
         from irtbridge.calibration.plots import plot_item
 
         return plot_item(self, item, kind, **kwargs)
@@ -444,7 +587,13 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
                 "items": self.items.reset_index().rename(columns={"index": "item"})}
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields."""
+        """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields.
+
+        Returns
+        -------
+        dict of str to Any
+            JSON-ready.
+        """
         def table(frame: pd.DataFrame) -> list[dict[str, Any]]:
             rows = []
             for name, row in frame.iterrows():
@@ -479,11 +628,34 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         }
 
     def to_json(self, **kwargs: Any) -> str:
-        """Serialize every estimate (not the R handle) to JSON; :meth:`from_json` reads it back."""
+        """Serialize every estimate (not the R handle) to JSON; :meth:`from_json` reads it back.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> "Calibration":
+        """The Calibration that :meth:`to_json` wrote (without an R model).
+
+        Parameters
+        ----------
+        text : str
+            The JSON text.
+
+        Returns
+        -------
+        Calibration
+            The estimates as they were saved.
+        """
         d = json.loads(text)
 
         def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -507,7 +679,13 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     def without_r_model(self) -> "Calibration":
         """This fit without its live R model; standard errors not computed yet from it are then lost
-        (reading them raises, as for an unpickled fit)."""
+        (reading them raises, as for an unpickled fit).
+
+        Returns
+        -------
+        Calibration
+            A copy with ``r_model=None``.
+        """
         state = raw_state(self)
         if isinstance(state, PendingStandardErrors) and state.needs_r:
             state = None

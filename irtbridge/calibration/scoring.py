@@ -162,7 +162,11 @@ class ScoringMixin:
 
         Parameters
         ----------
-        method, responses, full_scores, mean, cov, QMC, use_dentype_estimate
+        method : str, default "EAP"
+        responses : DataFrame or 2-D array, optional
+        full_scores : bool, default True
+        mean, cov : array-like, optional
+        QMC, use_dentype_estimate : bool, default False
             As for :meth:`~irtbridge.calibration.Calibration.abilities` (mirt fits only).
 
         Returns

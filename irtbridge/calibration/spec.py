@@ -74,20 +74,53 @@ class ModelSpec:
 
     @classmethod
     def from_syntax(cls, text: str) -> "ModelSpec":
-        """A spec from mirt's model syntax (``mirt.model``), e.g. ``"F1 = 1-5\\nF2 = 6-10\\nCOV = F1*F2"``."""
+        """A spec from mirt's model syntax (``mirt.model``), e.g. ``"F1 = 1-5\\nF2 = 6-10\\nCOV = F1*F2"``.
+
+        Parameters
+        ----------
+        text : str
+            mirt.model text.
+
+        Returns
+        -------
+        ModelSpec
+            The spec.
+        """
         if not isinstance(text, str) or not text.strip():
             raise ValidationError(f"spec: model syntax must be non-empty text, got {_show(text)}")
         return cls(syntax=text)
 
     # -- the text mirt.model() receives -----------------------------------------------------------------
     def factor_names(self, item_names: Sequence[str]) -> list[str]:
-        """The factors, in order (parsed from the syntax when the spec is text)."""
+        """The factors, in order (parsed from the syntax when the spec is text).
+
+        Parameters
+        ----------
+        item_names : sequence of str
+            The items (the syntax numbers them).
+
+        Returns
+        -------
+        list of str
+            The factor names.
+        """
         if self.syntax is None:
             return [str(f) for f in self.factors]
         return list(_syntax_factors(self.syntax, list(item_names)))
 
     def to_syntax(self, item_names: Sequence[str]) -> str:
-        """mirt.model text for these items; one-line :class:`ValidationError` for anything unknown."""
+        """mirt.model text for these items; one-line :class:`ValidationError` for anything unknown.
+
+        Parameters
+        ----------
+        item_names : sequence of str
+            The items, in column order.
+
+        Returns
+        -------
+        str
+            The mirt.model text.
+        """
         names = [str(n) for n in item_names]
         if self.syntax is not None:
             _syntax_factors(self.syntax, names)  # validates the items it names
