@@ -73,7 +73,18 @@ class ClassifierSpec:
         return _FAMILIES[self.family][0]
 
     def build(self, random_state: int | None = None) -> Any:
-        """An unfitted estimator; ``random_state`` is passed to the families that take one (when not None)."""
+        """An unfitted estimator; ``random_state`` is passed to the families that take one (when not None).
+
+        Parameters
+        ----------
+        random_state : int, optional
+            The estimator's seed.
+
+        Returns
+        -------
+        estimator
+            The estimator (in a pipeline behind its scaler when the spec has one).
+        """
         _, path, seeded = _FAMILIES[self.family]
         params = dict(self.params)
         if seeded and random_state is not None:

@@ -51,6 +51,13 @@ class Interval:
     upper: float
 
     def to_dict(self) -> dict[str, float]:
+        """The interval as plain data.
+
+        Returns
+        -------
+        dict of str to float
+            ``value``, ``lower``, ``upper``.
+        """
         return {"value": self.value, "lower": self.lower, "upper": self.upper}
 
 
@@ -123,20 +130,44 @@ class EfficiencyIndices(HasSummary):
         return self.fp + self.fn == 0
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per index (``acc`` ... ``uei``), columns ``value, lower, upper``."""
+        """One row per index (``acc`` ... ``uei``), columns ``value, lower, upper``.
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         rows = [[getattr(self, k).value, getattr(self, k).lower, getattr(self, k).upper] for k in INDICES]
         return pd.DataFrame(rows, index=pd.Index(INDICES, name="index"), columns=["value", "lower", "upper"])
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{index: {"value", "lower", "upper"}}`` for the eight indices (the CLI's ``--json`` shape)."""
+        """``{index: {"value", "lower", "upper"}}`` for the eight indices (the CLI's ``--json`` shape).
+
+        Returns
+        -------
+        dict of str to dict
+            See above.
+        """
         return {k: getattr(self, k).to_dict() for k in INDICES}
 
     def classify(self) -> pd.Series:
-        """Table 1 classification of this EI (see :func:`classify_ei`)."""
+        """Table 1 classification of this EI (see :func:`classify_ei`).
+
+        Returns
+        -------
+        Series
+            The classification's fields.
+        """
         return classify_ei(self.ei.value).iloc[0]
 
     def summary(self) -> Summary:
-        """Counts, P and Q, the eight intervals, the EI classification and notes (text, HTML or dict)."""
+        """Counts, P and Q, the eight intervals, the EI classification and notes (text, HTML or dict).
+
+        Returns
+        -------
+        Summary
+            The indices' summary.
+        """
         pct = f"{100 * self.level:g}%"
         lines = [
             Line.of("prevalence", f"prevalence P = {_fmt(self.prevalence)}   level Q = {_fmt(self.positive_sign_rate)}"),

@@ -31,7 +31,9 @@ class EMMap(Protocol):
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]: ...
 
     @property
-    def done(self) -> bool: ...
+    def done(self) -> bool:
+        """Whether the EM has converged or run out of cycles."""
+        ...
 
 
 def _sum_of_squares(v: np.ndarray) -> float:

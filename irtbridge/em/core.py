@@ -99,9 +99,23 @@ class ResponseData:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(respondents, items)``; graded data: ``(respondents, indicator columns)``.
+        """
         return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":
+        """The respondents ``start`` to ``stop`` (a block of the E-step).
+
+        Parameters
+        ----------
+        start, stop : int
+            Row positions, ``stop`` excluded.
+
+        Returns
+        -------
+        ResponseData
+            The block, the same items.
+        """
         return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
 
     @cached_property

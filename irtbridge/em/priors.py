@@ -58,6 +58,18 @@ class ItemPriors:
     g: np.ndarray
 
     def take(self, idx: np.ndarray) -> "ItemPriors":
+        """The priors of the items at ``idx``.
+
+        Parameters
+        ----------
+        idx : ndarray
+            Item positions or a boolean mask.
+
+        Returns
+        -------
+        ItemPriors
+            Those items' rows.
+        """
         return ItemPriors(self.a1[idx], self.d[idx], self.g[idx])
 
 

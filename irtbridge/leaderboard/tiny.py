@@ -128,12 +128,24 @@ class TinyBenchmark:
 
     @property
     def k(self) -> int:
+        """The number of items of the tiny benchmark.
+        """
         return len(self.items)
 
     def predict(self, answers: Any) -> pd.DataFrame:
         """Predicted share correct on all items (``accuracy``, ``lower``, ``upper``: 95% interval, ``se``,
         and the 2PL ability ``theta`` with its posterior SD ``theta_se``) for each row of ``answers``
         (new models x :attr:`items`, 0/1, NaN for unanswered).
+
+        Parameters
+        ----------
+        answers : DataFrame or 2-D array
+            New models x :attr:`items`.
+
+        Returns
+        -------
+        DataFrame
+            One row per model.
 
         Examples
         --------
@@ -151,13 +163,26 @@ class TinyBenchmark:
         return out[["accuracy", "lower", "upper", "se"] + [c for c in ("theta", "theta_se") if c in out]]
 
     def bank(self):
-        """The 2PL item bank (:class:`~irtbridge.irt.ItemBank`) of all items."""
+        """The 2PL item bank (:class:`~irtbridge.irt.ItemBank`) of all items.
+
+        Returns
+        -------
+        ItemBank
+            ``a`` and ``b`` of every item.
+        """
         from irtbridge.irt import as_item_bank
 
         cal = self.calibration
         return as_item_bank(pd.DataFrame({"a": cal.a, "b": cal.b}, index=list(cal.names)), "2PL")
 
     def to_dict(self) -> dict[str, Any]:
+        """The bank as the JSON file :meth:`save` writes.
+
+        Returns
+        -------
+        dict of str to Any
+            The format, the items, the calibration and the calibration models' responses.
+        """
         cal = self.calibration
         return {"format": BANK_FORMAT, "version": _VERSION, "method": self.method, "seed": self.seed,
                 "alpha": self.alpha, "k": self.k, "items": list(self.items), "exclude": list(self.exclude),
@@ -167,7 +192,18 @@ class TinyBenchmark:
                 "validation": self.validation}
 
     def save(self, path: str | os.PathLike) -> str:
-        """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path."""
+        """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        str
+            The path written.
+        """
         path = os.fspath(path)
         tmp = f"{path}.partial-{os.getpid()}"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -176,10 +212,28 @@ class TinyBenchmark:
         return path
 
     def with_validation(self, validation: dict) -> "TinyBenchmark":
+        """A copy holding ``validation`` (what :func:`validate_tiny` measured).
+
+        Parameters
+        ----------
+        validation : dict
+            ``errors`` and ``learning_curve``.
+
+        Returns
+        -------
+        TinyBenchmark
+            The copy.
+        """
         return replace(self, validation=dict(validation))
 
     def summary(self) -> Summary:
-        """The items, the estimator and, once validated, the held-out error and the learning curve."""
+        """The items, the estimator and, once validated, the held-out error and the learning curve.
+
+        Returns
+        -------
+        Summary
+            The benchmark's summary.
+        """
         lines = [Line.of("items", Strong(f"{self.k} items"), f" of {len(self.item_names)} "
                          f"({len(self.exclude)} excluded from sampling), calibrated on {len(self.models)} models"),
                  Line.of("method", f"estimator {self.method!r}; 95% interval from its design-based variance")]
@@ -196,6 +250,14 @@ class TinyBenchmark:
         return Summary("tiny benchmark", tuple(lines), tuple(tables), notes, data=self.summary_dict())
 
     def summary_dict(self) -> dict[str, Any]:
+        """The summary's data (the CLI's ``--json``).
+
+        Returns
+        -------
+        dict of str to Any
+            ``k``, ``n_items``, ``n_models``, ``method``, ``seed``, ``excluded``, ``converged``, ``errors`` and
+            ``learning_curve``.
+        """
         return {"k": self.k, "n_items": len(self.item_names), "n_models": len(self.models), "method": self.method,
                 "seed": self.seed, "excluded": len(self.exclude), "converged": self.calibration.converged,
                 **{key: self.validation.get(key, []) for key in ("errors", "learning_curve")}}

@@ -49,6 +49,8 @@ class CaseDifficulty:
 
     @property
     def model(self) -> str:
+        """The IRT model of the CDIs: ``"2PL"`` for binary features, ``"graded"`` for quartiles.
+        """
         return "2PL" if self.features == "binary" else "graded"
 
     def score(self, X: Any) -> pd.Series:
@@ -56,6 +58,16 @@ class CaseDifficulty:
 
         Uses mirt's ``fscores`` defaults (121 points on [-6, 6], N(0, 1) prior), so scoring the
         calibration data reproduces :attr:`cdi` for EAP.
+
+        Parameters
+        ----------
+        X : DataFrame
+            New cases, with the calibration's feature columns.
+
+        Returns
+        -------
+        Series
+            Named ``cdi``.
         """
         frame = _features(X)
         missing = [c for c in self.items.columns if c not in frame.columns]

@@ -128,7 +128,13 @@ class Evaluation:
 
     def summary(self) -> Summary:
         """The headline (:mod:`irtbridge.pipeline.headline`), computed once: the CLI text, ``summary.json``
-        and the report's Summary section are its renderings (``as_text``, ``to_dict``, ``as_html``)."""
+        and the report's Summary section are its renderings (``as_text``, ``to_dict``, ``as_html``).
+
+        Returns
+        -------
+        Summary
+            The headline.
+        """
         return self._headline
 
     @functools.cached_property
@@ -142,14 +148,24 @@ class Evaluation:
 
     @property
     def ok(self) -> list[DatasetResult]:
+        """The datasets evaluated.
+        """
         return [d for d in self.datasets if d.ok]
 
     @property
     def failed(self) -> list[DatasetResult]:
+        """The datasets that could not be evaluated.
+        """
         return [d for d in self.datasets if not d.ok]
 
     def overview(self) -> pd.DataFrame:
-        """What was evaluated: one row per dataset."""
+        """What was evaluated: one row per dataset.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by ``dataset``.
+        """
         rows = [{
             "dataset": d.name, "source": d.provenance, "instances": d.n_instances, "features": d.n_features,
             "classes": len(d.classes), "items": len(d.items), "respondents": len(d.respondents),
@@ -160,7 +176,13 @@ class Evaluation:
         return pd.DataFrame(rows).set_index("dataset")
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table of the report by file stem (written as ``tables/<stem>.csv``)."""
+        """Every table of the report by file stem (written as ``tables/<stem>.csv``).
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Stem -> table (tables without columns left out).
+        """
         out = {
             "datasets": self.overview(),
             "diagnostics": self.diagnostics,

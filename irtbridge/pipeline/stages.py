@@ -273,10 +273,18 @@ class MLCRun:
 
     @property
     def ok(self) -> bool:
+        """Whether the MLC ran without error and has its class table.
+        """
         return self.error is None and self.classes is not None
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The tables that exist, by the report's file stems (``mlc``, ``mlc_metrics``, ``mlc_trajectories``)."""
+        """The tables that exist, by the report's file stems (``mlc``, ``mlc_metrics``, ``mlc_trajectories``).
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Stem -> table.
+        """
         named = {"mlc": self.classes, "mlc_metrics": self.metrics, "mlc_trajectories": self.trajectories}
         return {k: v for k, v in named.items() if isinstance(v, pd.DataFrame)}
 

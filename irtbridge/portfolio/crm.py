@@ -96,6 +96,8 @@ class CRMCalibration(HasSummary):
 
     @property
     def item_names(self) -> list[str]:
+        """The algorithms (the items), in the order of :attr:`items`.
+        """
         return list(self.items.index)
 
     def __repr__(self) -> str:
@@ -105,7 +107,18 @@ class CRMCalibration(HasSummary):
         )
 
     def summary(self, digits: int = 3) -> Summary:
-        """The item table, bounds and Notes."""
+        """The item table, bounds and Notes.
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Digits shown.
+
+        Returns
+        -------
+        Summary
+            The calibration's summary.
+        """
         table = self.items.assign(min_item=self.min_item, max_item=self.max_item)
         lines = (
             Line.of("fit", f"datasets {self.n_datasets}   algorithms {len(self.items)}   log-likelihood "

@@ -60,6 +60,8 @@ class LatentTraitAnalysis:
 
     @property
     def grid(self) -> np.ndarray:
+        """The easiness grid of the curves (their index).
+        """
         return self.curves.index.to_numpy()
 
     def __repr__(self) -> str:
@@ -67,7 +69,13 @@ class LatentTraitAnalysis:
                 f"epsilon={self.epsilon:g})")
 
     def summary(self) -> Summary:
-        """The occupancy of strengths and weaknesses, from the stored numbers."""
+        """The occupancy of strengths and weaknesses, from the stored numbers.
+
+        Returns
+        -------
+        Summary
+            The analysis' summary.
+        """
         lines = (Line.of("size", f"{len(self.easiness)} datasets, {self.curves.shape[1]} algorithms, "
                                  f"epsilon {self.epsilon:g}"),)
         return Summary("latent trait analysis (strengths and weaknesses over dataset easiness)", lines,
