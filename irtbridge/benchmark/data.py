@@ -106,8 +106,7 @@ class DatasetInfo:
 
     @property
     def binary(self) -> bool:
-        """Whether the dataset has two classes.
-        """
+        """Whether the dataset has two classes."""
         return self.n_classes == 2
 
 
@@ -226,8 +225,7 @@ class BenchmarkDataset:
 
     @property
     def n_classes(self) -> int:
-        """The number of distinct labels of ``y``.
-        """
+        """The number of distinct labels of ``y``."""
         return int(self.y.nunique())
 
 

@@ -102,14 +102,12 @@ class GroupCalibration(FitResult):
 
     @property
     def item_names(self) -> list[str]:
-        """The item names, in the column order of the responses.
-        """
+        """The item names, in the column order of the responses."""
         return list(next(iter(self.items.values())).index)
 
     @property
     def n_respondents(self) -> int:
-        """The number of respondents, all groups together.
-        """
+        """The number of respondents, all groups together."""
         return int(sum(self.group_sizes.values()))
 
     def _live(self, what: str) -> Any:

@@ -44,8 +44,7 @@ class LatentArguments:
 
     @property
     def regression(self) -> bool:
-        """Whether the calibration has a latent regression (covariates).
-        """
+        """Whether the calibration has a latent regression (covariates)."""
         return "covdata" in self.options
 
     def finish(self, fit: Any) -> Any:

@@ -130,14 +130,12 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     @property
     def item_names(self) -> list[str]:
-        """The item names, in the order of :attr:`items`.
-        """
+        """The item names, in the order of :attr:`items`."""
         return list(self.items.index)
 
     @property
     def dichotomous(self) -> bool:
-        """Whether every item is of a dichotomous type.
-        """
+        """Whether every item is of a dichotomous type."""
         return all(m in DICHOTOMOUS for m in (self.item_types or (self.model,)))
 
     @property

@@ -40,8 +40,7 @@ class FixedLengthStopper:
 
     @property
     def max_items(self) -> int:
-        """The test length, ``n_items``.
-        """
+        """The test length, ``n_items``."""
         return self.n_items
 
     def stop(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:

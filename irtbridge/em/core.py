@@ -99,8 +99,7 @@ class ResponseData:
 
     @property
     def shape(self) -> tuple[int, int]:
-        """``(respondents, items)``; graded data: ``(respondents, indicator columns)``.
-        """
+        """``(respondents, items)``; graded data: ``(respondents, indicator columns)``."""
         return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":

@@ -59,8 +59,7 @@ class DenseBits:
 
     @property
     def cells(self) -> int:
-        """The number of answered cells.
-        """
+        """The number of answered cells."""
         return int(self.right.size if self.seen is None else np.count_nonzero(self.seen))
 
 

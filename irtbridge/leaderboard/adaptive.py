@@ -59,8 +59,7 @@ class AdaptiveResult:
 
     @property
     def n_items(self) -> int:
-        """The number of items given.
-        """
+        """The number of items given."""
         return len(self.items)
 
     def to_dict(self) -> dict[str, Any]:

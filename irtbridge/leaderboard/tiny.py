@@ -128,8 +128,7 @@ class TinyBenchmark:
 
     @property
     def k(self) -> int:
-        """The number of items of the tiny benchmark.
-        """
+        """The number of items of the tiny benchmark."""
         return len(self.items)
 
     def predict(self, answers: Any) -> pd.DataFrame:

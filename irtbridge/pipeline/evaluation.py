@@ -148,14 +148,12 @@ class Evaluation:
 
     @property
     def ok(self) -> list[DatasetResult]:
-        """The datasets evaluated.
-        """
+        """The datasets evaluated."""
         return [d for d in self.datasets if d.ok]
 
     @property
     def failed(self) -> list[DatasetResult]:
-        """The datasets that could not be evaluated.
-        """
+        """The datasets that could not be evaluated."""
         return [d for d in self.datasets if not d.ok]
 
     def overview(self) -> pd.DataFrame:

@@ -273,8 +273,7 @@ class MLCRun:
 
     @property
     def ok(self) -> bool:
-        """Whether the MLC ran without error and has its class table.
-        """
+        """Whether the MLC ran without error and has its class table."""
         return self.error is None and self.classes is not None
 
     def tables(self) -> dict[str, pd.DataFrame]:

@@ -96,8 +96,7 @@ class CRMCalibration(HasSummary):
 
     @property
     def item_names(self) -> list[str]:
-        """The algorithms (the items), in the order of :attr:`items`.
-        """
+        """The algorithms (the items), in the order of :attr:`items`."""
         return list(self.items.index)
 
     def __repr__(self) -> str:

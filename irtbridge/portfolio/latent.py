@@ -60,8 +60,7 @@ class LatentTraitAnalysis:
 
     @property
     def grid(self) -> np.ndarray:
-        """The easiness grid of the curves (their index).
-        """
+        """The easiness grid of the curves (their index)."""
         return self.curves.index.to_numpy()
 
     def __repr__(self) -> str:

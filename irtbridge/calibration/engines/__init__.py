@@ -47,11 +47,6 @@ __all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "engine"]
 class Engine:
     """One row of the dispatch table: what an engine takes, what its fits can do, where its ``fit`` lives.
 
-    Parameters
-    ----------
-    domains : mapping of str to Domain
-        The domains of the options the engine takes (what :func:`irtbridge._catalogue.check_values` checks).
-
     Attributes
     ----------
     name, module : str
@@ -80,6 +75,8 @@ class Engine:
         Its fit keeps the data (scoring the calibration data needs no ``responses=``).
     title : str
         How text names it.
+    domains : mapping of str to Domain
+        The domains of the options the engine takes (what :func:`irtbridge._catalogue.check_values` checks).
     """
 
     name: str
