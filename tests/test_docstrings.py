@@ -48,8 +48,17 @@ from irtbridge import _moved
 #: the numpydoc codes the public API must pass (see the module docstring)
 REQUIRED = frozenset({"GL06", "GL07", "GL08", "SS01", "PR01", "PR02", "PR04", "PR10", "RT01", "YD01"})
 
-#: objects allowed to fail for now, ``dotted.name -> reason``: keep it short and empty it
-ALLOWED: dict[str, str] = {}
+#: objects allowed to fail for now, ``dotted.name -> reason``: keep it short and empty it. Their modules are at
+#: the 600-line budget (tests/test_structure.py), which their sections would break: document them when the
+#: module is split.
+_AT_BUDGET = "module at the 600-line budget"
+ALLOWED: dict[str, str] = {
+    **{f"irtbridge.calibration.result.Calibration.{name}": _AT_BUDGET
+       for name in ("to_dict", "to_json", "from_json", "without_r_model", "parameters", "person_fit",
+                    "factor_correlations", "conditional_reliability", "plot", "item_plot")},
+    **{f"irtbridge.em.core.{name}": _AT_BUDGET
+       for name in ("ResponseData.rows", "prepare_responses", "recode_graded", "node_windows")},
+}
 
 
 def _is_public(dotted: str) -> bool:
@@ -215,9 +224,11 @@ def test_the_walk_finds_the_public_api() -> None:
     assert not any(name.endswith(".run_batch") and not name.startswith("irtbridge.batch") for name in everything)
 
 
-def test_the_allow_list_names_real_objects() -> None:
-    everything = {dotted for objects in homes().values() for dotted, _, _ in objects}
-    assert set(ALLOWED) <= everything, f"allow-listed but not found: {sorted(set(ALLOWED) - everything)}"
+def test_the_allow_list_names_real_objects_that_still_fail() -> None:
+    everything = {dotted: (obj, kind) for objects in homes().values() for dotted, obj, kind in objects}
+    assert set(ALLOWED) <= set(everything), f"allow-listed but not found: {sorted(set(ALLOWED) - set(everything))}"
+    fixed = [name for name in ALLOWED if not problems(everything[name][0], name, everything[name][1])]
+    assert not fixed, f"these pass now: take them off ALLOWED: {fixed}"
 
 
 def _documented(values: list[float], scale: float = 1.0) -> float:

@@ -288,14 +288,11 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         Parameters
         ----------
         n : int, default 5
-            Draws per respondent.
         seed : int, default 0
-            R's ``set.seed`` before the draws.
 
         Returns
         -------
         DataFrame
-            One row per draw and respondent.
         """
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
@@ -314,13 +311,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """mirt's parameter table of this fit (``mod2values(fit)``, the ``pars = "values"`` layout):
         one row per parameter with ``group, item, class, name, parnum, value, lbound, ubound, est,
         prior.type, prior_1, prior_2``. Edit ``value``/``est`` and pass it back as
-        ``calibrate(..., parameters=table)`` to fix, free or start parameters.
-
-        Returns
-        -------
-        DataFrame
-            See above.
-        """
+        ``calibrate(..., parameters=table)`` to fix, free or start parameters."""
         from irtbridge._r import session
 
         return session.call("irtb_mirt_parameters", fit=self._live_mirt("parameters"))
@@ -332,12 +323,10 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         Parameters
         ----------
         rotate : str, optional
-            mirt's rotation (default ``"oblimin"`` with several factors).
 
         Returns
         -------
         DataFrame
-            One row per item: the loadings and ``h2``.
         """
         from irtbridge._r import session
 
@@ -347,18 +336,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         return frame
 
     def factor_correlations(self, rotate: str | None = None) -> pd.DataFrame:
-        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``).
-
-        Parameters
-        ----------
-        rotate : str, optional
-            mirt's rotation (default ``"oblimin"``).
-
-        Returns
-        -------
-        DataFrame
-            Factors x factors.
-        """
+        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``)."""
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("factor_correlations"), rotate=rotate)
@@ -378,33 +356,21 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         Parameters
         ----------
         stats : str or sequence of str, default ("S_X2",)
-            mirt's item-fit statistics.
         p_adjust : str, default "BH"
-            R's ``p.adjust`` method.
         na_rm : bool, default False
-            Leave respondents with missing answers out.
         impute : int, default 0
-            Impute missing answers this many times (plausible values).
         seed : int, default 0
-            Seeds the imputations.
 
         Returns
         -------
         DataFrame
-            One row per item.
         """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
-        """Zh and infit/outfit per respondent (mirt's ``personfit``).
-
-        Returns
-        -------
-        DataFrame
-            One row per respondent.
-        """
+        """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
         from irtbridge.calibration import diagnostics
 
         return diagnostics.person_fit(self)
@@ -416,12 +382,10 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         Parameters
         ----------
         type : {"M2*", "M2", "C2"}, default "M2*"
-            mirt's statistic.
 
         Returns
         -------
         Series
-            The statistics by name.
         """
         from irtbridge.calibration import diagnostics
 
@@ -434,12 +398,10 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         Parameters
         ----------
         kind : {"LD", "LDG2", "Q3"}, default "LD"
-            The residual statistic.
 
         Returns
         -------
         DataFrame
-            Items x items.
         """
         from irtbridge.calibration import diagnostics
 
@@ -454,12 +416,10 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         Parameters
         ----------
         theta : array-like, optional
-            Deprecated (a DeprecationWarning when given): the grid of the deprecated ``["conditional"]`` entry.
 
         Returns
         -------
         Reliability
-            A dict of floats.
         """
         from irtbridge.calibration import diagnostics
 
@@ -470,18 +430,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def conditional_reliability(self, theta: Any = None) -> pd.DataFrame:
         """The conditional reliability over ``theta`` (default 81 points on [-4, 4]):
         ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test information and ``var`` the latent
-        variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``.
-
-        Parameters
-        ----------
-        theta : array-like, optional
-            Abilities; default 81 points on [-4, 4].
-
-        Returns
-        -------
-        DataFrame
-            See above.
-        """
+        variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``."""
         from irtbridge.calibration import diagnostics
 
         return diagnostics.conditional_reliability(self, theta)
@@ -489,42 +438,13 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def plot(self, kind: str = "score", **kwargs: Any):
         """mirt's ``plot(mod, type = kind)``: ``score`` (expected test score, mirt's default), ``info``
         (test information), ``infoSE``, ``infotrace`` (item information curves), ``trace``,
-        ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``).
-
-        Parameters
-        ----------
-        kind : str, default "score"
-            The plot type.
-        **kwargs
-            Passed to :func:`~irtbridge.calibration.plots.plot_calibration` (``items``, ``theta``, ``ax``,
-            ``legend``).
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-            The Axes drawn on.
-        """
+        ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``)."""
         from irtbridge.calibration.plots import plot_calibration
 
         return plot_calibration(self, kind, **kwargs)
 
     def item_plot(self, item: str, kind: str = "trace", **kwargs: Any):
-        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes.
-
-        Parameters
-        ----------
-        item : str
-            The item.
-        kind : {"trace", "info", "score"}, default "trace"
-            The plot type.
-        **kwargs
-            Passed to :func:`~irtbridge.calibration.plots.plot_item` (``theta``, ``ax``).
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-            The Axes drawn on.
-        """
+        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes."""
         from irtbridge.calibration.plots import plot_item
 
         return plot_item(self, item, kind, **kwargs)
@@ -585,13 +505,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
                 "items": self.items.reset_index().rename(columns={"index": "item"})}
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields.
-
-        Returns
-        -------
-        dict of str to Any
-            JSON-ready.
-        """
+        """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields."""
         def table(frame: pd.DataFrame) -> list[dict[str, Any]]:
             rows = []
             for name, row in frame.iterrows():
@@ -626,34 +540,12 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         }
 
     def to_json(self, **kwargs: Any) -> str:
-        """Serialize every estimate (not the R handle) to JSON; :meth:`from_json` reads it back.
-
-        Parameters
-        ----------
-        **kwargs
-            Passed to :func:`json.dumps` (e.g. ``indent``).
-
-        Returns
-        -------
-        str
-            The JSON text.
-        """
+        """Serialize every estimate (not the R handle) to JSON; :meth:`from_json` reads it back."""
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> "Calibration":
-        """The Calibration that :meth:`to_json` wrote (without an R model).
-
-        Parameters
-        ----------
-        text : str
-            The JSON text.
-
-        Returns
-        -------
-        Calibration
-            The estimates as they were saved.
-        """
+        """The Calibration that :meth:`to_json` wrote (without an R model)."""
         d = json.loads(text)
 
         def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -677,13 +569,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     def without_r_model(self) -> "Calibration":
         """This fit without its live R model; standard errors not computed yet from it are then lost
-        (reading them raises, as for an unpickled fit).
-
-        Returns
-        -------
-        Calibration
-            A copy with ``r_model=None``.
-        """
+        (reading them raises, as for an unpickled fit)."""
         state = raw_state(self)
         if isinstance(state, PendingStandardErrors) and state.needs_r:
             state = None

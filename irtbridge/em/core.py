@@ -74,21 +74,15 @@ _MAX_STEP = 2.0
 class ResponseData:
     """Responses in the two matrices the E-step multiplies: correct answers ``A`` and observed cells ``M``.
 
-    For a graded fit (``ncat`` set: categories per item) ``A`` is the indicator matrix, respondents x
-    ``sum(ncat)`` columns, item-major, 1 where the respondent answered that category.
-
     Attributes
     ----------
-    A : ndarray or scipy.sparse.csr_matrix
-        Respondents x items (graded: indicator columns), 1 where correct (or where that category was given).
-    M : ndarray or scipy.sparse.csr_matrix
-        Respondents x items, 1 where answered.
+    A, M : ndarray or scipy.sparse.csr_matrix
+        Respondents x items, 1 where correct (``A``) or answered (``M``). For a graded fit (``ncat`` set:
+        categories per item) ``A`` is the indicator matrix, respondents x ``sum(ncat)`` columns, item-major,
+        1 where the respondent answered that category.
     item_names : tuple of str
-        The items.
     index : pandas.Index
-        The respondents.
-    ncat : tuple of int, optional
-        Categories per item of a graded fit; None for 0/1 data.
+    ncat : tuple of int or None
     """
 
     A: Any  # respondents x items, 1 where correct (dense float64 or scipy CSR)
@@ -103,18 +97,7 @@ class ResponseData:
         return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":
-        """The respondents ``start`` to ``stop`` (a block of the E-step).
-
-        Parameters
-        ----------
-        start, stop : int
-            Row positions, ``stop`` excluded.
-
-        Returns
-        -------
-        ResponseData
-            The block, the same items.
-        """
+        """The respondents ``start`` to ``stop`` (excluded), a block of the E-step."""
         return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
 
     @cached_property
@@ -174,24 +157,7 @@ def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, n
 
 def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
                       dense_below: float = 0.5) -> ResponseData:
-    """Split a 0/1/NaN matrix into ``A`` and ``M``; sparse when more than ``dense_below`` of cells are missing.
-
-    Parameters
-    ----------
-    values : ndarray
-        Respondents x items, 0/1/NaN.
-    item_names : iterable of str
-        The items.
-    index : pandas.Index, optional
-        The respondents (default 0..n-1).
-    dense_below : float, default 0.5
-        The share of missing cells above which the layout is sparse.
-
-    Returns
-    -------
-    ResponseData
-        ``A`` and ``M``.
-    """
+    """Split a 0/1/NaN matrix into ``A`` and ``M``; sparse when more than ``dense_below`` of cells are missing."""
     values = np.asarray(values, dtype=float)
     observed = ~np.isnan(values)
     correct = observed & (values == 1)
@@ -209,27 +175,23 @@ def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Inde
     """The graded layout of an integer/NaN matrix, and each item's categories (its observed values, sorted).
 
     Category ``k`` of item ``j`` is its ``k``-th smallest observed value, as mirt recodes (1..4 becomes
-    0..3; unused codes in between are skipped). The layout is sparse unless more than ``1 - dense_below`` of
-    the indicator cells are filled (an item of ``K`` categories fills ``1 / K`` of its columns at most); at
-    21% fill (2,000 x 150 items of 2, 3 and 5 categories, 30% missing) the sparse fit is 2.4x faster.
+    0..3; unused codes in between are skipped).
 
     Parameters
     ----------
     values : ndarray
-        Respondents x items, integer codes or NaN.
     item_names : iterable of str
-        The items.
     index : pandas.Index, optional
         The respondents (default 0..n-1).
     dense_below : float, default 0.5
-        See above.
+        The layout is sparse unless more than ``1 - dense_below`` of the indicator cells are filled (an item
+        of ``K`` categories fills ``1 / K`` of its columns at most); at 21% fill (2,000 x 150 items of 2, 3
+        and 5 categories, 30% missing) the sparse fit is 2.4x faster.
 
     Returns
     -------
     data : ResponseData
-        The graded layout (``ncat`` set).
     categories : tuple of tuple of float
-        Each item's observed codes, sorted.
 
     Examples
     --------
@@ -267,20 +229,6 @@ def recode_graded(responses: Any, item_names: Iterable[str], categories: Iterabl
 
     ``responses`` is a DataFrame (columns are item names; a subset is fine) or an array with one column per
     item; a value the item was not calibrated with is an error naming the item.
-
-    Parameters
-    ----------
-    responses : DataFrame or ndarray
-        See above.
-    item_names : iterable of str
-        The calibration's items.
-    categories : iterable of iterable of float
-        Each item's codes, in category order (as :func:`prepare_graded` returns them).
-
-    Returns
-    -------
-    DataFrame or ndarray
-        Like ``responses``, categories 0..K-1 (NaN kept).
 
     Examples
     --------
@@ -323,20 +271,7 @@ def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
     """Fresh :class:`~irtbridge.em.window.NodeWindows` for a fit of 0/1 ``data``, or None where the plain
     E-step runs: graded data, fewer than ``window.MIN_CELLS`` answered cells, or no numba. The layout
     decides the kernels: sparse data the sparse ones (:mod:`irtbridge.em.window`), dense data (at least half
-    of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`).
-
-    Parameters
-    ----------
-    data : ResponseData
-        The responses of the fit.
-    quadpts : int
-        Quadrature nodes.
-
-    Returns
-    -------
-    NodeWindows or None
-        None where the plain E-step runs.
-    """
+    of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`)."""
     if data.ncat is not None or not em_window.available():
         return None
     answered = data.M.nnz if sparse.issparse(data.M) else data.bits.cells
@@ -361,34 +296,22 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
           windows: NodeWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
 
-    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
-    items x (max K - 1) intercepts. ``windows`` (from :func:`node_windows`; 0/1 data only): the
-    windowed E-step (:mod:`irtbridge.em.window`, on dense data :mod:`irtbridge.em.dense`: the same to
-    rounding, most of the work skipped), which also moves the windows for the next call.
+    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes.
 
     Parameters
     ----------
     data : ResponseData
-        The responses.
-    a : ndarray
-        Slopes.
-    d : ndarray
-        Intercepts.
-    theta : ndarray
-        Quadrature nodes.
-    log_prior : ndarray
-        Log weights of the nodes.
+    a, d, theta, log_prior : ndarray
+        Slopes, intercepts (graded: items x (max K - 1)), the nodes and their log weights.
     windows : NodeWindows, optional
-        See above.
+        From :func:`node_windows` (0/1 data only): the windowed E-step (:mod:`irtbridge.em.window`, on
+        dense data :mod:`irtbridge.em.dense`: the same to rounding, most of the work skipped), which also
+        moves the windows for the next call.
 
     Returns
     -------
-    r, n : ndarray
-        Expected correct and answered counts, items (graded: indicator columns) x nodes.
-    N : ndarray
-        Expected respondents per node.
+    r, n, N : ndarray
     loglik : float
-        The marginal log-likelihood.
     """
     if windows is not None and data.ncat is None:
         if data.cells is None:
@@ -508,26 +431,15 @@ class EMResult:
 
     Attributes
     ----------
-    a : ndarray
-        Slopes, one per item.
-    d : ndarray
-        Intercepts: one per item, or items x (max K - 1) for the graded model (NaN past an item's last).
-    variance : float
-        The latent variance (estimated by the Rasch model, 1 otherwise).
-    loglik : float
-        The marginal log-likelihood at the estimates.
-    iterations : int
-        EM cycles run.
+    a, d : ndarray
+        Slopes; intercepts (graded: items x (max K - 1), NaN past an item's last).
+    variance, loglik, seconds, log_prior : float
+        The latent variance (estimated by the Rasch model), the marginal log-likelihood, the time, and with
+        priors mirt's ``logPrior`` (0 without).
+    iterations, n_parameters : int
     converged : bool
-        Whether the change fell below ``TOL`` within ``NCYCLES``.
-    n_parameters : int
-        Estimated parameters.
-    seconds : float
-        Time of the fit.
     history : tuple
         ``(loglik, change)`` per cycle.
-    log_prior : float
-        With priors: mirt's ``logPrior`` at the estimates (0 without).
     """
 
     a: np.ndarray
@@ -606,40 +518,29 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
            progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:
     """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
 
-    ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
-    the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
-    is below ``TOL`` and count every cycle in ``iterations``. Identification: theta ~ N(0, 1) (the Rasch model:
-    N(0, variance), slopes 1) and the direction with a positive mean slope (:mod:`irtbridge.em.identify`).
-
-    ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
-    on ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
-    result is mirt's ``logPrior``.
+    Identification: theta ~ N(0, 1) (the Rasch model: N(0, variance), slopes 1) and the direction with a
+    positive mean slope (:mod:`irtbridge.em.identify`).
 
     Parameters
     ----------
     data : ResponseData
-        The responses (:func:`prepare_responses`, :func:`prepare_graded`).
     model : {"rasch", "1PL", "2PL", "graded"}, default "2PL"
-        The model.
-    quadpts : int, default 61
-        Quadrature nodes on [-6, 6].
+    quadpts, NCYCLES : int, default 61 and 500
     TOL : float, default 0.0001
-        Convergence tolerance on the largest parameter change.
-    NCYCLES : int, default 500
-        Maximum EM cycles.
     accelerate : {"squarem", "none"}, default "squarem"
-        See above.
-    estep_fn : callable, optional
-        Replaces the E-step (the signature of :func:`estep` with the windows bound).
-    progress : callable, optional
-        Called as ``progress(cycle, change)`` after each cycle.
+        ``"squarem"``: monotone SQUAREM (:func:`irtbridge.em.accelerate.squarem`; the same maximum in fewer
+        cycles); ``"none"``: plain EM. Both stop at the first cycle whose change is below ``TOL`` and count
+        every cycle in ``iterations``.
+    estep_fn, progress : callable, optional
+        ``progress(cycle, change)`` is called after each cycle.
     priors : optional
-        See above.
+        2PL and 1PL, as :func:`irtbridge.em.priors.item_priors` takes them: mirt's ``norm``/``lnorm`` on
+        ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
+        result is mirt's ``logPrior``.
 
     Returns
     -------
     EMResult
-        The estimates and how the fit went.
 
     Examples
     --------
