@@ -150,7 +150,7 @@ def load_sets(data: str, max_items: int = MAX_ITEMS) -> tuple[dict[str, pd.DataF
 def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], methods: list[str]) -> list[dict]:
     rows = []
     truth_all = frame.mean(axis=1).to_numpy()
-    cal_cache: dict[tuple, object] = {}
+    cal_cache: dict[tuple, IRTParameters] = {}
     plain = [m for m in methods if m not in ANCHOR_METHODS]
     anchored = [m for m in methods if m in ANCHOR_METHODS]
     for seed in seeds:
@@ -184,8 +184,8 @@ def _progress(done: pd.DataFrame, methods: list[str]) -> None:
     means = done.groupby(["split", "k", "method"])[["mae", "coverage"]].mean()
     for (split, k), sub in means.groupby(level=[0, 1]):
         cells = sub.droplevel([0, 1])
-        print(f"    {split} k={k}: " + "; ".join(f"{m} {cells.loc[m, 'mae']:.3f}/{cells.loc[m, 'coverage']:.2f}"
-                                               for m in methods), file=sys.stderr, flush=True)
+        text = "; ".join(f"{m} {cells.loc[m, 'mae']:.3f}/{cells.loc[m, 'coverage']:.2f}" for m in methods)
+        print(f"    {split} k={k}: {text}", file=sys.stderr, flush=True)
 
 
 def report(results: pd.DataFrame, methods: list[str]) -> None:
