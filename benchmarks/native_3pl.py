@@ -1,6 +1,6 @@
 """The classifier benchmark's stable mode (3PL with priors) by mirt and by the native engine, side by side.
 
-A simulated classifier-shaped matrix (:func:`irtbridge.benchmark.modes.simulate_classifier_responses`,
+A simulated classifier-shaped matrix (:func:`irtbridge.decodirt.modes.simulate_classifier_responses`,
 constant instances dropped) is calibrated in the stable mode by each engine, exactly as
 ``calibrate_classifier_responses`` runs it (no standard errors), at the mode's own settings (mirt's
 defaults: TOL 1e-4, 61 nodes) and with ``--tol``. Printed per engine: wall time, EM cycles, log-likelihood and
@@ -29,8 +29,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from irtbridge.benchmark.modes import STABLE_PRIORS, CalibrationMode, calibrate_classifier_responses
-from irtbridge.benchmark.modes import simulate_classifier_responses
+from irtbridge.decodirt.modes import STABLE_PRIORS, CalibrationMode, calibrate_classifier_responses
+from irtbridge.decodirt.modes import simulate_classifier_responses
 from irtbridge.em.threepl import item_priors, log_prior
 
 

@@ -1,8 +1,8 @@
 """Parameter recovery on classifier-shaped data: the two calibration modes of irtbridge evaluate.
 
 Simulates 3PL data shaped like a classifier benchmark (about 40 respondents, 200 items, mostly easy, ~5%
-negative slopes, guessing up to 0.25; :func:`irtbridge.benchmark.simulate_classifier_responses`), fits both
-modes of :func:`irtbridge.benchmark.calibrate_classifier_responses` on each replication and prints the RMSE
+negative slopes, guessing up to 0.25; :func:`irtbridge.decodirt.simulate_classifier_responses`), fits both
+modes of :func:`irtbridge.decodirt.calibrate_classifier_responses` on each replication and prints the RMSE
 of b, a and g against the true values, the median absolute error of b, the Spearman correlation of true
 and estimated (EAP) abilities, and how many slopes exceed 10 where the true |a| is below 4.
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from irtbridge.benchmark import calibrate_classifier_responses, simulate_classifier_responses
+from irtbridge.decodirt import calibrate_classifier_responses, simulate_classifier_responses
 from irtbridge.irt import estimate_abilities
 
 MODES = ("paper", "stable")

@@ -136,7 +136,7 @@ def moved_keywords(function: str, table: Mapping[str, str]) -> Callable[[Mapping
     Parameters
     ----------
     function : str
-        The function's dotted name (``"irtbridge.benchmark.evaluate_dataset"``), as the warning and
+        The function's dotted name (``"irtbridge.decodirt.evaluate_dataset"``), as the warning and
         CHANGELOG.md name it.
     table : mapping of str to str
         Old keyword -> new home: ``"Holder.field"`` (``{"random_state": "Settings.seed"}``) or
@@ -183,7 +183,10 @@ def _field(home: str) -> str:
 #: old dotted module path -> its new dotted path, for every module (or whole package) that moved; a moved
 #: package's submodules follow it (``irtbridge.old.sub`` -> ``irtbridge.new.sub``) unless listed themselves.
 #: ``irtbridge/__init__.py`` hands it to :func:`moved_modules`; CHANGELOG.md lists every entry.
-MODULES: dict[str, str] = {}
+MODULES: dict[str, str] = {
+    "irtbridge.benchmark": "irtbridge.decodirt",
+    "irtbridge.benchmark.data": "irtbridge.decodirt.classification_data",
+}
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -12,8 +12,13 @@ from irtbridge import _moved
 
 @pytest.mark.parametrize("name", ["run_benchmark", "BenchmarkResult"])
 def test_the_benchmark_runner_names_still_work_from_the_benchmark_package(name):
-    import irtbridge.benchmark as benchmark
+    # the package's old path (irtbridge.benchmark, now irtbridge.decodirt) keeps its old names too
     import irtbridge.pipeline as pipeline
+
+    _moved.forget_moved_modules(["irtbridge.benchmark"])
+    _moved.moved_modules(_moved.MODULES)
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.benchmark was renamed irtbridge\.decodirt"):
+        import irtbridge.benchmark as benchmark
 
     with pytest.warns(DeprecationWarning, match=rf"irtbridge\.benchmark\.{name} moved to irtbridge\.pipeline\.{name}; "
                       rf".*removed in irtbridge {_moved.REMOVAL}"):
@@ -42,7 +47,7 @@ def test_a_renamed_name_warns_with_its_new_name_and_points_at_the_callers_line()
 @pytest.mark.parametrize("place", ["irtbridge.pipeline", "irtbridge.pipeline.across"])
 def test_the_pipelines_dataset_diagnostics_is_renamed_ranked_dataset_diagnostics(place):
     # two functions were named dataset_diagnostics: the benchmark's table keeps the name
-    from irtbridge.benchmark import dataset_diagnostics
+    from irtbridge.decodirt import dataset_diagnostics
     from irtbridge.pipeline import ranked_dataset_diagnostics
 
     renamed = rf"{place}\.dataset_diagnostics was renamed .*ranked_dataset_diagnostics"

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irtbridge.benchmark import (
+from irtbridge.decodirt import (
     DatasetResult,
     calibrate_with_fallback,
     dataset_diagnostics,
@@ -29,8 +29,8 @@ from irtbridge.benchmark import (
     evaluate_dataset,
     score_respondents,
 )
-from irtbridge.benchmark.modes import CalibrationMode
-from irtbridge.benchmark.settings import Settings
+from irtbridge.decodirt.modes import CalibrationMode
+from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 
 EXACT = 1e-6
@@ -120,7 +120,7 @@ def test_dataset_calibration_matches_ltm_tpm(iris_result, tmp_path):
 
 @pytest.mark.r
 def test_dataset_response_matrix_is_the_truth(iris_result):
-    from irtbridge.benchmark import load_benchmark_dataset, stratified_split
+    from irtbridge.decodirt import load_benchmark_dataset, stratified_split
 
     ds = load_benchmark_dataset("iris")
     train, test = stratified_split(ds.y.to_numpy(), max_test=20, random_state=4)
@@ -195,7 +195,7 @@ def test_dataset_errors_name_the_dataset(tmp_path):
 
 def test_old_keywords_still_work_with_a_warning(sim):
     # irtbridge 0.1's keywords: the same Settings (and mode) as the new form, after a DeprecationWarning
-    from irtbridge.benchmark.per_dataset import _old_settings_keywords
+    from irtbridge.decodirt.per_dataset import _old_settings_keywords
 
     with pytest.warns(DeprecationWarning, match=r"evaluate_dataset\(random_state=\) moved to Settings.seed"):
         fields = _old_settings_keywords({"random_state": 4, "max_test": 20, "test_size": 0.25, "pool": "quick"})
@@ -404,7 +404,7 @@ def test_diagnostics_need_results():
 def test_result_carries_its_split_and_predictions(iris_result):
     from sklearn.naive_bayes import GaussianNB
 
-    from irtbridge.benchmark import load_benchmark_dataset, prepare_features, stratified_split
+    from irtbridge.decodirt import load_benchmark_dataset, prepare_features, stratified_split
 
     ds = load_benchmark_dataset("iris")
     train, test = stratified_split(ds.y.to_numpy(), max_test=20, random_state=4)
@@ -429,7 +429,7 @@ def test_scores_are_predict_proba_of_the_positive_class():
     from sklearn.naive_bayes import GaussianNB
     from sklearn.svm import SVC
 
-    from irtbridge.benchmark import fit_predict_score_pool
+    from irtbridge.decodirt import fit_predict_score_pool
 
     X, y = load_breast_cancer(return_X_y=True)
     labels = np.where(y == 1, "benign", "malignant")
@@ -447,8 +447,8 @@ def test_scores_are_predict_proba_of_the_positive_class():
 
 
 def test_recorded_warnings_carry_their_stage():
-    from irtbridge.benchmark import StageWarning
-    from irtbridge.benchmark.records import _stage_warnings
+    from irtbridge.decodirt import StageWarning
+    from irtbridge.decodirt.records import _stage_warnings
     from irtbridge.exceptions import DataWarning, RWarning
 
     with warnings.catch_warnings(record=True) as caught:

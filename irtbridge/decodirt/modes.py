@@ -205,7 +205,7 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
 
     Examples
     --------
-    >>> from irtbridge.benchmark import calibrate_classifier_responses, simulate_classifier_responses
+    >>> from irtbridge.decodirt import calibrate_classifier_responses, simulate_classifier_responses
     >>> responses, _, _ = simulate_classifier_responses(40, 60, seed=1)
     >>> fit = calibrate_classifier_responses(responses.loc[:, responses.nunique() > 1], "stable")  # doctest: +R
     >>> bool(fit.items["a"].abs().max() < 10)

@@ -59,7 +59,7 @@ def order_datasets(diagnostics: pd.DataFrame, order: str = "difficulty", *, frac
     Parameters
     ----------
     diagnostics : pandas.DataFrame
-        From :func:`~irtbridge.benchmark.dataset_diagnostics` (indexed by dataset). Datasets whose
+        From :func:`~irtbridge.decodirt.dataset_diagnostics` (indexed by dataset). Datasets whose
         ``status`` is not ``"ok"`` are left out.
     order : str, default "difficulty"
         One of :data:`ORDERS`.

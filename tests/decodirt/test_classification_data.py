@@ -1,4 +1,4 @@
-"""Tests of irtbridge.benchmark's data and respondent pieces: datasets, the capped stratified split,
+"""Tests of irtbridge.decodirt's data and respondent pieces: datasets, the capped stratified split,
 feature preparation, the classifier pool, the artificial respondents and the response matrix.
 
 References: closed forms (split sizes ceil(0.3 n) capped at 500 and the proportional allocation per
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irtbridge.benchmark import (
+from irtbridge.decodirt import (
     ARTIFICIAL,
     PAPER_MODELS,
     BenchmarkDataset,
@@ -39,7 +39,7 @@ from irtbridge.exceptions import DataWarning, ValidationError
 
 
 def test_import_is_r_free():
-    code = ("import sys, irtbridge, irtbridge.benchmark, irtbridge.cli.benchmark; irtbridge.pipeline.run_benchmark; "
+    code = ("import sys, irtbridge, irtbridge.decodirt, irtbridge.cli.benchmark; irtbridge.pipeline.run_benchmark; "
             "assert 'rpy2' not in sys.modules, 'rpy2 imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -318,7 +318,7 @@ def test_response_matrix_by_hand():
 def test_registry_facts_match_the_data(name):
     import sklearn.datasets
 
-    from irtbridge.benchmark import DATASETS, dataset_info
+    from irtbridge.decodirt import DATASETS, dataset_info
 
     info = dataset_info(name.upper())
     y = getattr(sklearn.datasets, f"load_{name}")().target
@@ -328,7 +328,7 @@ def test_registry_facts_match_the_data(name):
 
 @pytest.mark.r
 def test_registry_facts_match_mlbench():
-    from irtbridge.benchmark import DATASETS, load_benchmark_dataset
+    from irtbridge.decodirt import DATASETS, load_benchmark_dataset
 
     for name, info in DATASETS.items():
         if info.source == "mlbench":
@@ -336,7 +336,7 @@ def test_registry_facts_match_mlbench():
 
 
 def test_class_labels_put_the_minority_second():
-    from irtbridge.benchmark import class_labels
+    from irtbridge.decodirt import class_labels
 
     assert class_labels(["M"] * 5 + ["R"] * 3) == ("M", "R")
     assert class_labels(["R"] * 3 + ["M"] * 5) == ("M", "R")
@@ -346,7 +346,7 @@ def test_class_labels_put_the_minority_second():
 def test_one_reference_parser_for_every_entry(tmp_path):
     """resolve_datasets, run_benchmark's names and the loader share parse_dataset_ref: what one accepts
     the others load, and 'x.csv:' (no target after the colon) is refused by all of them at once."""
-    from irtbridge.benchmark.data import parse_dataset_ref
+    from irtbridge.decodirt.classification_data import parse_dataset_ref
     from irtbridge.pipeline.benchmark import _dataset_name
     from irtbridge.pipeline import resolve_datasets
 

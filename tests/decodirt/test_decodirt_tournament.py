@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from irtbridge.benchmark import ORDERS, PAPER_ORDERS, order_datasets, tournament, validity_check
+from irtbridge.decodirt import ORDERS, PAPER_ORDERS, order_datasets, tournament, validity_check
 from irtbridge.exceptions import ValidationError
 
 

@@ -400,7 +400,7 @@ def stratified_split(
         Largest training set (None: all remaining instances, as in the paper); a stratified subsample
         of the rest otherwise, to bound training time on very large datasets.
     seed : int, default 0
-        Seeds the split (the names are :class:`~irtbridge.benchmark.settings.Settings`'s).
+        Seeds the split (the names are :class:`~irtbridge.decodirt.settings.Settings`'s).
     **old
         ``test_size=``, ``max_test=``, ``random_state=`` of irtbridge 0.1: still accepted, with a
         DeprecationWarning.
@@ -457,7 +457,7 @@ def stratified_split(
 
 
 #: the keywords of stratified_split before they took Settings's names
-_old_split_keywords = moved_keywords("irtbridge.benchmark.stratified_split", {
+_old_split_keywords = moved_keywords("irtbridge.decodirt.stratified_split", {
     "test_size": "stratified_split(test_fraction=)", "max_test": "stratified_split(max_items=)",
     "random_state": "stratified_split(seed=)"})
 

@@ -1,4 +1,4 @@
-"""The calibration modes of classifier response data (irtbridge.benchmark.modes).
+"""The calibration modes of classifier response data (irtbridge.decodirt.modes).
 
 * stable mode = mirt's 3PL with the priors written into mirt's parameter table by plain R code (1e-8);
 * paper mode = ltm's tpm called directly (1e-8);
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irtbridge.benchmark import (
+from irtbridge.decodirt import (
     calibrate_classifier_responses,
     dataset_difficulty,
     flag_items,

@@ -14,13 +14,13 @@ import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge._moved import moved_keywords
-from irtbridge.benchmark.modes import CalibrationMode, flag_items
-from irtbridge.benchmark.settings import OLD_KEYWORDS, Settings, given_settings
-from irtbridge.benchmark.tournaments import SCORES
+from irtbridge.decodirt.modes import CalibrationMode, flag_items
+from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
+from irtbridge.decodirt.tournaments import SCORES
 from irtbridge.calibration.flags import IdentificationWarning
-from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
-from irtbridge.benchmark.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
-from irtbridge.benchmark.respondents import (
+from irtbridge.decodirt.classification_data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
+from irtbridge.decodirt.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
+from irtbridge.decodirt.respondents import (
     artificial_responses,
     classifier_pool,
     fit_predict_score_pool,
@@ -64,7 +64,7 @@ def calibrate_with_fallback(
         ``Calibration.dropped_items``).
     mode : CalibrationMode or {"stable", "paper"}, default "paper"
         The calibration mode, resolved once where the options entered
-        (:meth:`CalibrationMode.resolve <irtbridge.benchmark.modes.CalibrationMode.resolve>`: the engine
+        (:meth:`CalibrationMode.resolve <irtbridge.decodirt.modes.CalibrationMode.resolve>`: the engine
         tried first, its fallback engines, the priors and ``engine_options``, the options passed to
         :func:`irtbridge.calibrate` for each engine); a name is resolved with the mode's defaults.
     model : str, default "3PL"
@@ -84,7 +84,7 @@ def calibrate_with_fallback(
 
     Examples
     --------
-    >>> from irtbridge.benchmark import CalibrationMode, simulate_classifier_responses
+    >>> from irtbridge.decodirt import CalibrationMode, simulate_classifier_responses
     >>> responses, _, _ = simulate_classifier_responses(40, 60, seed=1)
     >>> mode = CalibrationMode.resolve("paper", engine="mirt", fallback=False)
     >>> fit, attempts = calibrate_with_fallback(responses, mode)     # doctest: +R
@@ -199,9 +199,9 @@ def evaluate_dataset(dataset: Any, settings: Settings | None = None, **old: Any)
     Parameters
     ----------
     dataset : str or BenchmarkDataset
-        See :func:`~irtbridge.benchmark.load_benchmark_dataset`.
+        See :func:`~irtbridge.decodirt.load_benchmark_dataset`.
     settings : Settings, optional
-        The evaluation's options (:class:`~irtbridge.benchmark.settings.Settings`, checked and its
+        The evaluation's options (:class:`~irtbridge.decodirt.settings.Settings`, checked and its
         calibration mode resolved once, when it was made): the classifier ``pool``, the calibration
         ``mode`` and ``accept_unconverged``, the split (``test_fraction``, ``max_items``, ``max_train``),
         the artificial respondents (``artificial``, ``n_random``), ``ability_method``, ``seed`` (the split,
@@ -247,8 +247,8 @@ def evaluate_dataset(dataset: Any, settings: Settings | None = None, **old: Any)
     return replace(result, warnings=kept)
 
 
-_old_settings_keywords = moved_keywords("irtbridge.benchmark.evaluate_dataset", OLD_KEYWORDS)
-_old_mode_keywords = moved_keywords("irtbridge.benchmark.calibrate_with_fallback", {
+_old_settings_keywords = moved_keywords("irtbridge.decodirt.evaluate_dataset", OLD_KEYWORDS)
+_old_mode_keywords = moved_keywords("irtbridge.decodirt.calibrate_with_fallback", {
     k: f"CalibrationMode.resolve({k}=)" for k in ("engine", "fallback", "engine_options")})
 
 

@@ -109,7 +109,7 @@ def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statis
     Parameters
     ----------
     diagnostics : pandas.DataFrame
-        From :func:`~irtbridge.benchmark.dataset_diagnostics`.
+        From :func:`~irtbridge.decodirt.dataset_diagnostics`.
     statistic : {"mean", "median"}, default "mean"
     ax : matplotlib Axes, optional
     title : str, optional

@@ -1,7 +1,7 @@
 """The structured records of one dataset's evaluation: the per-dataset result, its calibration attempts
 and its recorded warnings.
 
-:class:`DatasetResult` is the one per-dataset record: :func:`irtbridge.benchmark.evaluate_dataset` makes
+:class:`DatasetResult` is the one per-dataset record: :func:`irtbridge.decodirt.evaluate_dataset` makes
 it, :func:`irtbridge.evaluate` adds the report's per-dataset stages to it (``items`` gain columns, ``ei``
 is filled), and it travels between processes as plain data. Writers (the report's notes, a batch unit's
 ``unit.json``) render attempts and warnings with ``str()``.
@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from irtbridge import exceptions
-from irtbridge.benchmark.data import dataset_info
+from irtbridge.decodirt.classification_data import dataset_info
 from irtbridge._summary import Line, Summary, Warn
 from irtbridge.exceptions import IrtBridgeWarning
 
@@ -114,7 +114,7 @@ class DatasetResult:
         Respondents x test instances (columns named by the instances' row labels), 1 = correct.
     items : pandas.DataFrame
         Calibrated 3PL parameters ``a, b, g, u`` per item (empty when failed) and ``flag``: why the item's
-        estimate is not identified, "" when it is (:func:`~irtbridge.benchmark.modes.flag_items`).
+        estimate is not identified, "" when it is (:func:`~irtbridge.decodirt.modes.flag_items`).
         :func:`irtbridge.evaluate` adds ``label`` (the instance's class), ``share_correct`` (of the real
         classifiers), ``p_typical`` (the 3PL probability that a classifier of median ability answers it
         correctly, Cardoso et al.'s decodIRT Eq. 1) and, for binary datasets, the cost-curve hardness
@@ -126,7 +126,7 @@ class DatasetResult:
     calibration : Calibration or None
         The fit that produced ``items`` (no R handle), with its provenance.
     calibration_mode : {"stable", "paper"}
-        How the 3PL was calibrated (see :mod:`irtbridge.benchmark.modes`).
+        How the 3PL was calibrated (see :mod:`irtbridge.decodirt.modes`).
     engine : str or None
         The engine whose parameters are used.
     engine_requested : str
@@ -146,7 +146,7 @@ class DatasetResult:
         :func:`irtbridge.evaluate`'s stages, of the whole dataset (``total``).
     classes : tuple of str
         Class labels as strings; a binary pair as ``(negative, positive)``, positive the minority class
-        (:func:`~irtbridge.benchmark.class_labels`).
+        (:func:`~irtbridge.decodirt.class_labels`).
     train_index, test_index : numpy.ndarray of int or None
         The split: positions into the dataset's rows (the test positions are the items, in order).
     y_test : pandas.Series or None

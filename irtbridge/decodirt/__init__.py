@@ -2,7 +2,7 @@
 
 For each dataset: a stratified 70/30 split (test set capped at 500), a pool of scikit-learn classifiers
 plus artificial respondents, the response matrix (test instances = items, classifiers = respondents,
-1 = correct), a 3PL calibration in one of two modes (:class:`~irtbridge.benchmark.modes.CalibrationMode`:
+1 = correct), a 3PL calibration in one of two modes (:class:`~irtbridge.decodirt.modes.CalibrationMode`:
 stable, mirt's 3PL with weakly informative priors; paper, ltm's 3PL as decodIRT with mirt as fallback),
 abilities and True-Scores. Across datasets: diagnostics of the item parameters, Glicko-2 tournaments in the paper's
 dataset orders beside Friedman/Nemenyi, and a validity check (optimal first, pessimal last).
@@ -20,7 +20,7 @@ One small dataset (a few seconds; the saved tables, summary and figures go to a 
 from __future__ import annotations
 
 from irtbridge._moved import moved_names
-from irtbridge.benchmark.data import (
+from irtbridge.decodirt.classification_data import (
     DATASETS,
     DEFAULT_DATASETS,
     MLBENCH_DATASETS,
@@ -35,8 +35,8 @@ from irtbridge.benchmark.data import (
     prepare_features,
     stratified_split,
 )
-from irtbridge.benchmark.diagnostics import DIAGNOSTICS, dataset_diagnostics, diagnostic_rankings
-from irtbridge.benchmark.per_dataset import (
+from irtbridge.decodirt.diagnostics import DIAGNOSTICS, dataset_diagnostics, diagnostic_rankings
+from irtbridge.decodirt.per_dataset import (
     SCORES,
     CalibrationAttempt,
     DatasetResult,
@@ -45,7 +45,7 @@ from irtbridge.benchmark.per_dataset import (
     evaluate_dataset,
     score_respondents,
 )
-from irtbridge.benchmark.modes import (
+from irtbridge.decodirt.modes import (
     CALIBRATION_MODES,
     STABLE_PRIORS,
     CalibrationMode,
@@ -54,7 +54,7 @@ from irtbridge.benchmark.modes import (
     flag_items,
     simulate_classifier_responses,
 )
-from irtbridge.benchmark.plots import (
+from irtbridge.decodirt.plots import (
     plot_bump,
     plot_dataset_parameters,
     plot_item_curves,
@@ -62,7 +62,7 @@ from irtbridge.benchmark.plots import (
     plot_ratings,
     plot_true_scores,
 )
-from irtbridge.benchmark.respondents import (
+from irtbridge.decodirt.respondents import (
     ARTIFICIAL,
     PAPER_MODELS,
     POOLS,
@@ -72,7 +72,7 @@ from irtbridge.benchmark.respondents import (
     fit_predict_score_pool,
     response_matrix,
 )
-from irtbridge.benchmark.tournaments import (
+from irtbridge.decodirt.tournaments import (
     ORDERS,
     PAPER_ORDERS,
     TournamentResult,
@@ -101,5 +101,7 @@ __all__ = [
 ]
 
 # the benchmark's orchestrator moved up to the pipeline (one runner for `evaluate` and `benchmark`); the old
-# names are served by their dotted path (irtbridge._moved), so this floor does not import the one above
-__getattr__ = moved_names(__name__, {"run_benchmark": "irtbridge.pipeline", "BenchmarkResult": "irtbridge.pipeline"})
+# names are served by their dotted path (irtbridge._moved), so this floor does not import the one above. They
+# were names of this package's old path, irtbridge.benchmark (irtbridge._moved.MODULES), and keep it.
+__getattr__ = moved_names("irtbridge.benchmark", {"run_benchmark": "irtbridge.pipeline",
+                                                  "BenchmarkResult": "irtbridge.pipeline"})

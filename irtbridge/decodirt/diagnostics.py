@@ -8,8 +8,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge.benchmark.modes import dataset_difficulty
-from irtbridge.benchmark.per_dataset import ABERRANT_ZH, MISFIT_ALPHA, DatasetResult
+from irtbridge.decodirt.modes import dataset_difficulty
+from irtbridge.decodirt.per_dataset import ABERRANT_ZH, MISFIT_ALPHA, DatasetResult
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["DIAGNOSTICS", "dataset_diagnostics", "diagnostic_rankings"]
@@ -48,7 +48,7 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
         a < 0 and with b > 0, ``calibration`` (the mode), ``n_flagged`` (items not identified),
         ``mean_accuracy`` of the real classifiers, ``failure_at_median`` (the share of test instances a
         classifier of the classifiers' median ability is expected to fail:
-        :func:`~irtbridge.benchmark.modes.dataset_difficulty`, the dataset difficulty the report ranks by),
+        :func:`~irtbridge.decodirt.modes.dataset_difficulty`, the dataset difficulty the report ranks by),
         ``share_misfitting`` (items whose S-X2 p-value, adjusted over items by Benjamini-Hochberg, is below
         0.05; mirt fits only), ``aberrant_classifiers`` (real classifiers with person fit Zh < -1.96),
         and ``valid_true_score`` / ``valid_true_score_positive``: whether optimal

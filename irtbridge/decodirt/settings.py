@@ -1,7 +1,7 @@
 """The options of one evaluation, checked once (:class:`Settings`): the one object that carries them from the
 entry (``irtbridge evaluate``, ``irtbridge benchmark``, :func:`irtbridge.evaluate`,
 :func:`irtbridge.pipeline.run_benchmark`, a batch unit) down to the last per-dataset stage
-(:func:`irtbridge.benchmark.evaluate_dataset`), under one name per option.
+(:func:`irtbridge.decodirt.evaluate_dataset`), under one name per option.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from irtbridge._validation import check_choice, check_int, check_number
-from irtbridge.benchmark.data import QUICK_MAX_ITEMS
-from irtbridge.benchmark.modes import CalibrationMode
+from irtbridge.decodirt.classification_data import QUICK_MAX_ITEMS
+from irtbridge.decodirt.modes import CalibrationMode
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["OLD_KEYWORDS", "Settings", "given_settings"]
@@ -33,7 +33,7 @@ class Settings:
     The one carrier of the options: made where a run enters (the CLI's flags and the API's keywords have
     these names), checked at construction (a one-line ValidationError before any work, its calibration
     ``mode`` resolved there and only there), then passed as it is, pickled to the workers, down to the
-    last per-dataset stage (:func:`irtbridge.benchmark.evaluate_dataset`).
+    last per-dataset stage (:func:`irtbridge.decodirt.evaluate_dataset`).
 
     Attributes
     ----------
@@ -42,7 +42,7 @@ class Settings:
         the same report whatever ``jobs`` is.
     calibration : {"stable", "paper"}
         ``"stable"`` (default): mirt's 3PL with weakly informative priors; ``"paper"``: ltm's 3PL as
-        Cardoso et al. (decodIRT) (:mod:`irtbridge.benchmark.modes`, ``docs/calibration-modes.md``).
+        Cardoso et al. (decodIRT) (:mod:`irtbridge.decodirt.modes`, ``docs/calibration-modes.md``).
     engine : {"mirt", "native", "ltm"} or None
         3PL calibration engine tried first; None: the mode's (mirt for stable, ltm's ``tpm`` for paper).
         After construction it holds the engine that will run.
@@ -55,7 +55,7 @@ class Settings:
     engine_options : mapping, optional
         Extra options per engine (``{"mirt": {"technical": {"NCYCLES": 2000}}}``), part of ``mode``.
     pool : str, list or mapping
-        Classifier pool of :func:`irtbridge.benchmark.classifier_pool`: ``"default"`` (the paper's 12
+        Classifier pool of :func:`irtbridge.decodirt.classifier_pool`: ``"default"`` (the paper's 12
         and variants, 43 respondents with the artificial ones) or ``"quick"``/``"paper"``, or members.
     test_fraction : float
         Share of each dataset held out as items (0.3).
@@ -72,7 +72,7 @@ class Settings:
     ability_method : {"ML", "MAP", "EAP"}
         Ability estimator before the True-Scores (ML, as the paper's catsim).
     order : str
-        Dataset order of the main tournament (:data:`irtbridge.benchmark.ORDERS`; default by
+        Dataset order of the main tournament (:data:`irtbridge.decodirt.ORDERS`; default by
         increasing mean difficulty).
     tolerance : float
         True-Scores closer than this draw.
@@ -124,7 +124,7 @@ class Settings:
         return cls(**{"quick": True, "max_items": QUICK_MAX_ITEMS, "pool": "quick", **overrides})
 
     def __post_init__(self) -> None:
-        from irtbridge.benchmark.tournaments import ORDERS  # kept off the import of `irtbridge --help`
+        from irtbridge.decodirt.tournaments import ORDERS  # kept off the import of `irtbridge --help`
 
         check_int(self.seed, "seed", low=0)
         mode = CalibrationMode.resolve(self.calibration, self.engine, self.fallback, self.engine_options)
@@ -136,7 +136,7 @@ class Settings:
         if isinstance(self.pool, str):
             check_choice(self.pool, "pool", ("default", "paper", "quick"))
         else:  # a list of members or a mapping name -> estimator: checked here, not in every worker
-            from irtbridge.benchmark.respondents import classifier_pool
+            from irtbridge.decodirt.respondents import classifier_pool
 
             classifier_pool(self.pool)
         check_number(self.test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
