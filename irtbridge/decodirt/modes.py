@@ -10,7 +10,7 @@ slopes run off to hundreds and difficulties to +-50, and two fits of the same fi
   ``a1 ~ N(1, 0.5)`` (a normal prior, so negatively discriminating instances can keep a negative slope),
   ``d ~ N(0, 3)`` on the intercept, and ``g ~ Beta(2, 17)`` on the guessing parameter (mean 0.105).
 
-Why these, with the numbers: ``docs/calibration-modes.md`` and ``benchmarks/recovery.py``.
+Why these, with the numbers: ``docs/calibration-modes.md`` and ``speed/recovery.py``.
 """
 
 from __future__ import annotations
@@ -254,7 +254,7 @@ def simulate_classifier_responses(n_respondents: int = 40, n_items: int = 200, s
 
     Mostly easy items (``b ~ N(-1, 1)``), slopes ``lognormal(0.2, 0.4)`` with about 5% negative
     (``-U(0.5, 1.5)``), guessing ``U(0, 0.25)``, abilities ``N(0, 1)``. Used by the parameter-recovery
-    benchmark (``benchmarks/recovery.py``) and its test.
+    benchmark (``speed/recovery.py``) and its test.
 
     Examples
     --------

@@ -26,7 +26,7 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   :data:`MULTISTART_CYCLES` M-steps therefore also start every item's Newton iterations from
   :data:`ALTERNATIVE_STARTS` and keep each item's best maximum (:func:`multistart_newton_3pl`): a
   generalised EM step, still monotone, with the same fixed points; the fits then reach mirt's point or a
-  higher one (``docs/calibration-modes.md``, ``benchmarks/native_3pl.py --csv``).
+  higher one (``docs/calibration-modes.md``, ``speed/native_3pl.py --csv``).
 
 How mirt applies the priors (mirt 1.48, ``R/utils.R``: ``LL.Priors`` and ``DerivativePriors``;
 ``src/dpars.cpp``: ``d_priors``, called from ``_computeDpars``, which supplies the M-step gradient):

@@ -4,7 +4,7 @@
 * paper mode = ltm's tpm called directly (1e-8);
 * parameter recovery on simulated classifier-shaped data (known truth): the stable mode's RMSE of b is at
   least 50% below the paper mode's and no |a| above 10 where the true |a| is below 4 (fixed seeds, the
-  same check benchmarks/recovery.py runs over 20 replications);
+  same check speed/recovery.py runs over 20 replications);
 * flags and the dataset difficulty against closed forms.
 """
 
@@ -74,7 +74,7 @@ def test_modes_equal_r_called_directly(small, mode):
 @pytest.mark.r
 @pytest.mark.slow
 def test_stable_mode_recovers_parameters_better_than_paper_mode():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "speed"))
     try:
         from recovery import recovery
     finally:

@@ -1,6 +1,6 @@
-# catR side of benchmarks/cat.py: one randomCAT per examinee (start at theta 0, MFI selection, EAP on
+# catR side of speed/cat.py: one randomCAT per examinee (start at theta 0, MFI selection, EAP on
 # seq(-4, 4, length = 33), D = 1, 30 items), timed inside R so R's start-up is not counted.
-#   Rscript benchmarks/cat_catr.R BANK.csv THETAS.csv LENGTH OUT.csv
+#   Rscript speed/cat_catr.R BANK.csv THETAS.csv LENGTH OUT.csv
 suppressPackageStartupMessages(library(catR))
 args <- commandArgs(trailingOnly = TRUE)
 bank <- as.matrix(read.csv(args[1]))

@@ -13,7 +13,7 @@ What is timed:
   The ratio uses the faster of the two.
 
 The script also reports the largest |theta| difference between the engines (they sum the same grid,
-so it should be ~1e-12). Run: ``.venv/bin/python benchmarks/scoring.py [--quick] [--repeat N]``.
+so it should be ~1e-12). Run: ``.venv/bin/python speed/scoring.py [--quick] [--repeat N]``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ modes of :func:`irtbridge.decodirt.calibrate_classifier_responses` on each repli
 of b, a and g against the true values, the median absolute error of b, the Spearman correlation of true
 and estimated (EAP) abilities, and how many slopes exceed 10 where the true |a| is below 4.
 
-    .venv/bin/python benchmarks/recovery.py [--replications 20] [--respondents 40] [--items 200]
+    .venv/bin/python speed/recovery.py [--replications 20] [--respondents 40] [--items 200]
 """
 
 from __future__ import annotations

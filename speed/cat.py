@@ -7,8 +7,8 @@ responses, so the estimates agree in distribution, not value by value; the scrip
 each against the true abilities as a sanity check. For reference, catsim 0.21 managed about 750 item
 administrations per second on this class of machine; the goal here is at least 100x that (75,000/s).
 
-    python benchmarks/cat.py            # 1,000 examinees on both sides (catR takes several minutes)
-    python benchmarks/cat.py --quick    # catR on 50 examinees, irtbridge on 1,000; rates compared
+    python speed/cat.py            # 1,000 examinees on both sides (catR takes several minutes)
+    python speed/cat.py --quick    # catR on 50 examinees, irtbridge on 1,000; rates compared
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ printed closed forms (Eqs. 13-14, 16/18, 22/26, 28/30, 32/34 with the tie term).
 data; the script checks they agree and prints times, irtbridge's scaling from 10^5 to 10^6 instances
 and the speed ratio.
 
-    python benchmarks/hardness.py            # 10^6 x 5 models, reference on 10^4
-    python benchmarks/hardness.py --quick    # 10^5 x 5 models, reference on 2 x 10^3
+    python speed/hardness.py            # 10^6 x 5 models, reference on 10^4
+    python speed/hardness.py --quick    # 10^5 x 5 models, reference on 2 x 10^3
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Real (``--evaluate DIR``): each response matrix an ``irtbridge evaluate`` run wr
 its own answers in both orders (its answers are the ``answer`` function; a bank this small rarely reaches
 SE 0.2, so the SE a classifier ends at and the items used are printed).
 
-    .venv/bin/python benchmarks/adaptive.py [--items 2000] [--models 100] [--target 0.2] [--evaluate /tmp/eval]
+    .venv/bin/python speed/adaptive.py [--items 2000] [--models 100] [--target 0.2] [--evaluate /tmp/eval]
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@
 5. The same 2PL on a local Dask cluster of 2 workers (respondent chunks' E-step sums on the workers), equal
    to the single-process fit to 1e-10, at ``--dask-items`` items.
 
-    .venv/bin/python benchmarks/leaderboard.py [--quick] [--skip-huge] [--huge-dask] [--only 2,3]
+    .venv/bin/python speed/native_em_scale.py [--quick] [--skip-huge] [--huge-dask] [--only 2,3]
 """
 
 from __future__ import annotations

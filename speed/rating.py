@@ -10,8 +10,8 @@ player who sat out the last `Lag` periods has not been grown yet (it postpones t
 so RDs are compared as sqrt((RD q)^2 + Lag sigma^2) / q with q = ln 10 / 400; ratings and
 volatilities are compared as they are.
 
-    python benchmarks/rating.py            # full size
-    python benchmarks/rating.py --quick    # 1,000 players x 20 periods x 1,000 games
+    python speed/rating.py            # full size
+    python speed/rating.py --quick    # 1,000 players x 20 periods x 1,000 games
 
 A second R run uses PlayerRatings' glicko2 with optimize(tol = 1e-12) in its volatility search
 (skip with --no-tight): the stock differences are that tolerance, accumulated over the periods.

@@ -10,9 +10,9 @@ gets the same limit here (OPENBLAS_NUM_THREADS=1 ...), otherwise numpy's multi-t
 already put the second core to work in the serial run (the MLPs' matrix products) and the ratio would
 measure BLAS threading rather than workers; `--blas-threads` lifts the limit to see that effect.
 
-    python benchmarks/evaluate.py            # the default run (11 datasets, up to 500 test items each)
-    python benchmarks/evaluate.py --quick    # the reduced run of `irtbridge evaluate --quick`
-    python benchmarks/evaluate.py --engines  # stable mode by mirt and by the native engine, side by side
+    python speed/evaluate.py            # the default run (11 datasets, up to 500 test items each)
+    python speed/evaluate.py --quick    # the reduced run of `irtbridge evaluate --quick`
+    python speed/evaluate.py --engines  # stable mode by mirt and by the native engine, side by side
 
 Goal: a speed-up of at least 1.7x with 2 workers on 2 otherwise idle cores.
 

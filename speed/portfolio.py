@@ -5,8 +5,8 @@ analysis in R (per-dataset loops, ggplot2 + mgcv for the splines), irtbridge nat
 ``convention="airt"`` so both compute the same numbers; the script checks the AUCs agree, then prints
 each side's time (airt's measured inside R, without R's start-up), the ratio, and irtbridge's native share.
 
-    python benchmarks/portfolio.py            # classification_cts (235 x 10) and a 2000 x 10 synthetic set
-    python benchmarks/portfolio.py --quick    # classification_cts only
+    python speed/portfolio.py            # classification_cts (235 x 10) and a 2000 x 10 synthetic set
+    python speed/portfolio.py --quick    # classification_cts only
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ With ``--evaluate DIR`` it also runs on the response matrices ``irtbridge evalua
 each prediction also made after :func:`irtbridge.validate_anchors` on the fold's training classifiers
 (``mae_validated``, ``coverage_validated``): the way to trust an interval from a calibration of ~35 respondents.
 
-    .venv/bin/python benchmarks/anchors.py [--respondents 600] [--items 10000] [--k 100] [--folds 5]
+    .venv/bin/python speed/anchors.py [--respondents 600] [--items 10000] [--k 100] [--folds 5]
 """
 
 from __future__ import annotations

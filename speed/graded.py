@@ -13,7 +13,7 @@ mirt's accelerated EM (its default ``accelerate = "Ramsay"``) diverges (log-like
 while the native EM converges; with ``accelerate = "none"`` mirt stops at a log-likelihood 10 below the
 native one. The default shape is one where mirt converges.
 
-    .venv/bin/python benchmarks/graded.py [--respondents 2000] [--items 60] [--tol 1e-6]
+    .venv/bin/python speed/graded.py [--respondents 2000] [--items 60] [--tol 1e-6]
 """
 
 from __future__ import annotations

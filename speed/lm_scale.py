@@ -35,7 +35,7 @@ from scipy.special import expit
 
 from irtbridge.em import window
 from irtbridge.em.core import ResponseData, fit_em, prepare_responses
-from leaderboard import peak_mb, reset_peak  # benchmarks/leaderboard.py: VmHWM, read the same way
+from native_em_scale import peak_mb, reset_peak  # speed/native_em_scale.py: VmHWM, read the same way
 
 PYIRT_SECONDS = 209.0  # tinyBenchmarks (Maia Polo et al. 2024): py-irt on 395 x 28,659, on a GPU (published)
 

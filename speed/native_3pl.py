@@ -16,8 +16,8 @@ Seen when written (2 shared, busy cores), 132 x 499: at TOL 1e-4 mirt 54.6 s and
 native log-posterior is higher by 0.027 (1e-4) and 0.019 (1e-6); largest differences a 3.6e-3, b 5.0e-2,
 g 5.5e-5 at TOL 1e-6.
 
-    .venv/bin/python benchmarks/native_3pl.py [--respondents 132] [--items 500] [--tol 1e-6]
-    .venv/bin/python benchmarks/native_3pl.py --csv DIR/kc2_irt.csv DIR/dna_irt.csv ...
+    .venv/bin/python speed/native_3pl.py [--respondents 132] [--items 500] [--tol 1e-6]
+    .venv/bin/python speed/native_3pl.py --csv DIR/kc2_irt.csv DIR/dna_irt.csv ...
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The same mirt fit through irtbridge and in R alone, side by side.
 
-    .venv/bin/python benchmarks/calibration.py [--quick] [--repeat N] [--no-se] [--se-all] [--leaderboard ITEMS]
+    .venv/bin/python speed/calibration.py [--quick] [--repeat N] [--no-se] [--se-all] [--leaderboard ITEMS]
 
 Shapes: 10,000 respondents x 50 items (2PL), and 150 respondents x 500 items (3PL; the shape of
 classifier-evaluation data: instances are items, models are respondents). "R alone" is `Rscript` timing
