@@ -27,12 +27,12 @@ Calibration is delegated to R's mirt and ltm (or the native EM); everything arou
 Any mirt or ltm function by its R name, Python values in and out: irtbridge.mirt (e.g.
 irtbridge.mirt.DRF(group_fit), irtbridge.mirt.key2binary(raw, key)) and irtbridge.ltm.
 
-More in the subpackages: irtbridge.decodirt (decodIRT's stages behind ``irtbridge benchmark``: classification
-datasets, classifier pool, per-dataset pipeline, tournaments), irtbridge.em (the native EM core behind
-engine="native"),
-irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers, irtbridge.datasets (mirt's example data),
-irtbridge.batch, irtbridge.exceptions; the ``irtbridge`` command (``irtbridge --help``). Names that
-used to sit at the top level still work, with a DeprecationWarning naming their home.
+More in the subpackages: irtbridge.decodirt (decodIRT's stages behind ``irtbridge benchmark``:
+classification datasets, classifier pool, per-dataset pipeline, tournaments), irtbridge.em (the native EM
+core behind engine="native"), irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers,
+irtbridge.example_data (example response data of R packages and scikit-learn), irtbridge.batch,
+irtbridge.exceptions; the ``irtbridge`` command (``irtbridge --help``). Names and modules that moved still
+work from their old place, with a DeprecationWarning naming their home (CHANGELOG.md lists them).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ _MOVED = {
 }
 # subpackages reachable as attributes without an explicit import (irtbridge.rankstats.friedman)
 _SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency", "hardness", "mlc", "cat",
-               "portfolio", "leaderboard", "decodirt", "rankstats", "classifiers", "datasets", "batch", "exceptions",
+               "portfolio", "leaderboard", "decodirt", "rankstats", "classifiers", "example_data", "batch", "exceptions",
                "mirt", "ltm", "em")
 
 __all__ = sorted(["__version__", *_LAZY])

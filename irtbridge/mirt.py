@@ -4,7 +4,7 @@ The typed passthrough for mirt scripts that irtbridge has no first-class wrapper
 attribute is mirt's exported function of that name; call it as in R, with Python values:
 
 >>> import irtbridge
->>> from irtbridge.datasets import response_dataset
+>>> from irtbridge.example_data import response_dataset
 >>> science = response_dataset("Science")                                # doctest: +R
 >>> fit = irtbridge.mirt.mirt(science, 1, itemtype="graded")             # a Calibration
 >>> fit.model, fit.items.shape

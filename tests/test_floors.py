@@ -15,13 +15,14 @@ import re
 from pathlib import Path
 
 import irtbridge
+from irtbridge import _moved
 
 PACKAGE = Path(irtbridge.__file__).parent
 
 # the floors of helper-rules/CONTRIBUTING, from the ground up; a module not named here is a method (floor 3)
 FLOORS = {
     0: ("exceptions", "_validation", "_ties", "_summary", "_outdir", "_io", "_parallel", "_plotting", "_moved", "_catalogue"),
-    1: ("_r", "irt", "em", "datasets", "classifiers", "rankstats", "matches"),
+    1: ("_r", "irt", "em", "example_data", "classifiers", "rankstats", "matches"),
     2: ("calibration",),
     4: ("decodirt", "pipeline", "batch", "report", "cli", "__main__"),
 }
@@ -35,7 +36,8 @@ def floor_of(top: str) -> int:
 
 
 def _module_file(dotted: str) -> Path | None:
-    path = PACKAGE.joinpath(*dotted.split(".")[1:])
+    # an old module path (irtbridge._moved.MODULES) counts as the module it now is
+    path = PACKAGE.joinpath(*_moved.current_module_path(dotted).split(".")[1:])
     for candidate in (path / "__init__.py", path.with_suffix(".py")):
         if candidate.is_file():
             return candidate

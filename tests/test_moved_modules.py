@@ -166,6 +166,11 @@ def test_the_old_top_level_attribute_of_a_moved_package_warns_and_is_the_new_one
     assert old is importlib.import_module("irtbridge.decodirt")
     assert caught[0].filename == __file__
     assert "benchmark" not in dir(irtbridge) and "decodirt" in dir(irtbridge)
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.datasets was renamed irtbridge\.example_data"):
+        from irtbridge import datasets
+    assert datasets is importlib.import_module("irtbridge.example_data")
+    assert datasets.response_dataset is importlib.import_module("irtbridge.example_data").response_dataset
+    assert "datasets" not in dir(irtbridge) and "example_data" in dir(irtbridge)
 
 
 def test_pickles_made_when_the_classes_lived_at_the_old_paths_load(fresh):

@@ -352,7 +352,7 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
             y = pd.Series(np.asarray(names)[y.to_numpy()], index=y.index, name="target")
         return BenchmarkDataset(name or key, X, y, "sklearn")
     if key in MLBENCH_DATASETS:
-        from irtbridge.datasets import r_dataset
+        from irtbridge.example_data import r_dataset
 
         column, drop = MLBENCH_DATASETS[key]
         frame = r_dataset("mlbench", key)

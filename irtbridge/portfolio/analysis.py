@@ -35,7 +35,7 @@ from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge import irt
 from irtbridge.calibration import calibrate
-from irtbridge.datasets import r_dataset
+from irtbridge.example_data import r_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.portfolio._checks import performance_matrix
 from irtbridge.portfolio.crm import (

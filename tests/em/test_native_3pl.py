@@ -37,7 +37,7 @@ from scipy import sparse
 import irtbridge
 from irtbridge.decodirt.modes import STABLE_PRIORS, CalibrationMode, simulate_classifier_responses
 from irtbridge.calibration.flags import IdentificationWarning
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from irtbridge.em import threepl as em_3pl
 from irtbridge.em.core import ResponseData, prepare_graded, prepare_responses

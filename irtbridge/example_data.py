@@ -1,4 +1,4 @@
-"""Real datasets that work offline: those shipped with installed R packages and scikit-learn.
+"""Example data that works offline: the datasets shipped with installed R packages and scikit-learn.
 
 R datasets come through the bridge as plain data.frames (factors become strings), so loading them needs
 R; scikit-learn's bundled sets do not.
