@@ -116,7 +116,7 @@ _MOVED = {
     "CRMCalibration": "irtbridge.portfolio",
     "bin_performance": "irtbridge.portfolio",
     "latent_trait_analysis": "irtbridge.portfolio",
-    "portfolio_dataset": "irtbridge.portfolio",
+    "portfolio_dataset": "irtbridge.portfolio:airt_performance",
     "run_benchmark": "irtbridge.pipeline",
     "BenchmarkResult": "irtbridge.pipeline",
     "evaluate_dataset": "irtbridge.decodirt",

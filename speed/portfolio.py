@@ -24,7 +24,7 @@ import pandas as pd
 from scipy.special import expit
 
 from irtbridge.exceptions import DataWarning
-from irtbridge.portfolio import bin_performance, evaluate_portfolio, portfolio_dataset
+from irtbridge.portfolio import airt_performance, bin_performance, evaluate_portfolio
 
 R_TIMER = r"""
 suppressMessages({library(airt); library(mirt)})
@@ -109,7 +109,7 @@ def main() -> None:
     args = ap.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
-        cts = portfolio_dataset("classification_cts")
+        cts = airt_performance("classification_cts")
     print("airt's times are measured inside R (no R start-up); irtbridge's include the R calibration through the "
           "bridge\n(R already started) and, for gpcm, a latent trait analysis airt does not offer.")
     run("classification_cts", cts, args.repeat)

@@ -54,3 +54,14 @@ def test_the_pipelines_dataset_diagnostics_is_renamed_ranked_dataset_diagnostics
     with pytest.warns(DeprecationWarning, match=renamed):
         old = getattr(importlib.import_module(place), "dataset_diagnostics")
     assert old is ranked_dataset_diagnostics is not dataset_diagnostics
+
+
+@pytest.mark.parametrize("place", ["irtbridge", "irtbridge.portfolio"])
+def test_portfolio_dataset_is_renamed_airt_performance(place):
+    # airt's example performance matrices: one name that says what they are (not a dataset of the benchmark)
+    from irtbridge.portfolio import airt_performance
+
+    with pytest.warns(DeprecationWarning, match=rf"{place}\.portfolio_dataset was renamed "
+                      r"irtbridge\.portfolio\.airt_performance; .*removed in irtbridge 0\.3\.0"):
+        old = getattr(importlib.import_module(place), "portfolio_dataset")
+    assert old is airt_performance
