@@ -187,6 +187,7 @@ MODULES: dict[str, str] = {
     "irtbridge.benchmark": "irtbridge.decodirt",
     "irtbridge.benchmark.data": "irtbridge.decodirt.classification_data",
     "irtbridge.datasets": "irtbridge.example_data",
+    "irtbridge.irt.scoring": "irtbridge.irt.abilities",
 }
 
 
