@@ -13,12 +13,12 @@ R source: use ``irtbridge.calibrate(data, "2PL", engine="ltm")``.
 0.4534
 """
 
-import irtbridge._passthrough as _passthrough
+import irtbridge._rfunctions as _rfunctions
 
 
 def __getattr__(name: str):
-    return _passthrough.module_getattr("ltm", name)
+    return _rfunctions.module_getattr("ltm", name)
 
 
 def __dir__() -> list[str]:
-    return _passthrough.module_dir("ltm", list(globals()))
+    return _rfunctions.module_dir("ltm", list(globals()))

@@ -50,12 +50,12 @@ counterpart is a one-line :class:`~irtbridge.exceptions.ValidationError` naming 
 See docs/coming-from-r.md ("Any mirt or ltm function").
 """
 
-import irtbridge._passthrough as _passthrough
+import irtbridge._rfunctions as _rfunctions
 
 
 def __getattr__(name: str):
-    return _passthrough.module_getattr("mirt", name)
+    return _rfunctions.module_getattr("mirt", name)
 
 
 def __dir__() -> list[str]:
-    return _passthrough.module_dir("mirt", list(globals()))
+    return _rfunctions.module_dir("mirt", list(globals()))
