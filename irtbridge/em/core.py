@@ -42,7 +42,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 import pandas as pd
@@ -74,8 +74,15 @@ _MAX_STEP = 2.0
 class ResponseData:
     """Responses in the two matrices the E-step multiplies: correct answers ``A`` and observed cells ``M``.
 
-    For a graded fit (``ncat`` set: categories per item) ``A`` is the indicator matrix, respondents x
-    ``sum(ncat)`` columns, item-major, 1 where the respondent answered that category.
+    Attributes
+    ----------
+    A, M : ndarray or scipy.sparse.csr_matrix
+        Respondents x items, 1 where correct (``A``) or answered (``M``). For a graded fit (``ncat`` set:
+        categories per item) ``A`` is the indicator matrix, respondents x ``sum(ncat)`` columns, item-major,
+        1 where the respondent answered that category.
+    item_names : tuple of str
+    index : pandas.Index
+    ncat : tuple of int or None
     """
 
     A: Any  # respondents x items, 1 where correct (dense float64 or scipy CSR)
@@ -86,9 +93,11 @@ class ResponseData:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(respondents, items)``; graded data: ``(respondents, indicator columns)``."""
         return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":
+        """The respondents ``start`` to ``stop`` (excluded), a block of the E-step."""
         return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
 
     @cached_property
@@ -128,10 +137,9 @@ def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarr
     """Every respondent's log-likelihood at every node (respondents x nodes), from ``log P`` and ``log Q``
     (items x nodes): the sum of ``log P`` over the respondent's right answers and ``log Q`` over the wrong
     ones; missing cells add nothing."""
-    cells = data.cells
-    if cells is None:
+    if data.cells is None:
         return np.asarray(data.A @ (lp - lq) + data.M @ lq)
-    right_cells, wrong_cells = cells  # named for the lambdas (the None check does not reach inside them)
+    right_cells, wrong_cells = data.cells  # named for the lambdas (the None check does not reach inside them)
     right, wrong = pair(right_cells.nnz + wrong_cells.nnz, lambda: right_cells.T @ lp, lambda: wrong_cells.T @ lq)
     right += wrong
     return right
@@ -139,10 +147,9 @@ def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarr
 
 def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``r = A.T @ post`` (correct) and ``n = M.T @ post`` (answered), items x nodes."""
-    cells = data.cells
-    if cells is None:
+    if data.cells is None:
         return np.asarray(data.A.T @ post), np.asarray(data.M.T @ post)
-    right_cells, wrong_cells = cells  # named for the lambdas (the None check does not reach inside them)
+    right_cells, wrong_cells = data.cells  # named for the lambdas (the None check does not reach inside them)
     r, wrong = pair(right_cells.nnz + wrong_cells.nnz, lambda: right_cells @ post, lambda: wrong_cells @ post)
     wrong += r
     return r, wrong
@@ -168,9 +175,23 @@ def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Inde
     """The graded layout of an integer/NaN matrix, and each item's categories (its observed values, sorted).
 
     Category ``k`` of item ``j`` is its ``k``-th smallest observed value, as mirt recodes (1..4 becomes
-    0..3; unused codes in between are skipped). The layout is sparse unless more than ``1 - dense_below`` of
-    the indicator cells are filled (an item of ``K`` categories fills ``1 / K`` of its columns at most); at
-    21% fill (2,000 x 150 items of 2, 3 and 5 categories, 30% missing) the sparse fit is 2.4x faster.
+    0..3; unused codes in between are skipped).
+
+    Parameters
+    ----------
+    values : ndarray
+    item_names : iterable of str
+    index : pandas.Index, optional
+        The respondents (default 0..n-1).
+    dense_below : float, default 0.5
+        The layout is sparse unless more than ``1 - dense_below`` of the indicator cells are filled (an item
+        of ``K`` categories fills ``1 / K`` of its columns at most); at 21% fill (2,000 x 150 items of 2, 3
+        and 5 categories, 30% missing) the sparse fit is 2.4x faster.
+
+    Returns
+    -------
+    data : ResponseData
+    categories : tuple of tuple of float
 
     Examples
     --------
@@ -253,12 +274,7 @@ def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
     of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`)."""
     if data.ncat is not None or not em_window.available():
         return None
-    if sparse.issparse(data.M):
-        answered = data.M.nnz
-    else:
-        bits = data.bits
-        assert bits is not None  # dense 0/1 data has its bits
-        answered = bits.cells
+    answered = data.M.nnz if sparse.issparse(data.M) else cast(em_dense.DenseBits, data.bits).cells  # dense 0/1: has bits
     return NodeWindows(data.shape[0], quadpts) if answered >= em_window.MIN_CELLS else None
 
 
@@ -280,15 +296,26 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
           windows: NodeWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
 
-    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
-    items x (max K - 1) intercepts. ``windows`` (from :func:`node_windows`; 0/1 data only): the
-    windowed E-step (:mod:`irtbridge.em.window`, on dense data :mod:`irtbridge.em.dense`: the same to
-    rounding, most of the work skipped), which also moves the windows for the next call.
+    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes.
+
+    Parameters
+    ----------
+    data : ResponseData
+    a, d, theta, log_prior : ndarray
+        Slopes, intercepts (graded: items x (max K - 1)), the nodes and their log weights.
+    windows : NodeWindows, optional
+        From :func:`node_windows` (0/1 data only): the windowed E-step (:mod:`irtbridge.em.window`, on
+        dense data :mod:`irtbridge.em.dense`: the same to rounding, most of the work skipped), which also
+        moves the windows for the next call.
+
+    Returns
+    -------
+    r, n, N : ndarray
+    loglik : float
     """
     if windows is not None and data.ncat is None:
         if data.cells is None:
-            bits = data.bits
-            assert bits is not None  # 0/1 data without sparse cells is dense: it has its bits
+            bits = cast(em_dense.DenseBits, data.bits)  # 0/1 data without sparse cells is dense: it has its bits
             r, n, N, marginal = em_dense.windowed_estep(bits, a, d, theta, log_prior, windows)
         else:
             r, n, N, marginal = em_window.windowed_estep(data.cells, a, d, theta, log_prior, windows)
@@ -401,7 +428,20 @@ def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.nda
 
 @dataclass(frozen=True)
 class EMResult:
-    """What :func:`fit_em` estimated, in mirt's slope-intercept metric, and how it got there."""
+    """What :func:`fit_em` estimated, in mirt's slope-intercept metric, and how it got there.
+
+    Attributes
+    ----------
+    a, d : ndarray
+        Slopes; intercepts (graded: items x (max K - 1), NaN past an item's last).
+    variance, loglik, seconds, log_prior : float
+        The latent variance (estimated by the Rasch model), the marginal log-likelihood, the time, and with
+        priors mirt's ``logPrior`` (0 without).
+    iterations, n_parameters : int
+    converged : bool
+    history : tuple
+        ``(loglik, change)`` per cycle.
+    """
 
     a: np.ndarray
     d: np.ndarray
@@ -480,14 +520,29 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
            progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:
     """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
 
-    ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
-    the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
-    is below ``TOL`` and count every cycle in ``iterations``. Identification: theta ~ N(0, 1) (the Rasch model:
-    N(0, variance), slopes 1) and the direction with a positive mean slope (:mod:`irtbridge.em.identify`).
+    Identification: theta ~ N(0, 1) (the Rasch model: N(0, variance), slopes 1) and the direction with a
+    positive mean slope (:mod:`irtbridge.em.identify`).
 
-    ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
-    on ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
-    result is mirt's ``logPrior``.
+    Parameters
+    ----------
+    data : ResponseData
+    model : {"rasch", "1PL", "2PL", "graded"}, default "2PL"
+    quadpts, NCYCLES : int, default 61 and 500
+    TOL : float, default 0.0001
+    accelerate : {"squarem", "none"}, default "squarem"
+        ``"squarem"``: monotone SQUAREM (:func:`irtbridge.em.accelerate.squarem`; the same maximum in fewer
+        cycles); ``"none"``: plain EM. Both stop at the first cycle whose change is below ``TOL`` and count
+        every cycle in ``iterations``.
+    estep_fn, progress : callable, optional
+        ``progress(cycle, change)`` is called after each cycle.
+    priors : optional
+        2PL and 1PL, as :func:`irtbridge.em.priors.item_priors` takes them: mirt's ``norm``/``lnorm`` on
+        ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
+        result is mirt's ``logPrior``.
+
+    Returns
+    -------
+    EMResult
 
     Examples
     --------

@@ -29,7 +29,18 @@ _TINY = 1e-300
 
 
 def cell_layout(ncat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each indicator column: its item and its category (item-major, categories ascending)."""
+    """For each indicator column: its item and its category (item-major, categories ascending).
+
+    Parameters
+    ----------
+    ncat : ndarray
+        Categories per item.
+
+    Returns
+    -------
+    item, category : ndarray
+        One entry per indicator column.
+    """
     ncat = np.asarray(ncat, dtype=np.int64)
     item = np.repeat(np.arange(len(ncat)), ncat)
     start = np.concatenate([[0], np.cumsum(ncat)[:-1]])
@@ -55,6 +66,22 @@ def log_category_probs(a: np.ndarray, d: np.ndarray, ncat: np.ndarray, theta: np
     """log P(X_j = k | theta_q) for every indicator column, shape ``(n_nodes, sum_j K_j)``.
 
     ``d`` is items x (max K - 1), NaN past an item's last intercept.
+
+    Parameters
+    ----------
+    a : ndarray
+        Slopes.
+    d : ndarray
+        Intercepts, items x (max K - 1).
+    ncat : ndarray
+        Categories per item.
+    theta : ndarray
+        Quadrature nodes.
+
+    Returns
+    -------
+    ndarray
+        ``(n_nodes, sum_j K_j)``.
     """
     out = np.empty((len(theta), int(np.sum(ncat))))
     item, cat = cell_layout(ncat)
@@ -71,6 +98,20 @@ def start_values(counts: np.ndarray, ncat: np.ndarray) -> tuple[np.ndarray, np.n
 
     Every category of an item is observed at least once, so the smoothed cumulative proportions, and
     the intercepts, are strictly decreasing.
+
+    Parameters
+    ----------
+    counts : ndarray
+        Observed count of each indicator column.
+    ncat : ndarray
+        Categories per item.
+
+    Returns
+    -------
+    a : ndarray
+        Slopes (ones).
+    d : ndarray
+        Intercepts, items x (max K - 1).
     """
     ncat = np.asarray(ncat, dtype=np.int64)
     d = np.full((len(ncat), int(ncat.max()) - 1), np.nan)
@@ -97,6 +138,28 @@ def graded_loglik_terms(r: np.ndarray, a: np.ndarray, d: np.ndarray, theta: np.n
     ``(a, d_1..d_{K-1})``. With ``fisher=True`` the Hessian is minus the expected information
     ``sum_q N_q sum_k grad P_k grad P_k^T / P_k`` (always negative definite for distinct intercepts), the
     fallback where the observed Hessian is not.
+
+    Parameters
+    ----------
+    r : ndarray
+        Expected counts, (G, Q, K).
+    a : ndarray
+        Slopes, (G,).
+    d : ndarray
+        Intercepts, (G, K - 1).
+    theta : ndarray
+        Quadrature nodes, (Q,).
+    fisher : bool, default False
+        See above.
+
+    Returns
+    -------
+    f : ndarray
+        Objective per item, (G,).
+    grad : ndarray
+        Gradient, (G, K).
+    hess : ndarray
+        Hessian, (G, K, K).
     """
     g, q, kk = r.shape
     logp = _log_probs(a, d, theta)
@@ -183,7 +246,24 @@ def _newton_group(r, a, d, theta):
 
 def newton_graded(r: np.ndarray, ncat: np.ndarray, theta: np.ndarray, a: np.ndarray, d: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """The graded M-step: new slopes and intercepts from the expected counts ``r`` (cells x nodes)."""
+    """The graded M-step: new slopes and intercepts from the expected counts ``r`` (cells x nodes).
+
+    Parameters
+    ----------
+    r : ndarray
+        Expected counts, indicator columns x nodes.
+    ncat : ndarray
+        Categories per item.
+    theta : ndarray
+        Quadrature nodes.
+    a, d : ndarray
+        The current slopes and intercepts.
+
+    Returns
+    -------
+    a, d : ndarray
+        The new slopes and intercepts.
+    """
     a, d = a.copy(), d.copy()
     item, _ = cell_layout(ncat)
     for k in np.unique(ncat):
