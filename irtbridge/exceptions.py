@@ -150,6 +150,9 @@ class UnknownRFunctionError(IrtBridgeError, AttributeError):
 class UnitError(IrtBridgeError, RuntimeError):
     """A unit of a batch failed; the message names the unit and carries the original error."""
 
+    # whether a retry might succeed, set where the error is raised (irtbridge.batch.run.run_unit)
+    transient: bool
+
 
 class OutputBusyError(IrtBridgeError, FileExistsError):
     """Another live run is writing the output folder (its lock file names the writer's pid)."""

@@ -218,7 +218,7 @@ def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
         transient = is_transient(exc)
         mark_failed(unit, out, message, transient=transient)
         error = UnitError(message)
-        error.transient = transient  # type: ignore[attr-defined]
+        error.transient = transient
         raise error from None
     _finish_marker(marker, "done")
     return meta

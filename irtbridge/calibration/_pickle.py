@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irtbridge.calibration._stored import stored
 
@@ -12,10 +12,13 @@ __all__ = ["WithoutRModel"]
 class WithoutRModel:
     """Mixin for frozen dataclasses with an ``r_model`` field: pickled with ``r_model=None``."""
 
+    if TYPE_CHECKING:  # the dataclass it is mixed into has its fields
+        __dataclass_fields__: ClassVar[dict[str, Any]]
+
     def __getstate__(self) -> dict[str, Any]:
         # what was computed on demand (M2, reliability: plain numbers) travels with the fields
         computed = {"_computed": dict(stored(self))} if stored(self) else {}
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None,  # type: ignore[attr-defined]
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "r_model": None,
                 **computed}
 
     def __setstate__(self, state: dict[str, Any]) -> None:

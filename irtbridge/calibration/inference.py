@@ -13,7 +13,7 @@ errors first when the fit deferred them (the default ``se=None``).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,23 +41,35 @@ def _parnums(value: Any, name: str, allowed: set[int], what: str) -> list[int]:
 class InferenceMixin:
     """Inference methods of a mirt :class:`~irtbridge.calibration.Calibration` (see the module)."""
 
+    if TYPE_CHECKING:  # what the methods use of the fit class they are mixed into (Calibration)
+        options: Mapping[str, Any]
+        factors: tuple[str, ...]
+        standard_errors: pd.DataFrame
+
+        @property
+        def item_names(self) -> list[str]: ...
+
+        def parameters(self) -> pd.DataFrame: ...
+
+        def _live_mirt(self, what: str) -> Any: ...
+
     def _information_model(self, what: str) -> Any:
         """The live model that holds this fit's information matrix (the fit's own, or the one its
         deferred standard errors were computed on); a one-line error when there is none."""
         from irtbridge.calibration.diagnostics import _live_model
 
         model = _live_model(self, what)
-        if self.options.get("se") is False:  # type: ignore[attr-defined]
+        if self.options.get("se") is False:
             raise ValidationError(f"{what} needs the information matrix; this fit was made with se=False: refit "
                                   "with se=True (or the default se=None)")
-        self.standard_errors  # type: ignore[attr-defined]  # computes deferred SEs (and keeps their model)
-        problem = self.options.get("se_unavailable")  # type: ignore[attr-defined]
+        self.standard_errors  # computes deferred SEs (and keeps their model)
+        problem = self.options.get("se_unavailable")
         if problem:
             raise ValidationError(f"{what} needs the information matrix, which is unavailable for this fit ({problem})")
         return self.__dict__.get(SE_MODEL, model)
 
     def _estimated_parnums(self) -> tuple[set[int], set[int]]:
-        table = self.parameters()  # type: ignore[attr-defined]
+        table = self.parameters()
         est = table["est"].astype(bool).to_numpy()
         nums = table["parnum"].astype(int).to_numpy()
         return set(nums[est].tolist()), set(nums[~est].tolist())
@@ -200,12 +212,12 @@ class InferenceMixin:
         ci = check_number(ci, "ci", low=0.0, high=1.0, low_open=True, high_open=True)
         model = self._coefficients_model()
         group = self.__dict__.get(GROUP_PARENT)
-        if group is not None and self.options.get("se") is not False:  # type: ignore[attr-defined]
+        if group is not None and self.options.get("se") is not False:
             # one group of a multiple-group fit: its rows of the whole fit's coef(), with the SEs
             out = session.call("irtb_mirt_coefficients", fit=group[0], irt=irt, ci=ci, group=group[1])
         else:
             out = session.call("irtb_mirt_coefficients", fit=model, irt=irt, ci=ci)
-        names = list(self.item_names)  # type: ignore[attr-defined]
+        names = list(self.item_names)
         labels = out["item"].tolist()  # R's list names: the items in order, then GroupPars (and lr.betas)
         out["item"] = [names[i] if i < len(names) else label for i, label in zip(_item_positions(labels), labels)]
         return out.set_index(["item", "parameter"])
@@ -217,13 +229,13 @@ class InferenceMixin:
 
         from irtbridge.exceptions import RWarning
 
-        model = self._live_mirt("coefficients")  # type: ignore[attr-defined]
-        if self.options.get("se") is False:  # type: ignore[attr-defined]
+        model = self._live_mirt("coefficients")
+        if self.options.get("se") is False:
             return model
         with warnings.catch_warnings():  # the one warning of this call is below
             warnings.simplefilter("ignore", RWarning)
-            self.standard_errors  # type: ignore[attr-defined]  # computes deferred SEs once
-        problem = self.options.get("se_unavailable")  # type: ignore[attr-defined]
+            self.standard_errors  # computes deferred SEs once
+        problem = self.options.get("se_unavailable")
         if problem:
             warnings.warn(f"coefficients: standard errors unavailable ({problem}); se, lower and upper are NaN",
                           RWarning, stacklevel=3)
@@ -254,7 +266,7 @@ class InferenceMixin:
         """
         from irtbridge._r import session
 
-        model = self._live_mirt("profile_ci")  # type: ignore[attr-defined]
+        model = self._live_mirt("profile_ci")
         alpha = check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
         if parnum is not None:
             estimated, _ = self._estimated_parnums()
@@ -291,7 +303,7 @@ class InferenceMixin:
         """
         from irtbridge._r import session
 
-        model = self._live_mirt("lagrange")  # type: ignore[attr-defined]
+        model = self._live_mirt("lagrange")
         if isinstance(parnum, (int, np.integer)) and not isinstance(parnum, bool):
             parnum = [parnum]
         if isinstance(parnum, str) or not isinstance(parnum, Sequence) and not isinstance(parnum, np.ndarray):
@@ -343,7 +355,7 @@ class InferenceMixin:
         """
         from irtbridge._r import session
 
-        model = self._live_mirt("bootstrap")  # type: ignore[attr-defined]
+        model = self._live_mirt("bootstrap")
         if not isinstance(draws, (int, np.integer)) or isinstance(draws, (bool, np.bool_)) or draws < 2:
             raise ValidationError(f"draws must be an integer >= 2 (bootstrap resamples), got {draws!r}")
         if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))):
@@ -387,8 +399,8 @@ class InferenceMixin:
         """
         from irtbridge._r import session
 
-        out = session.call("irtb_mirt_mdisc", fit=self._live_mirt("mdisc"))  # type: ignore[attr-defined]
-        names = self.item_names  # type: ignore[attr-defined]
+        out = session.call("irtb_mirt_mdisc", fit=self._live_mirt("mdisc"))
+        names = self.item_names
         return pd.Series(np.atleast_1d(np.asarray(out, dtype=float)), index=names, name="MDISC")
 
     def mdiff(self) -> pd.DataFrame:
@@ -402,8 +414,8 @@ class InferenceMixin:
         """
         from irtbridge._r import session
 
-        out = session.call("irtb_mirt_mdiff", fit=self._live_mirt("mdiff"))  # type: ignore[attr-defined]
-        out.index = pd.Index(self.item_names)  # type: ignore[attr-defined]
+        out = session.call("irtb_mirt_mdiff", fit=self._live_mirt("mdiff"))
+        out.index = pd.Index(self.item_names)
         return out
 
     def test_information(self, theta: Any, degrees: Any = None, items: Sequence[str] | None = None) -> Any:
@@ -431,8 +443,8 @@ class InferenceMixin:
         """
         from irtbridge._r import session
 
-        model = self._live_mirt("test_information")  # type: ignore[attr-defined]
-        k = len(self.factors)  # type: ignore[attr-defined]
+        model = self._live_mirt("test_information")
+        k = len(self.factors)
         index = theta.index if isinstance(theta, (pd.Series, pd.DataFrame)) else None
         try:
             grid = np.asarray(theta, dtype=float)
@@ -454,7 +466,7 @@ class InferenceMixin:
             raise ValidationError(f"degrees is required: information of a {k}-factor model is taken in a direction")
         which = None
         if items is not None:
-            names = list(self.item_names)  # type: ignore[attr-defined]
+            names = list(self.item_names)
             items = [items] if isinstance(items, str) else list(items)
             unknown = [i for i in items if i not in names]
             if unknown or not items:

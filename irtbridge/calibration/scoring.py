@@ -9,7 +9,7 @@ return.acov = , full.scores.SE = TRUE)``. They need the live model of a mirt fit
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -153,18 +153,15 @@ def mirt_scores(fit: Any, model: Any, method: str, values: np.ndarray | None, op
     return frame
 
 
-class _ScoredFit(Protocol):
-    """What :class:`ScoringMixin` uses of the fit class it is mixed into (:class:`~irtbridge.calibration.Calibration`)."""
-
-    def _live_mirt(self, what: str) -> Any: ...
-
-    def _score_values(self, responses: Any, options: dict[str, Any]) -> np.ndarray | None: ...
-
-
 class ScoringMixin:
     """Scoring beyond :meth:`~irtbridge.calibration.Calibration.abilities` (mirt fits)."""
 
-    def ability_covariances(self: _ScoredFit, method: str = "EAP", responses: Any = None, *, full_scores: bool = True,
+    if TYPE_CHECKING:  # what the methods use of the fit class they are mixed into (Calibration)
+        def _live_mirt(self, what: str) -> Any: ...
+
+        def _score_values(self, responses: Any, options: dict[str, Any]) -> np.ndarray | None: ...
+
+    def ability_covariances(self, method: str = "EAP", responses: Any = None, *, full_scores: bool = True,
                             mean: Any = None, cov: Any = None, QMC: bool = False,
                             use_dentype_estimate: bool = False) -> np.ndarray:
         """The covariance matrix of each respondent's ability estimates (mirt's ``return.acov``).

@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 import warnings
+from typing import NoReturn
 
 from irtbridge import __version__
 from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError, one_line
@@ -41,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with its errors (unknown option, invalid choice, missing argument) as one line on stderr
     and exit status 2, like every other bad input; subcommand parsers are of this class too."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
