@@ -40,7 +40,8 @@ def r(code: str):
 
 # --- the catalogue ------------------------------------------------------------------------------------
 def test_every_model_list_is_a_view_of_the_catalogue():
-    from irtbridge.calibration import itemtypes, result
+    from irtbridge.calibration import itemtypes
+    from irtbridge.calibration.results import result
     from irtbridge.calibration.engines import ENGINE_TABLE
     from irtbridge.em import EM_MODELS
     from irtbridge.irt import bank

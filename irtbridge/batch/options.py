@@ -220,7 +220,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     from irtbridge.calibration.fitting import engine_options
     from irtbridge.calibration.itemtypes import check_itemtype, estimation_options
     from irtbridge.calibration.options import check_options
-    from irtbridge.calibration.result import ENGINES, MODELS, SCORING_METHODS
+    from irtbridge.calibration.results.result import ENGINES, MODELS, SCORING_METHODS
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
     if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:

@@ -17,7 +17,7 @@ from irtbridge._moved import moved_keywords
 from irtbridge.benchmark.modes import CalibrationMode, flag_items
 from irtbridge.benchmark.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.benchmark.tournaments import SCORES
-from irtbridge.calibration.flags import IdentificationWarning
+from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.benchmark.data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.benchmark.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
 from irtbridge.benchmark.respondents import (

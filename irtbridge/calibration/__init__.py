@@ -2,8 +2,8 @@
 
 The public names are re-exported here and at the top level (``irtbridge.calibrate``); the modules hold
 the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, then dispatches to one module
-per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
-(:class:`Calibration`; every result stands on :class:`~irtbridge.calibration._base.FitResult`: the shared
+per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.results.result`
+(:class:`Calibration`; every result stands on :class:`~irtbridge.calibration.results._base.FitResult`: the shared
 statistics, pickling, ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the
 columns), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
@@ -32,7 +32,7 @@ from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.calibration.keys import score_key
 from irtbridge.calibration.simulation import simulate
 from irtbridge.calibration.priors import Prior
-from irtbridge.calibration.result import ENGINES, MODELS, Calibration
+from irtbridge.calibration.results.result import ENGINES, MODELS, Calibration
 from irtbridge.calibration.spec import ModelSpec
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",

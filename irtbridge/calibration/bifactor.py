@@ -21,7 +21,7 @@ from irtbridge._catalogue import CATALOGUE
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
 from irtbridge.calibration.options import MIRT_OPTIONS, check_options
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["calibrate_bifactor", "BFACTOR_OPTIONS"]

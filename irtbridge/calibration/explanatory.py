@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import Line
-from irtbridge.calibration._base import FitResult
+from irtbridge.calibration.results._base import FitResult
 from irtbridge.calibration.options import check_options
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import RError, ValidationError
 
 __all__ = ["calibrate_fixed", "calibrate_mixed", "MixedCalibration", "FIXED_OPTIONS", "MIXED_OPTIONS"]

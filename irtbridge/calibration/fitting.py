@@ -23,7 +23,7 @@ from irtbridge.calibration.itemtypes import check_itemtype, estimation_options, 
 from irtbridge.calibration.latent import latent_arguments
 from irtbridge.calibration.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.priors import Prior, parse_priors
-from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
+from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import DataWarning, ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
@@ -170,7 +170,7 @@ def calibrate(
     Calibration
         Items whose estimates the data do not identify (runaway slopes ``|a| > 10``, ``|b| > 6``; any
         engine) are named in ``fit.item_flags`` / ``fit.flagged_items`` with one ``IdentificationWarning``
-        (:mod:`irtbridge.calibration.flags`).
+        (:mod:`irtbridge.calibration.results.flags`).
 
     Notes
     -----

@@ -18,7 +18,7 @@ from irtbridge import __version__
 from irtbridge._catalogue import mirt_itemtype
 from irtbridge.calibration.checks import check_before_fit, group_labels
 from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
-from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
+from irtbridge.calibration.results.group_result import GroupCalibration, dif, item_table
 from irtbridge.calibration.itemtypes import estimation_options, item_type_options
 from irtbridge.calibration.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.priors import parse_priors

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_number
-from irtbridge.calibration._se import GROUP_PARENT, SE_MODEL
+from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["InferenceMixin"]

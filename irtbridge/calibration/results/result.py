@@ -12,11 +12,11 @@ import pandas as pd
 from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
 from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
-from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
-from irtbridge.calibration._stored import stored
+from irtbridge.calibration.results._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
+from irtbridge.calibration.results._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration.results._stored import stored
 from irtbridge.calibration.engines import ENGINE_TABLE
-from irtbridge.calibration.flags import flag_items
+from irtbridge.calibration.results.flags import flag_items
 from irtbridge.calibration.inference import InferenceMixin
 from irtbridge.calibration.scoring import ScoringMixin
 from irtbridge.exceptions import ValidationError
@@ -138,7 +138,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def item_flags(self) -> pd.Series:
         """Why each item's estimate is not identified, "" when it is (a Series named ``flag``, one entry per
         item): the ``flag`` column of ``irtbridge evaluate``'s tables, from the stored estimates
-        (:func:`~irtbridge.calibration.flags.flag_items`: ``|a| > 10``, ``|b| > 6``, ``g`` at its bound, not
+        (:func:`~irtbridge.calibration.results.flags.flag_items`: ``|a| > 10``, ``|b| > 6``, ``g`` at its bound, not
         finite)."""
         return flag_items(self.items)
 

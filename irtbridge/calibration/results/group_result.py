@@ -1,6 +1,6 @@
 """The result of a multiple-group calibration: :class:`GroupCalibration`.
 
-It offers what a :class:`~irtbridge.calibration.result.Calibration` does where mirt supports it for a
+It offers what a :class:`~irtbridge.calibration.results.result.Calibration` does where mirt supports it for a
 ``MultipleGroupClass`` model: per-group item tables with standard errors, abilities (``fscores``), item
 and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`, by
 likelihood ratio or Wald tests), differential response and test functioning and effect sizes (``DRF``, ``DTF``,
@@ -20,13 +20,13 @@ import pandas as pd
 
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
-from irtbridge.calibration._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
+from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
 from irtbridge.calibration.checks import check_references
-from irtbridge.calibration._stored import remember, stored
-from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
+from irtbridge.calibration.results._stored import remember, stored
+from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.spec import Reference
 from irtbridge.exceptions import ValidationError, r_context
-from irtbridge.calibration._se import GROUP_PARENT
+from irtbridge.calibration.results._se import GROUP_PARENT
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -55,7 +55,7 @@ class GroupCalibration(FitResult):
         Per group, the latent covariance matrix (factors x factors).
     loglik, aic, bic, n_parameters, converged, iterations, model, invariance, group_sizes, options,
     warnings, provenance, factors, item_types, dropped_items, item_mins
-        As in :class:`~irtbridge.calibration.result.Calibration` (``invariance``: mirt's keywords and items).
+        As in :class:`~irtbridge.calibration.results.result.Calibration` (``invariance``: mirt's keywords and items).
     membership : tuple of str
         Each respondent's group, in the order of the responses.
     r_model : RObject or None
