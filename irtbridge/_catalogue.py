@@ -6,7 +6,7 @@ EM that fits it (if any) and the scoring methods of the native kernel (:mod:`irt
 Everything else derives from these rows: the model lists of :mod:`irtbridge.irt` and :mod:`irtbridge.em`,
 the names :func:`irtbridge.calibrate` accepts and which engine fits which
 (:data:`irtbridge.calibration.results.result.ENGINES`), the ``itemtype`` vector R receives (R never translates
-a model name itself), the item types of :mod:`irtbridge.calibration.itemtypes` and the CLI's help.
+a model name itself), the item types of :mod:`irtbridge.calibration.inputs.itemtypes` and the CLI's help.
 What an *engine* accepts and can do afterwards is its row of
 :data:`irtbridge.calibration.engines.ENGINE_TABLE`.
 

@@ -218,8 +218,8 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
     from irtbridge.calibration.engines import ENGINE_TABLE
     from irtbridge.calibration.fitting import engine_options
-    from irtbridge.calibration.itemtypes import check_itemtype, estimation_options
-    from irtbridge.calibration.options import check_options
+    from irtbridge.calibration.inputs.itemtypes import check_itemtype, estimation_options
+    from irtbridge.calibration.inputs.options import check_options
     from irtbridge.calibration.results.result import ENGINES, MODELS, SCORING_METHODS
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)

@@ -5,11 +5,11 @@ the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, the
 per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.results.result`
 (:class:`Calibration`; every result stands on :class:`~irtbridge.calibration.results._base.FitResult`: the shared
 statistics, pickling, ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the
-columns), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
+columns), :mod:`~irtbridge.calibration.inputs.priors`, :mod:`~irtbridge.calibration.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
 :mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
 :mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests),
-:mod:`~irtbridge.calibration.keys`
+:mod:`~irtbridge.calibration.inputs.keys`
 (:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
 :mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``),
 :mod:`~irtbridge.calibration.functioning`
@@ -29,11 +29,11 @@ from irtbridge.calibration.explanatory import MixedCalibration, calibrate_fixed,
 from irtbridge.calibration.functioning import sibtest
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
-from irtbridge.calibration.keys import score_key
+from irtbridge.calibration.inputs.keys import score_key
 from irtbridge.calibration.simulation import simulate
-from irtbridge.calibration.priors import Prior
+from irtbridge.calibration.inputs.priors import Prior
 from irtbridge.calibration.results.result import ENGINES, MODELS, Calibration
-from irtbridge.calibration.spec import ModelSpec
+from irtbridge.calibration.inputs.spec import ModelSpec
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
            "calibrate_groups", "dif", "GroupCalibration", "score_key",

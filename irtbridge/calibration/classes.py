@@ -21,7 +21,7 @@ from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice, check_int
 from irtbridge.calibration.results._base import FitResult
 from irtbridge.calibration.results._stored import remember, stored
-from irtbridge.calibration.options import check_options
+from irtbridge.calibration.inputs.options import check_options
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
 
 __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]

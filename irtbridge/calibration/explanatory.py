@@ -19,7 +19,7 @@ import pandas as pd
 
 from irtbridge._summary import Line
 from irtbridge.calibration.results._base import FitResult
-from irtbridge.calibration.options import check_options
+from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import RError, ValidationError
 
@@ -269,7 +269,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     (['blockA', 'blockB'], -2797.687)
     """
     from irtbridge._r import session
-    from irtbridge.calibration.latent import _covariate_columns
+    from irtbridge.calibration.inputs.latent import _covariate_columns
 
     frame = _response_frame(data, "data")
     names = [str(c) for c in frame.columns]

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import as_response_matrix, check_choice, check_int, check_number
-from irtbridge.calibration.checks import group_labels
+from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["drf", "dtf", "empirical_es", "sibtest"]

@@ -87,7 +87,7 @@ def _fit(args: argparse.Namespace):
 
 def _score(data, key: str, missing: str | None):
     """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
-    from irtbridge.calibration.keys import score_key
+    from irtbridge.calibration.inputs.keys import score_key
 
     if os.path.isfile(key):
         rows = [[f.strip() for f in ln.split(",")] for ln in _read_text(key, "--key file").splitlines() if ln.strip()]

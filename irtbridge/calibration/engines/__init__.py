@@ -34,7 +34,7 @@ from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS,
                                   engine_models)
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.flags import warn_flagged
-from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS
+from irtbridge.calibration.inputs.options import LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.exceptions import ValidationError
 
 if TYPE_CHECKING:  # the result module reads this table; the table only names its class

@@ -21,10 +21,10 @@ import pandas as pd
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
 from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
-from irtbridge.calibration.checks import check_references
+from irtbridge.calibration.inputs.checks import check_references
 from irtbridge.calibration.results._stored import remember, stored
 from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration, m2_line
-from irtbridge.calibration.spec import Reference
+from irtbridge.calibration.inputs.spec import Reference
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.calibration.results._se import GROUP_PARENT
 
