@@ -5,14 +5,14 @@ the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, the
 per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.results.result`
 (:class:`Calibration`; every result stands on :class:`~irtbridge.calibration.results._base.FitResult`: the shared
 statistics, pickling, ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the
-columns), :mod:`~irtbridge.calibration.inputs.priors`, :mod:`~irtbridge.calibration.diagnostics`
+columns), :mod:`~irtbridge.calibration.inputs.priors`, :mod:`~irtbridge.calibration.analysis.diagnostics`
 (item/person/global fit, residuals, reliability, model comparison),
-:mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
-:mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests),
+:mod:`~irtbridge.calibration.analysis.plots` (mirt's plot types), :mod:`~irtbridge.calibration.analysis.fscores` and
+:mod:`~irtbridge.calibration.analysis.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests),
 :mod:`~irtbridge.calibration.inputs.keys`
 (:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
-:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``),
-:mod:`~irtbridge.calibration.functioning`
+:mod:`~irtbridge.calibration.analysis.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``),
+:mod:`~irtbridge.calibration.analysis.functioning`
 (``DRF``, ``DTF``, ``empirical_ES`` on group fits, :func:`sibtest`), :mod:`~irtbridge.calibration.bifactor`
 (:func:`calibrate_bifactor`: mirt's ``bfactor``) and :mod:`~irtbridge.calibration.classes`
 (:func:`calibrate_classes`: latent class models, mirt's ``mdirt``), :mod:`~irtbridge.calibration.explanatory`
@@ -24,13 +24,13 @@ from __future__ import annotations
 
 from irtbridge.calibration.bifactor import calibrate_bifactor
 from irtbridge.calibration.classes import ClassCalibration, calibrate_classes, class_parameter_table
-from irtbridge.calibration.diagnostics import compare
+from irtbridge.calibration.analysis.diagnostics import compare
 from irtbridge.calibration.explanatory import MixedCalibration, calibrate_fixed, calibrate_mixed
-from irtbridge.calibration.functioning import sibtest
+from irtbridge.calibration.analysis.functioning import sibtest
 from irtbridge.calibration.fitting import calibrate, parameter_table
 from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.calibration.inputs.keys import score_key
-from irtbridge.calibration.simulation import simulate
+from irtbridge.calibration.analysis.simulation import simulate
 from irtbridge.calibration.inputs.priors import Prior
 from irtbridge.calibration.results.result import ENGINES, MODELS, Calibration
 from irtbridge.calibration.inputs.spec import ModelSpec

@@ -227,7 +227,7 @@ class FitResult(WithoutRModel):
     # -- the same methods on every result ------------------------------------------------------------
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """Limited-information fit (mirt's ``M2(mod, type = type)``): M2, df, p, RMSEA with its interval,
-        SRMSR, TLI, CFI, as a Series; see :func:`~irtbridge.calibration.diagnostics.global_fit`."""
+        SRMSR, TLI, CFI, as a Series; see :func:`~irtbridge.calibration.analysis.diagnostics.global_fit`."""
         raise ValidationError(f"global_fit: mirt's M2 is not defined for {self._kind}")
 
     def reliability(self, theta: Any = None) -> Reliability:

@@ -4,9 +4,9 @@ It offers what a :class:`~irtbridge.calibration.results.result.Calibration` does
 ``MultipleGroupClass`` model: per-group item tables with standard errors, abilities (``fscores``), item
 and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`, by
 likelihood ratio or Wald tests), differential response and test functioning and effect sizes (``DRF``, ``DTF``,
-``empirical_ES``: :mod:`irtbridge.calibration.functioning`), and one group taken out as a :class:`Calibration`
+``empirical_ES``: :mod:`irtbridge.calibration.analysis.functioning`), and one group taken out as a :class:`Calibration`
 (``extract.group``). Every statistic is mirt's, computed on
-the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.diagnostics`.
+the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.analysis.diagnostics`.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class GroupCalibration(FitResult):
         return (f"GroupCalibration(model={self.model!r}, groups={list(self.groups)}, "
                 f"loglik={self.loglik:.4f}, converged={self.converged})")
 
-    # -- what the shared diagnostics read (irtbridge.calibration.diagnostics) ---------------------
+    # -- what the shared diagnostics read (irtbridge.calibration.analysis.diagnostics) ---------------------
     engine = "mirt"
 
     @property
@@ -165,8 +165,8 @@ class GroupCalibration(FitResult):
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False) -> pd.DataFrame:
         """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
         mirt's columns, and ``p_adjusted_<stat>`` adjusted over the items of each group. ``stats``,
-        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
-        from irtbridge.calibration import diagnostics
+        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.analysis.diagnostics.item_fit`."""
+        from irtbridge.calibration.analysis import diagnostics
 
         if isinstance(stats, str):
             stats = [stats]
@@ -185,7 +185,7 @@ class GroupCalibration(FitResult):
     def person_fit(self) -> pd.DataFrame:
         """Zh and infit/outfit per respondent (mirt's ``personfit``), in the order of the responses, with
         each respondent's ``group`` first."""
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         self._live("person_fit")
         frame = diagnostics.person_fit(self)
@@ -195,7 +195,7 @@ class GroupCalibration(FitResult):
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, one SRMSR per group
         (``SRMSR.<group>``), TLI, CFI (mirt's ``M2(mod, type = type)`` of the multiple-group model)."""
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         self._live("global_fit")
         return diagnostics.global_fit(self, type=type)
@@ -236,7 +236,7 @@ class GroupCalibration(FitResult):
         """One curve per group (mirt's ``plot(mod, type = "score" | "info")`` and ``itemplot(mod, item)``):
         ``"score"`` (expected test score), ``"info"`` (test information) or ``"trace"`` (one ``item=``'s
         trace lines); returns the Axes. Other plots: ``fit.group(name).plot(...)``."""
-        from irtbridge.calibration.plots import plot_groups
+        from irtbridge.calibration.analysis.plots import plot_groups
 
         return plot_groups(self, kind, **kwargs)
 
@@ -246,21 +246,21 @@ class GroupCalibration(FitResult):
         return dif(self, which, scheme, items, p_adjust, method=method)
 
     def drf(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
-        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.functioning.drf`."""
-        from irtbridge.calibration.functioning import drf
+        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.analysis.functioning.drf`."""
+        from irtbridge.calibration.analysis.functioning import drf
 
         return drf(self, items, **kwargs)
 
     def dtf(self, **kwargs: Any) -> pd.DataFrame:
-        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.functioning.dtf`."""
-        from irtbridge.calibration.functioning import dtf
+        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.analysis.functioning.dtf`."""
+        from irtbridge.calibration.analysis.functioning import dtf
 
         return dtf(self, **kwargs)
 
     def empirical_es(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
         """Empirical DIF effect sizes (mirt's ``empirical_ES``):
-        :func:`irtbridge.calibration.functioning.empirical_es`."""
-        from irtbridge.calibration.functioning import empirical_es
+        :func:`irtbridge.calibration.analysis.functioning.empirical_es`."""
+        from irtbridge.calibration.analysis.functioning import empirical_es
 
         return empirical_es(self, items, **kwargs)
 
