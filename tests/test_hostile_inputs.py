@@ -96,7 +96,7 @@ def _item_fit(**kwargs: Any) -> Callable[[], Any]:
 
 
 def _classes(**kwargs: Any) -> Callable[[], Any]:
-    from irtbridge.calibration.classes import calibrate_classes
+    from irtbridge.calibration.fit.classes import calibrate_classes
 
     data = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (30, 4)), columns=list("abcd"))
     return lambda: calibrate_classes(data, 2, **kwargs)

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irtbridge.calibration.groups import calibrate_groups, dif
+    from irtbridge.calibration.fit.groups import calibrate_groups, dif
 
     data = read_csv(args.file, "responses")
     require_columns(data, [args.groups] + ([args.id_column] if args.id_column else []), f"responses file {args.file!r}")

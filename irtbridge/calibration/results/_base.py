@@ -1,8 +1,8 @@
 """One base for the results of a calibration: :class:`FitResult`.
 
 :class:`~irtbridge.calibration.results.result.Calibration`, :class:`~irtbridge.calibration.results.group_result.GroupCalibration`,
-:class:`~irtbridge.calibration.classes.ClassCalibration` and
-:class:`~irtbridge.calibration.explanatory.MixedCalibration` (and the bifactor fit, which is a
+:class:`~irtbridge.calibration.fit.classes.ClassCalibration` and
+:class:`~irtbridge.calibration.fit.explanatory.MixedCalibration` (and the bifactor fit, which is a
 ``Calibration``) share
 
 * the fit statistics ``loglik``, ``aic``, ``bic``, ``n_parameters``, ``converged``, ``iterations`` and

@@ -19,7 +19,7 @@ import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
+from irtbridge.calibration.fit.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ValidationError, r_context

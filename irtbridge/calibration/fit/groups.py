@@ -17,7 +17,7 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge._catalogue import mirt_itemtype
 from irtbridge.calibration.inputs.checks import check_before_fit, group_labels
-from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
+from irtbridge.calibration.fit.fitting import _prepare, _resolve_model, _structure_args, item_minimums
 from irtbridge.calibration.results.group_result import GroupCalibration, dif, item_table
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options
 from irtbridge.calibration.inputs.options import GROUP_OPTIONS, check_options
