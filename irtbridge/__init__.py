@@ -141,6 +141,8 @@ _SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency
 
 __all__ = sorted(["__version__", *_LAZY])
 _moved.register(__name__, _MOVED)
+# modules that moved (irtbridge.benchmark -> irtbridge.decodirt, ...): their old import paths keep working
+_moved.moved_modules(_moved.MODULES)
 
 
 def __getattr__(name: str) -> object:
@@ -149,6 +151,8 @@ def __getattr__(name: str) -> object:
         return _moved.resolve(__name__, name, _MOVED[name])
     if module is None and name in _SUBMODULES:
         return _import_module(f"irtbridge.{name}")
+    if module is None and f"{__name__}.{name}" in _moved.MODULES:
+        return _moved.import_moved(f"{__name__}.{name}", _moved.MODULES[f"{__name__}.{name}"])
     if module is None:
         raise AttributeError(f"module 'irtbridge' has no attribute {name!r}")
     value = getattr(_import_module(module), name)
