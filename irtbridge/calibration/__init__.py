@@ -22,6 +22,9 @@ parts, each by its role:
 
 from __future__ import annotations
 
+import importlib
+
+from irtbridge import _moved
 from irtbridge.calibration.analysis.diagnostics import compare
 from irtbridge.calibration.analysis.functioning import sibtest
 from irtbridge.calibration.analysis.simulation import simulate
@@ -40,3 +43,11 @@ __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", 
            "calibrate_groups", "dif", "GroupCalibration", "score_key",
            "simulate", "sibtest", "calibrate_bifactor", "calibrate_classes", "class_parameter_table",
            "ClassCalibration", "calibrate_fixed", "calibrate_mixed", "MixedCalibration"]
+
+
+def __getattr__(name: str) -> object:
+    # an old module path read as an attribute (``irtbridge.calibration.fitting.calibrate`` after ``import
+    # irtbridge``): imported through its old path, so irtbridge._moved's finder warns and names the new one
+    if f"{__name__}.{name}" in _moved.MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
