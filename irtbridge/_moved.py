@@ -23,9 +23,9 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["FORMS", "KEYWORDS", "MODULES", "REMOVAL", "TABLES", "deprecated_form", "forget_moved_modules",
-           "import_moved", "moved_keywords", "moved_module_table", "moved_modules", "moved_names", "new_home",
-           "register", "resolve", "warn_form"]
+__all__ = ["FORMS", "KEYWORDS", "MODULES", "REMOVAL", "TABLES", "current_module_path", "deprecated_form",
+           "forget_moved_modules", "import_moved", "moved_keywords", "moved_module_table", "moved_modules",
+           "moved_names", "new_home", "register", "resolve", "warn_form"]
 
 #: the release that removes every name deprecated so far
 REMOVAL = "0.3.0"
@@ -136,7 +136,7 @@ def moved_keywords(function: str, table: Mapping[str, str]) -> Callable[[Mapping
     Parameters
     ----------
     function : str
-        The function's dotted name (``"irtbridge.benchmark.evaluate_dataset"``), as the warning and
+        The function's dotted name (``"irtbridge.decodirt.evaluate_dataset"``), as the warning and
         CHANGELOG.md name it.
     table : mapping of str to str
         Old keyword -> new home: ``"Holder.field"`` (``{"random_state": "Settings.seed"}``) or
@@ -183,7 +183,12 @@ def _field(home: str) -> str:
 #: old dotted module path -> its new dotted path, for every module (or whole package) that moved; a moved
 #: package's submodules follow it (``irtbridge.old.sub`` -> ``irtbridge.new.sub``) unless listed themselves.
 #: ``irtbridge/__init__.py`` hands it to :func:`moved_modules`; CHANGELOG.md lists every entry.
-MODULES: dict[str, str] = {}
+MODULES: dict[str, str] = {
+    "irtbridge.benchmark": "irtbridge.decodirt",
+    "irtbridge.benchmark.data": "irtbridge.decodirt.classification_data",
+    "irtbridge.datasets": "irtbridge.example_data",
+    "irtbridge.irt.scoring": "irtbridge.irt.abilities",
+}
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -293,6 +298,19 @@ def forget_moved_modules(old: Iterable[str]) -> None:
                 delattr(holder, child)
         for path in loaded:
             del sys.modules[path]
+
+
+def current_module_path(dotted: str) -> str:
+    """Where the module ``dotted`` lives now: its new path if it is an old one (:func:`moved_modules`), else
+    ``dotted`` itself.
+
+    Examples
+    --------
+    >>> current_module_path("irtbridge.benchmark.modes"), current_module_path("irtbridge.irt")
+    ('irtbridge.decodirt.modes', 'irtbridge.irt')
+    """
+    home = _FINDER.home(dotted)
+    return dotted if home is None else home[1]
 
 
 def moved_module_table() -> dict[str, str]:

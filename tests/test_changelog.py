@@ -110,6 +110,6 @@ def test_every_old_keyword_is_in_the_changelog_with_its_home_and_removal_version
                 re.findall(r"^\| `([\w.]+)\((\w+)=\)` \| `([\w.()=]+)` \| (\d+\.\d+\.\d+) \|$", text, re.MULTILINE))
     old = {(fn, kw): home for fn, table in _moved.KEYWORDS.items() for kw, home in table.items()
            if fn.startswith("irtbridge.")}  # not the examples of irtbridge._moved's docstrings
-    assert {"irtbridge.benchmark.evaluate_dataset", "irtbridge.pipeline.run_benchmark",
-            "irtbridge.benchmark.calibrate_with_fallback"} <= set(_moved.KEYWORDS)
+    assert {"irtbridge.decodirt.evaluate_dataset", "irtbridge.pipeline.run_benchmark",
+            "irtbridge.decodirt.calibrate_with_fallback"} <= set(_moved.KEYWORDS)
     assert {k: (home, _moved.REMOVAL) for k, home in old.items()} == rows

@@ -130,3 +130,59 @@ def test_every_old_module_path_of_the_package_is_its_new_module():
                           rf"{_moved.REMOVAL}"):
             module = importlib.import_module(old)
         assert module is importlib.import_module(new), old
+
+
+@pytest.fixture
+def fresh():
+    """The package's old module paths, not yet imported in this process (so each warns again)."""
+    _moved.forget_moved_modules(list(_moved.MODULES))
+    _moved.moved_modules(_moved.MODULES)
+    yield
+
+
+def test_the_benchmark_package_is_decodirt_with_its_submodules_and_old_names(fresh):
+    import irtbridge.decodirt as decodirt
+    import irtbridge.decodirt.modes
+    import irtbridge.pipeline
+
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.benchmark was renamed irtbridge\.decodirt; .*removed in "
+                      rf"irtbridge {_moved.REMOVAL}"):
+        import irtbridge.benchmark.modes
+    assert irtbridge.benchmark is decodirt and irtbridge.benchmark.modes is irtbridge.decodirt.modes
+    assert irtbridge.benchmark.modes.CalibrationMode is decodirt.CalibrationMode
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.benchmark\.data was renamed "
+                      r"irtbridge\.decodirt\.classification_data"):
+        from irtbridge.benchmark import data
+    assert data is importlib.import_module("irtbridge.decodirt.classification_data")
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.benchmark\.run_benchmark moved to "
+                      r"irtbridge\.pipeline\.run_benchmark"):
+        assert irtbridge.benchmark.run_benchmark is irtbridge.pipeline.run_benchmark
+    assert irtbridge.benchmark.evaluate_dataset is decodirt.evaluate_dataset  # the package's own names
+
+
+def test_the_old_top_level_attribute_of_a_moved_package_warns_and_is_the_new_one(fresh):
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.benchmark was renamed irtbridge\.decodirt") as caught:
+        old = irtbridge.__getattr__("benchmark")
+    assert old is importlib.import_module("irtbridge.decodirt")
+    assert caught[0].filename == __file__
+    assert "benchmark" not in dir(irtbridge) and "decodirt" in dir(irtbridge)
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.datasets was renamed irtbridge\.example_data"):
+        from irtbridge import datasets
+    assert datasets is importlib.import_module("irtbridge.example_data")
+    assert datasets.response_dataset is importlib.import_module("irtbridge.example_data").response_dataset
+    assert "datasets" not in dir(irtbridge) and "example_data" in dir(irtbridge)
+
+
+def test_pickles_made_when_the_classes_lived_at_the_old_paths_load(fresh):
+    from irtbridge.decodirt.classification_data import DatasetInfo
+    from irtbridge.decodirt.records import StageWarning
+
+    objects = [StageWarning("calibration", "RWarning", "slow"),
+               DatasetInfo(name="iris", source="sklearn", n_classes=3, cost=1, provenance="scikit-learn")]
+    data = pickle.dumps(objects, protocol=2)
+    made_before = (data.replace(b"irtbridge.decodirt.records\n", b"irtbridge.benchmark.records\n")
+                   .replace(b"irtbridge.decodirt.classification_data\n", b"irtbridge.benchmark.data\n"))
+    assert b"irtbridge.decodirt" not in made_before
+    with pytest.warns(DeprecationWarning):
+        loaded = pickle.loads(made_before)
+    assert [type(o) for o in loaded] == [StageWarning, DatasetInfo] and loaded == objects

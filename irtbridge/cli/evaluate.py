@@ -15,8 +15,8 @@ import time
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
-    from irtbridge.benchmark.modes import CalibrationMode
+    from irtbridge.decodirt.classification_data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
+    from irtbridge.decodirt.modes import CalibrationMode
 
     stable, paper = CalibrationMode.resolve("stable"), CalibrationMode.resolve("paper")
     p = sub.add_parser(
