@@ -5,8 +5,8 @@ parameters it estimates, mirt's ``itemtype`` for it, ltm's fitting function (if 
 EM that fits it (if any) and the scoring methods of the native kernel (:mod:`irtbridge.irt`) for it.
 Everything else derives from these rows: the model lists of :mod:`irtbridge.irt` and :mod:`irtbridge.em`,
 the names :func:`irtbridge.calibrate` accepts and which engine fits which
-(:data:`irtbridge.calibration.result.ENGINES`), the ``itemtype`` vector R receives (R never translates
-a model name itself), the item types of :mod:`irtbridge.calibration.itemtypes` and the CLI's help.
+(:data:`irtbridge.calibration.results.result.ENGINES`), the ``itemtype`` vector R receives (R never translates
+a model name itself), the item types of :mod:`irtbridge.calibration.inputs.itemtypes` and the CLI's help.
 What an *engine* accepts and can do afterwards is its row of
 :data:`irtbridge.calibration.engines.ENGINE_TABLE`.
 

@@ -316,3 +316,34 @@ def current_module_path(dotted: str) -> str:
 def moved_module_table() -> dict[str, str]:
     """Every old module path the finder serves now (what :func:`moved_modules` was given)."""
     return dict(_FINDER.table)
+
+
+# --- calibration/ grouped by role (issue 33 item 3): the old paths of its modules ---------------------------
+MODULES.update({
+    "irtbridge.calibration.bifactor": "irtbridge.calibration.fit.bifactor",
+    "irtbridge.calibration.classes": "irtbridge.calibration.fit.classes",
+    "irtbridge.calibration.explanatory": "irtbridge.calibration.fit.explanatory",
+    "irtbridge.calibration.fitting": "irtbridge.calibration.fit.fitting",
+    "irtbridge.calibration.groups": "irtbridge.calibration.fit.groups",
+    "irtbridge.calibration._base": "irtbridge.calibration.results._base",
+    "irtbridge.calibration._pickle": "irtbridge.calibration.results._pickle",
+    "irtbridge.calibration._se": "irtbridge.calibration.results._se",
+    "irtbridge.calibration._stored": "irtbridge.calibration.results._stored",
+    "irtbridge.calibration.flags": "irtbridge.calibration.results.flags",
+    "irtbridge.calibration.group_result": "irtbridge.calibration.results.group_result",
+    "irtbridge.calibration.result": "irtbridge.calibration.results.result",
+    "irtbridge.calibration.checks": "irtbridge.calibration.inputs.checks",
+    "irtbridge.calibration.itemtypes": "irtbridge.calibration.inputs.itemtypes",
+    "irtbridge.calibration.keys": "irtbridge.calibration.inputs.keys",
+    "irtbridge.calibration.latent": "irtbridge.calibration.inputs.latent",
+    "irtbridge.calibration.options": "irtbridge.calibration.inputs.options",
+    "irtbridge.calibration.priors": "irtbridge.calibration.inputs.priors",
+    "irtbridge.calibration.spec": "irtbridge.calibration.inputs.spec",
+    "irtbridge.calibration.diagnostics": "irtbridge.calibration.analysis.diagnostics",
+    "irtbridge.calibration.fitreport": "irtbridge.calibration.analysis.fitreport",
+    "irtbridge.calibration.scoring": "irtbridge.calibration.analysis.fscores",
+    "irtbridge.calibration.functioning": "irtbridge.calibration.analysis.functioning",
+    "irtbridge.calibration.inference": "irtbridge.calibration.analysis.inference",
+    "irtbridge.calibration.plots": "irtbridge.calibration.analysis.plots",
+    "irtbridge.calibration.simulation": "irtbridge.calibration.analysis.simulation",
+})

@@ -169,7 +169,7 @@ def _from_r_side(value: Any) -> Any:
 
             return from_r_model(value)
         if "MultipleGroupClass" in value.r_class:
-            from irtbridge.calibration.groups import group_calibration_from_r_model
+            from irtbridge.calibration.fit.groups import group_calibration_from_r_model
 
             return group_calibration_from_r_model(value)
         return value

@@ -12,7 +12,7 @@ covered, for both splits and each k, and the per-set rows.
 Beside them, the status quo the issue measured (issue 32, third column): ``anchors-stratified+pirt`` and
 ``anchors-cluster+pirt`` answer k items chosen by :func:`irtbridge.select_anchors` (``"stratified"``;
 ``"cluster"`` on the calibration models' response profiles, k-means started with the run's seed) on the
-same native 2PL fit of the calibration models (its flagged items, :func:`irtbridge.calibration.flags.flag_items`,
+same native 2PL fit of the calibration models (its flagged items, :func:`irtbridge.calibration.results.flags.flag_items`,
 never chosen), and predict with :func:`irtbridge.estimate_performance` (p-IRT, no ``validation``) and its
 95% interval (the IRT posterior's). Their items are chosen from the calibration models alone, not at
 random, so they differ from the estimators' k items.
@@ -51,7 +51,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from irtbridge.calibration.flags import flag_items  # noqa: E402
+from irtbridge.calibration.results.flags import flag_items  # noqa: E402
 from irtbridge.leaderboard.anchors import select_anchors  # noqa: E402
 from irtbridge.leaderboard.estimators import ESTIMATORS, IRTParameters, calibrate_2pl, estimate_accuracy  # noqa: E402
 from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402

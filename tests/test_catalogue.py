@@ -40,7 +40,8 @@ def r(code: str):
 
 # --- the catalogue ------------------------------------------------------------------------------------
 def test_every_model_list_is_a_view_of_the_catalogue():
-    from irtbridge.calibration import itemtypes, result
+    from irtbridge.calibration.inputs import itemtypes
+    from irtbridge.calibration.results import result
     from irtbridge.calibration.engines import ENGINE_TABLE
     from irtbridge.em import EM_MODELS
     from irtbridge.irt import bank
@@ -86,7 +87,7 @@ def test_mirt_itemtypes_and_back():
 
 
 def test_engine_rows_say_what_each_engine_takes():
-    from irtbridge.calibration.itemtypes import estimation_options
+    from irtbridge.calibration.inputs.itemtypes import estimation_options
 
     assert estimation_options("mirt", {}, method="qmcem", seed=2) == {"method": "QMCEM", "technical": {"set.seed": 2}}
     assert estimation_options("native", {}, method="EM") == {}

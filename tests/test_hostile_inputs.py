@@ -84,7 +84,7 @@ def _evaluate_frame() -> None:
 
 
 def _fit():
-    from irtbridge.calibration.result import Calibration
+    from irtbridge.calibration.results.result import Calibration
 
     items = pd.DataFrame({"a": [1.0, 1.2], "b": [0.0, 0.5], "g": 0.0, "u": 1.0}, index=["i1", "i2"])
     return Calibration(items=items, standard_errors=None, loglik=-1.0, aic=1.0, bic=1.0, n_parameters=4,
@@ -96,7 +96,7 @@ def _item_fit(**kwargs: Any) -> Callable[[], Any]:
 
 
 def _classes(**kwargs: Any) -> Callable[[], Any]:
-    from irtbridge.calibration.classes import calibrate_classes
+    from irtbridge.calibration.fit.classes import calibrate_classes
 
     data = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (30, 4)), columns=list("abcd"))
     return lambda: calibrate_classes(data, 2, **kwargs)

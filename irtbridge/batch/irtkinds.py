@@ -7,7 +7,7 @@ Each reads the unit's response CSV, calibrates with :func:`irtbridge.calibrate` 
   and the abilities scored from the fit (``scoring_method``, default EAP);
 * ``abilities`` (``irtbridge abilities``): the abilities alone, from a fit without item standard errors;
 * ``fit`` (``irtbridge fit``): global fit (M2), reliability and item fit (S-X2)
-  (:func:`irtbridge.calibration.fitreport.fit_report`).
+  (:func:`irtbridge.calibration.analysis.fitreport.fit_report`).
 
 Scores come from the engine's own scoring of the data the fit was made from
 (:meth:`irtbridge.calibration.Calibration.abilities`: mirt's ``fscores`` on its own data, so items coded
@@ -157,7 +157,7 @@ def kind_fit(unit: Unit, folder: Path) -> dict[str, Any]:
         What ``unit.json`` records of the fit, with the ``global`` statistics and the ``misfitting`` items.
     """
     from irtbridge.calibration import calibrate
-    from irtbridge.calibration.fitreport import fit_report
+    from irtbridge.calibration.analysis.fitreport import fit_report
 
     frame = _responses(unit)
     fit = calibrate(frame, se=False, **calibrate_arguments(unit.options))

@@ -16,7 +16,7 @@ are spelled so that no name means two things: ``estimation_method`` is mirt's es
 method (``fit.abilities(method)``, ``irtbridge abilities --method``). A bare ``method`` is refused with
 both spellings. Every other key of an IRT unit is an estimation option with the engine's name
 (``quadpts``, ``TOL``, ``technical``, ``SE_type``, ...), checked by
-:func:`irtbridge.calibration.fitting.engine_options`.
+:func:`irtbridge.calibration.fit.fitting.engine_options`.
 """
 
 from __future__ import annotations
@@ -217,10 +217,10 @@ def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
 def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -> None:
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
     from irtbridge.calibration.engines import ENGINE_TABLE
-    from irtbridge.calibration.fitting import engine_options
-    from irtbridge.calibration.itemtypes import check_itemtype, estimation_options
-    from irtbridge.calibration.options import check_options
-    from irtbridge.calibration.result import ENGINES, MODELS, SCORING_METHODS
+    from irtbridge.calibration.fit.fitting import engine_options
+    from irtbridge.calibration.inputs.itemtypes import check_itemtype, estimation_options
+    from irtbridge.calibration.inputs.options import check_options
+    from irtbridge.calibration.results.result import ENGINES, MODELS, SCORING_METHODS
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
     if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:

@@ -1,41 +1,53 @@
-"""Item calibration delegated to R's ``mirt`` and ``ltm``: fitting, and the results it returns.
+"""Item calibration delegated to R's ``mirt`` and ``ltm`` (and the native EM), grouped by role.
 
-The public names are re-exported here and at the top level (``irtbridge.calibrate``); the modules hold
-the parts: :mod:`~irtbridge.calibration.fitting` (:func:`calibrate`: checks, then dispatches to one module
-per engine, :mod:`~irtbridge.calibration.engines`: mirt, ltm, native) and :mod:`~irtbridge.calibration.result`
-(:class:`Calibration`; every result stands on :class:`~irtbridge.calibration._base.FitResult`: the shared
-statistics, pickling, ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the
-columns), :mod:`~irtbridge.calibration.priors`, :mod:`~irtbridge.calibration.diagnostics`
-(item/person/global fit, residuals, reliability, model comparison),
-:mod:`~irtbridge.calibration.plots` (mirt's plot types), :mod:`~irtbridge.calibration.scoring` and
-:mod:`~irtbridge.calibration.inference` (mirt's scoring options; vcov, Wald tests, CIs, Lagrange tests),
-:mod:`~irtbridge.calibration.keys`
-(:func:`score_key`: multiple-choice answers scored against a key, mirt's ``key2binary``) and
-:mod:`~irtbridge.calibration.simulation` (:func:`simulate`: responses drawn by mirt's ``simdata``),
-:mod:`~irtbridge.calibration.functioning`
-(``DRF``, ``DTF``, ``empirical_ES`` on group fits, :func:`sibtest`), :mod:`~irtbridge.calibration.bifactor`
-(:func:`calibrate_bifactor`: mirt's ``bfactor``) and :mod:`~irtbridge.calibration.classes`
-(:func:`calibrate_classes`: latent class models, mirt's ``mdirt``), :mod:`~irtbridge.calibration.explanatory`
-(:func:`calibrate_fixed`: fixed-item calibration, mirt's ``fixedCalib``; :func:`calibrate_mixed`:
-explanatory IRT, mirt's ``mixedmirt`` and the LLTM).
+The public names are re-exported here and at the top level (``irtbridge.calibrate``); the folders hold the
+parts, each by its role:
+
+* :mod:`~irtbridge.calibration.fit`: the front doors, one module per kind of model: :func:`calibrate`
+  (checks once, then dispatches to an engine), :func:`calibrate_groups` and :func:`dif`,
+  :func:`calibrate_bifactor`, :func:`calibrate_classes`, :func:`calibrate_fixed` and :func:`calibrate_mixed`;
+* :mod:`~irtbridge.calibration.engines`: the dispatch table (:data:`~irtbridge.calibration.engines.ENGINE_TABLE`)
+  and one module per engine: mirt, ltm, native;
+* :mod:`~irtbridge.calibration.results`: what a fit returns: :class:`Calibration`, :class:`GroupCalibration`,
+  all standing on :class:`~irtbridge.calibration.results._base.FitResult` (the shared statistics, pickling,
+  ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the columns), and the flags
+  of estimates the data do not identify;
+* :mod:`~irtbridge.calibration.inputs`: what a fit takes, checked before it runs: :class:`ModelSpec`,
+  :class:`Prior`, mirt's item types, the options each engine takes, the latent density, and
+  :func:`score_key` (answers scored against a key);
+* :mod:`~irtbridge.calibration.analysis`: what is computed on a fit: item/person/global fit, reliability and
+  :func:`compare`; mirt's ``fscores`` options; vcov, Wald tests, CIs and Lagrange tests; ``DRF``/``DTF``
+  and :func:`sibtest`; mirt's plot types; the fit report; :func:`simulate` (mirt's ``simdata``).
 """
 
 from __future__ import annotations
 
-from irtbridge.calibration.bifactor import calibrate_bifactor
-from irtbridge.calibration.classes import ClassCalibration, calibrate_classes, class_parameter_table
-from irtbridge.calibration.diagnostics import compare
-from irtbridge.calibration.explanatory import MixedCalibration, calibrate_fixed, calibrate_mixed
-from irtbridge.calibration.functioning import sibtest
-from irtbridge.calibration.fitting import calibrate, parameter_table
-from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
-from irtbridge.calibration.keys import score_key
-from irtbridge.calibration.simulation import simulate
-from irtbridge.calibration.priors import Prior
-from irtbridge.calibration.result import ENGINES, MODELS, Calibration
-from irtbridge.calibration.spec import ModelSpec
+import importlib
+
+from irtbridge import _moved
+from irtbridge.calibration.analysis.diagnostics import compare
+from irtbridge.calibration.analysis.functioning import sibtest
+from irtbridge.calibration.analysis.simulation import simulate
+from irtbridge.calibration.fit.bifactor import calibrate_bifactor
+from irtbridge.calibration.fit.classes import ClassCalibration, calibrate_classes, class_parameter_table
+from irtbridge.calibration.fit.explanatory import MixedCalibration, calibrate_fixed, calibrate_mixed
+from irtbridge.calibration.fit.fitting import calibrate, parameter_table
+from irtbridge.calibration.fit.groups import calibrate_groups, dif
+from irtbridge.calibration.inputs.keys import score_key
+from irtbridge.calibration.inputs.priors import Prior
+from irtbridge.calibration.inputs.spec import ModelSpec
+from irtbridge.calibration.results.group_result import GroupCalibration
+from irtbridge.calibration.results.result import ENGINES, MODELS, Calibration
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",
            "calibrate_groups", "dif", "GroupCalibration", "score_key",
            "simulate", "sibtest", "calibrate_bifactor", "calibrate_classes", "class_parameter_table",
            "ClassCalibration", "calibrate_fixed", "calibrate_mixed", "MixedCalibration"]
+
+
+def __getattr__(name: str) -> object:
+    # an old module path read as an attribute (``irtbridge.calibration.fitting.calibrate`` after ``import
+    # irtbridge``): imported through its old path, so irtbridge._moved's finder warns and names the new one
+    if f"{__name__}.{name}" in _moved.MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

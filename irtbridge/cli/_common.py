@@ -89,7 +89,7 @@ def read_calibration(path: str):
     The full file gives a :class:`~irtbridge.calibration.Calibration`; the CLI's shorter object (``model``
     and the ``items`` table) an :class:`~irtbridge.irt.ItemBank`.
     """
-    from irtbridge.calibration.result import Calibration  # kept off the CLI's start
+    from irtbridge.calibration.results.result import Calibration  # kept off the CLI's start
     from irtbridge.irt import as_item_bank
 
     try:

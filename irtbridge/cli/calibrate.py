@@ -95,7 +95,7 @@ def _fit(args: argparse.Namespace):
 
 def _score(data, key: str, missing: str | None):
     """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
-    from irtbridge.calibration.keys import score_key
+    from irtbridge.calibration.inputs.keys import score_key
 
     keys: list[str] | dict[str, str]  # in column order, or by item name
     if os.path.isfile(key):

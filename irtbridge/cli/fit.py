@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(fit, args: argparse.Namespace) -> dict:
-    from irtbridge.calibration.fitreport import fit_report  # kept off the CLI's start
+    from irtbridge.calibration.analysis.fitreport import fit_report  # kept off the CLI's start
 
     return fit_report(fit, na_rm=args.na_rm, impute=args.impute, seed=args.seed)
 

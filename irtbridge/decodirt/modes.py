@@ -24,9 +24,9 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from irtbridge._validation import check_choice
-from irtbridge.calibration.flags import FLAG_LIMITS, flag_items
+from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
 from irtbridge.calibration.engines import ENGINE_TABLE
-from irtbridge.calibration.result import ENGINES
+from irtbridge.calibration.results.result import ENGINES
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
 

@@ -17,7 +17,7 @@ from irtbridge._moved import moved_keywords
 from irtbridge.decodirt.modes import CalibrationMode, flag_items
 from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.decodirt.tournaments import SCORES
-from irtbridge.calibration.flags import IdentificationWarning
+from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.decodirt.classification_data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
 from irtbridge.decodirt.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
 from irtbridge.decodirt.respondents import (

@@ -71,7 +71,7 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     ----------
     calibration : Calibration or ItemBank
         Anything with an item table ``.items`` (columns ``a``, ``b``). A calibration's flagged items
-        (``fit.flagged_items``: estimates the data do not identify, :mod:`irtbridge.calibration.flags`)
+        (``fit.flagged_items``: estimates the data do not identify, :mod:`irtbridge.calibration.results.flags`)
         are never chosen.
     k : int
         How many anchors (at most the number of items).

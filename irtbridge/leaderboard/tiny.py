@@ -269,9 +269,9 @@ class TinyBenchmark:
 
 
 def runaway_items(calibration: Any) -> list[str]:
-    """The items of a 2PL calibration that the engine flags (:func:`irtbridge.calibration.flags.flag_items`:
+    """The items of a 2PL calibration that the engine flags (:func:`irtbridge.calibration.results.flags.flag_items`:
     ``|a| > 10``, ``|b| > 6`` or not finite), in item order: never sampled into a tiny benchmark."""
-    from irtbridge.calibration.flags import flag_items
+    from irtbridge.calibration.results.flags import flag_items
 
     table = pd.DataFrame({"a": np.asarray(calibration.a, dtype=float), "b": np.asarray(calibration.b, dtype=float)},
                          index=[str(n) for n in calibration.names])
@@ -330,7 +330,7 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     cal = calibration if calibration is not None else calibrate_2pl(responses, NCYCLES=NCYCLES)
     if tuple(cal.names) != names:
         raise ValidationError("calibration's items are not responses' items (same names, same order)")
-    # items whose 2PL estimates the data do not identify (the engine's flags, irtbridge.calibration.flags) are
+    # items whose 2PL estimates the data do not identify (the engine's flags, irtbridge.calibration.results.flags) are
     # never sampled: they count in the estimate through its prediction alone, as `exclude` says
     flagged = set(runaway_items(cal))
     given = {str(e) for e in exclude or []}

@@ -19,7 +19,7 @@ import pytest
 
 import irtbridge
 from irtbridge.batch import run_batch
-from irtbridge.calibration.fitreport import fit_report
+from irtbridge.calibration.analysis.fitreport import fit_report
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from irtbridge.calibration import calibrate_bifactor
-from irtbridge.calibration.bifactor import BFACTOR_OPTIONS
+from irtbridge.calibration.fit.bifactor import BFACTOR_OPTIONS
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 

@@ -16,7 +16,7 @@ import pytest
 
 from irtbridge._summary import Summary
 from irtbridge.calibration import ClassCalibration, calibrate_classes, class_parameter_table
-from irtbridge.calibration.classes import CLASS_OPTIONS
+from irtbridge.calibration.fit.classes import CLASS_OPTIONS
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.calibration.diagnostics import adjust_pvalues
+from irtbridge.calibration.analysis.diagnostics import adjust_pvalues
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError

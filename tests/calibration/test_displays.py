@@ -12,11 +12,11 @@ import pytest
 
 import irtbridge._r.session as session
 from irtbridge._summary import Summary
-from irtbridge.calibration._stored import remember
-from irtbridge.calibration.classes import ClassCalibration
-from irtbridge.calibration.explanatory import MixedCalibration
-from irtbridge.calibration.group_result import GroupCalibration
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results._stored import remember
+from irtbridge.calibration.fit.classes import ClassCalibration
+from irtbridge.calibration.fit.explanatory import MixedCalibration
+from irtbridge.calibration.results.group_result import GroupCalibration
+from irtbridge.calibration.results.result import Calibration
 
 LIVE = object()  # stands for a live R model: a display that would ask R gets this far
 

@@ -283,7 +283,7 @@ def test_calibrate_mixed_lltm_refuses_person_effects(mixed_data):
 def test_a_mixed_fit_pickles_without_its_r_model():
     import pickle
 
-    from irtbridge.calibration.explanatory import MixedCalibration
+    from irtbridge.calibration.fit.explanatory import MixedCalibration
 
     fit = MixedCalibration(fixef=pd.DataFrame({"est": [0.1]}), random_covariances={}, parameters=pd.DataFrame(),
                            loglik=-1.0, aic=4.0, bic=5.0, n_parameters=1, converged=True, iterations=3,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from irtbridge import calibrate, true_score
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 

@@ -1,4 +1,4 @@
-"""Runaway estimates are never reported as converged without a word (irtbridge.calibration.flags), in every engine.
+"""Runaway estimates are never reported as converged without a word (irtbridge.calibration.results.flags), in every engine.
 
 On the runaway matrix (tests/_runaway.py: 60 respondents x about 200 items, 30% missing) the 2PL has no
 finite maximum likelihood: some slopes run away. The native fit and mirt's fit must each carry flags that
@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.calibration.flags import FLAG_LIMITS, IdentificationWarning, flag_items
+from irtbridge.calibration.results.flags import FLAG_LIMITS, IdentificationWarning, flag_items
 from tests._runaway import runaway_matrix
 
 HERE = Path(__file__).resolve().parents[1]  # tests/

@@ -207,6 +207,6 @@ def test_what_needs_a_two_group_fit_with_standard_errors(data):
     with pytest.raises(ValidationError, match="method: Wald tests need the fit's standard errors"):
         two.dif(["d"], method="wald")
     with pytest.raises(ValidationError, match="empirical_es needs a GroupCalibration"):
-        from irtbridge.calibration.functioning import empirical_es
+        from irtbridge.calibration.analysis.functioning import empirical_es
 
         empirical_es(calibrate(items, "2PL", se=False))

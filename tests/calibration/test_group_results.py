@@ -21,7 +21,7 @@ import pytest
 
 from irtbridge import ModelSpec, Prior, calibrate_groups
 from irtbridge._summary import Summary
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 
 pytestmark = pytest.mark.r

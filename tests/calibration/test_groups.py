@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.calibration.groups import GroupCalibration, calibrate_groups, dif
+from irtbridge.calibration.fit.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
 

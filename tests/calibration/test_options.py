@@ -13,7 +13,7 @@ import pytest
 
 from irtbridge import calibrate, calibrate_groups, parameter_table
 from irtbridge._r import session
-from irtbridge.calibration.options import _OWNED, GROUP_OPTIONS, LTM_OPTIONS, MIRT_OPTIONS
+from irtbridge.calibration.inputs.options import _OWNED, GROUP_OPTIONS, LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 

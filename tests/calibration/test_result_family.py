@@ -1,5 +1,5 @@
 """One result family (issue 33 item 3): every calibration result stands on one base
-(:class:`irtbridge.calibration._base.FitResult`), the shared methods have the same signature everywhere,
+(:class:`irtbridge.calibration.results._base.FitResult`), the shared methods have the same signature everywhere,
 ``plot("info")`` means mirt's test information on every result, ``reliability()`` is a dict of floats with
 the older forms deprecated (each listed in CHANGELOG.md), and abilities follow one naming rule.
 
@@ -22,8 +22,8 @@ import pytest
 from test_displays import RESULTS, calibration, group_calibration
 
 from irtbridge import _moved, calibrate
-from irtbridge.calibration._base import STATISTICS, FitResult, Reliability, with_adjusted
-from irtbridge.calibration._stored import remember
+from irtbridge.calibration.results._base import STATISTICS, FitResult, Reliability, with_adjusted
+from irtbridge.calibration.results._stored import remember
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 

@@ -17,7 +17,7 @@ import pytest
 
 from irtbridge import ModelSpec, Prior, calibrate, parameter_table
 from irtbridge._r import session
-from irtbridge.calibration.checks import check_before_fit
+from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
@@ -184,7 +184,7 @@ def test_syntax_references_read_keyword_lines_as_mirt_does():
     """mirt.model's reading rules: ';' ends a statement, '#' a comment, a line without '=' continues the
     one before; spaces inside brackets are dropped; CONSTRAIN with several names pairs them with the
     items (or, for one item, constrains its parameters to each other); GROUP names the latent rows."""
-    from irtbridge.calibration.spec import syntax_references
+    from irtbridge.calibration.inputs.spec import syntax_references
 
     text = ("F1 = 1-3  # all items\nCOV = F1*F1; CONSTRAIN = (1 - 2, a1),\n   (x, z, d, a1)\n"
             "START = (GROUP, MEAN_1, 0.5); FIXED = (GROUP, MEAN_1)\nPRIOR = (y, g, norm, -1.1, 2)")

@@ -19,7 +19,7 @@ from tests._shapes import classifier_responses
 
 import irtbridge
 from irtbridge import calibrate, calibrate_groups
-from irtbridge.calibration.classes import calibrate_classes
+from irtbridge.calibration.fit.classes import calibrate_classes
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import RError, RWarning, ValidationError

@@ -149,7 +149,7 @@ def test_mirt_direct(sim, tmp_path):
 @pytest.mark.r
 def test_ltm_error_falls_back_to_mirt(sim, tmp_path):
     # a constraint on an item tpm does not have makes R fail; mirt must take over (an option tpm does not
-    # take at all is refused before R runs: calibration/options.py)
+    # take at all is refused before R runs: calibration/inputs/options.py)
     fit, attempts = calibrate_with_fallback(
         sim, CalibrationMode.resolve("paper", engine="ltm", engine_options={"ltm": {"constraint": np.array([[99, 1, 0.0]])}}))
     assert [(a.engine, a.status) for a in attempts] == [("ltm", "error"), ("mirt", "converged")]

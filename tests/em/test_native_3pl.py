@@ -36,7 +36,7 @@ from scipy import sparse
 
 import irtbridge
 from irtbridge.decodirt.modes import STABLE_PRIORS, CalibrationMode, simulate_classifier_responses
-from irtbridge.calibration.flags import IdentificationWarning
+from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from irtbridge.em import threepl as em_3pl

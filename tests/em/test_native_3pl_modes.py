@@ -27,7 +27,7 @@ import pytest
 
 import irtbridge
 from irtbridge.decodirt.modes import STABLE_PRIORS
-from irtbridge.calibration.flags import IdentificationWarning
+from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.em import threepl as em_3pl
 from tests._classifier_modes import minority_predictors
 

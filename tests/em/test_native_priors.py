@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import irtbridge
-from irtbridge.calibration.flags import IdentificationWarning
+from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.example_data import response_dataset
 from irtbridge.em import priors as em_priors
 from irtbridge.em.core import fit_em, prepare_responses

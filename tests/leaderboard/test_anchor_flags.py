@@ -1,4 +1,4 @@
-"""select_anchors never chooses an item its calibration flags (irtbridge.calibration.flags).
+"""select_anchors never chooses an item its calibration flags (irtbridge.calibration.results.flags).
 
 The calibration is the native 2PL of the runaway matrix (tests/_runaway.py), whose runaway slopes are the
 most discriminating items: the stratified method, which takes each stratum's largest slope, picks them
@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 import irtbridge
-from irtbridge.calibration.flags import IdentificationWarning
+from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard import ANCHOR_METHODS, select_anchors

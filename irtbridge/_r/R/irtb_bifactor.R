@@ -1,4 +1,4 @@
-# Bifactor models by mirt's bfactor() (irtbridge.calibration.bifactor): one general factor (or the
+# Bifactor models by mirt's bfactor() (irtbridge.calibration.fit.bifactor): one general factor (or the
 # `general` mirt.model text, received as data) and one specific factor per item, fitted with the
 # dimension reduction of Gibbons & Hedeker (two-dimensional quadrature whatever the number of specific
 # factors). Returns calibrate()'s plain layout (irtb_mirt_result).
@@ -13,7 +13,7 @@ irtb_bfactor_args <- function(data, item_names, itemtype, specific, general, opt
   args
 }
 
-# `equal_slopes` is always empty here: calibrate_bifactor refuses the 1PL (irtbridge.calibration.bifactor).
+# `equal_slopes` is always empty here: calibrate_bifactor refuses the 1PL (irtbridge.calibration.fit.bifactor).
 irtb_mirt_bfactor_fit <- function(data, item_names, itemtype, se, options, specific, general = NULL, later = FALSE,
                                   equal_slopes = character()) {
   args <- c(irtb_bfactor_args(data, item_names, itemtype, specific, general, options), list(SE = se))

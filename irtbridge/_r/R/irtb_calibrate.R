@@ -197,7 +197,7 @@ irtb_mirt_values <- function(data, item_names, itemtype, options, dims = 1L, syn
   irtb_plain_table(v)
 }
 
-# Only what the pre-fit name check reads (irtbridge.calibration.checks): fewer strings to convert.
+# Only what the pre-fit name check reads (irtbridge.calibration.inputs.checks): fewer strings to convert.
 irtb_mirt_names <- function(...) irtb_mirt_values(...)[c("item", "name", "est")]
 
 irtb_plain_table <- function(v) {

@@ -1,4 +1,4 @@
-# Latent class models by mirt's mdirt() (irtbridge.calibration.classes): fit, starting parameter table,
+# Latent class models by mirt's mdirt() (irtbridge.calibration.fit.classes): fit, starting parameter table,
 # and what a ClassCalibration reads (class proportions, item probabilities per class, posteriors).
 
 irtb_mdirt_args <- function(data, item_names, n_classes, options, table = NULL) {

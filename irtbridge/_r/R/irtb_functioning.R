@@ -1,4 +1,4 @@
-# Differential functioning beyond DIF's likelihood ratio tests (irtbridge.calibration.functioning):
+# Differential functioning beyond DIF's likelihood ratio tests (irtbridge.calibration.analysis.functioning):
 # mirt's DRF, DTF, empirical_ES on a live multipleGroup model, SIBTEST on raw responses, and DIF by
 # Wald tests. Items arrive as 1-based positions, group labels as character data; results go back as
 # plain data.frames (mirt's own columns, lists of tables stacked).

@@ -11,7 +11,7 @@ irtb_group_args <- function(data, item_names, group, itemtype, invariance, optio
     options)
 }
 
-# Only what the pre-fit name check reads (irtbridge.calibration.checks), over every group.
+# Only what the pre-fit name check reads (irtbridge.calibration.inputs.checks), over every group.
 irtb_mirt_group_names <- function(data, item_names, group, itemtype, invariance, options, dims = 1L, syntax = NULL) {
   args <- irtb_group_args(data, item_names, group, itemtype, invariance, options, dims, syntax)
   irtb_plain_table(do.call(mirt::multipleGroup, c(args, list(pars = "values"))))[c("group", "item", "name", "est")]

@@ -17,7 +17,7 @@ Beyond these, each row says what the engine accepts (estimation ``methods``, cal
 afterwards (``scoring`` methods, whether its live model is a mirt model that mirt's latent densities,
 fscores options and diagnostics read, whether it runs in R, whether the fit keeps its data): code
 outside this package asks the row, never the engine's name. The models each engine fits come from the
-model catalogue (:mod:`irtbridge._catalogue`; :data:`irtbridge.calibration.result.ENGINES`). Engine
+model catalogue (:mod:`irtbridge._catalogue`; :data:`irtbridge.calibration.results.result.ENGINES`). Engine
 modules are imported on first use, so choosing an engine never loads the others (nor R, for ``native``).
 
 Adding an engine is a row here and a module with ``fit(request)`` (and a column of the catalogue for
@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Mapping
 from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS, MIRT_SCORING, Domain,
                                   engine_models)
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.flags import warn_flagged
-from irtbridge.calibration.options import LTM_OPTIONS, MIRT_OPTIONS
+from irtbridge.calibration.results.flags import warn_flagged
+from irtbridge.calibration.inputs.options import LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.exceptions import ValidationError
 
 if TYPE_CHECKING:  # the result module reads this table; the table only names its class
-    from irtbridge.calibration.result import Calibration
+    from irtbridge.calibration.results.result import Calibration
 
 __all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "engine"]
 
@@ -98,7 +98,7 @@ class Engine:
 
     def fit(self, request: FitRequest) -> "Calibration":
         """Fit ``request`` with this engine (its module's ``fit``); one warning when estimates are flagged
-        (:mod:`irtbridge.calibration.flags`), whatever the engine.
+        (:mod:`irtbridge.calibration.results.flags`), whatever the engine.
 
         Parameters
         ----------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from irtbridge.calibration.engines.rbacked import fit_in_r
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 
 __all__ = ["fit"]
 

@@ -3,15 +3,15 @@
 R equivalent: ``mirt(data, 1, itemtype = "2PL", SE = TRUE)`` (or ``dims``/``mirt.model`` text, a
 ``pars`` table, priors written into it), then ``coef(fit, IRTpars = TRUE, simplify = TRUE)``. Before the
 fit, every parameter a spec or a prior names is looked up in mirt's ``pars = "values"`` table
-(:mod:`irtbridge.calibration.checks`): mirt would silently ignore or move it.
+(:mod:`irtbridge.calibration.inputs.checks`): mirt would silently ignore or move it.
 """
 
 from __future__ import annotations
 
-from irtbridge.calibration.checks import check_before_fit
+from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.calibration.engines.rbacked import fit_in_r
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 
 __all__ = ["fit"]
 

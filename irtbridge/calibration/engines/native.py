@@ -15,7 +15,7 @@ Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.em.core.EM_
 (:mod:`irtbridge.em.threepl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
 ``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on the 3PL's ``g``; the 1PL, 2PL and 3PL take priors,
 :mod:`irtbridge.em.priors`), with crossprod SEs including mirt's prior term. Estimates past the bounds of
-:mod:`irtbridge.calibration.flags` (runaway slopes, difficulties off the ability grid) are flagged
+:mod:`irtbridge.calibration.results.flags` (runaway slopes, difficulties off the ability grid) are flagged
 (``fit.item_flags``) with one warning; priors keep them finite. A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
 ``options["categories"]`` (item -> values), so ``fit.abilities(responses=...)`` takes data in the codes
@@ -35,9 +35,9 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge._catalogue import ESTIMATION_DOMAINS, check_values
 from irtbridge._parallel import progress_bar
-from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
+from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
 from irtbridge.em.accelerate import ACCELERATORS
 from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses

@@ -17,9 +17,9 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._catalogue import CATALOGUE, equal_slope_items, from_mirt_itemtype, mirt_itemtype
-from irtbridge.calibration._se import PendingStandardErrors, SEOutcome
+from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.result import DICHOTOMOUS, Calibration
+from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration
 from irtbridge.exceptions import ConvergenceWarning, RWarning
 
 __all__ = ["fit_in_r", "from_r_model", "model_arguments"]

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge.calibration.priors import Prior
+from irtbridge.calibration.inputs.priors import Prior
 from irtbridge.em.core import ResponseData
 
 __all__ = ["FitRequest"]

@@ -1,6 +1,6 @@
 """Differential response, test and bundle functioning through mirt, beyond :func:`~irtbridge.dif`.
 
-On a two-group :class:`~irtbridge.calibration.group_result.GroupCalibration` (also as its methods
+On a two-group :class:`~irtbridge.calibration.results.group_result.GroupCalibration` (also as its methods
 ``drf``, ``dtf``, ``empirical_es``): :func:`drf` (mirt's ``DRF``: signed, unsigned and distance
 measures between the groups' expected score curves, for the test, a bundle or each item, with
 bootstrap intervals and tests from parameter draws), :func:`dtf` (``DTF``) and :func:`empirical_es`
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import as_response_matrix, check_choice, check_int, check_number
-from irtbridge.calibration.checks import group_labels
+from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["drf", "dtf", "empirical_es", "sibtest"]

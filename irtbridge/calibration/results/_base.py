@@ -1,13 +1,13 @@
 """One base for the results of a calibration: :class:`FitResult`.
 
-:class:`~irtbridge.calibration.result.Calibration`, :class:`~irtbridge.calibration.group_result.GroupCalibration`,
-:class:`~irtbridge.calibration.classes.ClassCalibration` and
-:class:`~irtbridge.calibration.explanatory.MixedCalibration` (and the bifactor fit, which is a
+:class:`~irtbridge.calibration.results.result.Calibration`, :class:`~irtbridge.calibration.results.group_result.GroupCalibration`,
+:class:`~irtbridge.calibration.fit.classes.ClassCalibration` and
+:class:`~irtbridge.calibration.fit.explanatory.MixedCalibration` (and the bifactor fit, which is a
 ``Calibration``) share
 
 * the fit statistics ``loglik``, ``aic``, ``bic``, ``n_parameters``, ``converged``, ``iterations`` and
   ``options``, ``warnings``, ``provenance``, ``r_model`` (keyword-only fields declared here once);
-* pickling without the live R model (:class:`~irtbridge.calibration._pickle.WithoutRModel`: what was
+* pickling without the live R model (:class:`~irtbridge.calibration.results._pickle.WithoutRModel`: what was
   computed on demand, M2 and reliability, travels; the R model does not);
 * ``summary()``, one :class:`~irtbridge._summary.Summary` built from the stored numbers (a size line, the
   log-likelihood and convergence lines, then each result's own lines, tables and notes), and
@@ -41,7 +41,7 @@ import pandas as pd
 
 from irtbridge._moved import deprecated_form, warn_form
 from irtbridge._summary import Line, Summary, fit_lines
-from irtbridge.calibration._pickle import WithoutRModel
+from irtbridge.calibration.results._pickle import WithoutRModel
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["FitResult", "Reliability", "RenamedColumns", "STATISTICS", "renamed_columns", "with_adjusted"]
@@ -239,7 +239,7 @@ class FitResult(WithoutRModel):
     # -- the same methods on every result ------------------------------------------------------------
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """Limited-information fit (mirt's ``M2(mod, type = type)``): M2, df, p, RMSEA with its interval,
-        SRMSR, TLI, CFI, as a Series; see :func:`~irtbridge.calibration.diagnostics.global_fit`.
+        SRMSR, TLI, CFI, as a Series; see :func:`~irtbridge.calibration.analysis.diagnostics.global_fit`.
 
         Parameters
         ----------

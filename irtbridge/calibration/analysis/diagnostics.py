@@ -17,8 +17,8 @@ import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
 from irtbridge._validation import check_choice
-from irtbridge.calibration._base import with_adjusted
-from irtbridge.calibration._stored import remember
+from irtbridge.calibration.results._base import with_adjusted
+from irtbridge.calibration.results._stored import remember
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.irt import test_information
 

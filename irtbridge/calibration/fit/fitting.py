@@ -17,13 +17,13 @@ import pandas as pd
 
 from irtbridge._catalogue import mirt_itemtype
 from irtbridge._validation import as_response_matrix, check_choice, constant_items
-from irtbridge.calibration.checks import check_before_fit
+from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
-from irtbridge.calibration.itemtypes import check_itemtype, estimation_options, item_type_options
-from irtbridge.calibration.latent import latent_arguments
-from irtbridge.calibration.options import MIRT_OPTIONS, check_options
-from irtbridge.calibration.priors import Prior, parse_priors
-from irtbridge.calibration.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
+from irtbridge.calibration.inputs.itemtypes import check_itemtype, estimation_options, item_type_options
+from irtbridge.calibration.inputs.latent import latent_arguments
+from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
+from irtbridge.calibration.inputs.priors import Prior, parse_priors
+from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
 from irtbridge.exceptions import DataWarning, ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
@@ -68,7 +68,7 @@ def calibrate(
         ``Tutz``, ``PC1PL``/``PC2PL``/``PC3PL``, ``PCgraded`` (partially compensatory: give a ``spec``),
         ``2PLNRM``/``3PLNRM``/``3PLuNRM``/``4PLNRM`` (nested logit on the raw answers: give ``key``),
         ``spline``, ``monospline``, ``monopoly`` (``monopoly_k``): the list is
-        :data:`irtbridge.calibration.itemtypes.ITEMTYPES`. Items with no IRT parameterization in mirt
+        :data:`irtbridge.calibration.inputs.itemtypes.ITEMTYPES`. Items with no IRT parameterization in mirt
         (e.g. ``ideal``, ``ggum``, ``sequential``) make ``items`` mirt's slope-intercept table.
         ``lca`` (use ``irtbridge.mirt.mdirt``) and ``experimental`` (``createItem`` items, R code) are
         refused in one line.
@@ -103,16 +103,16 @@ def calibrate(
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
     priors : mapping or list of Prior, optional
         mirt, and the native 1PL, 2PL and 3PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
-        ("expbeta", 5, 17)}`` (see :mod:`irtbridge.calibration.priors`); with priors the fit is a MAP
+        ("expbeta", 5, 17)}`` (see :mod:`irtbridge.calibration.inputs.priors`); with priors the fit is a MAP
         estimate. Each named parameter must be one the model estimates, checked against mirt's
-        ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.checks`; the native engine
+        ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.inputs.checks`; the native engine
         checks its own: ``norm``/``lnorm`` on a1, ``norm`` on d, ``expbeta`` on the 3PL's g): a one-line
         :class:`ValidationError` if not.
     dims : int
         mirt only: an exploratory model with this many factors (``mirt(data, dims)``; read with
         :meth:`Calibration.loadings`, rotated there with ``rotate="oblimin"`` etc.).
     spec : ModelSpec or str, optional
-        mirt only: a confirmatory/bifactor structure (:class:`~irtbridge.calibration.spec.ModelSpec`, or
+        mirt only: a confirmatory/bifactor structure (:class:`~irtbridge.calibration.inputs.spec.ModelSpec`, or
         mirt.model syntax text), handed to ``mirt.model()`` as data. Parameters its constraints, priors
         and fixed values name are checked against mirt's parameter table first, as for ``priors``.
     parameters : DataFrame, optional
@@ -159,7 +159,7 @@ def calibrate(
         argument names (e.g.
         ``TOL=1e-5``, ``technical={"NCYCLES": 2000}``, ``quadpts=41`` for mirt; ``control={"GHk": 21}`` for
         ltm). An option the engine would not read (mirt ignores unknown arguments without a word) is a
-        one-line :class:`ValidationError`: the names are :data:`irtbridge.calibration.options.MIRT_OPTIONS`
+        one-line :class:`ValidationError`: the names are :data:`irtbridge.calibration.inputs.options.MIRT_OPTIONS`
         and ``LTM_OPTIONS``; rotation is chosen when reading loadings (``fit.loadings(rotate=...)``).
         Item-type options are checked against the item types: ``monopoly_k`` (mirt's ``monopoly.k``,
         the polynomial degree of ``monopoly`` items: one positive integer, or one per item) and
@@ -170,7 +170,7 @@ def calibrate(
     Calibration
         Items whose estimates the data do not identify (runaway slopes ``|a| > 10``, ``|b| > 6``; any
         engine) are named in ``fit.item_flags`` / ``fit.flagged_items`` with one ``IdentificationWarning``
-        (:mod:`irtbridge.calibration.flags`).
+        (:mod:`irtbridge.calibration.results.flags`).
 
     Notes
     -----
@@ -346,7 +346,7 @@ def _resolve_model(model: Any, engine: str, columns: list[str] | None) -> tuple[
 
 def _structure_args(per_item, dims, spec, parameters, names) -> dict[str, Any]:
     """The R arguments for a structured mirt fit: dims or mirt.model text, and the parameter table."""
-    from irtbridge.calibration.spec import ModelSpec
+    from irtbridge.calibration.inputs.spec import ModelSpec
 
     out: dict[str, Any] = {"dims": int(dims)}
     if spec is not None:

@@ -19,9 +19,9 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice, check_int
-from irtbridge.calibration._base import FitResult
-from irtbridge.calibration._stored import remember, stored
-from irtbridge.calibration.options import check_options
+from irtbridge.calibration.results._base import FitResult
+from irtbridge.calibration.results._stored import remember, stored
+from irtbridge.calibration.inputs.options import check_options
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
 
 __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CLASS_OPTIONS"]
@@ -51,11 +51,11 @@ class ClassCalibration(FitResult):
     item_names : tuple of str
     n_respondents : int
     options : dict
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     warnings : tuple of str
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     provenance : dict
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     standard_errors : DataFrame or None
         With ``se=True``: every parameter of mirt's ``coef(mod, printSE = TRUE)``, indexed by (``item``,
         ``parameter``) (the class proportions under item ``GroupPars``), columns ``value`` and ``se``
@@ -152,7 +152,7 @@ class ClassCalibration(FitResult):
                 f"{self.n_classes}   parameters {self.n_parameters}")
 
     def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
-        from irtbridge.calibration.result import m2_line
+        from irtbridge.calibration.results.result import m2_line
 
         shares = "   ".join(f"{c} {p:.{digits}f}" for c, p in self.class_proportions.items())
         lines = [Line.of("classes", f"class proportions: {shares}")]

@@ -1,12 +1,12 @@
 """The result of a multiple-group calibration: :class:`GroupCalibration`.
 
-It offers what a :class:`~irtbridge.calibration.result.Calibration` does where mirt supports it for a
+It offers what a :class:`~irtbridge.calibration.results.result.Calibration` does where mirt supports it for a
 ``MultipleGroupClass`` model: per-group item tables with standard errors, abilities (``fscores``), item
 and person fit (``itemfit``, ``personfit``), ``M2``, reliability per group, plots per group, DIF (:func:`dif`, by
 likelihood ratio or Wald tests), differential response and test functioning and effect sizes (``DRF``, ``DTF``,
-``empirical_ES``: :mod:`irtbridge.calibration.functioning`), and one group taken out as a :class:`Calibration`
+``empirical_ES``: :mod:`irtbridge.calibration.analysis.functioning`), and one group taken out as a :class:`Calibration`
 (``extract.group``). Every statistic is mirt's, computed on
-the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.diagnostics`.
+the live model; the diagnostics share the R helpers of :mod:`irtbridge.calibration.analysis.diagnostics`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import pandas as pd
 
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
-from irtbridge.calibration._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
-from irtbridge.calibration.checks import check_references
-from irtbridge.calibration._stored import remember, stored
-from irtbridge.calibration.result import DICHOTOMOUS, Calibration, m2_line
-from irtbridge.calibration.spec import Reference
+from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
+from irtbridge.calibration.inputs.checks import check_references
+from irtbridge.calibration.results._stored import remember, stored
+from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration, m2_line
+from irtbridge.calibration.inputs.spec import Reference
 from irtbridge.exceptions import ValidationError, r_context
-from irtbridge.calibration._se import GROUP_PARENT
+from irtbridge.calibration.results._se import GROUP_PARENT
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -54,23 +54,23 @@ class GroupCalibration(FitResult):
     covariances : dict of str to DataFrame
         Per group, the latent covariance matrix (factors x factors).
     model : str
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     invariance : tuple of str
         mirt's invariance keywords and the items constrained equal across groups.
     group_sizes : dict of str to int
         Respondents per group.
     loglik, aic, bic : float
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     n_parameters, iterations : int
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     converged : bool
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     options, provenance : dict
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     warnings, factors, item_types, dropped_items : tuple of str
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     item_mins : dict of str to float
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     membership : tuple of str
         Each respondent's group, in the order of the responses.
     r_model : RObject or None
@@ -97,7 +97,7 @@ class GroupCalibration(FitResult):
         return (f"GroupCalibration(model={self.model!r}, groups={list(self.groups)}, "
                 f"loglik={self.loglik:.4f}, converged={self.converged})")
 
-    # -- what the shared diagnostics read (irtbridge.calibration.diagnostics) ---------------------
+    # -- what the shared diagnostics read (irtbridge.calibration.analysis.diagnostics) ---------------------
     engine = "mirt"
 
     @property
@@ -197,7 +197,7 @@ class GroupCalibration(FitResult):
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False) -> pd.DataFrame:
         """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
         mirt's columns, and ``p_adjusted_<stat>`` adjusted over the items of each group. ``stats``,
-        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`.
+        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.analysis.diagnostics.item_fit`.
 
         Parameters
         ----------
@@ -213,7 +213,7 @@ class GroupCalibration(FitResult):
         DataFrame
             Indexed by (``group``, ``item``).
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         if isinstance(stats, str):
             stats = [stats]
@@ -238,7 +238,7 @@ class GroupCalibration(FitResult):
         DataFrame
             One row per respondent.
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         self._live("person_fit")
         frame = diagnostics.person_fit(self)
@@ -259,7 +259,7 @@ class GroupCalibration(FitResult):
         Series
             The statistics by name.
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         self._live("global_fit")
         return diagnostics.global_fit(self, type=type)
@@ -329,14 +329,14 @@ class GroupCalibration(FitResult):
         kind : {"score", "info", "trace"}, default "score"
             The plot.
         **kwargs
-            Passed to :func:`~irtbridge.calibration.plots.plot_groups` (``item``, ``theta``, ``ax``, ``legend``).
+            Passed to :func:`~irtbridge.calibration.analysis.plots.plot_groups` (``item``, ``theta``, ``ax``, ``legend``).
 
         Returns
         -------
         matplotlib.axes.Axes
             The Axes drawn on.
         """
-        from irtbridge.calibration.plots import plot_groups
+        from irtbridge.calibration.analysis.plots import plot_groups
 
         return plot_groups(self, kind, **kwargs)
 
@@ -365,58 +365,58 @@ class GroupCalibration(FitResult):
         return dif(self, which, scheme, items, p_adjust, method=method)
 
     def drf(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
-        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.functioning.drf`.
+        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.analysis.functioning.drf`.
 
         Parameters
         ----------
         items : sequence of str, optional
-            As :func:`~irtbridge.calibration.functioning.drf`.
+            As :func:`~irtbridge.calibration.analysis.functioning.drf`.
         **kwargs
-            As :func:`~irtbridge.calibration.functioning.drf`.
+            As :func:`~irtbridge.calibration.analysis.functioning.drf`.
 
         Returns
         -------
         DataFrame
-            As :func:`~irtbridge.calibration.functioning.drf`.
+            As :func:`~irtbridge.calibration.analysis.functioning.drf`.
         """
-        from irtbridge.calibration.functioning import drf
+        from irtbridge.calibration.analysis.functioning import drf
 
         return drf(self, items, **kwargs)
 
     def dtf(self, **kwargs: Any) -> pd.DataFrame:
-        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.functioning.dtf`.
+        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.analysis.functioning.dtf`.
 
         Parameters
         ----------
         **kwargs
-            As :func:`~irtbridge.calibration.functioning.dtf`.
+            As :func:`~irtbridge.calibration.analysis.functioning.dtf`.
 
         Returns
         -------
         DataFrame
-            As :func:`~irtbridge.calibration.functioning.dtf`.
+            As :func:`~irtbridge.calibration.analysis.functioning.dtf`.
         """
-        from irtbridge.calibration.functioning import dtf
+        from irtbridge.calibration.analysis.functioning import dtf
 
         return dtf(self, **kwargs)
 
     def empirical_es(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
         """Empirical DIF effect sizes (mirt's ``empirical_ES``):
-        :func:`irtbridge.calibration.functioning.empirical_es`.
+        :func:`irtbridge.calibration.analysis.functioning.empirical_es`.
 
         Parameters
         ----------
         items : sequence of str, optional
-            As :func:`~irtbridge.calibration.functioning.empirical_es`.
+            As :func:`~irtbridge.calibration.analysis.functioning.empirical_es`.
         **kwargs
-            As :func:`~irtbridge.calibration.functioning.empirical_es`.
+            As :func:`~irtbridge.calibration.analysis.functioning.empirical_es`.
 
         Returns
         -------
         DataFrame
-            As :func:`~irtbridge.calibration.functioning.empirical_es`.
+            As :func:`~irtbridge.calibration.analysis.functioning.empirical_es`.
         """
-        from irtbridge.calibration.functioning import empirical_es
+        from irtbridge.calibration.analysis.functioning import empirical_es
 
         return empirical_es(self, items, **kwargs)
 

@@ -12,13 +12,13 @@ import pandas as pd
 from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
 from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
-from irtbridge.calibration._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
-from irtbridge.calibration._stored import stored
+from irtbridge.calibration.results._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
+from irtbridge.calibration.results._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration.results._stored import stored
 from irtbridge.calibration.engines import ENGINE_TABLE
-from irtbridge.calibration.flags import flag_items
-from irtbridge.calibration.inference import InferenceMixin
-from irtbridge.calibration.scoring import ScoringMixin
+from irtbridge.calibration.results.flags import flag_items
+from irtbridge.calibration.analysis.inference import InferenceMixin
+from irtbridge.calibration.analysis.fscores import ScoringMixin
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
 from irtbridge.em.core import recode_graded
@@ -144,7 +144,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def item_flags(self) -> pd.Series:
         """Why each item's estimate is not identified, "" when it is (a Series named ``flag``, one entry per
         item): the ``flag`` column of ``irtbridge evaluate``'s tables, from the stored estimates
-        (:func:`~irtbridge.calibration.flags.flag_items`: ``|a| > 10``, ``|b| > 6``, ``g`` at its bound, not
+        (:func:`~irtbridge.calibration.results.flags.flag_items`: ``|a| > 10``, ``|b| > 6``, ``g`` at its bound, not
         finite)."""
         return flag_items(self.items)
 
@@ -226,7 +226,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         5         5.0  0.727  0.801
         """
         from irtbridge._r import session
-        from irtbridge.calibration.scoring import check_scoring_options, mirt_scores
+        from irtbridge.calibration.analysis.fscores import check_scoring_options, mirt_scores
 
         engine = ENGINE_TABLE[self.engine]
         method = check_choice(method, "method", engine.scoring, ignore_case=True)
@@ -349,11 +349,11 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         return fcor
 
     # -- presentation ---------------------------------------------------------------------------
-    # -- diagnostics (irtbridge.calibration.diagnostics; mirt fits in this process) ----------------
+    # -- diagnostics (irtbridge.calibration.analysis.diagnostics; mirt fits in this process) ----------------
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False, impute: int = 0,
                  seed: int = 0) -> pd.DataFrame:
         """Item fit, one row per item (mirt's ``itemfit``; missing answers: ``na_rm=True`` or ``impute=N``);
-        see :func:`~irtbridge.calibration.diagnostics.item_fit`.
+        see :func:`~irtbridge.calibration.analysis.diagnostics.item_fit`.
 
         Parameters
         ----------
@@ -367,19 +367,19 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         -------
         DataFrame
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
         """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.person_fit(self)
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
-        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`.
+        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.analysis.diagnostics.global_fit`.
 
         Parameters
         ----------
@@ -389,13 +389,13 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         -------
         Series
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.global_fit(self, type=type)
 
     def residuals(self, kind: str = "LD") -> pd.DataFrame:
         """Item x item local-dependence residuals, ``"LD"``, ``"LDG2"`` or ``"Q3"`` (mirt's ``residuals``);
-        see :func:`~irtbridge.calibration.diagnostics.residuals`.
+        see :func:`~irtbridge.calibration.analysis.diagnostics.residuals`.
 
         Parameters
         ----------
@@ -405,7 +405,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         -------
         DataFrame
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.residuals(self, kind)
 
@@ -423,7 +423,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         -------
         Reliability
         """
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         deprecated_theta(theta)
         out = diagnostics.reliability(self)
@@ -433,7 +433,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """The conditional reliability over ``theta`` (default 81 points on [-4, 4]):
         ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test information and ``var`` the latent
         variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``."""
-        from irtbridge.calibration import diagnostics
+        from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.conditional_reliability(self, theta)
 
@@ -441,13 +441,13 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """mirt's ``plot(mod, type = kind)``: ``score`` (expected test score, mirt's default), ``info``
         (test information), ``infoSE``, ``infotrace`` (item information curves), ``trace``,
         ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``)."""
-        from irtbridge.calibration.plots import plot_calibration
+        from irtbridge.calibration.analysis.plots import plot_calibration
 
         return plot_calibration(self, kind, **kwargs)
 
     def item_plot(self, item: str, kind: str = "trace", **kwargs: Any):
         """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes."""
-        from irtbridge.calibration.plots import plot_item
+        from irtbridge.calibration.analysis.plots import plot_item
 
         return plot_item(self, item, kind, **kwargs)
 

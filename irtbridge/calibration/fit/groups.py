@@ -16,13 +16,13 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._catalogue import mirt_itemtype
-from irtbridge.calibration.checks import check_before_fit, group_labels
-from irtbridge.calibration.fitting import _prepare, _resolve_model, _structure_args, item_minimums
-from irtbridge.calibration.group_result import GroupCalibration, dif, item_table
-from irtbridge.calibration.itemtypes import estimation_options, item_type_options
-from irtbridge.calibration.options import GROUP_OPTIONS, check_options
-from irtbridge.calibration.priors import parse_priors
-from irtbridge.calibration.spec import syntax_groups
+from irtbridge.calibration.inputs.checks import check_before_fit, group_labels
+from irtbridge.calibration.fit.fitting import _prepare, _resolve_model, _structure_args, item_minimums
+from irtbridge.calibration.results.group_result import GroupCalibration, dif, item_table
+from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options
+from irtbridge.calibration.inputs.options import GROUP_OPTIONS, check_options
+from irtbridge.calibration.inputs.priors import parse_priors
+from irtbridge.calibration.inputs.spec import syntax_groups
 from irtbridge.exceptions import ConvergenceWarning, RWarning, ValidationError, r_context
 
 __all__ = ["calibrate_groups", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
@@ -57,7 +57,7 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     dims : int, default 1
     spec : ModelSpec or str, optional
     parameters : DataFrame, optional
-        As in :func:`~irtbridge.calibrate`. ``spec`` (a :class:`~irtbridge.calibration.spec.ModelSpec` or
+        As in :func:`~irtbridge.calibrate`. ``spec`` (a :class:`~irtbridge.calibration.inputs.spec.ModelSpec` or
         mirt.model text) may use mirt's group syntax: ``CONSTRAINB`` (equal across groups), and a
         ``[group]`` after a keyword (``FIXED [ref] = ...``). ``parameters``: a table from
         :meth:`GroupCalibration.parameters` of a fit of the same data and model (one row per group and
@@ -65,7 +65,7 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
         table first (estimated in some group, for priors and constraints).
     **options
         mirt's estimation options (``method``, ``quadpts``, ``TOL``, ``technical``, ``SE_type``...; see
-        :data:`irtbridge.calibration.options.GROUP_OPTIONS`); any other name is a one-line
+        :data:`irtbridge.calibration.inputs.options.GROUP_OPTIONS`); any other name is a one-line
         :class:`ValidationError` (mirt would ignore it without a word).
 
     Returns

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from irtbridge._validation import _show
-from irtbridge.calibration.priors import DISTRIBUTIONS, Prior
+from irtbridge.calibration.inputs.priors import DISTRIBUTIONS, Prior
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references", "syntax_groups"]
@@ -23,7 +23,7 @@ __all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references", "syntax_gr
 KEYWORDS = ("COV", "MEAN", "CONSTRAIN", "CONSTRAINB", "PRIOR", "FIXED", "FREE", "START", "LBOUND", "UBOUND",
             "NEXPLORE")
 # a safe parameter name for the syntax text; whether the model has it is checked against mirt's own
-# parameter table before the fit (irtbridge.calibration.checks)
+# parameter table before the fit (irtbridge.calibration.inputs.checks)
 _PARAM = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 # keyword → how many trailing tokens of each (...) group follow the items: the parameter name and its
 # arguments (CONSTRAIN: every token that is not an item names a parameter)
@@ -317,7 +317,7 @@ def syntax_references(text: str, item_names: Sequence[str]) -> tuple[str, list[R
 
     The structural part (factors, ``COV``, ``MEAN``, ``NEXPLORE``) is what decides which parameters
     exist; the references (``CONSTRAIN``, ``PRIOR``, ``START``, ``FIXED``...) are then checked against
-    mirt's parameter table for it (:func:`irtbridge.calibration.checks.check_references`).
+    mirt's parameter table for it (:func:`irtbridge.calibration.inputs.checks.check_references`).
 
     Parameters
     ----------

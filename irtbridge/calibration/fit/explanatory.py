@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import Line
-from irtbridge.calibration._base import FitResult
-from irtbridge.calibration.options import check_options
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.results._base import FitResult
+from irtbridge.calibration.inputs.options import check_options
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import RError, ValidationError
 
 __all__ = ["calibrate_fixed", "calibrate_mixed", "MixedCalibration", "FIXED_OPTIONS", "MIXED_OPTIONS"]
@@ -137,7 +137,7 @@ class MixedCalibration(FitResult):
     warnings : tuple of str
         R's warnings during the fit (also raised as :class:`~irtbridge.exceptions.RWarning`).
     provenance : dict
-        As in :class:`~irtbridge.calibration.result.Calibration`.
+        As in :class:`~irtbridge.calibration.results.result.Calibration`.
     r_model : RObject or None
         The live mirt model (``MixedClass``, or ``SingleGroupClass`` for the ``item_formula`` LLTM).
     """
@@ -271,7 +271,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     (['blockA', 'blockB'], -2797.687)
     """
     from irtbridge._r import session
-    from irtbridge.calibration.latent import _covariate_columns
+    from irtbridge.calibration.inputs.latent import _covariate_columns
 
     frame = _response_frame(data, "data")
     names = [str(c) for c in frame.columns]

@@ -17,7 +17,7 @@ respondents x 200 items with 30% missing). An item is flagged, with the reasons 
 * where standard errors were computed (benchmark tables only), the item has no finite one.
 
 The limits are :data:`FLAG_LIMITS`. ``irtbridge evaluate`` writes the reasons to the ``flag`` column of
-``instances.csv``; a :class:`~irtbridge.calibration.result.Calibration` has them as ``fit.item_flags`` (the
+``instances.csv``; a :class:`~irtbridge.calibration.results.result.Calibration` has them as ``fit.item_flags`` (the
 same column) and ``fit.flagged_items``, warns once (:class:`IdentificationWarning`) when a fit has any, and
 :func:`irtbridge.select_anchors` never chooses a flagged item. Priors (``priors=`` on mirt, the native
 2PL/1PL/3PL) keep the estimates finite.

@@ -96,7 +96,7 @@ def parse_priors(priors: Any, item_names: Iterable[str]) -> list[Prior]:
     ``priors`` is a mapping ``{param: (dist, p1, p2)}`` (every item), ``{param: {"dist", "p1", "p2",
     "items"}}`` (some items), ``{param: "dist,p1,p2"}``, or a list of :class:`Prior`. Whether the model
     has and estimates each parameter is checked against mirt's own parameter table by
-    :func:`irtbridge.calibrate` before the fit (:mod:`irtbridge.calibration.checks`).
+    :func:`irtbridge.calibrate` before the fit (:mod:`irtbridge.calibration.inputs.checks`).
 
     Parameters
     ----------

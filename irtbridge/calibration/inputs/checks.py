@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import mirt_itemtype
-from irtbridge.calibration.priors import Prior
-from irtbridge.calibration.spec import Reference, syntax_references
+from irtbridge.calibration.inputs.priors import Prior
+from irtbridge.calibration.inputs.spec import Reference, syntax_references
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["check_references", "prior_references", "check_before_fit", "group_labels"]

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_number
-from irtbridge.calibration._se import GROUP_PARENT, SE_MODEL
+from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["InferenceMixin"]
@@ -56,7 +56,7 @@ class InferenceMixin:
     def _information_model(self, what: str) -> Any:
         """The live model that holds this fit's information matrix (the fit's own, or the one its
         deferred standard errors were computed on); a one-line error when there is none."""
-        from irtbridge.calibration.diagnostics import _live_model
+        from irtbridge.calibration.analysis.diagnostics import _live_model
 
         model = _live_model(self, what)
         if self.options.get("se") is False:
@@ -206,7 +206,7 @@ class InferenceMixin:
         d          1.856  0.131  1.598  2.114
         """
         from irtbridge._r import session
-        from irtbridge.calibration.scoring import _flag
+        from irtbridge.calibration.analysis.fscores import _flag
 
         irt = _flag(irt, "irt")
         ci = check_number(ci, "ci", low=0.0, high=1.0, low_open=True, high_open=True)

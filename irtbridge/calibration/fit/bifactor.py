@@ -1,7 +1,7 @@
 """Bifactor models with mirt's dimension reduction: :func:`calibrate_bifactor` (mirt's ``bfactor``).
 
 A bifactor model has one general factor over every item and one specific factor per item. Written as
-a :class:`~irtbridge.calibration.spec.ModelSpec` and fitted by :func:`~irtbridge.calibrate`, it is a
+a :class:`~irtbridge.calibration.inputs.spec.ModelSpec` and fitted by :func:`~irtbridge.calibrate`, it is a
 full-dimensional model: quadrature over 1 + k factors, infeasible beyond two or three specific factors.
 ``bfactor`` fits the same model by Gibbons and Hedeker's dimension reduction: the specific factors are
 orthogonal, so the likelihood needs only two-dimensional quadrature (general x one specific) whatever
@@ -19,9 +19,9 @@ import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE
 from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
-from irtbridge.calibration.options import MIRT_OPTIONS, check_options
-from irtbridge.calibration.result import Calibration
+from irtbridge.calibration.fit.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
+from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
+from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["calibrate_bifactor", "BFACTOR_OPTIONS"]
@@ -49,7 +49,7 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
         The item types of :func:`~irtbridge.calibrate` that mirt fits (``2PL``, ``3PL``, ``graded``...).
     general : ModelSpec or str, optional
         The general part (mirt's ``model2``): default one factor ``G`` over all items; mirt.model text or
-        a :class:`~irtbridge.calibration.spec.ModelSpec` (e.g. two correlated general factors, or
+        a :class:`~irtbridge.calibration.inputs.spec.ModelSpec` (e.g. two correlated general factors, or
         constraints), handed to ``mirt.model()`` as data.
     se : {None, True, False}
         Standard errors as in :func:`~irtbridge.calibrate` (``None``: on first access of
@@ -127,7 +127,7 @@ def _specific(specific: Any, names: list[str]) -> list[float]:
 
 
 def _general(general: Any, names: list[str]) -> str:
-    from irtbridge.calibration.spec import ModelSpec
+    from irtbridge.calibration.inputs.spec import ModelSpec
 
     if isinstance(general, str):
         general = ModelSpec.from_syntax(general)

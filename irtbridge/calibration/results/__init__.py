@@ -1,0 +1,18 @@
+"""What a calibration returns: the result classes, the base they stand on, and what they keep.
+
+* :mod:`~irtbridge.calibration.results.result`: :class:`~irtbridge.calibration.Calibration` (one group,
+  any engine) and the model and engine tables it is read against;
+* :mod:`~irtbridge.calibration.results.group_result`: :class:`~irtbridge.calibration.GroupCalibration`
+  (mirt's ``multipleGroup``);
+* :mod:`~irtbridge.calibration.results._base`: :class:`~irtbridge.calibration.results._base.FitResult`,
+  the one base of every result (the shared statistics, ``summary()``, ``global_fit``/``reliability``/``plot``
+  and the naming rule of the columns), with :mod:`~irtbridge.calibration.results._pickle` (pickling without
+  the live R model), :mod:`~irtbridge.calibration.results._stored` (values computed on demand, kept) and
+  :mod:`~irtbridge.calibration.results._se` (standard errors on demand);
+* :mod:`~irtbridge.calibration.results.flags`: item estimates the data do not identify, the ``flag``
+  vocabulary every result shares.
+
+The latent class and mixed-effects results are defined beside their front doors
+(:mod:`irtbridge.calibration.fit.classes`, :mod:`irtbridge.calibration.fit.explanatory`). Nothing is
+imported here: the public names come from :mod:`irtbridge.calibration`.
+"""
