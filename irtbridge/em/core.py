@@ -27,7 +27,12 @@ of thousands of items, most cells missing.
   the objective is halved. Categories are each item's observed values in ascending order (as mirt
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
 * Acceleration: SQUAREM with a monotone safeguard (:mod:`irtbridge.em.accelerate`; ``accelerate="none"``
-  is plain EM).
+  is plain EM). The 2PL and 1PL start with PX-EM cycles (Liu, Rubin & Wu 1998): after each M-step the
+  items are moved to the scale on which the posterior latent distribution has mean 0 and variance 1
+  (:func:`standardise`), until the change is below ``TOL``; then the plain EM map runs from there to
+  ``TOL``. With thousands of answers per respondent the scale is EM's slowest direction (each posterior
+  sits on a node or two and barely moves); on the quadrature grid the two maps' fixed points differ a
+  little, so the estimates are always the plain map's, mirt's. Measured by ``benchmarks/lm_scale.py``.
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
   ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
@@ -415,17 +420,33 @@ def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ones(len(p)), np.log(p / (1.0 - p))
 
 
+def standardise(a: np.ndarray, d: np.ndarray, N: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items of one M-step moved to the scale on which the E-step's latent distribution has mean 0 and
+    variance 1: the reduction step of PX-EM (Liu, Rubin & Wu 1998) for theta ~ N(mu, sigma^2).
+
+    With ``N`` the expected number of respondents at each node, ``mu`` and ``sigma^2`` are their mean and
+    variance; ``a theta + d`` with ``theta = mu + sigma z`` is ``(a sigma) z + (d + a mu)``.
+    """
+    share = N / N.sum()
+    mu = float(share @ theta)
+    sigma = float(np.sqrt(share @ (theta - mu) ** 2))
+    if not (np.isfinite(sigma) and sigma > 0):
+        return a, d
+    return a * sigma, d + a * mu
+
+
 class _Cycles:
     """The EM map ``x -> M(E(x))`` on ``x = (a, d, latent variance)`` flattened, counting cycles and
     watching TOL (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
 
     def __init__(self, data: ResponseData, model: str, quadpts: int, TOL: float, NCYCLES: int, run: Callable,
                  progress: Callable[[int, float], None] | None, d_shape: tuple[int, ...],
-                 priors: ItemPriors | None = None):
+                 priors: ItemPriors | None = None, expand: bool = False, first_cycle: int = 0):
         self.data, self.model, self.quadpts, self.TOL, self.NCYCLES = data, model, quadpts, TOL, NCYCLES
-        self.priors = priors
+        self.priors, self.expand = priors, expand
         self.run, self.progress, self.d_shape = run, progress, d_shape
         self.cycle, self.history, self.converged = 0, [], False
+        self.first_cycle = first_cycle  # cycles run before this map's first (the progress count goes on)
 
     def pack(self, a: np.ndarray, d: np.ndarray, variance: float) -> np.ndarray:
         return np.concatenate([a, d.ravel(), [variance]])
@@ -440,12 +461,14 @@ class _Cycles:
         theta, weights = nodes(self.quadpts, variance)
         r, n, N, loglik = self.run(self.data, a, d, theta, np.log(weights))
         new_a, new_d, new_var = mstep(self.model, r, n, N, theta, a, d, variance, self.data.ncat, self.priors)
+        if self.expand:
+            new_a, new_d = standardise(new_a, new_d, N, theta)
         change = max(np.abs(new_a - a).max(initial=0) if self.model != "rasch" else 0.0,
                      np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
         self.cycle += 1
         self.history.append((loglik, change))
         if self.progress is not None:
-            self.progress(self.cycle, change)
+            self.progress(self.first_cycle + self.cycle, change)
         self.converged = bool(change < self.TOL)
         if self.priors is not None:  # SQUAREM compares the log-posterior, what the M-step raises
             loglik += log_prior_2pl(self.priors, a, d)
@@ -471,8 +494,9 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
 
     ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
-    the same maximum in fewer cycles) or ``"none"`` (plain EM). Both stop at the first cycle whose change
-    is below ``TOL`` and count every cycle in ``iterations``. Identification: theta ~ N(0, 1) (the Rasch model:
+    the same maximum in fewer cycles; the 2PL and 1PL first run PX-EM cycles to ``TOL``, then the plain map,
+    as the module docstring says) or ``"none"`` (plain EM from the start values). Both stop at the first
+    cycle whose change is below ``TOL`` and count every cycle (PX-EM's too) in ``iterations``. Identification: theta ~ N(0, 1) (the Rasch model:
     N(0, variance), slopes 1) and the direction with a positive mean slope (:mod:`irtbridge.em.identify`).
 
     ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
@@ -504,8 +528,16 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     started = time.perf_counter()
     run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)
-    em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape, priors)
-    a, d, variance = em.unpack(iterate(em, em.pack(a, d, 1.0), accelerate, em.project))
+    x, spent, history = np.concatenate([a, d.ravel(), [1.0]]), 0, []
+    if accelerate == "squarem" and model in ("2PL", "1PL"):
+        # the latent scale is EM's slow direction when every respondent answers many items (its posterior
+        # then sits on a node or two): first the cycles that re-standardise it after each M-step (PX-EM)
+        # run to TOL; then mirt's own EM map from there, to TOL, so the fixed point is mirt's
+        px = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape, priors, expand=True)
+        x = iterate(px, x, accelerate, px.project)
+        spent, history = px.cycle, px.history
+    em = _Cycles(data, model, quadpts, TOL, NCYCLES - spent, run, progress, d.shape, priors, first_cycle=spent)
+    a, d, variance = em.unpack(iterate(em, x, accelerate, em.project))
     if priors is None:
         # the reflection a -> -a, theta -> -theta leaves the likelihood as it is: the mean slope is made
         # positive (em/identify.py); a slope prior is not symmetric, so with one the fit's own sign stands
@@ -514,8 +546,9 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
     n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat)
-    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=em.cycle, converged=em.converged,
-                    n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(em.history),
+    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=spent + em.cycle,
+                    converged=em.converged, n_parameters=n_par, seconds=time.perf_counter() - started,
+                    history=tuple(history + em.history),
                     log_prior=log_prior_2pl(priors, a, d) if priors is not None else 0.0)
 
 
