@@ -9,6 +9,14 @@ models), and the absolute error and whether the interval covers the truth are re
 estimator, the mean absolute error averaged over sets (min-max over sets) and the share of new models
 covered, for both splits and each k, and the per-set rows.
 
+Beside them, the status quo the issue measured (issue 32, third column): ``anchors-stratified+pirt`` and
+``anchors-cluster+pirt`` answer k items chosen by :func:`irtbridge.select_anchors` (``"stratified"``;
+``"cluster"`` on the calibration models' response profiles, k-means started with the run's seed) on the
+same native 2PL fit of the calibration models (its flagged items, :func:`irtbridge.calibration.flags.flag_items`,
+never chosen), and predict with :func:`irtbridge.estimate_performance` (p-IRT, no ``validation``) and its
+95% interval (the IRT posterior's). Their items are chosen from the calibration models alone, not at
+random, so they differ from the estimators' k items.
+
 Data (fetched from GitHub, never shipped), under ``--data DIR`` (default ``/work/data``):
 
 * ``DIR/nlu/*_irt_all_coded.csv``: nyu-mll/nlu-test-sets ``data/``, 90 checkpoints x one NLU test set each
@@ -36,13 +44,17 @@ import os
 import sys
 import time
 import zipfile
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from irtbridge.leaderboard.estimators import ESTIMATORS, calibrate_2pl, estimate_accuracy  # noqa: E402
+from irtbridge.calibration.flags import flag_items  # noqa: E402
+from irtbridge.leaderboard.anchors import select_anchors  # noqa: E402
+from irtbridge.leaderboard.estimators import ESTIMATORS, IRTParameters, calibrate_2pl, estimate_accuracy  # noqa: E402
+from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 MIN_ITEMS = 300
@@ -52,6 +64,37 @@ MAX_ITEMS = 5500
 NCYCLES = 100
 MIN_MODELS = 20
 QUICK_SETS = ("nlu/arct", "nlu/commonsenseqa", "nlu/boolq", "atlas/arc")
+#: the issue's status quo: select_anchors(calibration, k, method) + estimate_performance (p-IRT)
+ANCHOR_METHODS = {"anchors-stratified+pirt": "stratified", "anchors-cluster+pirt": "cluster"}
+METHODS = tuple(ESTIMATORS) + tuple(ANCHOR_METHODS)
+
+
+@dataclass(frozen=True)
+class AnchorFit:
+    """The script's native 2PL fit as the calibration select_anchors and estimate_performance take."""
+
+    items: pd.DataFrame
+    latent_var: float
+    flagged_items: tuple[str, ...]
+    model: str = "2PL"
+
+
+def anchor_fit(irt: IRTParameters) -> AnchorFit:
+    """Wrap a :func:`calibrate_2pl` fit (no refit): item table ``a, b``, latent variance, flagged items."""
+    items = pd.DataFrame({"a": irt.a, "b": irt.b}, index=list(irt.names))
+    flags = flag_items(items)
+    return AnchorFit(items, float(irt.variance), tuple(str(n) for n in flags.index[flags != ""]))
+
+
+def _anchor_rows(cal: pd.DataFrame, fit: AnchorFit, answers_all: pd.DataFrame, k: int, seed: int,
+                 methods: list[str]) -> dict[str, pd.DataFrame]:
+    """Predictions of the anchor methods in ``methods``: anchors from the calibration models only."""
+    out = {}
+    for method in methods:
+        kind = ANCHOR_METHODS[method]
+        anchors = select_anchors(fit, k, kind, responses=cal if kind == "cluster" else None, seed=seed)
+        out[method] = estimate_performance(answers_all[anchors], fit, anchors)
+    return out
 
 
 def _mmlu_pro(folder: str) -> pd.DataFrame | None:
@@ -107,7 +150,9 @@ def load_sets(data: str, max_items: int = MAX_ITEMS) -> tuple[dict[str, pd.DataF
 def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], methods: list[str]) -> list[dict]:
     rows = []
     truth_all = frame.mean(axis=1).to_numpy()
-    cal_cache: dict[tuple, object] = {}
+    cal_cache: dict[tuple, IRTParameters] = {}
+    plain = [m for m in methods if m not in ANCHOR_METHODS]
+    anchored = [m for m in methods if m in ANCHOR_METHODS]
     for seed in seeds:
         for split, (cal_idx, new_idx) in protocol_splits(frame, seed).items():
             cal = frame.iloc[cal_idx]
@@ -115,19 +160,32 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
             if key not in cal_cache:
                 cal_cache[key] = calibrate_2pl(cal, NCYCLES=NCYCLES)
             irt = cal_cache[key]
+            fit = anchor_fit(irt) if anchored else None
             for k in ks:
                 rng = np.random.default_rng([seed, k])
                 items = list(frame.columns[np.sort(rng.choice(frame.shape[1], k, replace=False))])
                 answers = frame.iloc[new_idx][items]
                 truth = truth_all[new_idx]
+                preds = {m: estimate_accuracy(cal, items, answers, m, calibration=irt) for m in plain}
+                if fit is not None:
+                    preds.update(_anchor_rows(cal, fit, frame.iloc[new_idx], k, seed, anchored))
                 for method in methods:
-                    out = estimate_accuracy(cal, items, answers, method, calibration=irt)
+                    out = preds[method]
                     err = np.abs(out["accuracy"].to_numpy() - truth)
                     cov = (out["lower"].to_numpy() <= truth) & (truth <= out["upper"].to_numpy())
                     rows.append({"set": name, "split": split, "k": k, "seed": seed, "method": method,
                                  "mae": float(err.mean()), "coverage": float(cov.mean()), "n_new": len(new_idx),
                                  "width": float((out["upper"] - out["lower"]).mean())})
     return rows
+
+
+def _progress(done: pd.DataFrame, methods: list[str]) -> None:
+    """One set's MAE / coverage per split, k and method (seeds averaged), to stderr as the run goes."""
+    means = done.groupby(["split", "k", "method"])[["mae", "coverage"]].mean()
+    for (split, k), sub in means.groupby(level=[0, 1]):
+        cells = sub.droplevel([0, 1])
+        text = "; ".join(f"{m} {cells.loc[m, 'mae']:.3f}/{cells.loc[m, 'coverage']:.2f}" for m in methods)
+        print(f"    {split} k={k}: {text}", file=sys.stderr, flush=True)
 
 
 def report(results: pd.DataFrame, methods: list[str]) -> None:
@@ -147,8 +205,9 @@ def report(results: pd.DataFrame, methods: list[str]) -> None:
                 cells[method] = (f"{sub['mae'].mean():.4f} ({sub['mae'].min():.3f}-{sub['mae'].max():.3f}); "
                                  f"cov {cov:.3f}; < aipw on {beats}/{len(sub)}")
             lines.append((split, cells))
+        width = max(8, *(len(m) for m in methods))
         for method in methods:
-            print(f"  {method:8s} " + " | ".join(f"{split}: {cells[method]}" for split, cells in lines))
+            print(f"  {method:{width}s} " + " | ".join(f"{split}: {cells[method]}" for split, cells in lines))
         for split in ("interpolation", "extrapolation"):
             sub = per_set[(per_set.split == split) & (per_set.k == k)].groupby("method")["mae"].mean()
             best = min(sub.get("mean", np.inf), sub.get("aipw", np.inf))
@@ -166,8 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, nargs="+", default=None)
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--sets", nargs="+", default=None, help="only these sets (e.g. nlu/boolq atlas/arc)")
-    parser.add_argument("--methods", nargs="+", default=list(ESTIMATORS), choices=ESTIMATORS)
-    parser.add_argument("--csv", help="also write the raw rows to this CSV")
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    parser.add_argument("--csv", help="also write the raw rows to this CSV (rewritten after each set)")
     parser.add_argument("--max-items", type=int, default=MAX_ITEMS, help=f"leave out larger sets (default {MAX_ITEMS})")
     args = parser.parse_args(argv)
     if not os.path.isdir(args.data):
@@ -192,11 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in chosen:
         started = time.perf_counter()
-        rows += run_set(name, sets[name], ks, seeds, args.methods)
+        done = run_set(name, sets[name], ks, seeds, args.methods)
+        rows += done
         print(f"  {name}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+        _progress(pd.DataFrame(done), args.methods)
+        if args.csv:
+            pd.DataFrame(rows).to_csv(args.csv, index=False)
     results = pd.DataFrame(rows)
-    if args.csv:
-        results.to_csv(args.csv, index=False)
     report(results, args.methods)
     return 0
 

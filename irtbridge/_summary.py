@@ -81,11 +81,28 @@ class Summary:
     digits: int | Mapping[str, int] = 3
 
     def line(self, key: str) -> Line | None:
-        """The headline line with this key, or None."""
+        """The headline line with this key, or None.
+
+        Parameters
+        ----------
+        key : str
+            A line's key.
+
+        Returns
+        -------
+        Line or None
+            The line.
+        """
         return next((x for x in self.lines if x.key == key), None)
 
     def as_text(self) -> str:
-        """Plain text: the title, one headline per line, the tables, the notes."""
+        """Plain text: the title, one headline per line, the tables, the notes.
+
+        Returns
+        -------
+        str
+            The text.
+        """
         out = [self.title, "=" * min(len(self.title), 100)]
         out += [f"  {x.text}" for x in self.lines]
         for caption, frame in self.tables:
@@ -95,7 +112,13 @@ class Summary:
         return "\n".join(out)
 
     def as_html(self) -> str:
-        """One HTML fragment with the same content as :meth:`as_text`."""
+        """One HTML fragment with the same content as :meth:`as_text`.
+
+        Returns
+        -------
+        str
+            The HTML fragment.
+        """
         out = [f"<div class='irtbridge-summary'><h4>{html.escape(self.title)}</h4>"]
         if self.lines:
             out.append("<ul>" + "".join(f"<li>{x.html}</li>" for x in self.lines) + "</ul>")
@@ -118,7 +141,13 @@ class Summary:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """``data`` plus ``headline`` (key -> text) and ``notes``, JSON-ready."""
+        """``data`` plus ``headline`` (key -> text) and ``notes``, JSON-ready.
+
+        Returns
+        -------
+        dict of str to Any
+            JSON-ready.
+        """
         from irtbridge._io import to_jsonable
 
         return to_jsonable({**dict(self.data), "headline": {x.key: x.text for x in self.lines},
@@ -142,6 +171,13 @@ class HasSummary:
     """Mixin of the result classes: Jupyter shows ``summary()`` as HTML, the same content ``print`` shows."""
 
     def summary(self) -> Summary:  # pragma: no cover - every result defines its own
+        """The result's :class:`Summary`, from its stored numbers.
+
+        Returns
+        -------
+        Summary
+            Text, HTML and dict renderings of the result.
+        """
         raise NotImplementedError
 
     def _repr_html_(self) -> str:

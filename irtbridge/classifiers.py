@@ -73,7 +73,18 @@ class ClassifierSpec:
         return _FAMILIES[self.family][0]
 
     def build(self, random_state: int | None = None) -> Any:
-        """An unfitted estimator; ``random_state`` is passed to the families that take one (when not None)."""
+        """An unfitted estimator; ``random_state`` is passed to the families that take one (when not None).
+
+        Parameters
+        ----------
+        random_state : int, optional
+            The estimator's seed.
+
+        Returns
+        -------
+        estimator
+            The estimator (in a pipeline behind its scaler when the spec has one).
+        """
         _, path, seeded = _FAMILIES[self.family]
         params = dict(self.params)
         if seeded and random_state is not None:
@@ -155,6 +166,11 @@ def classifier_spec(name: str, names: Mapping[str, str] | None = None, *, parame
     parameter : str
         The parameter named in the error.
 
+    Returns
+    -------
+    ClassifierSpec
+        The registry entry.
+
     Raises
     ------
     ValidationError
@@ -180,6 +196,20 @@ def classifier_spec(name: str, names: Mapping[str, str] | None = None, *, parame
 def build_classifier(name: str, random_state: int | None = None, names: Mapping[str, str] | None = None) -> Any:
     """An unfitted estimator by key (or by a name of ``names``); see :class:`ClassifierSpec`.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY` or a name of ``names``.
+    random_state : int, optional
+        Passed to the estimator when it takes one.
+    names : mapping of str to str, optional
+        A pool's own names -> keys, looked up first.
+
+    Returns
+    -------
+    estimator
+        The unfitted scikit-learn estimator.
+
     Examples
     --------
     >>> from irtbridge.classifiers import build_classifier
@@ -191,6 +221,18 @@ def build_classifier(name: str, random_state: int | None = None, names: Mapping[
 
 def display_name(name: str, names: Mapping[str, str] | None = None) -> str:
     """The display name of a key or a name of ``names``; anything else (an estimator's class name) as given.
+
+    Parameters
+    ----------
+    name : str
+        A key, a name of ``names``, or anything else.
+    names : mapping of str to str, optional
+        A pool's own names -> keys, looked up first.
+
+    Returns
+    -------
+    str
+        The display name.
 
     Examples
     --------

@@ -25,6 +25,18 @@ RESPONSE_DATASETS = {
 def r_dataset(package: str, name: str) -> pd.DataFrame:
     """Load dataset ``name`` from the installed R package ``package`` (R's ``data(name, package=)``).
 
+    Parameters
+    ----------
+    package : str
+        The R package.
+    name : str
+        The dataset's name in it.
+
+    Returns
+    -------
+    DataFrame
+        The dataset (R's data.frame converted).
+
     Examples
     --------
     >>> german = r_dataset("caret", "GermanCredit")     # doctest: +R
@@ -42,6 +54,16 @@ def response_dataset(name: str = "LSAT") -> pd.DataFrame:
 
     ``LSAT7`` is expanded from mirt's pattern table (``expand.table``); ``SAT12`` is scored 0/1 with the
     answer key from mirt's documentation (``key2binary``), its missing responses (code 8) kept missing.
+
+    Parameters
+    ----------
+    name : str, default "LSAT"
+        The dataset's name (see the list above).
+
+    Returns
+    -------
+    DataFrame
+        Respondents x items.
     """
     from irtbridge._r import session
 

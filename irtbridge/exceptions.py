@@ -44,7 +44,15 @@ class RUnavailableError(IrtBridgeError, ImportError):
 
 
 class RPackageMissingError(IrtBridgeError, ImportError):
-    """A required R package is missing or at another version than the lock file pins."""
+    """A required R package is missing or at another version than the lock file pins.
+
+    Parameters
+    ----------
+    package : str
+        The R package.
+    message : str, optional
+        The message; default one naming the package and how to install it.
+    """
 
     def __init__(self, package: str, message: str | None = None):
         self.package = package
@@ -56,7 +64,19 @@ class RPackageMissingError(IrtBridgeError, ImportError):
 
 
 class RError(IrtBridgeError, RuntimeError):
-    """R signalled an error; ``r_message`` and ``r_class`` keep R's own text and condition class."""
+    """R signalled an error; ``r_message`` and ``r_class`` keep R's own text and condition class.
+
+    Parameters
+    ----------
+    message : str
+        The message, R's text included.
+    r_message : str, default ""
+        R's own message.
+    r_class : tuple of str, default ()
+        R's condition classes.
+    call : str, default ""
+        The R call that failed, when R names it.
+    """
 
     def __init__(self, message: str, r_message: str = "", r_class: tuple[str, ...] = (), call: str = ""):
         self.r_message = r_message
@@ -69,6 +89,16 @@ def one_line(text: str) -> str:
     """``text`` on one line: R's messages often run over several (mirt's stop() texts keep their
     indentation); every run of whitespace becomes one space.
 
+    Parameters
+    ----------
+    text : str
+        The message.
+
+    Returns
+    -------
+    str
+        The message on one line.
+
     Examples
     --------
     >>> one_line("Only X2 can be computed with missing data.\\n             Pass na.rm=TRUE")
@@ -80,6 +110,11 @@ def one_line(text: str) -> str:
 @contextmanager
 def r_context(what: str) -> Iterator[None]:
     """An R error inside becomes one line that says what irtbridge was doing and what R said.
+
+    Parameters
+    ----------
+    what : str
+        What irtbridge was doing, the start of the error's line.
 
     Examples
     --------

@@ -100,7 +100,13 @@ class FriedmanResult(HasSummary):
     n_algorithms: int
 
     def summary(self) -> Summary:
-        """The test and the average ranks, from the stored numbers."""
+        """The test and the average ranks, from the stored numbers.
+
+        Returns
+        -------
+        Summary
+            The test's summary.
+        """
         lines = (Line.of("friedman", f"Friedman chi-square {self.statistic:.3f} (df {self.df}), p {self.pvalue:.4g}"),
                  Line.of("iman_davenport", f"Iman-Davenport F {self.iman_davenport:.3f}, p {self.iman_davenport_pvalue:.4g}"),
                  Line.of("size", f"{self.n_algorithms} algorithms on {self.n_datasets} datasets (rank 1 = best)"))
@@ -269,7 +275,13 @@ class NemenyiResult(HasSummary):
     groups: tuple
 
     def summary(self) -> Summary:
-        """The critical difference, the groups within it and the pairwise p-values, from the stored numbers."""
+        """The critical difference, the groups within it and the pairwise p-values, from the stored numbers.
+
+        Returns
+        -------
+        Summary
+            The comparison's summary.
+        """
         groups = "; ".join(", ".join(map(str, g)) for g in self.groups) or "none"
         lines = (Line.of("cd", f"critical difference {self.critical_difference:.3f} at alpha {self.alpha:g} "
                                f"({self.n_datasets} datasets)"),
@@ -280,7 +292,18 @@ class NemenyiResult(HasSummary):
                              "average_ranks": self.average_ranks.to_dict(), "groups": [list(g) for g in self.groups]})
 
     def plot(self, **kwargs: Any):
-        """Critical-difference diagram; see :func:`plot_cd_diagram`."""
+        """Critical-difference diagram; see :func:`plot_cd_diagram`.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`plot_cd_diagram` (``ax``, ``title``, ``width``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
         return plot_cd_diagram(self, **kwargs)
 
 

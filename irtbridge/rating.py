@@ -312,7 +312,18 @@ class Glicko2Result(HasSummary):
     n_games: int
 
     def summary(self, top: int | None = None) -> Summary:
-        """The final ratings, best first (numbers are rounded only when rendered)."""
+        """The final ratings, best first (numbers are rounded only when rendered).
+
+        Parameters
+        ----------
+        top : int, optional
+            Show only the best ``top`` players.
+
+        Returns
+        -------
+        Summary
+            The ratings' summary.
+        """
         table = (self.ratings if top is None else self.ratings.head(top)).copy()
         table.insert(0, "rank", range(1, len(table) + 1))
         cols = [c for c in ("rank", "rating", "rd", "volatility", "lower", "upper", "games") if c in table]

@@ -47,6 +47,17 @@ def doctor(all_packages: bool = False) -> dict[str, Any]:
 
     Each R package row is ``{"package", "pinned", "installed", "status"}`` with status ``OK``,
     ``MISSING`` or ``WRONG VERSION``.
+
+    Parameters
+    ----------
+    all_packages : bool, default False
+        Check every package of the lock file (dependencies included), not only the ones irtbridge calls or
+        loads data from.
+
+    Returns
+    -------
+    dict of str to Any
+        The report described above (``ok`` is True when every row is ``OK``).
     """
     report: dict[str, Any] = {
         "irtbridge": __version__,

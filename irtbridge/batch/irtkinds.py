@@ -59,7 +59,22 @@ def _fit_summary(fit: Any) -> dict[str, Any]:
 
 
 def kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
-    """Items, their standard errors (unless ``se`` is false), the calibration JSON and the abilities."""
+    """Items, their standard errors (unless ``se`` is false), the calibration JSON and the abilities.
+
+    Parameters
+    ----------
+    unit : Unit
+        A ``calibrate`` unit: its response file and :func:`irtbridge.calibrate` options.
+    folder : Path
+        The unit's (temporary) result folder, where ``items.csv``, ``standard_errors.csv``,
+        ``calibration.json`` and ``abilities.csv`` are written.
+
+    Returns
+    -------
+    dict of str to Any
+        What ``unit.json`` records: ``model``, ``engine``, ``converged``, ``items``, ``respondents``,
+        ``loglik`` and ``scoring_method``.
+    """
     from irtbridge.calibration import calibrate
 
     frame = _responses(unit)
@@ -80,6 +95,18 @@ def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
     ``calibration.json``) the responses are scored with those item parameters by
     :func:`irtbridge.irt.estimate_abilities`, under the calibration's latent mean and variance (as mirt's
     ``fscores`` on that fit); without it the unit calibrates first and scores with the engine.
+
+    Parameters
+    ----------
+    unit : Unit
+        An ``abilities`` unit: its response file, options and (optionally) a ``calibration`` file.
+    folder : Path
+        The unit's (temporary) result folder, where ``abilities.csv`` is written.
+
+    Returns
+    -------
+    dict of str to Any
+        What ``unit.json`` records of the calibration used and ``scoring_method``.
     """
     from irtbridge.calibration import calibrate
 
@@ -115,7 +142,20 @@ def _stored_scores(unit: Unit, frame: pd.DataFrame, method: str, folder: Path) -
 
 
 def kind_fit(unit: Unit, folder: Path) -> dict[str, Any]:
-    """``fit.json`` (the report of ``irtbridge fit --json``) and ``item_fit.csv`` (its items table)."""
+    """``fit.json`` (the report of ``irtbridge fit --json``) and ``item_fit.csv`` (its items table).
+
+    Parameters
+    ----------
+    unit : Unit
+        A ``fit`` unit: its response file and calibration options.
+    folder : Path
+        The unit's (temporary) result folder, where ``fit.json`` and ``item_fit.csv`` are written.
+
+    Returns
+    -------
+    dict of str to Any
+        What ``unit.json`` records of the fit, with the ``global`` statistics and the ``misfitting`` items.
+    """
     from irtbridge.calibration import calibrate
     from irtbridge.calibration.fitreport import fit_report
 

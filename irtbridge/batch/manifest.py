@@ -28,7 +28,19 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 @dataclass(frozen=True)
 class Manifest:
-    """A parsed manifest: its units, the output folder and the retry count."""
+    """A parsed manifest: its units, the output folder and the retry count.
+
+    Parameters
+    ----------
+    path : Path
+        The manifest file.
+    units : tuple of Unit
+        Its units, in the manifest's order.
+    output : Path
+        The output folder of the batch.
+    retries : int, default 1
+        How many times a unit whose error is transient is tried again.
+    """
 
     path: Path
     units: tuple[Unit, ...]

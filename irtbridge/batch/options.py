@@ -277,6 +277,16 @@ def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
 def calibrate_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
     """The :func:`irtbridge.calibrate` keywords of an IRT unit's options (after :func:`check_unit`).
 
+    Parameters
+    ----------
+    options : mapping of str to Any
+        The unit's options, already checked.
+
+    Returns
+    -------
+    dict of str to Any
+        Keyword -> value for :func:`irtbridge.calibrate`.
+
     Examples
     --------
     >>> calibrate_arguments({"model": "3PL", "estimation_method": "MHRM", "quadpts": 31, "scoring_method": "ML"})

@@ -40,7 +40,20 @@ def _units_dir(out: str | os.PathLike) -> Path:
 
 
 def is_complete(unit: Unit, out: str | os.PathLike) -> bool:
-    """Whether ``OUT/units/<id>`` holds a finished result (status "done") with this unit's fingerprint."""
+    """Whether ``OUT/units/<id>`` holds a finished result (status "done") with this unit's fingerprint.
+
+    Parameters
+    ----------
+    unit : Unit
+        The unit.
+    out : str or os.PathLike
+        The batch's output folder (``OUT``).
+
+    Returns
+    -------
+    bool
+        True when its ``unit.json`` says ``"done"`` with the unit's current fingerprint.
+    """
     meta = _read_meta(out, unit.id)
     return meta.get("status") == "done" and meta.get("fingerprint") == unit.fingerprint
 
@@ -59,6 +72,16 @@ def is_transient(exc: BaseException) -> bool:
 
     Everything else (bad input, a refused option, an R error on the data, a bug) happens again on the
     same input, so it is reported at once and not retried.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error a unit raised.
+
+    Returns
+    -------
+    bool
+        True for an OSError (the file system, the network), a MemoryError or R's "cannot allocate".
     """
     if isinstance(exc, ValidationError):
         return False
@@ -115,6 +138,22 @@ def mark_failed(unit: Unit, out: str | os.PathLike, error: str, *, transient: bo
     shows results its current input did not produce; ``unit.json`` keeps the error, the new input's
     digest and the fingerprint. A finished result of this very fingerprint (a concurrent attempt that
     succeeded) is kept instead: returns False then.
+
+    Parameters
+    ----------
+    unit : Unit
+        The unit that failed.
+    out : str or os.PathLike
+        The batch's output folder (``OUT``).
+    error : str
+        The error, as ``unit.json`` keeps it.
+    transient : bool, default False
+        Whether a retry might succeed (recorded in ``unit.json``).
+
+    Returns
+    -------
+    bool
+        True when the failed folder was put in place; False when a finished result was kept instead.
     """
     units = _units_dir(out)
     if is_complete(unit, out):
@@ -135,6 +174,19 @@ def run_unit(unit: Unit, out: str | os.PathLike) -> dict[str, Any]:
     Raises :class:`UnitError` (picklable, with the original error's type and message, and ``transient``:
     whether a retry might succeed, :func:`is_transient`) when the analysis fails; the unit's folder is
     then replaced by a failed one (:func:`mark_failed`).
+
+    Parameters
+    ----------
+    unit : Unit
+        The unit to compute.
+    out : str or os.PathLike
+        The batch's output folder (``OUT``).
+
+    Returns
+    -------
+    dict of str to Any
+        The unit's ``unit.json`` content (``"status": "skipped"`` when a finished result of the same
+        fingerprint was already there).
     """
     units = _units_dir(out)
     if is_complete(unit, out):
@@ -211,10 +263,18 @@ class BatchResult(HasSummary):
 
     @property
     def n_failed(self) -> int:
+        """The number of units whose status is ``"failed"``.
+        """
         return int((self.units["status"] == "failed").sum())
 
     def summary(self) -> Summary:
-        """What ran, what was recomputed after a lost worker, what failed and where the results are."""
+        """What ran, what was recomputed after a lost worker, what failed and where the results are.
+
+        Returns
+        -------
+        Summary
+            The batch's summary.
+        """
         counts = self.units["status"].value_counts()
         lines = [Line.of("lost", f"{uid}: {int(row['interrupted'])} attempt(s) lost with a worker, recomputed")
                  for uid, row in self.units[self.units["interrupted"] > 0].iterrows()]
@@ -236,6 +296,11 @@ def local_cluster(workers: int | None = None, **kwargs: Any):
         Number of worker processes (default: the number of CPUs).
     **kwargs
         Passed to ``distributed.LocalCluster``.
+
+    Returns
+    -------
+    distributed.LocalCluster
+        The cluster, ready for a ``distributed.Client``.
     """
     import dask
     from distributed import LocalCluster

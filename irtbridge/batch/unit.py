@@ -17,7 +17,18 @@ __all__ = ["Unit", "sha256"]
 
 
 def sha256(path: str) -> str:
-    """The SHA-256 of a file's bytes, read in 1 MiB chunks."""
+    """The SHA-256 of a file's bytes, read in 1 MiB chunks.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    str
+        The hexadecimal digest.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -69,6 +80,14 @@ class Unit:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
+        """The unit as plain data (what ``unit.json`` records of it).
+
+        Returns
+        -------
+        dict of str to Any
+            ``id``, ``kind``, ``data``, ``target``, ``options``, ``digest`` and, with file options, ``paths`` and
+            ``digests``.
+        """
         out = {"id": self.id, "kind": self.kind, "data": self.data, "target": self.target,
                "options": to_jsonable(dict(self.options)), "digest": self.digest}
         if self.paths:

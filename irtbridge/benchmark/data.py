@@ -106,6 +106,7 @@ class DatasetInfo:
 
     @property
     def binary(self) -> bool:
+        """Whether the dataset has two classes."""
         return self.n_classes == 2
 
 
@@ -133,6 +134,16 @@ DATASETS: dict[str, DatasetInfo] = _registry()
 def dataset_info(name: str) -> DatasetInfo | None:
     """The registry entry of an embedded dataset (any case), None for anything else (e.g. a CSV path).
 
+    Parameters
+    ----------
+    name : str
+        A dataset name (any case) or anything else.
+
+    Returns
+    -------
+    DatasetInfo or None
+        The entry of :data:`DATASETS`, or None.
+
     Examples
     --------
     >>> dataset_info("sonar").n_classes, dataset_info("Sonar").provenance
@@ -150,6 +161,16 @@ def class_labels(y: Any) -> tuple[str, ...]:
     """Class labels as strings; a binary pair as ``(negative, positive)``, the positive one the minority.
 
     Two equally frequent classes are sorted (the second is positive); more classes are sorted.
+
+    Parameters
+    ----------
+    y : array-like
+        The labels of a dataset.
+
+    Returns
+    -------
+    tuple of str
+        ``(negative, positive)`` for two classes, the sorted labels otherwise.
 
     Examples
     --------
@@ -204,11 +225,18 @@ class BenchmarkDataset:
 
     @property
     def n_classes(self) -> int:
+        """The number of distinct labels of ``y``."""
         return int(self.y.nunique())
 
 
 def available_datasets() -> dict[str, str]:
-    """Named datasets and where they come from (``"sklearn"`` or ``"mlbench"``); see :data:`DATASETS`."""
+    """Named datasets and where they come from (``"sklearn"`` or ``"mlbench"``); see :data:`DATASETS`.
+
+    Returns
+    -------
+    dict of str to str
+        Dataset name -> its source.
+    """
     return {k: info.source for k, info in DATASETS.items()}
 
 
@@ -219,6 +247,15 @@ class DatasetRef:
     Built by :func:`parse_dataset_ref`, the one parser of ``NAME`` / ``PATH.csv`` / ``PATH.csv:TARGET`` that
     the CLI, :func:`irtbridge.pipeline.resolve_datasets`, :func:`irtbridge.pipeline.run_benchmark` and
     :func:`load_benchmark_dataset` share, so a reference one accepts the others load.
+
+    Parameters
+    ----------
+    label : str
+        The dataset's name: an embedded dataset's (lower case) or the CSV file's name without extension.
+    path : str or None, default None
+        The CSV file; None for an embedded dataset.
+    target : str or None, default None
+        The CSV's target column; None for the default (``Settings.target``).
     """
 
     label: str
@@ -228,6 +265,16 @@ class DatasetRef:
 
 def parse_dataset_ref(ref: Any) -> DatasetRef:
     """Check one dataset reference without loading it (a one-line ValidationError naming it if it is bad).
+
+    Parameters
+    ----------
+    ref : str
+        ``NAME``, ``PATH.csv`` or ``PATH.csv:TARGET`` (anything else is a ValidationError).
+
+    Returns
+    -------
+    DatasetRef
+        The checked reference.
 
     Examples
     --------
@@ -258,7 +305,18 @@ def parse_dataset_ref(ref: Any) -> DatasetRef:
 
 def is_one_dataset(value: Any) -> bool:
     """Whether ``value`` is one dataset (a name, a BenchmarkDataset, a DataFrame, or ``(X, y)`` /
-    ``(frame, "target")`` with a table first) rather than a collection of them."""
+    ``(frame, "target")`` with a table first) rather than a collection of them.
+
+    Parameters
+    ----------
+    value : object
+        What a caller passed as ``datasets``.
+
+    Returns
+    -------
+    bool
+        True for one dataset, False for a collection.
+    """
     if isinstance(value, (str, BenchmarkDataset, pd.DataFrame)):
         return True
     return (isinstance(value, tuple) and len(value) == 2
@@ -271,6 +329,18 @@ def as_dataset(entry: Any, label: str) -> "str | BenchmarkDataset":
     DataFrame with a column ``target`` (as a CSV file given without ``:TARGET``); the
     in-memory forms become a BenchmarkDataset called ``label``. Anything else is a one-line error that
     shows the entry by type and shape.
+
+    Parameters
+    ----------
+    entry : object
+        One entry of a ``datasets`` list, in any of the forms above.
+    label : str
+        The name of an in-memory dataset.
+
+    Returns
+    -------
+    str or BenchmarkDataset
+        A name or path as given, else the dataset.
 
     Examples
     --------
@@ -470,9 +540,17 @@ def prepare_features(X_train: pd.DataFrame, X_test: pd.DataFrame) -> tuple[np.nd
     with the training mean and standard deviation (distance- and margin-based models such as KNN, SVM
     and MLP need comparable scales).
 
+    Parameters
+    ----------
+    X_train : DataFrame
+        The training part's features (the encodings and scales are learned here).
+    X_test : DataFrame
+        The test part's features, transformed with what the training part taught.
+
     Returns
     -------
     train, test : numpy.ndarray of float
+        The training and test matrices, with the same columns.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer

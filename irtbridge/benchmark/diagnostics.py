@@ -103,6 +103,11 @@ def dataset_diagnostics(results: Sequence[DatasetResult] | Mapping[str, DatasetR
 def diagnostic_rankings(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Rank the datasets by each diagnostic: 1 = the largest value (the hardest, most discriminating, …).
 
+    Parameters
+    ----------
+    diagnostics : DataFrame
+        Datasets x diagnostics, as :func:`dataset_diagnostics` gives them.
+
     Returns
     -------
     pandas.DataFrame

@@ -103,6 +103,22 @@ class CalibrationMode:
         ``stable``: mirt's (or the native engine's) 3PL with :data:`STABLE_PRIORS` and no fallback (the
         other engines cannot fit the priors). ``paper``: ltm's 3PL without priors as the decodIRT paper,
         mirt's 3PL as fallback (``engine="mirt"`` swaps them; ``fallback=False`` drops the fallback).
+
+        Parameters
+        ----------
+        calibration : {"stable", "paper"} or CalibrationMode, default "stable"
+            The mode (a CalibrationMode is returned as it is when nothing else is given).
+        engine : str, optional
+            The engine tried first.
+        fallback : bool, optional
+            Whether the mode's other engines are tried after it.
+        engine_options : mapping of str to mapping, optional
+            Extra options per engine.
+
+        Returns
+        -------
+        CalibrationMode
+            The resolved mode.
         """
         if isinstance(calibration, CalibrationMode):
             if engine is not None or fallback is not None or engine_options is not None:
@@ -146,7 +162,18 @@ class CalibrationMode:
         return cls(name, engine, chain, priors, {e: dict(o) for e, o in options.items()})
 
     def options_for(self, engine: str) -> dict[str, Any]:
-        """The keyword arguments of :func:`irtbridge.calibrate` for one engine of this mode."""
+        """The keyword arguments of :func:`irtbridge.calibrate` for one engine of this mode.
+
+        Parameters
+        ----------
+        engine : str
+            One of the mode's engines.
+
+        Returns
+        -------
+        dict of str to Any
+            ``priors`` (when the mode has them) and the engine's options.
+        """
         return {**({"priors": dict(self.priors)} if self.priors else {}), **dict(self.engine_options.get(engine, {}))}
 
     @property
@@ -155,7 +182,13 @@ class CalibrationMode:
         return (self.engine, *self.fallback)
 
     def describe(self) -> str:
-        """One sentence saying what this mode fits (the report subtitle, CLI text and ``summary.json``)."""
+        """One sentence saying what this mode fits (the report subtitle, CLI text and ``summary.json``).
+
+        Returns
+        -------
+        str
+            The sentence.
+        """
         who = f"{ENGINE_TABLE[self.engine].title}'s"
         if self.priors:
             text = f"{who} 3PL with weakly informative priors (" + ", ".join(
@@ -167,7 +200,13 @@ class CalibrationMode:
         return text + (f", {back} as fallback" if back else ", no fallback")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``calibration, engine, fallback`` (bool), ``fallback_engines, priors, engine_options, description``."""
+        """JSON-ready: ``calibration, engine, fallback`` (bool), ``fallback_engines, priors, engine_options, description``.
+
+        Returns
+        -------
+        dict of str to Any
+            See above.
+        """
         return {"calibration": self.name, "engine": self.engine, "fallback": bool(self.fallback),
                 "fallback_engines": list(self.fallback),
                 "priors": {k: list(v) for k, v in self.priors.items()},
@@ -227,6 +266,20 @@ def dataset_difficulty(items: pd.DataFrame, theta: float, model: str = "3PL") ->
     ``b``, it stays on the probability scale, so an unidentified item with ``b = -40`` counts as one easy
     item rather than swamping the summary.
 
+    Parameters
+    ----------
+    items : DataFrame
+        The dataset's item parameters (``a``, ``b``, ``g``, ``u`` for the 3PL).
+    theta : float
+        The ability of the typical classifier.
+    model : str, default "3PL"
+        The model the items were calibrated under.
+
+    Returns
+    -------
+    float
+        The mean of ``1 - P_j(theta)`` over the items; NaN without items or with a non-finite ``theta``.
+
     Examples
     --------
     >>> items = pd.DataFrame({"a": [1.0, 1.0], "b": [0.0, 0.0], "g": [0.0, 0.0], "u": [1.0, 1.0]})
@@ -255,6 +308,24 @@ def simulate_classifier_responses(n_respondents: int = 40, n_items: int = 200, s
     Mostly easy items (``b ~ N(-1, 1)``), slopes ``lognormal(0.2, 0.4)`` with about 5% negative
     (``-U(0.5, 1.5)``), guessing ``U(0, 0.25)``, abilities ``N(0, 1)``. Used by the parameter-recovery
     benchmark (``benchmarks/recovery.py``) and its test.
+
+    Parameters
+    ----------
+    n_respondents : int, default 40
+        Rows (classifiers).
+    n_items : int, default 200
+        Columns (test instances).
+    seed : int, default 0
+        Seed of the generator.
+
+    Returns
+    -------
+    responses : DataFrame
+        Respondents x items, 0/1.
+    theta : ndarray
+        The true abilities.
+    items : DataFrame
+        The true item parameters, columns ``a``, ``b``, ``g``, ``u``.
 
     Examples
     --------

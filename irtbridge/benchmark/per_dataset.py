@@ -73,6 +73,10 @@ def calibrate_with_fallback(
     accept_unconverged : bool, default False
         When no engine converges, use the first fit that finished (flagged ``converged=False``) instead of
         giving up on the dataset.
+    **old
+        ``engine=``, ``fallback=``, ``engine_options=`` of irtbridge 0.1, now options of
+        :meth:`CalibrationMode.resolve <irtbridge.benchmark.modes.CalibrationMode.resolve>`: they still
+        work, with a DeprecationWarning.
 
     Returns
     -------
@@ -82,6 +86,12 @@ def calibrate_with_fallback(
     attempts : tuple of CalibrationAttempt
         Every try in order, with R's error message or the convergence note.
 
+    Notes
+    -----
+    The paper lost OpenML's "pc4" because ltm did not converge; here the dataset survives when mirt
+    (``mirt(data, 1, itemtype = "3PL")``) does, and the provenance says so. Warnings raised by a fit
+    (R warnings, convergence, dropped items) propagate to the caller.
+
     Examples
     --------
     >>> from irtbridge.benchmark import CalibrationMode, simulate_classifier_responses
@@ -90,12 +100,6 @@ def calibrate_with_fallback(
     >>> fit, attempts = calibrate_with_fallback(responses, mode)     # doctest: +R
     >>> [a.engine for a in attempts]                                 # doctest: +R
     ['mirt']
-
-    Notes
-    -----
-    The paper lost OpenML's "pc4" because ltm did not converge; here the dataset survives when mirt
-    (``mirt(data, 1, itemtype = "3PL")``) does, and the provenance says so. Warnings raised by a fit
-    (R warnings, convergence, dropped items) propagate to the caller.
     """
     from irtbridge.calibration import calibrate
 

@@ -147,10 +147,15 @@ def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any =
     Parameters
     ----------
     diagnostics : pandas.DataFrame
+        Datasets x diagnostics (:func:`dataset_diagnostics`), with mean difficulty and discrimination.
     n_bins : int, default 6
         The paper's 6 bins of 10 datasets; fewer when there are fewer datasets. Bins are consecutive
         runs of the datasets sorted by decreasing mean difficulty, sizes as equal as possible
         (``numpy.array_split``).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    title : str, optional
+        The title; default "Datasets binned by difficulty (Bin 1 hardest)".
 
     Returns
     -------
@@ -273,6 +278,15 @@ def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None
 
 def plot_ratings(tournament: Any, *, ax: Any = None, title: str | None = None):
     """Final Glicko-2 ratings with their 95% intervals (rating +/- 2 RD), best on top.
+
+    Parameters
+    ----------
+    tournament : TournamentResult
+        The tournament whose final ratings are drawn.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    title : str, optional
+        The title; default "Final ratings (<tournament's name>)".
 
     Returns
     -------

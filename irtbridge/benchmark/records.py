@@ -36,6 +36,19 @@ class CalibrationAttempt:
 
     ``str()`` gives the line the report shows, e.g. ``"ltm: error (R's message), 0.3 s"``; :attr:`outcome`
     the same without the time.
+
+    Parameters
+    ----------
+    engine : str
+        The engine tried.
+    status : {"converged", "not converged", "error"}
+        How it ended.
+    message : str, default ""
+        R's error message or the convergence note.
+    seconds : float, default 0.0
+        The time it took.
+    model : str, default "3PL"
+        The model fitted.
     """
 
     engine: str
@@ -46,6 +59,8 @@ class CalibrationAttempt:
 
     @property
     def outcome(self) -> str:
+        """``"<engine>: <status>"`` with the message in parentheses, without the time.
+        """
         return f"{self.engine}: {self.status}" + (f" ({self.message})" if self.message else "")
 
     def __str__(self) -> str:
@@ -193,7 +208,22 @@ class DatasetResult:
 
     @classmethod
     def failure(cls, name: str, error: str, seconds: float = 0.0) -> "DatasetResult":
-        """The record of a dataset that could not be evaluated at all (not loaded, a worker lost)."""
+        """The record of a dataset that could not be evaluated at all (not loaded, a worker lost).
+
+        Parameters
+        ----------
+        name : str
+            The dataset.
+        error : str
+            Why it failed.
+        seconds : float, default 0.0
+            The time spent.
+
+        Returns
+        -------
+        DatasetResult
+            Status ``"failed"``.
+        """
         return cls(name=name, status="failed", error=error, seconds={"total": float(seconds)})
 
     @property
@@ -233,7 +263,13 @@ class DatasetResult:
         return os.path.basename(str(self.source))
 
     def summary(self) -> Summary:
-        """The dataset, its split, the calibration and the items, from the stored numbers."""
+        """The dataset, its split, the calibration and the items, from the stored numbers.
+
+        Returns
+        -------
+        Summary
+            The dataset's summary (a failed one: its error).
+        """
         if not self.ok:
             return Summary(f"dataset {self.name}: failed", (Line.of("error", Warn(str(self.error))),),
                            data={"name": self.name, "status": self.status, "error": self.error})

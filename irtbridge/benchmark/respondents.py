@@ -134,6 +134,19 @@ def fit_predict_pool(
 ) -> tuple[pd.DataFrame, dict[str, str]]:
     """Fit every classifier on the training part and predict the test part.
 
+    Parameters
+    ----------
+    pool : mapping of str to estimator
+        Respondent name -> unfitted scikit-learn classifier.
+    X_train : ndarray
+        Training features.
+    y_train : ndarray
+        Training labels.
+    X_test : ndarray
+        Test features (the items).
+    random_state : int, default 0
+        Seeds each classifier that takes a ``random_state``.
+
     Returns
     -------
     predictions : pandas.DataFrame
@@ -160,6 +173,16 @@ def fit_predict_score_pool(
     ----------
     positive : label, optional
         The positive class of a binary task (a value of ``y_train``); None: no scores.
+    pool : mapping of str to estimator
+        Respondent name -> unfitted scikit-learn classifier.
+    X_train : ndarray
+        Training features.
+    y_train : ndarray
+        Training labels.
+    X_test : ndarray
+        Test features (the items).
+    random_state : int, default 0
+        Seeds each classifier that takes a ``random_state``.
 
     Returns
     -------

@@ -120,7 +120,18 @@ class Settings:
 
     @classmethod
     def quick_run(cls, **overrides: Any) -> "Settings":
-        """Settings of ``--quick``: the fast 12-model pool and at most 60 test instances per dataset."""
+        """Settings of ``--quick``: the fast 12-model pool and at most 60 test instances per dataset.
+
+        Parameters
+        ----------
+        **overrides
+            Fields set as well (they win over the quick run's).
+
+        Returns
+        -------
+        Settings
+            ``quick=True``.
+        """
         return cls(**{"quick": True, "max_items": QUICK_MAX_ITEMS, "pool": "quick", **overrides})
 
     def __post_init__(self) -> None:
@@ -151,7 +162,13 @@ class Settings:
         check_number(self.tau, "tau", low=0.0, low_open=True)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready settings; the calibration mode as it ran (``mode``: engine, fallback engines, priors)."""
+        """JSON-ready settings; the calibration mode as it ran (``mode``: engine, fallback engines, priors).
+
+        Returns
+        -------
+        dict of str to Any
+            The fields by name.
+        """
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "mode"}
         out["mode"] = self.mode.to_dict()
         return out
@@ -160,6 +177,18 @@ class Settings:
 def given_settings(settings: Settings | None, old: Mapping[str, Any]) -> Settings:
     """The Settings of a call: ``settings`` as given, or one made of the old keyword arguments a caller still
     passes (``old``: field -> value, read by :func:`irtbridge._moved.moved_keywords`), or the defaults.
+
+    Parameters
+    ----------
+    settings : Settings or None
+        The caller's settings, if any.
+    old : mapping of str to Any
+        Old keyword arguments, field -> value (cannot be mixed with ``settings``).
+
+    Returns
+    -------
+    Settings
+        The settings of the call.
 
     Examples
     --------

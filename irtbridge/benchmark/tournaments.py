@@ -159,6 +159,13 @@ class Validity:
         return None if not checks else all(checks)
 
     def describe(self) -> str:
+        """One line for the report: valid, violated (and how), or not checked.
+
+        Returns
+        -------
+        str
+            The line, starting with the ranking's name.
+        """
         if self.valid is None:
             return f"{self.ranking}: not checked (no optimal/pessimal respondent)"
         if self.valid:
@@ -171,6 +178,14 @@ class Validity:
         return f"{self.ranking}: VIOLATED ({', '.join(parts)})"
 
     def to_dict(self) -> dict[str, Any]:
+        """The check as plain data.
+
+        Returns
+        -------
+        dict of str to Any
+            ``ranking``, ``valid``, ``optimal_rank``, ``pessimal_rank``, ``n_players``, ``optimal_first``,
+            ``pessimal_last``.
+        """
         return {
             "ranking": self.ranking, "valid": self.valid, "optimal_rank": self.optimal_rank,
             "pessimal_rank": self.pessimal_rank, "n_players": self.n_players,
@@ -283,7 +298,18 @@ class TournamentResult:
     rank_validity: Validity | None
 
     def rating_table(self, digits: int = 3) -> str:
-        """The final ranking as text in the paper's layout (rounded for display only)."""
+        """The final ranking as text in the paper's layout (rounded for display only).
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Digits shown.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         lines = [f"{'Rank':>4}  {'Classifier':<22} {'Rating':>10} {'RD':>8} {'Volatility':>10}"]
         for _, row in self.ratings.iterrows():
             lines.append(
@@ -293,7 +319,13 @@ class TournamentResult:
         return "\n".join(lines)
 
     def summary(self) -> Summary:
-        """The final ranking, its validity and Friedman/Nemenyi on the same scores."""
+        """The final ranking, its validity and Friedman/Nemenyi on the same scores.
+
+        Returns
+        -------
+        Summary
+            The tournament's summary.
+        """
         lines = [Line.of("validity", self.validity.describe())]
         if self.friedman is not None:
             lines += [Line.of("friedman", f"Friedman chi2 = {self.friedman.statistic:.3f}, p = {self.friedman.pvalue:.3g} "
@@ -308,7 +340,13 @@ class TournamentResult:
         return self.summary().as_html()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary: datasets, final ratings, validity, Friedman/Nemenyi."""
+        """JSON-ready summary: datasets, final ratings, validity, Friedman/Nemenyi.
+
+        Returns
+        -------
+        dict of str to Any
+            See above.
+        """
         out: dict[str, Any] = {
             "order": self.name,
             "datasets": list(self.datasets),

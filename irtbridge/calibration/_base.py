@@ -202,6 +202,18 @@ class FitResult(WithoutRModel):
         warnings): one :class:`~irtbridge._summary.Summary` (text, HTML, dict), from the stored numbers
         only: it never calls R. ``fit=False`` leaves out the fit section (M2, reliability once computed).
 
+        Parameters
+        ----------
+        digits : int, default 3
+            Digits the renderings show (the stored numbers are not rounded).
+        fit : bool, default True
+            Include the fit section.
+
+        Returns
+        -------
+        Summary
+            Rendered by ``print``, Jupyter and ``--json``.
+
         Examples
         --------
         >>> import irtbridge
@@ -227,17 +239,37 @@ class FitResult(WithoutRModel):
     # -- the same methods on every result ------------------------------------------------------------
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """Limited-information fit (mirt's ``M2(mod, type = type)``): M2, df, p, RMSEA with its interval,
-        SRMSR, TLI, CFI, as a Series; see :func:`~irtbridge.calibration.diagnostics.global_fit`."""
+        SRMSR, TLI, CFI, as a Series; see :func:`~irtbridge.calibration.diagnostics.global_fit`.
+
+        Parameters
+        ----------
+        type : {"M2*", "M2", "C2"}, default "M2*"
+            mirt's statistic.
+        """
         raise ValidationError(f"global_fit: mirt's M2 is not defined for {self._kind}")
 
     def reliability(self, theta: Any = None) -> Reliability:
         """Marginal and empirical reliability (mirt's ``marginal_rxx``, ``empirical_rxx``) as a dict of
-        floats. ``theta`` is deprecated (``conditional_reliability(theta)`` of a Calibration)."""
+        floats. ``theta`` is deprecated (``conditional_reliability(theta)`` of a Calibration).
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            Deprecated (see above).
+        """
         raise ValidationError(f"reliability: mirt's marginal_rxx is not defined for {self._kind}")
 
     def plot(self, kind: str = "score", **kwargs: Any):
         """mirt's ``plot(mod, type = kind)`` (``"score"``: expected test score, ``"info"``: test
-        information, ...); returns the matplotlib Axes."""
+        information, ...); returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        kind : str, default "score"
+            mirt's plot type.
+        **kwargs
+            Passed to the plotting function of the result.
+        """
         raise ValidationError(f"plot: {self._kind} has no curves over theta to draw")
 
 

@@ -34,7 +34,20 @@ _NEEDS_FREE = ("PRIOR", "CONSTRAIN", "CONSTRAINB", "DIF")
 
 
 def prior_references(priors: Iterable[Prior], item_names: Sequence[str]) -> list[Reference]:
-    """The parameters ``calibrate(..., priors=...)`` names: each prior's items (None: every item)."""
+    """The parameters ``calibrate(..., priors=...)`` names: each prior's items (None: every item).
+
+    Parameters
+    ----------
+    priors : iterable of Prior
+        The checked priors.
+    item_names : sequence of str
+        The fitted items.
+
+    Returns
+    -------
+    list of Reference
+        One per prior and item, keyword ``"PRIOR"``, origin ``"priors"``.
+    """
     return [Reference("PRIOR", item, p.param, "priors") for p in priors
             for item in (p.items if p.items is not None else item_names)]
 
@@ -44,6 +57,15 @@ def check_references(table: pd.DataFrame, references: Sequence[Reference], model
 
     ``table`` is mirt's parameter table (columns ``item``, ``name``, ``est``); ``model`` names the model
     in the message.
+
+    Parameters
+    ----------
+    table : DataFrame
+        mirt's parameter table.
+    references : sequence of Reference
+        The parameters named by the spec, the priors or the fixed values.
+    model : str
+        The model's name, for the message.
 
     Examples
     --------
@@ -92,6 +114,27 @@ def check_before_fit(values: Any, names: list[str], model: str, per_item: list[s
     as it is (it is what mirt will fit), otherwise mirt's ``pars = "values"`` for the structure alone.
     ``groups`` (``group`` labels and ``invariance``): a multiple-group fit, whose table is
     ``multipleGroup``'s; a parameter counts as estimated when some group estimates it.
+
+    Parameters
+    ----------
+    values : ndarray
+        The responses, respondents x items.
+    names : list of str
+        The item names.
+    model : str
+        The model (or ``"mixed"`` with ``per_item``).
+    per_item : list of str or None
+        One model per item, or None.
+    extra : dict of str to Any
+        The structure of the fit: ``syntax`` (mirt.model text) or ``dims``.
+    parameters : DataFrame or None
+        The user's parameter table, used as it is when it has an ``est`` column.
+    priors : sequence of Prior
+        The checked priors.
+    options : dict of str to Any
+        mirt's options of the fit.
+    groups : dict of str to Any, optional
+        ``group`` labels and ``invariance`` of a multiple-group fit; None for one group.
     """
     references = prior_references(priors, names)
     structure = None
@@ -139,7 +182,20 @@ def _group_table(session: Any, values: Any, names: list[str], model: Any, option
 
 
 def group_labels(groups: Any, n: int) -> list[str]:
-    """One group label (a string) per respondent; at least two groups, none missing."""
+    """One group label (a string) per respondent; at least two groups, none missing.
+
+    Parameters
+    ----------
+    groups : sequence
+        One label per respondent.
+    n : int
+        The number of respondents.
+
+    Returns
+    -------
+    list of str
+        The labels as strings.
+    """
     labels = pd.Series(groups.to_numpy() if isinstance(groups, pd.Series) else np.asarray(groups, dtype=object))
     if labels.ndim != 1 or len(labels) != n:
         raise ValidationError(f"groups: need one label per respondent ({n}), got {len(labels)}")

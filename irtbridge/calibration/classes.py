@@ -42,11 +42,19 @@ class ClassCalibration(FitResult):
     item_probabilities : DataFrame
         Index ``(item, class)``, columns ``category_1``... (mirt's ``summary(mod)``; NaN past an item's
         last category): the probability of each response category within each class.
-    loglik, aic, bic, n_parameters, converged, iterations
+    loglik, aic, bic : float
+        mirt's (``extract.mirt``).
+    n_parameters, iterations : int
+        mirt's (``extract.mirt``).
+    converged : bool
         mirt's (``extract.mirt``).
     item_names : tuple of str
     n_respondents : int
-    options, warnings, provenance
+    options : dict
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    warnings : tuple of str
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    provenance : dict
         As in :class:`~irtbridge.calibration.result.Calibration`.
     standard_errors : DataFrame or None
         With ``se=True``: every parameter of mirt's ``coef(mod, printSE = TRUE)``, indexed by (``item``,
@@ -100,7 +108,18 @@ class ClassCalibration(FitResult):
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
-        (mirt's ``M2(mod, type = type)`` of the model)."""
+        (mirt's ``M2(mod, type = type)`` of the model).
+
+        Parameters
+        ----------
+        type : {"M2*", "M2", "C2"}, default "M2*"
+            mirt's statistic.
+
+        Returns
+        -------
+        Series
+            The statistics by name.
+        """
         from irtbridge._r import session
 
         type = check_choice(type, "type", ("M2*", "M2", "C2"))
@@ -112,7 +131,13 @@ class ClassCalibration(FitResult):
 
     def parameters(self) -> pd.DataFrame:
         """mirt's parameter table of this fit (``mod2values``): edit ``value``/``est`` and pass it back
-        as ``calibrate_classes(..., parameters=table)``."""
+        as ``calibrate_classes(..., parameters=table)``.
+
+        Returns
+        -------
+        DataFrame
+            mirt's ``mod2values`` table.
+        """
         from irtbridge._r import session
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
@@ -248,6 +273,20 @@ def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.
 
     R equivalent: ``mdirt(data, n_classes, pars = "values")``. Edit ``value`` (start values) or ``est``
     and pass it as ``calibrate_classes(..., parameters=table)``.
+
+    Parameters
+    ----------
+    responses : DataFrame or 2-D array
+        The responses, as :func:`calibrate_classes` takes them.
+    n_classes : int
+        The number of latent classes.
+    **options
+        mirt's options of ``mdirt``, as :func:`calibrate_classes` takes them.
+
+    Returns
+    -------
+    DataFrame
+        mirt's ``pars = "values"`` table.
     """
     from irtbridge._r import session
 

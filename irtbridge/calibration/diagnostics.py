@@ -60,6 +60,18 @@ def adjust_pvalues(p: Iterable[float], method: str = "BH") -> np.ndarray:
 
     NaN p-values are kept as NaN and not counted.
 
+    Parameters
+    ----------
+    p : iterable of float
+        The p-values.
+    method : {"BH", "holm", "bonferroni", "none"}, default "BH"
+        The adjustment.
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the order given.
+
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03, 0.2]).round(4).tolist()
@@ -198,6 +210,16 @@ def person_fit(fit: Any) -> pd.DataFrame:
 
     Large negative ``Zh`` marks an aberrant response pattern (a classifier that fails easy instances and
     gets hard ones right). Rows are in the order of the fitted responses.
+
+    Parameters
+    ----------
+    fit : Calibration
+        A mirt calibration.
+
+    Returns
+    -------
+    DataFrame
+        One row per respondent, mirt's columns.
     """
     from irtbridge._r import session
 
@@ -218,6 +240,18 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
 
     M2 needs more univariate and bivariate margins than parameters: with too few degrees of freedom
     (e.g. a 3PL on three items) it is not defined and this is an error saying so.
+
+    Parameters
+    ----------
+    fit : Calibration
+        A mirt calibration.
+    type : {"M2*", "M2", "C2"}, default "M2*"
+        The statistic (see above).
+
+    Returns
+    -------
+    Series
+        ``M2``, ``df``, ``p``, ``RMSEA``, ``RMSEA_5``, ``RMSEA_95``, ``SRMSR``, ``TLI``, ``CFI``.
     """
     from irtbridge._r import session
     from irtbridge.exceptions import RError
@@ -244,7 +278,20 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
 def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
     """Item x item residuals (mirt's ``residuals``): ``"LD"`` (Chen and Thissen's local dependence X2
     below the diagonal, signed Cramer's V above), ``"LDG2"`` (the same with the likelihood-ratio G2 in
-    place of X2) or ``"Q3"`` (Yen's Q3 correlations)."""
+    place of X2) or ``"Q3"`` (Yen's Q3 correlations).
+
+    Parameters
+    ----------
+    fit : Calibration
+        A mirt calibration.
+    kind : {"LD", "LDG2", "Q3"}, default "LD"
+        The residual statistic.
+
+    Returns
+    -------
+    DataFrame
+        Items x items.
+    """
     from irtbridge._r import session
 
     kind = check_choice(kind, "kind", ("LD", "LDG2", "Q3"))
@@ -257,6 +304,11 @@ def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
 
 def reliability(fit: Any) -> dict[str, float]:
     """Marginal and empirical reliability (mirt's ``marginal_rxx``, ``empirical_rxx`` of the EAP scores).
+
+    Parameters
+    ----------
+    fit : Calibration
+        A mirt calibration.
 
     Returns
     -------
@@ -275,6 +327,13 @@ def reliability(fit: Any) -> dict[str, float]:
 def conditional_reliability(fit: Any, theta: Any = None) -> pd.DataFrame:
     """The conditional reliability over ``theta`` (default 81 points on [-4, 4]): ``I(theta) / (I(theta) +
     1 / var)``, with ``I`` the test information and ``var`` the latent variance.
+
+    Parameters
+    ----------
+    fit : Calibration or ItemBank
+        The calibration (or item bank) whose test information is used.
+    theta : array-like, optional
+        Abilities; default 81 points on [-4, 4].
 
     Returns
     -------
@@ -300,6 +359,11 @@ def conditional_reliability(fit: Any, theta: Any = None) -> pd.DataFrame:
 
 def compare(*fits: Any) -> pd.DataFrame:
     """Compare nested mirt fits of the same responses (mirt's ``anova``), each against the one before.
+
+    Parameters
+    ----------
+    *fits : Calibration
+        Two or more mirt fits of the same responses, from the simplest model on.
 
     Returns
     -------

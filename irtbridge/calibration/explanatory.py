@@ -136,6 +136,8 @@ class MixedCalibration(FitResult):
         The effective arguments (formulas as text, covariate names, item types, estimation options).
     warnings : tuple of str
         R's warnings during the fit (also raised as :class:`~irtbridge.exceptions.RWarning`).
+    provenance : dict
+        As in :class:`~irtbridge.calibration.result.Calibration`.
     r_model : RObject or None
         The live mirt model (``MixedClass``, or ``SingleGroupClass`` for the ``item_formula`` LLTM).
     """

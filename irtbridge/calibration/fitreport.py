@@ -22,7 +22,9 @@ def fit_report(fit: Any, *, na_rm: bool = False, impute: int = 0, seed: int = 0)
     ----------
     fit : Calibration
         A mirt fit made in this process (the diagnostics ask the live R model).
-    na_rm, impute, seed
+    na_rm : bool, default False
+    impute : int, default 0
+    seed : int, default 0
         How item fit treats missing answers (:meth:`Calibration.item_fit`): leave incomplete respondents out
         (mirt's ``na.rm = TRUE``) or impute them ``impute`` times (plausible values, seeded by ``seed``).
 

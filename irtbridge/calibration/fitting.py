@@ -375,6 +375,24 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     R equivalent: ``mirt(data, model, itemtype, pars = "values")``. Edit ``value`` and ``est`` (e.g. fix
     common items at another form's estimates) and pass it as ``calibrate(..., parameters=table)``.
 
+    Parameters
+    ----------
+    responses : DataFrame or 2-D array
+        As in :func:`~irtbridge.calibrate`.
+    model : str, default "2PL"
+        As in :func:`~irtbridge.calibrate` (one per item allowed).
+    dims : int, default 1
+        The number of factors (without ``spec``).
+    spec : ModelSpec or str, optional
+        A structure, as in :func:`~irtbridge.calibrate`.
+    **options
+        mirt's options, as in :func:`~irtbridge.calibrate`.
+
+    Returns
+    -------
+    DataFrame
+        mirt's ``pars = "values"`` table.
+
     Examples
     --------
     Link form B (items 2-5, odd rows of LSAT7) to form A (items 1-4, even rows): the common items are

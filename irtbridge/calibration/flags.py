@@ -104,7 +104,15 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
 
 
 def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
-    """One :class:`IdentificationWarning` naming the flagged items of ``fit`` (nothing when there are none)."""
+    """One :class:`IdentificationWarning` naming the flagged items of ``fit`` (nothing when there are none).
+
+    Parameters
+    ----------
+    fit : Calibration
+        The fit whose flagged items are named.
+    stacklevel : int, default 3
+        Where the warning points.
+    """
     flags = fit.item_flags
     flagged = flags[flags != ""]
     if flagged.empty:

@@ -122,7 +122,11 @@ def dtf(group_fit: Any, *, draws: int | None = None, seed: int | None = None, ci
     ----------
     group_fit : GroupCalibration
         A two-group fit; with ``draws``, with standard errors.
-    draws, seed, ci, npts, theta_lim
+    draws : int, optional
+    seed : int, optional
+    ci : float, default 0.95
+    npts : int, default 1000
+    theta_lim : sequence of float, default (-6.0, 6.0)
         As :func:`drf`.
 
     Returns
@@ -160,7 +164,8 @@ def empirical_es(group_fit: Any, items: Sequence[str] | None = None, *, by_item:
         The items (default all; a subset is a bundle for the test-level sizes).
     by_item : bool
         Item-level sizes (mirt's ``DIF = TRUE``, the default) or the test/bundle-level ones.
-    npts, theta_lim
+    npts : int, default 61
+    theta_lim : sequence of float, default (-6.0, 6.0)
         Integration grid (mirt's defaults: 61 points over -6..6).
 
     Returns
@@ -216,6 +221,10 @@ def sibtest(responses: Any, groups: Any, suspect_set: Sequence[str] | str | None
         mirt's options of the same names.
     p_adjust : str
         R's ``p.adjust`` method across groups (more than two groups).
+    permute : int, default 1000
+        Permutations of the randomized CSIBTEST.
+    seed : int, optional
+        R's ``set.seed`` before the permutations.
 
     Returns
     -------

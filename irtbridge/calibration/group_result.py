@@ -53,9 +53,24 @@ class GroupCalibration(FitResult):
         Groups x factors: every latent mean.
     covariances : dict of str to DataFrame
         Per group, the latent covariance matrix (factors x factors).
-    loglik, aic, bic, n_parameters, converged, iterations, model, invariance, group_sizes, options,
-    warnings, provenance, factors, item_types, dropped_items, item_mins
-        As in :class:`~irtbridge.calibration.result.Calibration` (``invariance``: mirt's keywords and items).
+    model : str
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    invariance : tuple of str
+        mirt's invariance keywords and the items constrained equal across groups.
+    group_sizes : dict of str to int
+        Respondents per group.
+    loglik, aic, bic : float
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    n_parameters, iterations : int
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    converged : bool
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    options, provenance : dict
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    warnings, factors, item_types, dropped_items : tuple of str
+        As in :class:`~irtbridge.calibration.result.Calibration`.
+    item_mins : dict of str to float
+        As in :class:`~irtbridge.calibration.result.Calibration`.
     membership : tuple of str
         Each respondent's group, in the order of the responses.
     r_model : RObject or None
@@ -87,10 +102,12 @@ class GroupCalibration(FitResult):
 
     @property
     def item_names(self) -> list[str]:
+        """The item names, in the column order of the responses."""
         return list(next(iter(self.items.values())).index)
 
     @property
     def n_respondents(self) -> int:
+        """The number of respondents, all groups together."""
         return int(sum(self.group_sizes.values()))
 
     def _live(self, what: str) -> Any:
@@ -113,6 +130,16 @@ class GroupCalibration(FitResult):
         (``abilities(responses=...)`` for new respondents, ``residuals``, ``loadings``...). The
         log-likelihood, AIC and BIC belong to the multiple-group model as a whole: they are NaN here;
         ``n_parameters``, ``converged`` and ``iterations`` are the whole fit's.
+
+        Parameters
+        ----------
+        name : str
+            One of :attr:`groups`.
+
+        Returns
+        -------
+        Calibration
+            The group's calibration.
 
         Examples
         --------
@@ -146,6 +173,11 @@ class GroupCalibration(FitResult):
         """Ability estimates of the calibration's respondents, each under its group's parameters and
         latent distribution (mirt's ``fscores(mod, method, full.scores.SE = TRUE)``).
 
+        Parameters
+        ----------
+        method : str, default "EAP"
+            mirt's scoring method.
+
         Returns
         -------
         DataFrame, one row per respondent in the order of the responses: ``group``, then ``theta`` and
@@ -165,7 +197,22 @@ class GroupCalibration(FitResult):
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False) -> pd.DataFrame:
         """Item fit per group (mirt's ``itemfit`` on the multiple-group model): one row per (group, item),
         mirt's columns, and ``p_adjusted_<stat>`` adjusted over the items of each group. ``stats``,
-        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+        ``p_adjust`` and ``na_rm`` (missing answers) as :func:`~irtbridge.calibration.diagnostics.item_fit`.
+
+        Parameters
+        ----------
+        stats : str or sequence of str, default ("S_X2",)
+            mirt's item-fit statistics.
+        p_adjust : str, default "BH"
+            R's ``p.adjust`` method.
+        na_rm : bool, default False
+            Leave respondents with missing answers out.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by (``group``, ``item``).
+        """
         from irtbridge.calibration import diagnostics
 
         if isinstance(stats, str):
@@ -184,7 +231,13 @@ class GroupCalibration(FitResult):
 
     def person_fit(self) -> pd.DataFrame:
         """Zh and infit/outfit per respondent (mirt's ``personfit``), in the order of the responses, with
-        each respondent's ``group`` first."""
+        each respondent's ``group`` first.
+
+        Returns
+        -------
+        DataFrame
+            One row per respondent.
+        """
         from irtbridge.calibration import diagnostics
 
         self._live("person_fit")
@@ -194,7 +247,18 @@ class GroupCalibration(FitResult):
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, one SRMSR per group
-        (``SRMSR.<group>``), TLI, CFI (mirt's ``M2(mod, type = type)`` of the multiple-group model)."""
+        (``SRMSR.<group>``), TLI, CFI (mirt's ``M2(mod, type = type)`` of the multiple-group model).
+
+        Parameters
+        ----------
+        type : {"M2*", "M2", "C2"}, default "M2*"
+            mirt's statistic.
+
+        Returns
+        -------
+        Series
+            The statistics by name.
+        """
         from irtbridge.calibration import diagnostics
 
         self._live("global_fit")
@@ -204,7 +268,18 @@ class GroupCalibration(FitResult):
         """Reliability per group, a dict of floats ``marginal.<group>`` (mirt's ``marginal_rxx`` of the group
         taken out, i.e. under its own latent distribution) and ``empirical.<group>`` (``empirical_rxx`` of
         its respondents' EAP scores from the multiple-group ``fscores``), group by group. One factor only.
-        The table of earlier versions is :meth:`reliability_table` (``theta`` is deprecated and unused)."""
+        The table of earlier versions is :meth:`reliability_table` (``theta`` is deprecated and unused).
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            Deprecated and unused (a DeprecationWarning when given).
+
+        Returns
+        -------
+        Reliability
+            A dict of floats (see above).
+        """
         deprecated_theta(theta)
         table = self.reliability_table()
         values = {f"{col}.{g}": table.loc[g, col] for g in table.index for col in ("marginal", "empirical")}
@@ -212,7 +287,13 @@ class GroupCalibration(FitResult):
 
     def reliability_table(self) -> pd.DataFrame:
         """Reliability per group as a table: index ``group``, columns ``marginal`` and ``empirical`` (the
-        numbers of :meth:`reliability`)."""
+        numbers of :meth:`reliability`).
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         from irtbridge._r import session
 
         if len(self.factors) != 1:
@@ -227,7 +308,13 @@ class GroupCalibration(FitResult):
 
     def parameters(self) -> pd.DataFrame:
         """mirt's parameter table of this fit (``mod2values``), one row per group and parameter; edit
-        ``value``/``est`` and pass it back as ``calibrate_groups(..., parameters=table)``."""
+        ``value``/``est`` and pass it back as ``calibrate_groups(..., parameters=table)``.
+
+        Returns
+        -------
+        DataFrame
+            mirt's ``mod2values`` table.
+        """
         from irtbridge._r import session
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
@@ -235,31 +322,100 @@ class GroupCalibration(FitResult):
     def plot(self, kind: str = "score", **kwargs: Any):
         """One curve per group (mirt's ``plot(mod, type = "score" | "info")`` and ``itemplot(mod, item)``):
         ``"score"`` (expected test score), ``"info"`` (test information) or ``"trace"`` (one ``item=``'s
-        trace lines); returns the Axes. Other plots: ``fit.group(name).plot(...)``."""
+        trace lines); returns the Axes. Other plots: ``fit.group(name).plot(...)``.
+
+        Parameters
+        ----------
+        kind : {"score", "info", "trace"}, default "score"
+            The plot.
+        **kwargs
+            Passed to :func:`~irtbridge.calibration.plots.plot_groups` (``item``, ``theta``, ``ax``, ``legend``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
         from irtbridge.calibration.plots import plot_groups
 
         return plot_groups(self, kind, **kwargs)
 
     def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
             p_adjust: str = "holm", *, method: str = "lr") -> pd.DataFrame:
-        """:func:`~irtbridge.dif` on this fit (``method="wald"``: Wald tests)."""
+        """:func:`~irtbridge.dif` on this fit (``method="wald"``: Wald tests).
+
+        Parameters
+        ----------
+        which : sequence of str, default ("a1", "d")
+            As :func:`~irtbridge.dif`.
+        scheme : str, default "add"
+            As :func:`~irtbridge.dif`.
+        items : sequence of str, optional
+            As :func:`~irtbridge.dif`.
+        p_adjust : str, default "holm"
+            As :func:`~irtbridge.dif`.
+        method : {"lr", "wald"}, default "lr"
+            As :func:`~irtbridge.dif`.
+
+        Returns
+        -------
+        DataFrame
+            As :func:`~irtbridge.dif`.
+        """
         return dif(self, which, scheme, items, p_adjust, method=method)
 
     def drf(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
-        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.functioning.drf`."""
+        """Differential response functioning (mirt's ``DRF``): :func:`irtbridge.calibration.functioning.drf`.
+
+        Parameters
+        ----------
+        items : sequence of str, optional
+            As :func:`~irtbridge.calibration.functioning.drf`.
+        **kwargs
+            As :func:`~irtbridge.calibration.functioning.drf`.
+
+        Returns
+        -------
+        DataFrame
+            As :func:`~irtbridge.calibration.functioning.drf`.
+        """
         from irtbridge.calibration.functioning import drf
 
         return drf(self, items, **kwargs)
 
     def dtf(self, **kwargs: Any) -> pd.DataFrame:
-        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.functioning.dtf`."""
+        """Differential test functioning (mirt's ``DTF``): :func:`irtbridge.calibration.functioning.dtf`.
+
+        Parameters
+        ----------
+        **kwargs
+            As :func:`~irtbridge.calibration.functioning.dtf`.
+
+        Returns
+        -------
+        DataFrame
+            As :func:`~irtbridge.calibration.functioning.dtf`.
+        """
         from irtbridge.calibration.functioning import dtf
 
         return dtf(self, **kwargs)
 
     def empirical_es(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
         """Empirical DIF effect sizes (mirt's ``empirical_ES``):
-        :func:`irtbridge.calibration.functioning.empirical_es`."""
+        :func:`irtbridge.calibration.functioning.empirical_es`.
+
+        Parameters
+        ----------
+        items : sequence of str, optional
+            As :func:`~irtbridge.calibration.functioning.empirical_es`.
+        **kwargs
+            As :func:`~irtbridge.calibration.functioning.empirical_es`.
+
+        Returns
+        -------
+        DataFrame
+            As :func:`~irtbridge.calibration.functioning.empirical_es`.
+        """
         from irtbridge.calibration.functioning import empirical_es
 
         return empirical_es(self, items, **kwargs)

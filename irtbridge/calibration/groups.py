@@ -52,7 +52,11 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     se : bool
         Standard errors (per group, in ``standard_errors``); a singular information matrix keeps the
         estimates (NaN SEs, one RWarning).
-    drop_constant, priors, dims, spec, parameters
+    drop_constant : bool, default False
+    priors : mapping or list of Prior, optional
+    dims : int, default 1
+    spec : ModelSpec or str, optional
+    parameters : DataFrame, optional
         As in :func:`~irtbridge.calibrate`. ``spec`` (a :class:`~irtbridge.calibration.spec.ModelSpec` or
         mirt.model text) may use mirt's group syntax: ``CONSTRAINB`` (equal across groups), and a
         ``[group]`` after a keyword (``FIXED [ref] = ...``). ``parameters``: a table from

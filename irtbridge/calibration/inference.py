@@ -372,6 +372,11 @@ class InferenceMixin:
     def mdisc(self) -> pd.Series:
         """Multidimensional discrimination of each item, ``sqrt(a' a)`` over its slopes (mirt's ``MDISC``).
 
+        Returns
+        -------
+        Series
+            Named ``MDISC``, one per item.
+
         Examples
         --------
         >>> import irtbridge
@@ -388,7 +393,13 @@ class InferenceMixin:
 
     def mdiff(self) -> pd.DataFrame:
         """Multidimensional difficulty of each item's intercepts, ``-d / MDISC`` (mirt's ``MDIFF``):
-        one row per item, columns ``MDIFF_1..MDIFF_k`` (one per intercept)."""
+        one row per item, columns ``MDIFF_1..MDIFF_k`` (one per intercept).
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_mdiff", fit=self._live_mirt("mdiff"))  # type: ignore[attr-defined]

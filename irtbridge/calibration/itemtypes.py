@@ -52,6 +52,11 @@ _SPLINE = item_type_readers("spline_args")
 def check_itemtype(name: Any) -> None:
     """A one-line :class:`ValidationError` for an item type irtbridge refuses (``lca``, ``experimental``).
 
+    Parameters
+    ----------
+    name : str
+        An item type's name.
+
     Examples
     --------
     >>> check_itemtype("ideal")
@@ -74,6 +79,26 @@ def estimation_options(engine: str, options: dict[str, Any], *, method: Any = No
     ``technical$set.seed``; ``key`` and ``gpcm_mats`` are kept as given for :func:`item_type_options`.
     All four are mirt's: another engine refuses them (the native engine takes ``method="EM"``, what it
     does).
+
+    Parameters
+    ----------
+    engine : str
+        The engine that fits.
+    options : dict of str to Any
+        The caller's options, R's names.
+    method : str, optional
+        mirt's estimation method.
+    seed : int, optional
+        mirt's ``technical$set.seed``.
+    key : sequence or mapping, optional
+        Nested-logit keys, kept for :func:`item_type_options`.
+    gpcm_mats : sequence or mapping of 2-D arrays, optional
+        gpcm scoring matrices, kept for :func:`item_type_options`.
+
+    Returns
+    -------
+    dict of str to Any
+        ``options`` with the named options added (R's names).
 
     Examples
     --------
@@ -125,6 +150,26 @@ def item_type_options(options: dict[str, Any], model: str, per_item: Sequence[st
     ``values``/``names`` are the fitted items (after constant items are dropped), ``all_names`` the
     items as given (a key or a list of matrices in column order counts those). A nested-logit item
     without a key, or an option no item type reads, is a one-line :class:`ValidationError`.
+
+    Parameters
+    ----------
+    options : dict of str to Any
+        The options, R's names.
+    model : str
+        The model (``"mixed"`` with ``per_item``).
+    per_item : sequence of str or None
+        One item type per fitted item, or None.
+    values : ndarray
+        The fitted items' responses.
+    names : sequence of str
+        The fitted items' names.
+    all_names : sequence of str, optional
+        The items as given (default ``names``).
+
+    Returns
+    -------
+    dict of str to Any
+        ``options`` with ``key``, ``gpcm_mats``, ``monopoly.k`` and ``spline_args`` in R's form.
 
     Examples
     --------

@@ -44,10 +44,22 @@ class LatentArguments:
 
     @property
     def regression(self) -> bool:
+        """Whether the calibration has a latent regression (covariates)."""
         return "covdata" in self.options
 
     def finish(self, fit: Any) -> Any:
-        """The Calibration with the effective options and, for a latent regression, its coefficients."""
+        """The Calibration with the effective options and, for a latent regression, its coefficients.
+
+        Parameters
+        ----------
+        fit : Calibration
+            The fit made with these arguments.
+
+        Returns
+        -------
+        Calibration
+            ``fit`` itself when there were none.
+        """
         if not self.options:
             return fit
         options = {k: v for k, v in fit.options.items() if k not in ("covdata", "formula", "dentype")}
@@ -60,7 +72,30 @@ class LatentArguments:
 
 def latent_arguments(engine: str, dentype: Any, covariates: Any, formula: Any, responses: Any, dims: int,
                      options: dict[str, Any]) -> LatentArguments:
-    """Check ``dentype``, ``covariates`` and ``formula`` for ``engine``; one-line errors naming them."""
+    """Check ``dentype``, ``covariates`` and ``formula`` for ``engine``; one-line errors naming them.
+
+    Parameters
+    ----------
+    engine : str
+        The engine that fits.
+    dentype : str or None
+        mirt's latent density (``"EH"``, ``"Davidian-k"``, ...).
+    covariates : DataFrame or None
+        Respondent covariates of a latent regression.
+    formula : str or None
+        The latent regression (``"~ x1 + x2"``); goes with ``covariates``.
+    responses : DataFrame or 2-D array
+        The responses (the covariates must match their respondents).
+    dims : int
+        The number of factors.
+    options : dict of str to Any
+        mirt's other options (none of them may repeat these).
+
+    Returns
+    -------
+    LatentArguments
+        Empty when none of the three is given.
+    """
     if dentype is None and covariates is None and formula is None:
         return LatentArguments()
     given = [n for n, v in (("dentype", dentype), ("covariates", covariates), ("formula", formula)) if v is not None]

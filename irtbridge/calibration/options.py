@@ -66,6 +66,11 @@ def check_options(options: Mapping[str, Any], allowed: tuple[str, ...], where: s
     domains : mapping
         The option domains of the R function (default mirt's estimation options).
 
+    Returns
+    -------
+    dict of str to Any
+        The options, keyed by R's argument names.
+
     Examples
     --------
     >>> check_options({"SE_type": "Oakes", "TOL": 1e-5}, MIRT_OPTIONS, "calibrate")

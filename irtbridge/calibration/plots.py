@@ -68,6 +68,26 @@ def plot_calibration(fit: Any, kind: str = "score", *, items: Sequence[str] | No
                      ax: Any = None, legend: bool | None = None):
     """Draw one of mirt's whole-test plot types for ``fit`` (see the module docstring); return the Axes.
 
+    Parameters
+    ----------
+    fit : Calibration or ItemBank
+        What to draw.
+    kind : {"score", "info", "infoSE", "infotrace", "trace", "itemscore"}, default "score"
+        The plot type (see the module docstring).
+    items : sequence of str, optional
+        The items of the per-item kinds (default all).
+    theta : array-like, optional
+        Abilities; default 241 points on [-6, 6].
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    legend : bool, optional
+        Draw a legend; default when there are at most 12 lines (never for the whole-test kinds).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
     Examples
     --------
     >>> import pandas as pd, matplotlib
@@ -122,7 +142,26 @@ def plot_calibration(fit: Any, kind: str = "score", *, items: Sequence[str] | No
 
 
 def plot_item(fit: Any, item: str, kind: str = "trace", *, theta: Any = None, ax: Any = None):
-    """Draw one item (mirt's ``itemplot``): ``"trace"``, ``"info"`` or ``"score"``; return the Axes."""
+    """Draw one item (mirt's ``itemplot``): ``"trace"``, ``"info"`` or ``"score"``; return the Axes.
+
+    Parameters
+    ----------
+    fit : Calibration or ItemBank
+        What to draw.
+    item : str
+        The item.
+    kind : {"trace", "info", "score"}, default "trace"
+        Trace lines, item information or expected item score.
+    theta : array-like, optional
+        Abilities; default 241 points on [-6, 6].
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     kind = check_choice(kind, "kind", ITEM_PLOT_KINDS)
     mapping = {"trace": "trace", "info": "infotrace", "score": "itemscore"}
     ax = plot_calibration(fit, mapping[kind], items=[item], theta=theta, ax=ax, legend=kind == "trace")
@@ -137,7 +176,28 @@ def plot_groups(fit: Any, kind: str = "score", *, item: str | None = None, theta
                 legend: bool = True):
     """One curve per group of a multiple-group fit (mirt's ``plot(mod, type = "score" | "info")`` and
     ``itemplot(mod, item)``): the expected test score, the test information, or one item's trace lines;
-    return the Axes. The curves come from the native kernel on each group's item table (one factor)."""
+    return the Axes. The curves come from the native kernel on each group's item table (one factor).
+
+    Parameters
+    ----------
+    fit : GroupCalibration
+        A multiple-group fit.
+    kind : {"score", "info", "trace"}, default "score"
+        The expected test score, the test information, or one item's trace lines.
+    item : str, optional
+        The item of ``kind="trace"`` (required there, refused otherwise).
+    theta : array-like, optional
+        Abilities; default 241 points on [-6, 6].
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    legend : bool, default True
+        Draw a legend.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     kind = check_choice(kind, "kind", GROUP_PLOT_KINDS)
     if len(getattr(fit, "factors", ("F1",))) != 1:
         raise ValidationError(f"plot: group curves are drawn for one factor; this fit has {len(fit.factors)}")

@@ -28,6 +28,17 @@ _ALIASES = {"a": "a1"}
 class Prior:
     """A prior on one item parameter: ``dist(p1, p2)`` on ``param`` of ``items`` (None: every item).
 
+    Parameters
+    ----------
+    param : str
+        mirt's parameter name (``a1``, ``d``, ``g``, ...).
+    dist : str
+        mirt's prior family (``norm``, ``lnorm``, ``beta``, ``expbeta``).
+    p1, p2 : float
+        The family's two parameters.
+    items : tuple of str, optional
+        The items it applies to; None: every item.
+
     Examples
     --------
     >>> Prior("a1", "lnorm", 0.0, 0.5)
@@ -41,6 +52,13 @@ class Prior:
     items: tuple[str, ...] | None = None
 
     def to_r(self) -> dict[str, Any]:
+        """The prior as the R helper receives it.
+
+        Returns
+        -------
+        dict of str to Any
+            ``param``, ``type`` (the family), ``p1``, ``p2`` and the items.
+        """
         return {"param": self.param, "type": self.dist, "p1": float(self.p1), "p2": float(self.p2),
                 "items": list(self.items) if self.items is not None else None}
 
@@ -79,6 +97,18 @@ def parse_priors(priors: Any, item_names: Iterable[str]) -> list[Prior]:
     "items"}}`` (some items), ``{param: "dist,p1,p2"}``, or a list of :class:`Prior`. Whether the model
     has and estimates each parameter is checked against mirt's own parameter table by
     :func:`irtbridge.calibrate` before the fit (:mod:`irtbridge.calibration.checks`).
+
+    Parameters
+    ----------
+    priors : mapping, list of Prior or None
+        The forms above.
+    item_names : iterable of str
+        The fitted items.
+
+    Returns
+    -------
+    list of Prior
+        Empty when ``priors`` is None or empty.
 
     Examples
     --------

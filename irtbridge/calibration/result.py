@@ -21,7 +21,7 @@ from irtbridge.calibration.inference import InferenceMixin
 from irtbridge.calibration.scoring import ScoringMixin
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
-from irtbridge.em.core import recode_graded
+from irtbridge.em.graded import recode_graded
 
 __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 
@@ -48,8 +48,10 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         from JSON, ``without_r_model()``) raises a one-line ValidationError saying to refit with ``se=True``.
     loglik, aic, bic : float
         From the engine (``extract.mirt`` / ``logLik``, ``AIC``, ``BIC``).
-    n_parameters, converged, iterations
-        Number of estimated parameters, the engine's convergence flag, and its iteration count.
+    n_parameters, iterations : int
+        Number of estimated parameters and the engine's iteration count.
+    converged : bool
+        The engine's convergence flag.
     model, engine : str
     n_respondents : int
     latent_mean, latent_var : float
@@ -128,10 +130,12 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     @property
     def item_names(self) -> list[str]:
+        """The item names, in the order of :attr:`items`."""
         return list(self.items.index)
 
     @property
     def dichotomous(self) -> bool:
+        """Whether every item is of a dichotomous type."""
         return all(m in DICHOTOMOUS for m in (self.item_types or (self.model,)))
 
     @property
@@ -279,7 +283,17 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """``n`` plausible-value draws per respondent (mirt ``fscores(fit, plausible.draws = n)`` after
         ``set.seed(seed)``): columns ``draw``, ``respondent`` (0-based row), then ``theta`` with one factor
         (the column was named after the factor before: that name still reads, deprecated) or one column
-        per factor with several."""
+        per factor with several.
+
+        Parameters
+        ----------
+        n : int, default 5
+        seed : int, default 0
+
+        Returns
+        -------
+        DataFrame
+        """
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError(f"n must be a positive integer, got {n!r}")
@@ -304,7 +318,16 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     def loadings(self, rotate: str | None = None) -> pd.DataFrame:
         """Standardized factor loadings (rotated when there are several factors; mirt's default
-        ``"oblimin"`` or ``rotate=``) and communalities ``h2``; mirt's ``summary(fit)$rotF`` and ``$h2``."""
+        ``"oblimin"`` or ``rotate=``) and communalities ``h2``; mirt's ``summary(fit)$rotF`` and ``$h2``.
+
+        Parameters
+        ----------
+        rotate : str, optional
+
+        Returns
+        -------
+        DataFrame
+        """
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("loadings"), rotate=rotate)
@@ -328,7 +351,20 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def item_fit(self, stats: Any = ("S_X2",), p_adjust: str = "BH", *, na_rm: bool = False, impute: int = 0,
                  seed: int = 0) -> pd.DataFrame:
         """Item fit, one row per item (mirt's ``itemfit``; missing answers: ``na_rm=True`` or ``impute=N``);
-        see :func:`~irtbridge.calibration.diagnostics.item_fit`."""
+        see :func:`~irtbridge.calibration.diagnostics.item_fit`.
+
+        Parameters
+        ----------
+        stats : str or sequence of str, default ("S_X2",)
+        p_adjust : str, default "BH"
+        na_rm : bool, default False
+        impute : int, default 0
+        seed : int, default 0
+
+        Returns
+        -------
+        DataFrame
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
@@ -341,14 +377,32 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
         """M2 (``type`` ``"M2*"``, ``"M2"`` or ``"C2"``), df, p, RMSEA with its interval, SRMSR, TLI, CFI
-        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`."""
+        (mirt's ``M2(fit, type = type)``); see :func:`~irtbridge.calibration.diagnostics.global_fit`.
+
+        Parameters
+        ----------
+        type : {"M2*", "M2", "C2"}, default "M2*"
+
+        Returns
+        -------
+        Series
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.global_fit(self, type=type)
 
     def residuals(self, kind: str = "LD") -> pd.DataFrame:
         """Item x item local-dependence residuals, ``"LD"``, ``"LDG2"`` or ``"Q3"`` (mirt's ``residuals``);
-        see :func:`~irtbridge.calibration.diagnostics.residuals`."""
+        see :func:`~irtbridge.calibration.diagnostics.residuals`.
+
+        Parameters
+        ----------
+        kind : {"LD", "LDG2", "Q3"}, default "LD"
+
+        Returns
+        -------
+        DataFrame
+        """
         from irtbridge.calibration import diagnostics
 
         return diagnostics.residuals(self, kind)
@@ -357,7 +411,16 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """Marginal and empirical reliability (mirt's ``marginal_rxx``/``empirical_rxx``): a dict of floats
         ``{"marginal": ..., "empirical": ...}``. The conditional reliability over theta is
         :meth:`conditional_reliability` (``reliability()["conditional"]`` and ``theta=`` still answer, with
-        a DeprecationWarning)."""
+        a DeprecationWarning).
+
+        Parameters
+        ----------
+        theta : array-like, optional
+
+        Returns
+        -------
+        Reliability
+        """
         from irtbridge.calibration import diagnostics
 
         deprecated_theta(theta)
@@ -482,6 +545,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
 
     @classmethod
     def from_json(cls, text: str) -> "Calibration":
+        """The Calibration that :meth:`to_json` wrote (without an R model)."""
         d = json.loads(text)
 
         def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -59,7 +59,30 @@ def check_prior(mean: Any, cov: Any, n_factors: int) -> tuple[list[float] | None
 
 def check_scoring_options(fit: Any, *, full_scores: Any = True, mean: Any = None, cov: Any = None, MI: Any = 0,
                           QMC: Any = False, use_dentype_estimate: Any = False, seed: Any = 0) -> dict[str, Any]:
-    """The fscores options, checked; any of them on a fit not made by mirt is an error naming it."""
+    """The fscores options, checked; any of them on a fit not made by mirt is an error naming it.
+
+    Parameters
+    ----------
+    fit : Calibration
+        The calibration that will score.
+    full_scores : bool, default True
+        One row per respondent (False: one per response pattern).
+    mean, cov : array-like, optional
+        The prior's mean and covariance (one entry per factor).
+    MI : int, default 0
+        Multiple imputations of the item parameters.
+    QMC : bool, default False
+        Quasi-Monte Carlo integration.
+    use_dentype_estimate : bool, default False
+        Score under the estimated latent density.
+    seed : int, default 0
+        Seeds the imputations.
+
+    Returns
+    -------
+    dict of str to Any
+        The checked options by these names.
+    """
     options = {"full_scores": _flag(full_scores, "full_scores"), "QMC": _flag(QMC, "QMC"),
                "use_dentype_estimate": _flag(use_dentype_estimate, "use_dentype_estimate"),
                "MI": check_int(MI, "MI", low=0), "seed": check_int(seed, "seed")}
@@ -85,7 +108,28 @@ def _columns(names: list[str], item_names: list[str], patterns: bool) -> list[st
 def mirt_scores(fit: Any, model: Any, method: str, values: np.ndarray | None, options: dict[str, Any],
                 acov: bool = False) -> Any:
     """One ``fscores`` call on ``model``: the score table (with its fit statistics in ``attrs["fit"]``
-    for the EAPsum table), or with ``acov`` the covariance matrices as an (n, k, k) array."""
+    for the EAPsum table), or with ``acov`` the covariance matrices as an (n, k, k) array.
+
+    Parameters
+    ----------
+    fit : Calibration
+        The calibration (its item names and factors).
+    model : RObject
+        The live mirt model.
+    method : str
+        mirt's scoring method.
+    values : ndarray or None
+        Responses to score; None scores the fitted data.
+    options : dict of str to Any
+        The options of :func:`check_scoring_options`.
+    acov : bool, default False
+        Return the covariance matrices of the estimates instead.
+
+    Returns
+    -------
+    DataFrame or ndarray
+        The score table, or with ``acov`` an (n, k, k) array.
+    """
     from irtbridge._r import session
 
     with r_context(f"abilities: mirt's fscores(method = {method!r})"):
@@ -118,7 +162,11 @@ class ScoringMixin:
 
         Parameters
         ----------
-        method, responses, full_scores, mean, cov, QMC, use_dentype_estimate
+        method : str, default "EAP"
+        responses : DataFrame or 2-D array, optional
+        full_scores : bool, default True
+        mean, cov : array-like, optional
+        QMC, use_dentype_estimate : bool, default False
             As for :meth:`~irtbridge.calibration.Calibration.abilities` (mirt fits only).
 
         Returns

@@ -74,20 +74,53 @@ class ModelSpec:
 
     @classmethod
     def from_syntax(cls, text: str) -> "ModelSpec":
-        """A spec from mirt's model syntax (``mirt.model``), e.g. ``"F1 = 1-5\\nF2 = 6-10\\nCOV = F1*F2"``."""
+        """A spec from mirt's model syntax (``mirt.model``), e.g. ``"F1 = 1-5\\nF2 = 6-10\\nCOV = F1*F2"``.
+
+        Parameters
+        ----------
+        text : str
+            mirt.model text.
+
+        Returns
+        -------
+        ModelSpec
+            The spec.
+        """
         if not isinstance(text, str) or not text.strip():
             raise ValidationError(f"spec: model syntax must be non-empty text, got {_show(text)}")
         return cls(syntax=text)
 
     # -- the text mirt.model() receives -----------------------------------------------------------------
     def factor_names(self, item_names: Sequence[str]) -> list[str]:
-        """The factors, in order (parsed from the syntax when the spec is text)."""
+        """The factors, in order (parsed from the syntax when the spec is text).
+
+        Parameters
+        ----------
+        item_names : sequence of str
+            The items (the syntax numbers them).
+
+        Returns
+        -------
+        list of str
+            The factor names.
+        """
         if self.syntax is None:
             return [str(f) for f in self.factors]
         return list(_syntax_factors(self.syntax, list(item_names)))
 
     def to_syntax(self, item_names: Sequence[str]) -> str:
-        """mirt.model text for these items; one-line :class:`ValidationError` for anything unknown."""
+        """mirt.model text for these items; one-line :class:`ValidationError` for anything unknown.
+
+        Parameters
+        ----------
+        item_names : sequence of str
+            The items, in column order.
+
+        Returns
+        -------
+        str
+            The mirt.model text.
+        """
         names = [str(n) for n in item_names]
         if self.syntax is not None:
             _syntax_factors(self.syntax, names)  # validates the items it names
@@ -224,6 +257,16 @@ def syntax_groups(text: str) -> list[str]:
     """The groups named in mirt.model text by a keyword's ``[group]`` suffix (multiple-group models:
     ``FIXED [male] = (1, d)``, ``PRIOR [a, b] = ...``), in order of appearance.
 
+    Parameters
+    ----------
+    text : str
+        mirt.model text.
+
+    Returns
+    -------
+    list of str
+        The group names, each once.
+
     Examples
     --------
     >>> syntax_groups("F = 1-5\\nFIXED [male] = (1, d)\\nSTART [male, female] = (2, d, 0.5)")
@@ -248,7 +291,19 @@ def syntax_groups(text: str) -> list[str]:
 @dataclass(frozen=True)
 class Reference:
     """One item parameter named by a prior, constraint or fixed value (``item`` is ``"GROUP"`` for the
-    latent mean/covariance rows of mirt's parameter table)."""
+    latent mean/covariance rows of mirt's parameter table).
+
+    Parameters
+    ----------
+    keyword : str
+        The keyword that names it (``PRIOR``, ``FIXED``, ``CONSTRAIN``, ...).
+    item : str
+        The item (or ``"GROUP"``).
+    param : str
+        mirt's parameter name.
+    origin : str, default "spec"
+        Where it came from, for messages: ``"spec"``, ``"priors"`` or a keyword argument (``"which"``).
+    """
 
     keyword: str
     item: str
@@ -262,6 +317,20 @@ def syntax_references(text: str, item_names: Sequence[str]) -> tuple[str, list[R
     The structural part (factors, ``COV``, ``MEAN``, ``NEXPLORE``) is what decides which parameters
     exist; the references (``CONSTRAIN``, ``PRIOR``, ``START``, ``FIXED``...) are then checked against
     mirt's parameter table for it (:func:`irtbridge.calibration.checks.check_references`).
+
+    Parameters
+    ----------
+    text : str
+        mirt.model text.
+    item_names : sequence of str
+        The items, in column order (mirt.model numbers them from 1).
+
+    Returns
+    -------
+    structure : str
+        The structural lines.
+    references : list of Reference
+        The parameters the other lines name.
 
     Examples
     --------

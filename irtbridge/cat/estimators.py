@@ -146,7 +146,22 @@ class AbilityEstimator:
 
     # -- incremental (used by the simulator) -------------------------------------------------------
     def begin(self, bank: ItemBank, theta: np.ndarray, rng: np.random.Generator | None = None):
-        """A fresh running state for ``len(theta)`` examinees."""
+        """A fresh running state for ``len(theta)`` examinees.
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The starting abilities (their number is what counts).
+        rng : numpy.random.Generator, optional
+            Not used.
+
+        Returns
+        -------
+        object
+            The state :meth:`update` takes.
+        """
         n = len(theta)
         if self.method == "EAP":
             grid = np.linspace(self.bounds[0], self.bounds[1], self.quadrature)
@@ -160,7 +175,24 @@ class AbilityEstimator:
         return _ResponseState(bank=bank, responses=np.full((n, bank.n_items), np.nan))
 
     def update(self, state, rows: np.ndarray, items: np.ndarray, values: np.ndarray):
-        """Record that examinees ``rows`` answered ``items`` with ``values``; their new (theta, se)."""
+        """Record that examinees ``rows`` answered ``items`` with ``values``; their new (theta, se).
+
+        Parameters
+        ----------
+        state : object
+            What :meth:`begin` returned.
+        rows : ndarray of int
+            The examinees.
+        items : ndarray of int
+            The item each answered.
+        values : ndarray
+            Their responses.
+
+        Returns
+        -------
+        theta, se : ndarray
+            One per row.
+        """
         values = np.asarray(values)
         if isinstance(state, _GridState):
             state.loglik[rows] += state.table[:, items, values.astype(np.int64)].T
@@ -191,6 +223,11 @@ def step_size(rule: str | Callable[[np.ndarray], np.ndarray], n_presented: np.nd
         Linacre's simple CAT algorithm); a callable maps the array of ``L`` to step sizes.
     n_presented : array of int
         ``L``, the number of items (cases) presented so far, counting the one just answered.
+
+    Returns
+    -------
+    ndarray
+        One move size per entry of ``n_presented``.
 
     Examples
     --------
@@ -252,12 +289,46 @@ class StepEstimator:
         object.__setattr__(self, "noise", check_number(self.noise, "noise", low=0.0))
 
     def begin(self, bank: ItemBank | None, theta: np.ndarray, rng: np.random.Generator | None = None) -> _StepState:
+        """A fresh staircase for ``len(theta)`` examinees starting at ``theta``.
+
+        Parameters
+        ----------
+        bank : ItemBank or None
+            Not used.
+        theta : ndarray
+            The starting abilities.
+        rng : numpy.random.Generator, optional
+            The noise's draws (required when ``noise > 0``).
+
+        Returns
+        -------
+        object
+            The state :meth:`update` takes.
+        """
         if self.noise > 0 and rng is None:
             raise ValidationError("StepEstimator with noise > 0 needs a random generator (rng)")
         theta = np.array(theta, dtype=float)
         return _StepState(theta=theta, count=np.zeros(theta.size, dtype=np.int64), rng=rng)
 
     def update(self, state: _StepState, rows: np.ndarray, items: np.ndarray, values: np.ndarray):
+        """Move the examinees ``rows`` up after a correct answer and down after an error.
+
+        Parameters
+        ----------
+        state : object
+            What :meth:`begin` returned.
+        rows : ndarray of int
+            The examinees.
+        items : ndarray of int
+            The item each answered (not used).
+        values : ndarray
+            Their responses (1 correct).
+
+        Returns
+        -------
+        theta, se : ndarray
+            The new targets, and NaN (no standard error).
+        """
         rows = np.asarray(rows)
         state.count[rows] += 1
         sign = np.where(np.asarray(values) >= 1, 1.0, -1.0)

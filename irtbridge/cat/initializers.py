@@ -20,6 +20,16 @@ __all__ = ["FixedPointInitializer", "RandomInitializer", "PercentileInitializer"
 def item_locations(bank: ItemBank) -> np.ndarray:
     """Location of each item on the ability scale: ``b`` for dichotomous items, the mean threshold otherwise.
 
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+
+    Returns
+    -------
+    ndarray
+        One location per item.
+
     Examples
     --------
     >>> import pandas as pd
@@ -54,6 +64,22 @@ class FixedPointInitializer:
         object.__setattr__(self, "value", check_number(self.value, "value"))
 
     def initialize(self, bank: ItemBank | None, n: int, rng: np.random.Generator | None) -> np.ndarray:
+        """Starting abilities (the :class:`~irtbridge.cat.protocols.Initializer` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank, optional
+            Not used.
+        n : int
+            Examinees.
+        rng : numpy.random.Generator, optional
+            Not used.
+
+        Returns
+        -------
+        ndarray
+            Shape ``(n,)``: ``value`` for every examinee.
+        """
         return np.full(n, self.value)
 
 
@@ -91,6 +117,22 @@ class RandomInitializer:
         object.__setattr__(self, "parameters", p)
 
     def initialize(self, bank: ItemBank | None, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Starting abilities (the :class:`~irtbridge.cat.protocols.Initializer` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank, optional
+            Not used.
+        n : int
+            Examinees.
+        rng : numpy.random.Generator
+            The draws.
+
+        Returns
+        -------
+        ndarray
+            Shape ``(n,)``: Draws from the initializer's distribution.
+        """
         a, b = self.parameters
         return rng.uniform(a, b, n) if self.distribution == "uniform" else rng.normal(a, b, n)
 
@@ -120,4 +162,20 @@ class PercentileInitializer:
         object.__setattr__(self, "q", check_number(self.q, "q", low=0.0, high=100.0))
 
     def initialize(self, bank: ItemBank, n: int, rng: np.random.Generator | None) -> np.ndarray:
+        """Starting abilities (the :class:`~irtbridge.cat.protocols.Initializer` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items (their locations).
+        n : int
+            Examinees.
+        rng : numpy.random.Generator, optional
+            Not used.
+
+        Returns
+        -------
+        ndarray
+            Shape ``(n,)``: The ``q``-th percentile of the item locations for every examinee.
+        """
         return np.full(n, float(np.percentile(item_locations(bank), self.q)))

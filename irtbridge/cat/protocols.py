@@ -34,7 +34,22 @@ class Initializer(Protocol):
     """Gives every examinee a starting ability."""
 
     def initialize(self, bank: ItemBank, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Starting abilities, shape ``(n,)``."""
+        """Starting abilities, shape ``(n,)``.
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        n : int
+            Examinees.
+        rng : numpy.random.Generator
+            For random starts.
+
+        Returns
+        -------
+        ndarray
+            Shape ``(n,)``.
+        """
         ...
 
 
@@ -45,7 +60,24 @@ class Selector(Protocol):
     def select(
         self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng: Optional[np.random.Generator]
     ) -> np.ndarray:
-        """Bank positions, one per row of ``theta``; ``-1`` where every item is ``unavailable``."""
+        """Bank positions, one per row of ``theta``; ``-1`` where every item is ``unavailable``.
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The current abilities of the examinees still testing.
+        unavailable : ndarray of bool
+            Examinees x items, True where an item was given already.
+        rng : numpy.random.Generator or None
+            For random choices.
+
+        Returns
+        -------
+        ndarray of int
+            See above.
+        """
         ...
 
 
@@ -54,13 +86,45 @@ class Estimator(Protocol):
     """Keeps a running state per examinee and turns each new answer into (theta, se)."""
 
     def begin(self, bank: ItemBank, theta: np.ndarray, rng: Optional[np.random.Generator]) -> Any:
-        """A fresh state for ``len(theta)`` examinees starting at ``theta``."""
+        """A fresh state for ``len(theta)`` examinees starting at ``theta``.
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The starting abilities.
+        rng : numpy.random.Generator or None
+            For random moves.
+
+        Returns
+        -------
+        object
+            The state.
+        """
         ...
 
     def update(
         self, state: Any, rows: np.ndarray, items: np.ndarray, values: np.ndarray
     ) -> Tuple[np.ndarray, np.ndarray]:
-        """Examinees ``rows`` answered ``items`` with ``values``: their new ``(theta, se)``."""
+        """Examinees ``rows`` answered ``items`` with ``values``: their new ``(theta, se)``.
+
+        Parameters
+        ----------
+        state : object
+            What :meth:`begin` returned.
+        rows : ndarray of int
+            The examinees.
+        items : ndarray of int
+            The item each answered.
+        values : ndarray
+            Their responses.
+
+        Returns
+        -------
+        theta, se : ndarray
+            One per row.
+        """
         ...
 
 
@@ -74,11 +138,37 @@ class Stopper(Protocol):
         ...
 
     def stop(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
-        """Boolean array: True where the examinee's test is over."""
+        """Boolean array: True where the examinee's test is over.
+
+        Parameters
+        ----------
+        n_administered : ndarray of int
+            Items given to each examinee.
+        se : ndarray
+            Each examinee's current standard error.
+
+        Returns
+        -------
+        ndarray of bool
+            See above.
+        """
         ...
 
     def reason(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
-        """Object array of short labels (``"length"``, ``"se"``) for the stopped examinees."""
+        """Object array of short labels (``"length"``, ``"se"``) for the stopped examinees.
+
+        Parameters
+        ----------
+        n_administered : ndarray of int
+            Items given to each examinee.
+        se : ndarray
+            Each examinee's current standard error.
+
+        Returns
+        -------
+        ndarray of object
+            See above.
+        """
         ...
 
 

@@ -36,6 +36,18 @@ def information_matrix(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
     point, thousands of examinees share a handful of abilities (at most ``2**t`` response patterns after
     ``t`` items).
 
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        ``(len(theta), n_items)``.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -103,6 +115,24 @@ class MaxInfoSelector:
     """
 
     def select(self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng=None) -> np.ndarray:
+        """The next item of each examinee (the :class:`~irtbridge.cat.protocols.Selector` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The current abilities, one per examinee still testing.
+        unavailable : ndarray of bool
+            Examinees x items, True where an item was given already.
+        rng : numpy.random.Generator, optional
+            Not used (the choice is deterministic).
+
+        Returns
+        -------
+        ndarray of int
+            Bank positions, one per row of ``theta``; -1 where every item is unavailable.
+        """
         theta, unavailable = _check_shapes(bank, theta, unavailable)
         if np.unique(theta).size * 2 <= theta.size:
             return _best(information_matrix(bank, theta), unavailable)
@@ -136,6 +166,24 @@ class UrrySelector:
     """
 
     def select(self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng=None) -> np.ndarray:
+        """The next item of each examinee (the :class:`~irtbridge.cat.protocols.Selector` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The current abilities, one per examinee still testing.
+        unavailable : ndarray of bool
+            Examinees x items, True where an item was given already.
+        rng : numpy.random.Generator, optional
+            Not used (the choice is deterministic).
+
+        Returns
+        -------
+        ndarray of int
+            Bank positions, one per row of ``theta``; -1 where every item is unavailable.
+        """
         theta, unavailable = _check_shapes(bank, theta, unavailable)
         locations = item_locations(bank)
         distance = np.abs(locations[None, :] - theta[:, None])
@@ -157,6 +205,24 @@ class RandomSelector:
     """
 
     def select(self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The next item of each examinee (the :class:`~irtbridge.cat.protocols.Selector` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The current abilities, one per examinee still testing.
+        unavailable : ndarray of bool
+            Examinees x items, True where an item was given already.
+        rng : numpy.random.Generator
+            The draws.
+
+        Returns
+        -------
+        ndarray of int
+            Bank positions, one per row of ``theta``; -1 where every item is unavailable.
+        """
         theta, unavailable = _check_shapes(bank, theta, unavailable)
         # the draws are the choice itself, not a computed quantity: no tie tolerance
         draws = np.where(unavailable, -np.inf, rng.random(unavailable.shape))
@@ -199,6 +265,24 @@ class RandomesqueSelector:
         object.__setattr__(self, "k", check_int(self.k, "k", low=1))
 
     def select(self, bank: ItemBank, theta: np.ndarray, unavailable: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The next item of each examinee (the :class:`~irtbridge.cat.protocols.Selector` contract).
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The items.
+        theta : ndarray
+            The current abilities, one per examinee still testing.
+        unavailable : ndarray of bool
+            Examinees x items, True where an item was given already.
+        rng : numpy.random.Generator
+            The draw among the ``k`` best.
+
+        Returns
+        -------
+        ndarray of int
+            Bank positions, one per row of ``theta``; -1 where every item is unavailable.
+        """
         theta, unavailable = _check_shapes(bank, theta, unavailable)
         info = np.where(unavailable, -np.inf, information_matrix(bank, theta))
         k = min(self.k, bank.n_items)

@@ -126,7 +126,18 @@ class CATResult(HasSummary):
         return float(n / (n - 1) * (r**2).sum() / self.estimates["n_items"].mean() - 1.0 / (n - 1))
 
     def trajectory(self, examinee: Any) -> pd.DataFrame:
-        """Step-by-step record of one examinee: item, response, theta and se after each step."""
+        """Step-by-step record of one examinee: item, response, theta and se after each step.
+
+        Parameters
+        ----------
+        examinee : label
+            A label of :attr:`estimates`' index.
+
+        Returns
+        -------
+        DataFrame
+            One row per step.
+        """
         try:
             i = self.estimates.index.get_loc(examinee)
         except KeyError:
@@ -144,7 +155,13 @@ class CATResult(HasSummary):
         )
 
     def summary(self) -> Summary:
-        """Test lengths, precision, exposure, and bias/RMSE when true abilities are known."""
+        """Test lengths, precision, exposure, and bias/RMSE when true abilities are known.
+
+        Returns
+        -------
+        Summary
+            The simulation's summary.
+        """
         est = self.estimates
         lines = [
             Line.of("length", f"test length: mean {est['n_items'].mean():.2f}, min {est['n_items'].min()}, "
@@ -286,7 +303,10 @@ def simulate_cat(
         ``responses`` and ``respond``.
     n_examinees : int
         How many examinees a ``respond`` test has (default 1).
-    initializer, selector, estimator, stopper
+    initializer : Initializer, optional
+    selector : Selector, optional
+    estimator : Estimator, optional
+    stopper : Stopper, optional
         The four components: any objects with the methods of :class:`~irtbridge.cat.protocols.Initializer`,
         :class:`~irtbridge.cat.protocols.Selector`, :class:`~irtbridge.cat.protocols.Estimator` and
         :class:`~irtbridge.cat.protocols.Stopper`. Defaults: :class:`FixedPointInitializer` (0),

@@ -21,6 +21,11 @@ __all__ = ["FixedLengthStopper", "StandardErrorStopper"]
 class FixedLengthStopper:
     """Stop after ``n_items`` items (catR ``stop = list(rule = "length", thr = n_items)``).
 
+    Parameters
+    ----------
+    n_items : int, default 20
+        Items of each test.
+
     Examples
     --------
     >>> import numpy as np
@@ -35,12 +40,41 @@ class FixedLengthStopper:
 
     @property
     def max_items(self) -> int:
+        """The test length, ``n_items``."""
         return self.n_items
 
     def stop(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
+        """True where an examinee has had ``n_items`` items.
+
+        Parameters
+        ----------
+        n_administered : ndarray of int
+            Items given to each examinee.
+        se : ndarray
+            Not used.
+
+        Returns
+        -------
+        ndarray of bool
+            One per examinee.
+        """
         return np.asarray(n_administered) >= self.n_items
 
     def reason(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
+        """``"length"`` for every examinee.
+
+        Parameters
+        ----------
+        n_administered : ndarray of int
+            Items given to each examinee.
+        se : ndarray
+            Not used.
+
+        Returns
+        -------
+        ndarray of object
+            Shaped like ``n_administered``.
+        """
         return np.full(np.shape(n_administered), "length", dtype=object)
 
 
@@ -87,6 +121,20 @@ class StandardErrorStopper:
     def from_reliability(cls, reliability: float = 0.98, sigma: float = 1.0, **kwargs) -> "StandardErrorStopper":
         """The stopper for a target reliability: ``max_se = sigma * sqrt(1 - reliability)`` (the MLC paper, Eq. 8).
 
+        Parameters
+        ----------
+        reliability : float, default 0.98
+            The target reliability ``r``.
+        sigma : float, default 1.0
+            The ability scale's standard deviation.
+        **kwargs
+            The other settings (``min_items``, ``max_items``).
+
+        Returns
+        -------
+        StandardErrorStopper
+            The stopper.
+
         Examples
         --------
         >>> round(StandardErrorStopper.from_reliability(0.98).max_se, 4)
@@ -106,9 +154,37 @@ class StandardErrorStopper:
         return np.asarray(n_administered) >= self.max_items
 
     def stop(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
+        """True where the standard error is below ``max_se`` (after ``min_items``) or the cap is reached.
+
+        Parameters
+        ----------
+        n_administered : ndarray of int
+            Items given to each examinee.
+        se : ndarray
+            Each examinee's current standard error.
+
+        Returns
+        -------
+        ndarray of bool
+            One per examinee.
+        """
         return self._precise(n_administered, se) | self._capped(n_administered)
 
     def reason(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
+        """Why each examinee stopped: ``"se"``, ``"max_items"`` or ``""`` (still testing).
+
+        Parameters
+        ----------
+        n_administered : ndarray of int
+            Items given to each examinee.
+        se : ndarray
+            Each examinee's current standard error.
+
+        Returns
+        -------
+        ndarray of object
+            Shaped like ``n_administered``.
+        """
         out = np.full(np.shape(n_administered), "", dtype=object)
         out[self._capped(n_administered)] = "max_items"
         out[self._precise(n_administered, se)] = "se"

@@ -46,6 +46,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``irtbridge`` argument parser, with every subcommand of :data:`COMMANDS` registered.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Its errors (unknown option, invalid choice, missing argument) are one line on stderr and exit status 2.
+    """
     parser = _Parser(
         prog="irtbridge",
         description="Item Response Theory for evaluating ML models, datasets and algorithm portfolios.",
@@ -63,6 +70,21 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):  #
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``irtbridge`` command line and return its exit status.
+
+    Bad input (a ValidationError, a busy output folder) prints one line to stderr and gives 2; any other
+    irtbridge error (an R error included) or an OSError prints one line and gives 1; Ctrl-C gives 130.
+
+    Parameters
+    ----------
+    argv : list of str or None, default None
+        The arguments after the program name; None reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        The exit status (2 and the help on stderr when no subcommand is given).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -13,6 +13,14 @@ ANCHOR_METHODS = ("random", "stratified", "cluster")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``anchors`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("anchors", help="choose k anchor items of a calibration (random, stratified, cluster)",
                        description="Choose k anchor items of a calibrated item set, for estimating a new model's "
                                    "accuracy from its answers to them alone (irtbridge estimate).")
@@ -31,6 +39,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge anchors`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (bad input raises before any work; :func:`irtbridge.cli.main` turns it into exit status 2).
+    """
     from irtbridge.leaderboard import select_anchors  # kept off the CLI's start
 
     calibration = read_calibration(args.calibration)

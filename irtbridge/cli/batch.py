@@ -18,6 +18,14 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``batch`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser(
         "batch",
         help="many analyses in parallel on Dask distributed (resumable)",
@@ -44,6 +52,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge batch`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 1 when any unit failed, else 0.
+    """
     import json
 
     from irtbridge.batch import run_batch

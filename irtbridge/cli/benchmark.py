@@ -16,6 +16,14 @@ SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accur
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``benchmark`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser(
         "benchmark",
         help="benchmark classifiers across datasets with IRT and Glicko-2",
@@ -77,6 +85,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge benchmark`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.benchmark import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS
     from irtbridge._outdir import staged_output
     from irtbridge.pipeline import Settings, run_benchmark

@@ -41,6 +41,14 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``calibrate`` and ``abilities`` subcommands to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("calibrate", help="calibrate an IRT model in R (mirt or ltm)",
                        description="Calibrate an IRT model on a response CSV through R's mirt or ltm.")
     _common(p)
@@ -151,6 +159,18 @@ def _structure_options(args: argparse.Namespace, columns: list[str]) -> dict:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
+    """Run ``irtbridge calibrate`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     _, fit = _fit(args)
     if args.out:
         atomic_write_csv(args.out, fit.items, index_label="item")
@@ -164,6 +184,18 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_abilities(args: argparse.Namespace) -> int:
+    """Run ``irtbridge abilities`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.calibration.engines import ENGINE_TABLE  # kept off the CLI's start
 
     allowed = SCORING_METHODS[args.engine]

@@ -16,6 +16,14 @@ from irtbridge.cli._common import P_ADJUST, folded, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``dif`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("dif", help="differential item functioning between groups (mirt multipleGroup + DIF)",
                        description="Test every item for DIF between the groups of a column (mirt's DIF).")
     p.add_argument("file", metavar="FILE.csv", help="responses plus one group column")
@@ -35,6 +43,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge dif`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.calibration.groups import calibrate_groups, dif
 
     data = read_csv(args.file, "responses")

@@ -8,6 +8,14 @@ from irtbridge.cli._common import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``doctor`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("doctor", help="check Python, R and the pinned R packages",
                        description="Check Python, rpy2, R and each pinned R package (exit 0 only when all are OK).")
     p.add_argument("--all", action="store_true", help="list every locked R package, not only the direct ones")
@@ -16,6 +24,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge doctor`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 when R and every pinned package are in order, else 1.
+    """
     from irtbridge._r.doctor import doctor
 
     report = doctor(all_packages=args.all)

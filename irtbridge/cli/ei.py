@@ -20,6 +20,14 @@ _COUNT_FLAGS = ("tp", "fp", "fn", "tn")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``ei`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser(
         "ei",
         help="Efficiency Index family (EI, BEI, BLEI, QEI, UEI) with confidence intervals",
@@ -80,6 +88,18 @@ def _options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge ei`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.efficiency import efficiency_by_cutoff, efficiency_indices
 
     given = [f"--{n}" for n in _COUNT_FLAGS if getattr(args, n) is not None]

@@ -18,6 +18,14 @@ from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``estimate`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("estimate", help="predict new models' accuracy on the full item set from anchor answers",
                        description="Predict each respondent's share correct on the full calibrated item set from its "
                                    "0/1 answers to the anchor items, with a 95%% interval (p-IRT).")
@@ -49,7 +57,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def read_item_list(path: str, what: str = "anchors") -> list[str]:
-    """Item names from a CSV (its ``item`` column, else its first)."""
+    """Item names from a CSV (its ``item`` column, else its first).
+
+    Parameters
+    ----------
+    path : str
+        The CSV file.
+    what : str, default "anchors"
+        What the file holds, for the error message when it cannot be read.
+
+    Returns
+    -------
+    list of str
+        The item names, missing cells left out.
+    """
     frame = read_csv(path, what)
     column = "item" if "item" in frame.columns else frame.columns[0]
     require_columns(frame, [column], f"anchors file {path!r}")
@@ -57,6 +78,18 @@ def read_item_list(path: str, what: str = "anchors") -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge estimate`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     import sys
 
     from irtbridge.leaderboard import estimate_performance, validate_anchors  # kept off the CLI's start

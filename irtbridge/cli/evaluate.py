@@ -15,6 +15,14 @@ import time
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``evaluate`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
     from irtbridge.benchmark.modes import CalibrationMode
 
@@ -56,6 +64,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge evaluate`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 1 when any dataset could not be evaluated (the summary names them), else 0.
+    """
     from irtbridge.pipeline import Settings, evaluate, resolve_datasets
     from irtbridge.exceptions import ValidationError
     from irtbridge._outdir import staged_output

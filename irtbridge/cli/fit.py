@@ -14,6 +14,14 @@ from irtbridge.cli._common import add_long_options, print_json, read_responses
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``fit`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("fit", help="model fit: M2, reliability, item fit (S-X2) and misfitting items (mirt)",
                        description="Calibrate with mirt, then report global fit (M2), reliability and item fit.")
     p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
@@ -61,6 +69,18 @@ def _plots(fit, folder: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge fit`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.calibration import calibrate
 
     from irtbridge.exceptions import ValidationError

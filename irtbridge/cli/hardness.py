@@ -28,6 +28,14 @@ _TOP = 10  # hardest instances listed by the text output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``hardness`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     from irtbridge.hardness import METHODS
 
     p = sub.add_parser(
@@ -57,6 +65,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge hardness`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.hardness import class_hardness, instance_hardness
 
     frame = read_csv(args.file, "hardness input")

@@ -18,6 +18,14 @@ FORMATS = ("lm-eval", "helm", "pyirt")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``ingest`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("ingest", help="read lm-evaluation-harness, HELM or py-irt outputs into a long CSV table",
                        description="Read evaluation outputs (lm-evaluation-harness --log_samples folders, HELM run "
                                    "folders, py-irt JSON Lines) into one long table model,task,item,score,...")
@@ -100,7 +108,24 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def summary(table: pd.DataFrame, fmt: str, out: str | None) -> dict:
-    """The counts ``--json`` prints: rows, models, tasks, items, and per task its metric and counts."""
+    """The counts ``--json`` prints: rows, models, tasks, items, and per task its metric and counts.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The long table read (columns ``model``, ``task``, ``item``, ``score`` and, where the format has one,
+        ``metric``).
+    fmt : str
+        The input format's name.
+    out : str or None
+        The CSV written, or None.
+
+    Returns
+    -------
+    dict
+        Keys ``format``, ``out``, ``rows``, ``models``, ``tasks``, ``items`` and ``by_task`` (one dict per task:
+        ``task``, ``metric``, ``models``, ``items``, ``rows``, ``mean_score``).
+    """
     by_task = []
     for task, part in table.groupby("task", sort=True):
         metrics = sorted(part["metric"].dropna().unique()) if "metric" in part else []
@@ -112,6 +137,18 @@ def summary(table: pd.DataFrame, fmt: str, out: str | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge ingest`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     _check_options(args)
     if args.list_metrics:
         from irtbridge.leaderboard import lm_eval_metrics  # kept off the CLI's start

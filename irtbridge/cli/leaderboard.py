@@ -18,6 +18,14 @@ SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``leaderboard`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser(
         "leaderboard",
         help="a leaderboard report: models ranked with intervals, broken items, saturation, test information",
@@ -51,6 +59,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge leaderboard`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge._outdir import staged_output
     from irtbridge.exceptions import ValidationError
     from irtbridge.leaderboard.inputs import read_leaderboard_input, read_tiny_errors

@@ -30,6 +30,14 @@ from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``mlc`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     from irtbridge.mlc import CLASSIFIERS, FEATURES
 
     p = sub.add_parser(
@@ -55,6 +63,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge mlc`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.mlc import (
         evaluate_mlc,
         plot_accuracy_by_cdi,

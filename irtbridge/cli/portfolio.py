@@ -32,6 +32,14 @@ from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``portfolio`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser(
         "portfolio",
         help="evaluate an algorithm portfolio with continuous or polytomous IRT (airt)",
@@ -100,6 +108,18 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge portfolio`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.portfolio import bin_performance, evaluate_portfolio
 
     frame = _read(args)

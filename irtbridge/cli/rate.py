@@ -9,6 +9,14 @@ from irtbridge.cli._common import atomic_write_csv, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``rate`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser(
         "rate",
         help="Glicko-2 ratings from a CSV of matches",
@@ -27,6 +35,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge rate`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from irtbridge.rating import glicko2
 
     source = f"matches file {args.matches!r}"

@@ -23,6 +23,14 @@ from irtbridge.cli._common import add_long_options, print_json, read_responses
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``tiny`` subcommand to the ``irtbridge`` command line.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
+        that runs it.
+    """
     p = sub.add_parser("tiny", help="build a tiny benchmark: k items that predict a new model's full accuracy",
                        description="Draw k items of a response matrix (models x items, 0/1), freeze a bank that "
                                    "predicts a new model's accuracy on all items from its answers to them (95%% "
@@ -51,6 +59,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``irtbridge tiny`` with parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments its parser read from the command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
+    """
     from pathlib import Path
 
     import pandas as pd

@@ -51,6 +51,13 @@ class Interval:
     upper: float
 
     def to_dict(self) -> dict[str, float]:
+        """The interval as plain data.
+
+        Returns
+        -------
+        dict of str to float
+            ``value``, ``lower``, ``upper``.
+        """
         return {"value": self.value, "lower": self.lower, "upper": self.upper}
 
 
@@ -123,20 +130,44 @@ class EfficiencyIndices(HasSummary):
         return self.fp + self.fn == 0
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per index (``acc`` ... ``uei``), columns ``value, lower, upper``."""
+        """One row per index (``acc`` ... ``uei``), columns ``value, lower, upper``.
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         rows = [[getattr(self, k).value, getattr(self, k).lower, getattr(self, k).upper] for k in INDICES]
         return pd.DataFrame(rows, index=pd.Index(INDICES, name="index"), columns=["value", "lower", "upper"])
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{index: {"value", "lower", "upper"}}`` for the eight indices (the CLI's ``--json`` shape)."""
+        """``{index: {"value", "lower", "upper"}}`` for the eight indices (the CLI's ``--json`` shape).
+
+        Returns
+        -------
+        dict of str to dict
+            See above.
+        """
         return {k: getattr(self, k).to_dict() for k in INDICES}
 
     def classify(self) -> pd.Series:
-        """Table 1 classification of this EI (see :func:`classify_ei`)."""
+        """Table 1 classification of this EI (see :func:`classify_ei`).
+
+        Returns
+        -------
+        Series
+            The classification's fields.
+        """
         return classify_ei(self.ei.value).iloc[0]
 
     def summary(self) -> Summary:
-        """Counts, P and Q, the eight intervals, the EI classification and notes (text, HTML or dict)."""
+        """Counts, P and Q, the eight intervals, the EI classification and notes (text, HTML or dict).
+
+        Returns
+        -------
+        Summary
+            The indices' summary.
+        """
         pct = f"{100 * self.level:g}%"
         lines = [
             Line.of("prevalence", f"prevalence P = {_fmt(self.prevalence)}   level Q = {_fmt(self.positive_sign_rate)}"),
@@ -305,6 +336,20 @@ def efficiency_indices_from_predictions(y_true: Any, y_pred: Any, **kwargs: Any)
     passed on. Label 1 is the positive class, as in ``sklearn.metrics.confusion_matrix(y_true, y_pred).ravel()``
     read as ``tn, fp, fn, tp``.
 
+    Parameters
+    ----------
+    y_true : array-like of 0/1
+        Reference standard (1 = condition present).
+    y_pred : array-like of 0/1
+        The test's predictions.
+    **kwargs
+        Passed to :func:`efficiency_indices`.
+
+    Returns
+    -------
+    EfficiencyIndices
+        The indices of the table.
+
     Examples
     --------
     >>> r = efficiency_indices_from_predictions([1, 1, 0, 0, 0], [1, 0, 0, 0, 1])
@@ -332,7 +377,11 @@ def efficiency_frame(
     ----------
     tp, fp, fn, tn : array-like of counts, same length
         One table per position. A pandas Series lends its index to the result.
-    level, ci_method, correction, n_boot, random_state
+    level : float, default 0.95
+    ci_method : str, default "logit"
+    correction : float, default 0.0
+    n_boot : int, default 2000
+    random_state : int, Generator or None, default None
         As in :func:`efficiency_indices`.
 
     Returns
@@ -410,7 +459,11 @@ def efficiency_by_cutoff(
         (cognitive screens such as the MACE, where a low score flags dementia).
     intervals : bool, default False
         Add ``<index>_lower``/``<index>_upper`` columns and ``boundary``.
-    level, ci_method, correction, n_boot, random_state
+    level : float, default 0.95
+    ci_method : str, default "logit"
+    correction : float, default 0.0
+    n_boot : int, default 2000
+    random_state : int, Generator or None, default None
         As in :func:`efficiency_indices`.
 
     Returns

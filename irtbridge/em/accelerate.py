@@ -31,7 +31,9 @@ class EMMap(Protocol):
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]: ...
 
     @property
-    def done(self) -> bool: ...
+    def done(self) -> bool:
+        """Whether the EM has converged or run out of cycles."""
+        ...
 
 
 def _sum_of_squares(v: np.ndarray) -> float:
@@ -90,7 +92,24 @@ def squarem(em: EMMap, x: np.ndarray, project: Callable[[np.ndarray], np.ndarray
 
 def iterate(em: EMMap, x: np.ndarray, accelerate: str,
             project: Callable[[np.ndarray], np.ndarray | None] | None = None) -> np.ndarray:
-    """Run ``em`` from ``x``: ``accelerate="squarem"`` (:func:`squarem`) or ``"none"`` (plain EM)."""
+    """Run ``em`` from ``x``: ``accelerate="squarem"`` (:func:`squarem`) or ``"none"`` (plain EM).
+
+    Parameters
+    ----------
+    em : EMMap
+        One EM cycle.
+    x : ndarray
+        The starting parameters (flat).
+    accelerate : {"squarem", "none"}
+        The scheme.
+    project : callable, optional
+        Maps a proposed point back into the parameter space (None where it cannot be).
+
+    Returns
+    -------
+    ndarray
+        The parameters where ``em`` is done.
+    """
     if accelerate == "squarem":
         return squarem(em, x, project)
     while not em.done:

@@ -27,12 +27,8 @@ of thousands of items, most cells missing.
   the objective is halved. Categories are each item's observed values in ascending order (as mirt
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
 * Acceleration: SQUAREM with a monotone safeguard (:mod:`irtbridge.em.accelerate`; ``accelerate="none"``
-  is plain EM). The 2PL and 1PL start with PX-EM cycles (Liu, Rubin & Wu 1998): after each M-step the
-  items are moved to the scale on which the posterior latent distribution has mean 0 and variance 1
-  (:func:`standardise`), until the change is below ``TOL``; then the plain EM map runs from there to
-  ``TOL``. With thousands of answers per respondent the scale is EM's slowest direction (each posterior
-  sits on a node or two and barely moves); on the quadrature grid the two maps' fixed points differ a
-  little, so the estimates are always the plain map's, mirt's. Measured by ``benchmarks/lm_scale.py``.
+  is plain EM); the 2PL and 1PL first run PX-EM cycles to ``TOL`` (:func:`irtbridge.em.identify.standardise`),
+  then the plain map from there to ``TOL``, whose fixed point (mirt's) the estimates are.
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
   ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
@@ -61,12 +57,12 @@ from irtbridge.em import dense as em_dense
 from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
-from irtbridge.em.identify import orient
+from irtbridge.em.identify import orient, standardise
 from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl, newton_map
 from irtbridge.em.window import NodeWindows, log_pq, pair
 
-__all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
+__all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded",
            "fit_em", "estep", "node_windows"]
 
 EM_MODELS = models_where(native="core")  # the catalogue's rows this EM fits
@@ -79,8 +75,15 @@ _MAX_STEP = 2.0
 class ResponseData:
     """Responses in the two matrices the E-step multiplies: correct answers ``A`` and observed cells ``M``.
 
-    For a graded fit (``ncat`` set: categories per item) ``A`` is the indicator matrix, respondents x
-    ``sum(ncat)`` columns, item-major, 1 where the respondent answered that category.
+    Attributes
+    ----------
+    A, M : ndarray or scipy.sparse.csr_matrix
+        Respondents x items, 1 where correct (``A``) or answered (``M``). For a graded fit (``ncat`` set:
+        categories per item) ``A`` is the indicator matrix, respondents x ``sum(ncat)`` columns, item-major,
+        1 where the respondent answered that category.
+    item_names : tuple of str
+    index : pandas.Index
+    ncat : tuple of int or None
     """
 
     A: Any  # respondents x items, 1 where correct (dense float64 or scipy CSR)
@@ -91,9 +94,11 @@ class ResponseData:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(respondents, items)``; graded data: ``(respondents, indicator columns)``."""
         return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":
+        """The respondents ``start`` to ``stop`` (excluded), a block of the E-step."""
         return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
 
     @cached_property
@@ -171,9 +176,23 @@ def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Inde
     """The graded layout of an integer/NaN matrix, and each item's categories (its observed values, sorted).
 
     Category ``k`` of item ``j`` is its ``k``-th smallest observed value, as mirt recodes (1..4 becomes
-    0..3; unused codes in between are skipped). The layout is sparse unless more than ``1 - dense_below`` of
-    the indicator cells are filled (an item of ``K`` categories fills ``1 / K`` of its columns at most); at
-    21% fill (2,000 x 150 items of 2, 3 and 5 categories, 30% missing) the sparse fit is 2.4x faster.
+    0..3; unused codes in between are skipped).
+
+    Parameters
+    ----------
+    values : ndarray
+    item_names : iterable of str
+    index : pandas.Index, optional
+        The respondents (default 0..n-1).
+    dense_below : float, default 0.5
+        The layout is sparse unless more than ``1 - dense_below`` of the indicator cells are filled (an item
+        of ``K`` categories fills ``1 / K`` of its columns at most); at 21% fill (2,000 x 150 items of 2, 3
+        and 5 categories, 30% missing) the sparse fit is 2.4x faster.
+
+    Returns
+    -------
+    data : ResponseData
+    categories : tuple of tuple of float
 
     Examples
     --------
@@ -204,42 +223,6 @@ def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Inde
     data = ResponseData(A, M, names, pd.RangeIndex(values.shape[0]) if index is None else pd.Index(index),
                         tuple(int(k) for k in ncat))
     return data, categories
-
-
-def recode_graded(responses: Any, item_names: Iterable[str], categories: Iterable[Iterable[float]]) -> Any:
-    """Responses in a graded calibration's own codes mapped to categories ``0..K-1`` (for native scoring).
-
-    ``responses`` is a DataFrame (columns are item names; a subset is fine) or an array with one column per
-    item; a value the item was not calibrated with is an error naming the item.
-
-    Examples
-    --------
-    >>> recode_graded(np.array([[4.0, np.nan], [1.0, 2.0]]), ["q1", "q2"], [(1.0, 2.0, 4.0), (0.0, 2.0)]).tolist()
-    [[2.0, nan], [0.0, 1.0]]
-    """
-    lookup = {str(n): np.asarray(list(c), dtype=float) for n, c in zip(item_names, categories)}
-    frame = responses if isinstance(responses, pd.DataFrame) else None
-    values = np.array(responses.to_numpy(dtype=float, na_value=np.nan) if frame is not None else responses, dtype=float)
-    columns = [str(c) for c in frame.columns] if frame is not None else list(lookup)
-    flat = values.ndim == 1
-    values = values[None, :] if flat else values
-    if values.ndim != 2 or values.shape[1] != len(columns):
-        raise ValidationError(f"responses: expected {len(columns)} item column(s), got shape {values.shape}")
-    for j, name in enumerate(columns):
-        cats = lookup.get(name)
-        if cats is None:
-            raise ValidationError(f"responses: column {name!r} is not an item of the calibration")
-        seen = ~np.isnan(values[:, j])
-        pos = np.searchsorted(cats, values[seen, j]).clip(max=len(cats) - 1)
-        if (cats[pos] != values[seen, j]).any():
-            bad = values[seen, j][cats[pos] != values[seen, j]][0]
-            raise ValidationError(f"responses: item {name!r} has value {bad:g}, not one of its calibrated "
-                                  f"categories {', '.join(f'{c:g}' for c in cats)}")
-        values[seen, j] = pos
-    values = values[0] if flat else values
-    if frame is not None:
-        return pd.DataFrame(values, index=frame.index, columns=frame.columns)
-    return values
 
 
 def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -278,10 +261,22 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
           windows: NodeWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
 
-    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes and ``d`` the
-    items x (max K - 1) intercepts. ``windows`` (from :func:`node_windows`; 0/1 data only): the
-    windowed E-step (:mod:`irtbridge.em.window`, on dense data :mod:`irtbridge.em.dense`: the same to
-    rounding, most of the work skipped), which also moves the windows for the next call.
+    Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes.
+
+    Parameters
+    ----------
+    data : ResponseData
+    a, d, theta, log_prior : ndarray
+        Slopes, intercepts (graded: items x (max K - 1)), the nodes and their log weights.
+    windows : NodeWindows, optional
+        From :func:`node_windows` (0/1 data only): the windowed E-step (:mod:`irtbridge.em.window`, on
+        dense data :mod:`irtbridge.em.dense`: the same to rounding, most of the work skipped), which also
+        moves the windows for the next call.
+
+    Returns
+    -------
+    r, n, N : ndarray
+    loglik : float
     """
     if windows is not None and data.ncat is None:
         if data.cells is None:
@@ -397,7 +392,20 @@ def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.nda
 
 @dataclass(frozen=True)
 class EMResult:
-    """What :func:`fit_em` estimated, in mirt's slope-intercept metric, and how it got there."""
+    """What :func:`fit_em` estimated, in mirt's slope-intercept metric, and how it got there.
+
+    Attributes
+    ----------
+    a, d : ndarray
+        Slopes; intercepts (graded: items x (max K - 1), NaN past an item's last).
+    variance, loglik, seconds, log_prior : float
+        The latent variance (estimated by the Rasch model), the marginal log-likelihood, the time, and with
+        priors mirt's ``logPrior`` (0 without).
+    iterations, n_parameters : int
+    converged : bool
+    history : tuple
+        ``(loglik, change)`` per cycle.
+    """
 
     a: np.ndarray
     d: np.ndarray
@@ -418,21 +426,6 @@ def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
     correct = np.asarray(data.A.sum(axis=0)).ravel()
     p = (correct + 0.5) / (answered + 1.0)
     return np.ones(len(p)), np.log(p / (1.0 - p))
-
-
-def standardise(a: np.ndarray, d: np.ndarray, N: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The items of one M-step moved to the scale on which the E-step's latent distribution has mean 0 and
-    variance 1: the reduction step of PX-EM (Liu, Rubin & Wu 1998) for theta ~ N(mu, sigma^2).
-
-    With ``N`` the expected number of respondents at each node, ``mu`` and ``sigma^2`` are their mean and
-    variance; ``a theta + d`` with ``theta = mu + sigma z`` is ``(a sigma) z + (d + a mu)``.
-    """
-    share = N / N.sum()
-    mu = float(share @ theta)
-    sigma = float(np.sqrt(share @ (theta - mu) ** 2))
-    if not (np.isfinite(sigma) and sigma > 0):
-        return a, d
-    return a * sigma, d + a * mu
 
 
 class _Cycles:
@@ -493,15 +486,30 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
            progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:
     """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
 
-    ``accelerate``: ``"squarem"`` (the default: monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`;
-    the same maximum in fewer cycles; the 2PL and 1PL first run PX-EM cycles to ``TOL``, then the plain map,
-    as the module docstring says) or ``"none"`` (plain EM from the start values). Both stop at the first
-    cycle whose change is below ``TOL`` and count every cycle (PX-EM's too) in ``iterations``. Identification: theta ~ N(0, 1) (the Rasch model:
-    N(0, variance), slopes 1) and the direction with a positive mean slope (:mod:`irtbridge.em.identify`).
+    Identification: theta ~ N(0, 1) (the Rasch model: N(0, variance), slopes 1) and the direction with a
+    positive mean slope (:mod:`irtbridge.em.identify`).
 
-    ``priors`` (2PL and 1PL; as :func:`irtbridge.em.priors.item_priors` takes them): mirt's ``norm``/``lnorm``
-    on ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
-    result is mirt's ``logPrior``.
+    Parameters
+    ----------
+    data : ResponseData
+    model : {"rasch", "1PL", "2PL", "graded"}, default "2PL"
+    quadpts, NCYCLES : int, default 61 and 500
+    TOL : float, default 0.0001
+    accelerate : {"squarem", "none"}, default "squarem"
+        ``"squarem"``: monotone SQUAREM (:func:`irtbridge.em.accelerate.squarem`; the same maximum in fewer
+        cycles), the 2PL and 1PL started by PX-EM cycles (the module docstring); ``"none"``: plain EM from
+        the start values. Both stop at the first cycle whose change is below ``TOL`` and count every cycle
+        in ``iterations``.
+    estep_fn, progress : callable, optional
+        ``progress(cycle, change)`` is called after each cycle.
+    priors : optional
+        2PL and 1PL, as :func:`irtbridge.em.priors.item_priors` takes them: mirt's ``norm``/``lnorm`` on
+        ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
+        result is mirt's ``logPrior``.
+
+    Returns
+    -------
+    EMResult
 
     Examples
     --------

@@ -44,18 +44,39 @@ __all__ = ["DenseBits", "dense_bits", "loglik", "counts", "windowed_estep"]
 @dataclass(frozen=True)
 class DenseBits:
     """Dense 0/1 responses as bytes: ``right`` (respondents x items, 1 where correct) and ``seen`` (1 where
-    answered), or ``seen`` None where every cell is answered."""
+    answered), or ``seen`` None where every cell is answered.
+
+    Attributes
+    ----------
+    right : ndarray of uint8
+        Respondents x items, 1 where correct.
+    seen : ndarray of uint8 or None
+        Respondents x items, 1 where answered; None when every cell is.
+    """
 
     right: np.ndarray
     seen: np.ndarray | None
 
     @property
     def cells(self) -> int:
+        """The number of answered cells."""
         return int(self.right.size if self.seen is None else np.count_nonzero(self.seen))
 
 
 def dense_bits(A: np.ndarray, M: np.ndarray) -> DenseBits:
     """The byte layout of dense ``A`` (correct) and ``M`` (answered), both respondents x items, 0/1.
+
+    Parameters
+    ----------
+    A : ndarray
+        Respondents x items, 1 where correct.
+    M : ndarray
+        Respondents x items, 1 where answered.
+
+    Returns
+    -------
+    DenseBits
+        The byte layout.
 
     Examples
     --------
@@ -138,7 +159,24 @@ def _halves(groups: dict[int, np.ndarray], n: int) -> tuple[dict[int, np.ndarray
 def loglik(bits: DenseBits, lp: np.ndarray, lq: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
     """Respondents x ``width``: at column ``k`` of respondent ``i``, its log-likelihood at node ``lo[i] + k``
     from ``lp`` = log P and ``lq`` = log Q (items x nodes; read only at the windows' nodes); rows with ``lo``
-    -1 stay zero. The contract of the sparse layout's ``window._loglik``."""
+    -1 stay zero. The contract of the sparse layout's ``window._loglik``.
+
+    Parameters
+    ----------
+    bits : DenseBits
+        The responses.
+    lp, lq : ndarray
+        log P and log Q, items x nodes.
+    lo : ndarray
+        Each respondent's first node (-1: no window).
+    width : int
+        Nodes per window.
+
+    Returns
+    -------
+    ndarray
+        Respondents x ``width``.
+    """
     masked = bits.seen is not None
     gather = _kernel("gather", width, masked)
     out = np.zeros((len(lo), width))
@@ -174,7 +212,24 @@ def loglik(bits: DenseBits, lp: np.ndarray, lq: np.ndarray, lo: np.ndarray, widt
 def counts(bits: DenseBits, post: np.ndarray, lo: np.ndarray, quadpts: int) -> tuple[np.ndarray, np.ndarray]:
     """``r`` (right answers) and ``n`` (answered), items x nodes, from a compact posterior (respondents x
     width, column ``k`` at node ``lo[i] + k``; rows with ``lo`` -1 left out). The contract of the sparse
-    layout's ``window._counts``."""
+    layout's ``window._counts``.
+
+    Parameters
+    ----------
+    bits : DenseBits
+        The responses.
+    post : ndarray
+        The compact posterior, respondents x width.
+    lo : ndarray
+        Each respondent's first node (-1: no window).
+    quadpts : int
+        Quadrature nodes.
+
+    Returns
+    -------
+    r, n : ndarray
+        Items x nodes.
+    """
     masked = bits.seen is not None
     width = post.shape[1]
     scatter = _kernel("scatter", width, masked)
@@ -209,5 +264,28 @@ def counts(bits: DenseBits, post: np.ndarray, lo: np.ndarray, quadpts: int) -> t
 def windowed_estep(bits: DenseBits, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray,
                    windows: NodeWindows) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`irtbridge.em.window.windowed_estep` on dense bytes: ``r``, ``n`` (items x nodes), ``N``
-    (nodes) and every respondent's log marginal likelihood; ``windows`` checked and moved as there."""
+    (nodes) and every respondent's log marginal likelihood; ``windows`` checked and moved as there.
+
+    Parameters
+    ----------
+    bits : DenseBits
+        The responses.
+    a, d : ndarray
+        Slopes and intercepts.
+    theta : ndarray
+        Quadrature nodes.
+    log_prior : ndarray
+        Log weights of the nodes.
+    windows : NodeWindows
+        The windows, moved for the next call.
+
+    Returns
+    -------
+    r, n : ndarray
+        Items x nodes.
+    N : ndarray
+        Expected respondents per node.
+    marginal : ndarray
+        Each respondent's log marginal likelihood.
+    """
     return em_window.windowed_estep(bits, a, d, theta, log_prior, windows, loglik=loglik, counts=counts)

@@ -25,7 +25,20 @@ __all__ = ["fit_em_dask", "chunk_bounds"]
 
 
 def chunk_bounds(n_rows: int, n_chunks: int) -> list[tuple[int, int]]:
-    """``n_chunks`` contiguous, nearly equal row blocks covering ``range(n_rows)``."""
+    """``n_chunks`` contiguous, nearly equal row blocks covering ``range(n_rows)``.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows to cover.
+    n_chunks : int
+        Blocks wanted (fewer when there are fewer rows).
+
+    Returns
+    -------
+    list of tuple of int
+        ``(start, stop)`` of each non-empty block.
+    """
     edges = np.linspace(0, n_rows, max(1, min(n_chunks, n_rows)) + 1).round().astype(int)
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
@@ -41,6 +54,24 @@ def fit_em_dask(data: ResponseData, model: str, client: Any, *, chunks: int | No
 
     ``chunks`` defaults to the number of workers. Returns the same :class:`~irtbridge.em.core.EMResult`
     as the single-process fit, equal to it up to the order of floating-point sums (about 1e-12).
+
+    Parameters
+    ----------
+    data : ResponseData
+        The responses.
+    model : str
+        As in :func:`~irtbridge.em.core.fit_em`.
+    client : distributed.Client
+        The Dask client whose workers compute the E-step.
+    chunks : int, optional
+        Row blocks of the E-step.
+    **options
+        Passed to :func:`~irtbridge.em.core.fit_em`.
+
+    Returns
+    -------
+    EMResult
+        As above.
     """
     try:
         from distributed import Client

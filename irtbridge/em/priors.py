@@ -46,6 +46,11 @@ class ItemPriors:
 
     Each attribute is an array of one row per item and three columns ``(type, p1, p2)`` for ``a1``, ``d``
     and ``g``; :func:`item_priors` builds it.
+
+    Attributes
+    ----------
+    a1, d, g : ndarray
+        Items x 3: ``(type, p1, p2)`` of each parameter's prior.
     """
 
     a1: np.ndarray
@@ -53,6 +58,18 @@ class ItemPriors:
     g: np.ndarray
 
     def take(self, idx: np.ndarray) -> "ItemPriors":
+        """The priors of the items at ``idx``.
+
+        Parameters
+        ----------
+        idx : ndarray
+            Item positions or a boolean mask.
+
+        Returns
+        -------
+        ItemPriors
+            Those items' rows.
+        """
         return ItemPriors(self.a1[idx], self.d[idx], self.g[idx])
 
 
@@ -64,6 +81,20 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
     written later into mirt's table do). Parameters are mirt's (``a1``, ``d``, and ``g`` for the 3PL:
     :data:`MODEL_PARAMETERS`); anything else, or a distribution :data:`PRIOR_FAMILIES` does not list for that
     parameter, is a one-line :class:`~irtbridge.exceptions.ValidationError`.
+
+    Parameters
+    ----------
+    priors : mapping, iterable or None
+        See above.
+    item_names : iterable of str
+        The items.
+    model : {"3PL", "2PL", "1PL"}, default "3PL"
+        The native model.
+
+    Returns
+    -------
+    ItemPriors
+        The priors per item (type 0 where there is none).
 
     Examples
     --------
@@ -124,6 +155,20 @@ def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.nda
 
     ``reported`` gives the value mirt reports as ``logPrior`` (log densities, ``expbeta`` at ``g``); else
     the term the M-step maximises (``phi`` for ``expbeta``: the antiderivative of mirt's gradient).
+
+    Parameters
+    ----------
+    kind : ndarray
+        Items x 3 of one parameter (:class:`ItemPriors`).
+    x : ndarray
+        The parameter's values, one per item.
+    reported : bool
+        See above.
+
+    Returns
+    -------
+    value, gradient, second : ndarray
+        One per item.
     """
     code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
     val, grad, hess = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
@@ -157,12 +202,38 @@ def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.nda
 
 
 def log_prior(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray) -> float:
-    """The log prior density as mirt reports it (``extract.mirt(fit, "logPrior")``)."""
+    """The log prior density as mirt reports it (``extract.mirt(fit, "logPrior")``).
+
+    Parameters
+    ----------
+    priors : ItemPriors
+        The priors.
+    a, d, lam : ndarray
+        Slopes, intercepts and logit guessing.
+
+    Returns
+    -------
+    float
+        mirt's ``logPrior``.
+    """
     return float(sum(prior_terms(k, x, True)[0].sum() for k, x in ((priors.a1, a), (priors.d, d), (priors.g, lam))))
 
 
 def mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Minus the prior's second derivative exactly as mirt's ``DerivativePriors`` computes it (its SEs use it)."""
+    """Minus the prior's second derivative exactly as mirt's ``DerivativePriors`` computes it (its SEs use it).
+
+    Parameters
+    ----------
+    kind : ndarray
+        Items x 3 of one parameter (:class:`ItemPriors`).
+    x : ndarray
+        The parameter's values.
+
+    Returns
+    -------
+    ndarray
+        One value per item.
+    """
     code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
     out = np.zeros_like(x)
     sel = code == 1
@@ -182,7 +253,22 @@ def mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:
 def prior_information(priors: ItemPriors, model: str, a: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The diagonal mirt's ``SE.simple`` adds to the crossprod information (``Iprior``) for the native
     2PL (``a_1, d_1, a_2, d_2, ...``) or 1PL (``a, d_1..d_J``; :func:`item_priors` puts the shared slope's
-    prior on the first item only)."""
+    prior on the first item only).
+
+    Parameters
+    ----------
+    priors : ItemPriors
+        The priors.
+    model : {"2PL", "1PL"}
+        The model.
+    a, d : ndarray
+        Slopes and intercepts at the estimates.
+
+    Returns
+    -------
+    ndarray
+        The diagonal, in the order above.
+    """
     ia, idd = mirt_prior_information(priors.a1, a), mirt_prior_information(priors.d, d)
     if model == "1PL":
         return np.concatenate([[ia.sum()], idd])
@@ -281,12 +367,44 @@ def newton_map(model: str, r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: n
                priors: ItemPriors) -> tuple[np.ndarray, np.ndarray]:
     """The M-step of the 2PL or 1PL with priors: the slopes and intercepts maximising every item's expected
     complete-data log-likelihood plus its log priors (``r``, ``n``: expected correct and answered counts,
-    items x nodes)."""
+    items x nodes).
+
+    Parameters
+    ----------
+    model : {"2PL", "1PL"}
+        The model.
+    r, n : ndarray
+        See above.
+    theta : ndarray
+        Quadrature nodes.
+    a, d : ndarray
+        The current slopes and intercepts.
+    priors : ItemPriors
+        The priors.
+
+    Returns
+    -------
+    a, d : ndarray
+        The new slopes and intercepts.
+    """
     if model == "1PL":
         return _newton_1pl(r, n, theta, a[0], d, priors)
     return _newton_2pl(r, n, theta, a, d, priors)
 
 
 def log_prior_2pl(priors: ItemPriors, a: np.ndarray, d: np.ndarray) -> float:
-    """``extract.mirt(fit, "logPrior")`` of a 2PL or 1PL (the 1PL's shared slope once: :func:`item_priors`)."""
+    """``extract.mirt(fit, "logPrior")`` of a 2PL or 1PL (the 1PL's shared slope once: :func:`item_priors`).
+
+    Parameters
+    ----------
+    priors : ItemPriors
+        The priors.
+    a, d : ndarray
+        Slopes and intercepts.
+
+    Returns
+    -------
+    float
+        mirt's ``logPrior``.
+    """
     return float(prior_terms(priors.a1, a, True)[0].sum() + prior_terms(priors.d, d, True)[0].sum())

@@ -111,6 +111,24 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
     ``numpy.linalg.LinAlgError`` when the information matrix is not positive definite (always so with no
     more respondents than parameters: it is a sum of one rank-one term per respondent).
 
+    Parameters
+    ----------
+    data : ResponseData
+        The fitted responses.
+    result : EMResult
+        The fit.
+    model : str
+        Its model.
+    quadpts : int
+        Quadrature nodes of the fit.
+    prior_information : ndarray, optional
+        See above.
+
+    Returns
+    -------
+    ndarray
+        The covariance matrix.
+
     Examples
     --------
     >>> from irtbridge.em.core import fit_em, prepare_responses
@@ -157,7 +175,24 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
 
 
 def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str, item_names) -> pd.DataFrame:
-    """SEs of the item table of :func:`~irtbridge.em.core.irt_table` by the delta method (``b_k = -d_k / a``)."""
+    """SEs of the item table of :func:`~irtbridge.em.core.irt_table` by the delta method (``b_k = -d_k / a``).
+
+    Parameters
+    ----------
+    cov : ndarray
+        The covariance of :func:`crossprod_covariance`.
+    result : EMResult
+        The fit.
+    model : str
+        Its model.
+    item_names : iterable of str
+        The items.
+
+    Returns
+    -------
+    DataFrame
+        The item table's layout, NaN where a parameter is fixed.
+    """
     a = np.asarray(result.a, dtype=float)
     d = np.asarray(result.d, dtype=float).reshape(len(a), -1)
     n_items, width = d.shape

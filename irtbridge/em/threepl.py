@@ -108,7 +108,26 @@ def _log_pq(a: np.ndarray, d: np.ndarray, lam: np.ndarray, theta: np.ndarray):
 
 def estep_3pl(data: ResponseData, a: np.ndarray, d: np.ndarray, lam: np.ndarray, theta: np.ndarray,
               log_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Expected counts ``r`` (items x nodes, correct) and ``n`` (answered), and the log marginal likelihood."""
+    """Expected counts ``r`` (items x nodes, correct) and ``n`` (answered), and the log marginal likelihood.
+
+    Parameters
+    ----------
+    data : ResponseData
+        The responses.
+    a, d, lam : ndarray
+        Slopes, intercepts and logit guessing.
+    theta : ndarray
+        Quadrature nodes.
+    log_weights : ndarray
+        Log weights of the nodes.
+
+    Returns
+    -------
+    r, n : ndarray
+        Items x nodes.
+    loglik : float
+        The log marginal likelihood.
+    """
     _, lp, lq = _log_pq(a, d, lam, theta)
     ll = loglik_cells(data, lp, lq)
     ll += log_weights[None, :]
@@ -219,6 +238,24 @@ def multistart_newton_3pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np
 
     Taking the best of several maxima never lowers an item's objective below the one Newton's method
     reaches from ``x``, so the EM stays monotone (a generalised EM step) and its fixed points are unchanged.
+
+    Parameters
+    ----------
+    r, n : ndarray
+        Expected correct and answered counts, items x nodes.
+    theta : ndarray
+        Quadrature nodes.
+    x : ndarray
+        The current parameters, items x 3.
+    priors : ItemPriors
+        The priors.
+    starts : iterable of (float or None, float or None, float or None)
+        Each an ``(a1, scale of d, g)`` start; None keeps the current value.
+
+    Returns
+    -------
+    ndarray
+        Items x 3.
     """
     best = np.stack(newton_3pl(r, n, theta, x[:, 0], x[:, 1], x[:, 2], priors), axis=1)
     f_best = _objective(r, n, theta, best[:, 0], best[:, 1], best[:, 2], priors)
@@ -236,7 +273,18 @@ def multistart_newton_3pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np
 def start_values_3pl(data: ResponseData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """mirt's starting values for the unidimensional 3PL: ``a1 = 0.851``, ``g = 0.15`` and
     ``d = -qnorm(p0) / div`` with ``p0`` the share of all respondents who answered the item wrong and
-    ``div = sqrt(1 - 0.5^2) / 1.702`` (``R/05-model.elements.R``); ``d = 2`` where that is not finite."""
+    ``div = sqrt(1 - 0.5^2) / 1.702`` (``R/05-model.elements.R``); ``d = 2`` where that is not finite.
+
+    Parameters
+    ----------
+    data : ResponseData
+        0/1 responses.
+
+    Returns
+    -------
+    a, d, logit_g : ndarray
+        One per item.
+    """
     rows = data.shape[0]
     wrong = np.asarray(data.M.sum(axis=0)).ravel() - np.asarray(data.A.sum(axis=0)).ravel()
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -253,6 +301,25 @@ class ThreePLResult:
     ``loglik`` is the marginal log-likelihood at the estimates, ``log_prior`` the prior as mirt reports it
     (``extract.mirt(fit, "logPrior")``), and ``objective`` what the EM maximised: ``loglik`` plus the prior
     terms of the M-step (``phi`` for ``expbeta``), up to additive constants.
+
+    Attributes
+    ----------
+    a, d, g : ndarray
+        Slopes, intercepts and guessing, one per item.
+    logit_g : ndarray
+        Guessing on the logit scale (what the EM estimates).
+    loglik, log_prior, objective : float
+        See above.
+    iterations : int
+        EM cycles run.
+    converged : bool
+        Whether the change fell below ``TOL`` within ``NCYCLES``.
+    n_parameters : int
+        Estimated parameters.
+    seconds : float
+        Time of the fit.
+    history : tuple
+        ``(loglik, change)`` per cycle.
     """
 
     a: np.ndarray
@@ -322,6 +389,28 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     ``"squarem"`` (monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`) or ``"none"`` (plain EM); both stop at the first
     cycle whose change is below ``TOL`` and count every cycle in ``iterations``.
 
+    Parameters
+    ----------
+    data : ResponseData
+        0/1 responses.
+    priors : ItemPriors or mapping, optional
+        See above.
+    quadpts : int, default 61
+        Quadrature nodes on [-6, 6].
+    TOL : float, default 0.0001
+        Convergence tolerance.
+    NCYCLES : int, default 500
+        Maximum EM cycles.
+    accelerate : {"squarem", "none"}, default "squarem"
+        See above.
+    progress : callable, optional
+        Called as ``progress(cycle, change)`` after each cycle.
+
+    Returns
+    -------
+    ThreePLResult
+        The estimates and how the fit went.
+
     Notes
     -----
     R equivalent (``sv`` with the priors set): ``mirt(data, 1, itemtype = "3PL", pars = sv, quadpts = 61,
@@ -361,7 +450,20 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
 
 
 def irt_table_3pl(result: ThreePLResult, item_names: Iterable[str]) -> pd.DataFrame:
-    """The item table in irtbridge's IRT layout ``a, b, g, u`` with ``b = -d / a`` (mirt's ``IRTpars = TRUE``)."""
+    """The item table in irtbridge's IRT layout ``a, b, g, u`` with ``b = -d / a`` (mirt's ``IRTpars = TRUE``).
+
+    Parameters
+    ----------
+    result : ThreePLResult
+        The fit.
+    item_names : iterable of str
+        The items.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``a``, ``b``, ``g``, ``u``.
+    """
     names = [str(n) for n in item_names]
     if len(names) != len(result.d):
         raise ValidationError(f"{len(names)} item names for {len(result.d)} items")
@@ -378,6 +480,24 @@ def crossprod_covariance_3pl(data: ResponseData, result: ThreePLResult, priors: 
     likelihood) plus minus the priors' second derivatives as mirt's ``DerivativePriors`` has them (mirt's
     ``SE.simple``: ``info <- Igrad + Iprior``); the covariance is its inverse (``LinAlgError`` if it is
     not positive definite).
+
+    Parameters
+    ----------
+    data : ResponseData
+        The fitted responses.
+    result : ThreePLResult
+        The fit.
+    priors : ItemPriors, optional
+        The fit's priors.
+    quadpts : int, default 61
+        Quadrature nodes of the fit.
+    chunk : int, default 2000
+        Respondents per block of the gradient sums.
+
+    Returns
+    -------
+    ndarray
+        The covariance matrix.
     """
     if not isinstance(priors, ItemPriors):
         priors = item_priors(priors, data.item_names)
@@ -410,7 +530,22 @@ def crossprod_covariance_3pl(data: ResponseData, result: ThreePLResult, priors: 
 
 def irt_standard_errors_3pl(cov: np.ndarray, result: ThreePLResult, item_names: Iterable[str]) -> pd.DataFrame:
     """SEs of ``a, b, g`` by the delta method (``b = -d / a``, ``g = expit(logit g)``), as mirt's
-    ``coef(fit, IRTpars = TRUE, printSE = TRUE)``; ``u`` is fixed (NaN)."""
+    ``coef(fit, IRTpars = TRUE, printSE = TRUE)``; ``u`` is fixed (NaN).
+
+    Parameters
+    ----------
+    cov : ndarray
+        The covariance of :func:`crossprod_covariance_3pl`.
+    result : ThreePLResult
+        The fit.
+    item_names : iterable of str
+        The items.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``a``, ``b``, ``g``, ``u``.
+    """
     a, d, g = result.a, result.d, result.g
     var = np.diag(cov).reshape(-1, 3)
     cad = cov[np.arange(0, cov.shape[0], 3), np.arange(1, cov.shape[0], 3)]

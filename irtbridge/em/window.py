@@ -57,7 +57,13 @@ def log_pq(z: np.ndarray, out: tuple[np.ndarray, np.ndarray] | None = None) -> t
 
 
 def available() -> bool:
-    """Whether the windowed E-step can run (numba imports; optional: the plain E-step runs without it)."""
+    """Whether the windowed E-step can run (numba imports; optional: the plain E-step runs without it).
+
+    Returns
+    -------
+    bool
+        True when numba imports.
+    """
     global numba
     if numba is None:
         try:
@@ -70,7 +76,20 @@ def available() -> bool:
 
 def pair(cells: int, first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any]:
     """``first()`` and ``second()``, on two threads when there are ``cells`` >= 200,000 answered cells and
-    the machine has two cores; each is computed whole, so the result does not depend on the threads."""
+    the machine has two cores; each is computed whole, so the result does not depend on the threads.
+
+    Parameters
+    ----------
+    cells : int
+        Answered cells (the work).
+    first, second : callable
+        Two functions of no argument.
+
+    Returns
+    -------
+    tuple
+        ``(first(), second())``.
+    """
     if (os.cpu_count() or 1) < 2 or cells < _THREADED_CELLS:
         return first(), second()
     if not _POOL:
@@ -86,6 +105,13 @@ class NodeWindows:
     A hint carried from cycle to cycle of one fit: the E-step checks it and sums a respondent again at every
     node where it no longer holds the posterior, so it changes how much is computed, never the result beyond
     rounding. ``widened`` counts those respondents (diagnostics).
+
+    Parameters
+    ----------
+    n_respondents : int
+        Respondents of the fit.
+    quadpts : int
+        Quadrature nodes.
     """
 
     def __init__(self, n_respondents: int, quadpts: int):
@@ -210,7 +236,32 @@ def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
     checked, and moved to the nodes within ``CUT`` of each respondent's best node (and ``MARGIN`` more) for
     the next call. ``cells`` is the sparse layout of ``ResponseData.cells``, or another layout with its own
     ``loglik`` and ``counts`` (same contracts as ``_loglik`` and ``_counts``: the dense bytes of
-    :mod:`irtbridge.em.dense`)."""
+    :mod:`irtbridge.em.dense`).
+
+    Parameters
+    ----------
+    cells : object
+        The responses' layout (see above).
+    a, d : ndarray
+        Slopes and intercepts.
+    theta : ndarray
+        Quadrature nodes.
+    log_prior : ndarray
+        Log weights of the nodes.
+    windows : NodeWindows
+        The windows, checked and moved.
+    loglik, counts : callable
+        The layout's kernels (default: the sparse layout's).
+
+    Returns
+    -------
+    r, n : ndarray
+        Items x nodes.
+    N : ndarray
+        Expected respondents per node.
+    marginal : ndarray
+        Each respondent's log marginal likelihood.
+    """
     quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     tables = _Tables(a, d, theta)
     narrow = lo >= 0

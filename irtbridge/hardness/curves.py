@@ -377,7 +377,11 @@ def class_hardness(y: Any, scores: Any, method: str = "rd", threshold: float = 0
 
     Parameters
     ----------
-    y, scores, method, threshold
+    y, scores : array-like
+        Labels and scores, as in :func:`instance_hardness`.
+    method : str, default "rd"
+        As in :func:`instance_hardness`.
+    threshold : float, default 0.5
         As in :func:`instance_hardness`.
 
     Returns
@@ -408,7 +412,11 @@ def hardness_by_model(y: Any, scores: Any, method: str = "rd", threshold: float 
 
     Parameters
     ----------
-    y, scores, method, threshold
+    y, scores : array-like
+        Labels and scores, as in :func:`instance_hardness`.
+    method : str, default "rd"
+        As in :func:`instance_hardness`.
+    threshold : float, default 0.5
         As in :func:`instance_hardness`.
 
     Returns
@@ -435,7 +443,9 @@ def hardness_table(y: Any, scores: Any, methods: Sequence[str] | None = None, th
 
     Parameters
     ----------
-    y, scores, threshold
+    y, scores : array-like
+        Labels and scores, as in :func:`instance_hardness`.
+    threshold : float, default 0.5
         As in :func:`instance_hardness`.
     methods : sequence of str, optional
         Methods to compute, default all five (``sf, sd, rd, su, ru``).
@@ -470,7 +480,11 @@ def instance_cost_curves(
 
     Parameters
     ----------
-    y, scores, method, threshold
+    y, scores : array-like
+        Labels and scores, as in :func:`instance_hardness`.
+    method : str, default "rd"
+        As in :func:`instance_hardness`.
+    threshold : float, default 0.5
         As in :func:`instance_hardness`.
     c : float or array-like, optional
         Cost proportions in ``[0, 1]``; default 101 equally spaced points ``0, 0.01, ..., 1``.
@@ -510,7 +524,13 @@ def class_cost_curves(y: Any, scores: Any, method: str = "rd", c: Any = None, th
 
     Parameters
     ----------
-    y, scores, method, c, threshold
+    y, scores : array-like
+        Labels and scores, as in :func:`instance_hardness`.
+    method : str, default "rd"
+        As in :func:`instance_hardness`.
+    c : float or array-like, optional
+        As in :func:`instance_cost_curves`.
+    threshold : float, default 0.5
         As in :func:`instance_cost_curves`.
 
     Returns

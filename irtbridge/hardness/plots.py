@@ -45,7 +45,9 @@ def plot_cost_curves(
 
     Parameters
     ----------
-    y, scores, threshold
+    y, scores : array-like
+        Labels and scores, as in :func:`instance_hardness`.
+    threshold : float, default 0.5
         As in :func:`instance_hardness`.
     methods : str or sequence of str, default ("sf", "sd", "rd")
         One panel per method.

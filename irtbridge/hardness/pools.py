@@ -244,49 +244,160 @@ class PoolHardness(HasSummary):
         object.__setattr__(self, "threshold", check_probability(self.threshold, "threshold"))
 
     def instance_hardness(self, method: str = "rd") -> pd.Series:
-        """Pool-averaged hardness per instance; see :func:`instance_hardness`."""
+        """Pool-averaged hardness per instance; see :func:`instance_hardness`.
+
+        Parameters
+        ----------
+        method : str, default "rd"
+            The threshold choice method.
+
+        Returns
+        -------
+        Series
+            One value per instance.
+        """
         return instance_hardness(self.y, self.scores, method, self.threshold)
 
     def class_hardness(self, method: str = "rd") -> pd.Series:
-        """Mean hardness per class; see :func:`class_hardness`."""
+        """Mean hardness per class; see :func:`class_hardness`.
+
+        Parameters
+        ----------
+        method : str, default "rd"
+            The threshold choice method.
+
+        Returns
+        -------
+        Series
+            Indexed by class.
+        """
         return class_hardness(self.y, self.scores, method, self.threshold)
 
     def by_model(self, method: str = "rd") -> pd.DataFrame:
-        """Hardness per instance and model; see :func:`hardness_by_model`."""
+        """Hardness per instance and model; see :func:`hardness_by_model`.
+
+        Parameters
+        ----------
+        method : str, default "rd"
+            The threshold choice method.
+
+        Returns
+        -------
+        DataFrame
+            Instances x models.
+        """
         return hardness_by_model(self.y, self.scores, method, self.threshold)
 
     def table(self, methods: Sequence[str] | None = None) -> pd.DataFrame:
-        """Instance hardness under every method; see :func:`hardness_table`."""
+        """Instance hardness under every method; see :func:`hardness_table`.
+
+        Parameters
+        ----------
+        methods : sequence of str, optional
+            Default all five.
+
+        Returns
+        -------
+        DataFrame
+            One column per method.
+        """
         return hardness_table(self.y, self.scores, methods, self.threshold)
 
     def class_table(self, methods: Sequence[str] | None = None) -> pd.DataFrame:
-        """Class hardness, one row per class and one column per method."""
+        """Class hardness, one row per class and one column per method.
+
+        Parameters
+        ----------
+        methods : sequence of str, optional
+            Default all five.
+
+        Returns
+        -------
+        DataFrame
+            Index ``class`` (0, 1).
+        """
         table = self.table(methods)
         out = table.drop(columns="label").groupby(table["label"]).mean()
         out.index.name = "class"
         return out.reindex([0, 1])
 
     def model_class_table(self, method: str = "rd") -> pd.DataFrame:
-        """Class hardness of each model alone: one row per model, columns ``0`` and ``1``."""
+        """Class hardness of each model alone: one row per model, columns ``0`` and ``1``.
+
+        Parameters
+        ----------
+        method : str, default "rd"
+            The threshold choice method.
+
+        Returns
+        -------
+        DataFrame
+            See above.
+        """
         per = self.by_model(method)
         out = per.groupby(self.y.to_numpy()).mean().T.reindex(columns=[0, 1])
         out.columns.name = "class"
         return out
 
     def instance_cost_curves(self, method: str = "rd", c: Any = None) -> pd.DataFrame:
-        """See :func:`instance_cost_curves`."""
+        """See :func:`instance_cost_curves`.
+
+        Parameters
+        ----------
+        method : str, default "rd"
+            The threshold choice method.
+        c : float or array-like, optional
+            Cost proportions.
+
+        Returns
+        -------
+        DataFrame
+            Instances x cost proportions.
+        """
         return instance_cost_curves(self.y, self.scores, method, c, self.threshold)
 
     def class_cost_curves(self, method: str = "rd", c: Any = None) -> pd.DataFrame:
-        """See :func:`class_cost_curves`."""
+        """See :func:`class_cost_curves`.
+
+        Parameters
+        ----------
+        method : str, default "rd"
+            The threshold choice method.
+        c : float or array-like, optional
+            Cost proportions.
+
+        Returns
+        -------
+        DataFrame
+            Classes x cost proportions.
+        """
         return class_cost_curves(self.y, self.scores, method, c, self.threshold)
 
     def plot_cost_curves(self, methods: str | Sequence[str] = METHODS, **kwargs: Any):
-        """See :func:`plot_cost_curves`."""
+        """See :func:`plot_cost_curves`.
+
+        Parameters
+        ----------
+        methods : str or sequence of str, default ("sf", "sd", "rd", "su", "ru")
+            One panel per method.
+        **kwargs
+            Passed to :func:`plot_cost_curves`.
+
+        Returns
+        -------
+        ndarray of matplotlib Axes
+            One per method.
+        """
         return plot_cost_curves(self.y, self.scores, methods, threshold=self.threshold, **kwargs)
 
     def summary(self) -> Summary:
-        """Class hardness under every method and per model."""
+        """Class hardness under every method and per model.
+
+        Returns
+        -------
+        Summary
+            The pool's summary.
+        """
         head = Line.of("instances", f"{self.scores.shape[1]} instances ({int((self.y == 0).sum())} of class 0, "
                                     f"{int((self.y == 1).sum())} of class 1), {self.scores.shape[0]} model(s): "
                                     f"{', '.join(map(str, self.scores.index))}")

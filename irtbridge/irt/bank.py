@@ -108,7 +108,18 @@ class ItemBank:
         return int(self.n_categories.max())
 
     def take(self, positions: Any) -> "ItemBank":
-        """A bank with only the items at ``positions`` (integer positions or a boolean mask)."""
+        """A bank with only the items at ``positions`` (integer positions or a boolean mask).
+
+        Parameters
+        ----------
+        positions : array-like of int or bool
+            The items kept.
+
+        Returns
+        -------
+        ItemBank
+            The smaller bank.
+        """
         pos = np.arange(self.n_items)[np.asarray(positions)]
         if pos.size == 0:
             raise ValidationError("the item selection is empty; select at least one item")
@@ -124,7 +135,13 @@ class ItemBank:
         )
 
     def summary(self) -> Summary:
-        """The model, the number of items and the parameter table."""
+        """The model, the number of items and the parameter table.
+
+        Returns
+        -------
+        Summary
+            The bank's summary.
+        """
         lines = (Line.of("size", f"{self.n_items} items, model {self.model}, up to {self.max_categories} categories"),)
         return Summary("irtbridge item bank", lines, (("items", self.items),),
                        data={"model": self.model, "n_items": self.n_items})

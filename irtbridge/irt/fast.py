@@ -15,7 +15,20 @@ from irtbridge.irt.bank import ItemBank
 
 
 def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log P(X=1) and log P(X=0) from logits z = a (theta - b); exact for any finite z."""
+    """log P(X=1) and log P(X=0) from logits z = a (theta - b); exact for any finite z.
+
+    Parameters
+    ----------
+    bank : ItemBank
+        Dichotomous items.
+    z : ndarray
+        Logits ``a (theta - b)``, (n_theta, n_items).
+
+    Returns
+    -------
+    log_p, log_q : ndarray
+        Like ``z``.
+    """
     lp, lq = log_expit(z), log_expit(-z)
     if bank._plain:
         return lp, lq
@@ -28,11 +41,39 @@ def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def graded_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
     # P(X = k) = expit(z_k) - expit(z_{k+1}) = expit(z_k) expit(-z_{k+1}) (1 - exp(z_{k+1} - z_k)),
     # a product of terms that never cancel, so the log is exact even at theta = +-1000 or a = 1e3.
+    """log P(X = k | theta) of graded items, shape (n_theta, n_items, max_categories).
+
+    Parameters
+    ----------
+    bank : ItemBank
+        Graded items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        -inf for absent categories.
+    """
     z = bank.a[None, :, None] * theta[:, None, None] + bank._intercepts[None, :, :]
     return log_expit(z[..., :-1]) + log_expit(-z[..., 1:]) + bank._log_gaps[None, :, :]
 
 
 def gpcm_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
+    """log P(X = k | theta) of generalized partial credit items, shape (n_theta, n_items, max_categories).
+
+    Parameters
+    ----------
+    bank : ItemBank
+        Partial credit items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        -inf for absent categories.
+    """
     k = np.arange(bank._intercepts.shape[1], dtype=float)
     eta = (bank.a[:, None] * k[None, :])[None, :, :] * theta[:, None, None] + bank._intercepts[None, :, :]
     top = eta.max(axis=-1, keepdims=True)
@@ -40,7 +81,20 @@ def gpcm_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
 
 
 def log_category_probs(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
-    """log P(X = k | theta), shape (n_theta, n_items, max_categories); -inf for absent categories."""
+    """log P(X = k | theta), shape (n_theta, n_items, max_categories); -inf for absent categories.
+
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        See above.
+    """
     if bank.dichotomous:
         lp, lq = dich_logpq(bank, bank.a[None, :] * (theta[:, None] - bank.b[None, :]))
         return np.stack([lq, lp], axis=-1)
@@ -50,11 +104,39 @@ def log_category_probs(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
 
 
 def prob_correct(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
+    """P(X = 1 | theta) of dichotomous items, shape (n_theta, n_items).
+
+    Parameters
+    ----------
+    bank : ItemBank
+        Dichotomous items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        ``g + (u - g) expit(a (theta - b))``.
+    """
     z = bank.a[None, :] * (theta[:, None] - bank.b[None, :])
     return bank.g + (bank.u - bank.g) * expit(z)
 
 
 def expected(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
+    """Expected item score E(X | theta), shape (n_theta, n_items).
+
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        P(X = 1) for dichotomous items, the expected category (0..K-1) otherwise.
+    """
     if bank.dichotomous:
         return prob_correct(bank, theta)
     probs = np.exp(log_category_probs(bank, theta))
@@ -62,7 +144,20 @@ def expected(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
 
 
 def information(bank: ItemBank, theta: np.ndarray) -> np.ndarray:
-    """Fisher information of each item, shape (n_theta, n_items)."""
+    """Fisher information of each item, shape (n_theta, n_items).
+
+    Parameters
+    ----------
+    bank : ItemBank
+        The items.
+    theta : ndarray
+        Abilities.
+
+    Returns
+    -------
+    ndarray
+        See above.
+    """
     if bank.dichotomous:
         z = bank.a[None, :] * (theta[:, None] - bank.b[None, :])
         return dich_terms(bank, z, None)[3]
@@ -86,6 +181,20 @@ def dich_terms(bank: ItemBank, z: np.ndarray, x: np.ndarray | None):
     ``-z`` for x = 0, the probability of the observed response is ``base + (u - g) expit(sz)`` (``base``
     is g for x = 1 and 1 - u for x = 0), and everything is written with ``r = expit(sz) / P(x)`` and
     ``expit(-sz)``, which stay exact where P(x) or 1 - P(x) underflow, instead of P'/P.
+
+    Parameters
+    ----------
+    bank : ItemBank
+        Dichotomous items.
+    z : ndarray
+        Logits ``a (theta - b)``.
+    x : ndarray or None
+        See above.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(ll, d1, d2, info)``; the first three None when ``x`` is None.
     """
     a = bank.a
     if x is None:
@@ -120,7 +229,18 @@ def dich_terms(bank: ItemBank, z: np.ndarray, x: np.ndarray | None):
 
 
 def ratio(base: np.ndarray, e: np.ndarray, span: np.ndarray) -> np.ndarray:
-    """e / (base + span e) = 1 / (span + base / e), finite when e underflows to 0."""
+    """e / (base + span e) = 1 / (span + base / e), finite when e underflows to 0.
+
+    Parameters
+    ----------
+    base, e, span : ndarray
+        The terms, broadcast together.
+
+    Returns
+    -------
+    ndarray
+        The ratio.
+    """
     base = np.broadcast_to(base, e.shape)
     quotient = np.zeros(e.shape)
     with np.errstate(divide="ignore", over="ignore"):
@@ -129,5 +249,19 @@ def ratio(base: np.ndarray, e: np.ndarray, span: np.ndarray) -> np.ndarray:
 
 
 def dich_info(bank: ItemBank, s: np.ndarray, sb: np.ndarray) -> np.ndarray:
+    """Fisher information of dichotomous items from ``s = expit(z)`` and ``sb = expit(-z)``.
+
+    Parameters
+    ----------
+    bank : ItemBank
+        Dichotomous items.
+    s, sb : ndarray
+        ``expit(z)`` and ``expit(-z)``.
+
+    Returns
+    -------
+    ndarray
+        Like ``s``.
+    """
     span = bank.u - bank.g
     return bank.a**2 * span**2 * s * sb * ratio(bank.g, s, span) * ratio(1.0 - bank.u, sb, span)

@@ -59,15 +59,29 @@ class AdaptiveResult:
 
     @property
     def n_items(self) -> int:
+        """The number of items given."""
         return len(self.items)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (the CLI's ``--json``).
+
+        Returns
+        -------
+        dict of str to Any
+            ``theta``, ``se``, ``n_items``, ``items``, ``responses``, ``accuracy``, ``lower``, ``upper``, ``stop``.
+        """
         return {"theta": self.theta, "se": self.se, "n_items": self.n_items, "items": list(self.items),
                 "responses": list(self.responses), "accuracy": self.accuracy, "lower": self.lower,
                 "upper": self.upper, "stop": self.stop}
 
     def summary(self) -> Summary:
-        """The predicted accuracy with its interval, and how many items it took."""
+        """The predicted accuracy with its interval, and how many items it took.
+
+        Returns
+        -------
+        Summary
+            The result's summary.
+        """
         lines = (Line.of("accuracy", f"predicted accuracy {self.accuracy:.3f} (95% interval {self.lower:.3f} to "
                                      f"{self.upper:.3f})"),
                  Line.of("ability", f"ability {self.theta:.3f} (posterior SD {self.se:.3f})"),

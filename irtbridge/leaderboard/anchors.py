@@ -87,6 +87,11 @@ def select_anchors(calibration: Any, k: int, method: str = "stratified", *, resp
     seed : int
         Seeds ``random`` and the k-means start.
 
+    Returns
+    -------
+    list of str
+        The anchor items.
+
     Notes
     -----
     Ties are judged up to rounding noise (``irtbridge._ties``): difficulties, discriminations and squared

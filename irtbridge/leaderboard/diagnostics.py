@@ -102,6 +102,22 @@ def item_statistics(X: np.ndarray, names: Any, params: pd.DataFrame | None,
     them right, or all wrong), ``"negative discrimination"`` (``a < 0`` in the sign-fixed 2PL),
     ``"answered once"`` (one answer says nothing about the item) or ``""``.
 
+    Parameters
+    ----------
+    X : ndarray
+        Models x items, 1/0/NaN.
+    names : sequence of str
+        The items.
+    params : DataFrame or None
+        The 2PL's ``a`` and ``b`` per item, or None without a calibration.
+    tasks : mapping of str to str, optional
+        Item -> task.
+
+    Returns
+    -------
+    DataFrame
+        One row per item.
+
     Examples
     --------
     >>> X = np.array([[1, 1, 0], [1, 0, 0], [1, 1, np.nan]])
@@ -142,6 +158,20 @@ def saturation(X: np.ndarray, accuracy: np.ndarray, top: int) -> dict[str, Any]:
     ``best_accuracy`` and ``headroom`` (``1 - best_accuracy``); ``ceiling``, the share of items at least one
     model got right, and ``gap_to_ceiling`` (``ceiling - best_accuracy``).
 
+    Parameters
+    ----------
+    X : ndarray
+        Models x items, 1/0/NaN.
+    accuracy : ndarray
+        Each model's accuracy.
+    top : int
+        How many leading models count.
+
+    Returns
+    -------
+    dict of str to Any
+        ``top``, ``top_models`` (row positions), ``share_solved_by_top`` and the other shares.
+
     Examples
     --------
     >>> X = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0]])
@@ -169,6 +199,18 @@ def information_curve(a: np.ndarray, b: np.ndarray, theta: np.ndarray | None = N
     """The 2PL test information ``I(theta) = sum_j a_j^2 P_j(theta) (1 - P_j(theta))`` and ``se = 1 / sqrt(I)``
     on a grid (default: 161 points over [-4, 4]).
 
+    Parameters
+    ----------
+    a, b : ndarray
+        The items' discriminations and difficulties.
+    theta : ndarray, optional
+        The grid.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``theta``, ``information``, ``se``.
+
     Examples
     --------
     >>> information_curve(np.array([1.0, 2.0]), np.array([0.0, 0.0]), np.array([0.0])).round(3).values.tolist()
@@ -191,6 +233,18 @@ def informative_range(curve: pd.DataFrame, share: float = 0.5) -> dict[str, floa
     """Where the test information is at least ``share`` of its peak: ``low``, ``high``, the ``peak_theta`` and
     ``peak_information`` (the grid's ends when the curve stays above the level there).
 
+    Parameters
+    ----------
+    curve : DataFrame
+        As :func:`information_curve` returns it.
+    share : float, default 0.5
+        The level, a share of the peak.
+
+    Returns
+    -------
+    dict of str to float
+        ``low``, ``high``, ``peak_theta``, ``peak_information``.
+
     Examples
     --------
     One item with a = 2, b = 0: ``P(1 - P) >= 1/8`` for ``|theta| <= log((1 + sqrt(.5)) / (1 - sqrt(.5))) / 2 = 0.88``.
@@ -211,6 +265,24 @@ def task_breakdown(X: np.ndarray, models: Any, names: Any, tasks: Mapping[str, s
                    items: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per task: items, models that answered any, mean and best accuracy (observed, on answered items), flagged
     items; and the models x tasks table of observed accuracy.
+
+    Parameters
+    ----------
+    X : ndarray
+        Models x items, 1/0/NaN.
+    models, names : sequence of str
+        The models and the items.
+    tasks : mapping of str to str
+        Item -> task.
+    items : DataFrame
+        :func:`item_statistics`' table (its flags).
+
+    Returns
+    -------
+    per_task : DataFrame
+        One row per task.
+    by_model : DataFrame
+        Models x tasks, observed accuracy.
 
     Examples
     --------

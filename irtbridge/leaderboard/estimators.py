@@ -93,7 +93,19 @@ _NEEDS_IRT = {"ppi", "composite", "ppi_irt", "pirt", "gpirt"}
 
 @dataclass(frozen=True)
 class IRTParameters:
-    """A 2PL calibration reduced to what the estimators use: item names, ``a``, ``b``, latent variance."""
+    """A 2PL calibration reduced to what the estimators use: item names, ``a``, ``b``, latent variance.
+
+    Parameters
+    ----------
+    names : tuple of str
+        The items.
+    a, b : ndarray
+        Discrimination and difficulty of each item.
+    variance : float, default 1.0
+        The latent variance.
+    converged : bool, default True
+        Whether the calibration converged.
+    """
 
     names: tuple[str, ...]
     a: np.ndarray
@@ -108,6 +120,18 @@ def calibrate_2pl(responses: pd.DataFrame, *, NCYCLES: int = 500) -> IRTParamete
     ``NCYCLES`` caps the EM cycles (mirt's default 500). With tens of calibration models, items that all of
     them answer alike have no finite maximum and keep the fit from converging (``converged`` is then
     False); their predictions are near 0 or 1 either way.
+
+    Parameters
+    ----------
+    responses : DataFrame
+        Models x items, 1/0/NaN.
+    NCYCLES : int, default 500
+        Maximum EM cycles.
+
+    Returns
+    -------
+    IRTParameters
+        The items' ``a`` and ``b`` (``b`` clipped to [-50, 50]), the latent variance and convergence.
 
     Examples
     --------

@@ -33,7 +33,19 @@ LONG_COLUMNS = ("model", "item", "score")
 @dataclass(frozen=True)
 class LeaderboardInput:
     """The checked responses: ``matrix`` (models x items, float 1/0/NaN), ``tasks`` (item -> task, or None),
-    ``source`` (what was read, for the report) and ``notes`` (what was left out and why)."""
+    ``source`` (what was read, for the report) and ``notes`` (what was left out and why).
+
+    Parameters
+    ----------
+    matrix : DataFrame
+        Models x items, float 1/0/NaN.
+    tasks : mapping of str to str, optional
+        Item -> task.
+    source : str, default "responses"
+        What was read.
+    notes : tuple of str
+        What was left out and why.
+    """
 
     matrix: pd.DataFrame
     tasks: Mapping[str, str] | None = None
@@ -161,6 +173,18 @@ def _matrix(frame: pd.DataFrame, where: str, first_line: int | None, id_column: 
 def as_leaderboard_input(responses: Any, *, tasks: Mapping[str, str] | None = None) -> LeaderboardInput:
     """A DataFrame (matrix, or long table with ``model, item, score`` columns) or a CSV path, checked.
 
+    Parameters
+    ----------
+    responses : DataFrame, str or LeaderboardInput
+        See above (a LeaderboardInput is returned as it is).
+    tasks : mapping of str to str, optional
+        Item -> task, for a matrix.
+
+    Returns
+    -------
+    LeaderboardInput
+        The checked responses.
+
     Examples
     --------
     >>> long = pd.DataFrame({"model": ["m1", "m1", "m2", "m2"], "task": "t", "item": ["q1", "q2", "q1", "q2"],
@@ -222,6 +246,11 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
         Harness output only: a continuous metric scores 1 where it is at least ``threshold`` (the readers'
         ``threshold=``); without it such scores are an error here (the 2PL needs 0/1).
 
+    Returns
+    -------
+    LeaderboardInput
+        The checked responses.
+
     Examples
     --------
     >>> import tempfile
@@ -258,6 +287,18 @@ def read_tiny_errors(folder: str | os.PathLike) -> tuple[pd.DataFrame | None, st
     Returns the table (None when the folder has no ``errors.csv``) and a sentence for the report saying
     where it came from or why it is missing. This is the hook between ``irtbridge tiny`` and the leaderboard
     report: the report shows the table as it is, with its own columns.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The tiny benchmark's output folder.
+
+    Returns
+    -------
+    table : DataFrame or None
+        ``errors.csv``, or None.
+    source : str
+        The sentence.
 
     Examples
     --------

@@ -38,6 +38,11 @@ def responses_from_long(data: Any, respondent: str = "model", item: str = "item"
         True: an :class:`irtbridge.em.core.ResponseData` holding only the answered cells (sparse 0/1
         matrices), which ``calibrate(..., engine="native")`` takes directly; for 0/1 scores only.
 
+    Returns
+    -------
+    DataFrame or ResponseData
+        The matrix; with ``sparse=True`` the answered cells only.
+
     Raises
     ------
     ValidationError
@@ -95,6 +100,18 @@ def _sparse(r_codes, c_codes, scores, r_names, c_names, source):
 def responses_to_long(responses: pd.DataFrame, respondent: str = "model", item: str = "item",
                       score: str = "score") -> pd.DataFrame:
     """The long table of a response matrix: one row per answered cell (NaN cells are left out).
+
+    Parameters
+    ----------
+    responses : DataFrame
+        Respondents x items.
+    respondent, item, score : str
+        The column names.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``respondent``, ``item``, ``score`` (as named).
 
     Examples
     --------

@@ -91,7 +91,13 @@ class LeaderboardReport(HasSummary):
         return f.iloc[np.lexsort((f["a"].fillna(0).to_numpy(), kind.codes))]
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table of the report by name (what ``save`` writes as ``tables/<name>.csv``)."""
+        """Every table of the report by name (what ``save`` writes as ``tables/<name>.csv``).
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Name -> table.
+        """
         out = {"ranking": self.ranking, "items": self.items, "flagged_items": self.flagged_items,
                "information": self.information}
         if self.tasks is not None:
@@ -102,7 +108,13 @@ class LeaderboardReport(HasSummary):
         return out
 
     def summary(self) -> Summary:
-        """The headline: the data, the best model, items to check, saturation, information, the fit."""
+        """The headline: the data, the best model, items to check, saturation, information, the fit.
+
+        Returns
+        -------
+        Summary
+            The report's headline.
+        """
         return Summary(title=f"Leaderboard report: {self.facts['n_models']:,} models x {self.facts['n_items']:,} items",
                        lines=_lines(self.facts), tables=(("Top of the ranking", _top(self.ranking)),),
                        notes=self.notes, data=self.facts)
@@ -115,6 +127,20 @@ class LeaderboardReport(HasSummary):
         ``staging``: a staging folder the caller already holds. ``page``: a function of the report and its CSV
         links returning the HTML page, written as ``index.html``
         (:func:`irtbridge.report.write_leaderboard_report` passes its own). Returns name -> path in ``out``.
+
+        Parameters
+        ----------
+        out : str or os.PathLike
+            The folder.
+        staging : str or os.PathLike, optional
+            See above.
+        page : callable, optional
+            See above.
+
+        Returns
+        -------
+        dict of str to Path
+            Name -> path in ``out``.
 
         Examples
         --------
@@ -321,6 +347,8 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         by plain maximum likelihood.
     **options
         Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
+    tiny_source : str, default ""
+        Where ``tiny_errors`` came from (a note on the page).
 
     Returns
     -------

@@ -42,6 +42,22 @@ _VERSION = 1
 def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[str] | None = None) -> list[str]:
     """``k`` of ``names`` drawn uniformly without replacement, never one in ``exclude``; in ``names``' order.
 
+    Parameters
+    ----------
+    names : sequence of str
+        The items.
+    k : int
+        How many.
+    seed : int, default 0
+        Seed of the draw.
+    exclude : sequence of str, optional
+        Items never drawn.
+
+    Returns
+    -------
+    list of str
+        The drawn items.
+
     Examples
     --------
     >>> sample_items(["a", "b", "c", "d", "e"], 3, seed=0, exclude=["a"])
@@ -88,6 +104,10 @@ class TinyBenchmark:
         The estimator (:data:`irtbridge.leaderboard.estimators.DEFAULT_ESTIMATOR` unless chosen).
     calibration : IRTParameters
         The native 2PL on all models of ``responses``.
+    seed : int
+        The seed of the draw.
+    alpha : float, default 10.0
+        The ridge penalty of the estimators that use one.
     models : tuple of str
         The calibration models.
     validation : dict
@@ -108,12 +128,23 @@ class TinyBenchmark:
 
     @property
     def k(self) -> int:
+        """The number of items of the tiny benchmark."""
         return len(self.items)
 
     def predict(self, answers: Any) -> pd.DataFrame:
         """Predicted share correct on all items (``accuracy``, ``lower``, ``upper``: 95% interval, ``se``,
         and the 2PL ability ``theta`` with its posterior SD ``theta_se``) for each row of ``answers``
         (new models x :attr:`items`, 0/1, NaN for unanswered).
+
+        Parameters
+        ----------
+        answers : DataFrame or 2-D array
+            New models x :attr:`items`.
+
+        Returns
+        -------
+        DataFrame
+            One row per model.
 
         Examples
         --------
@@ -131,13 +162,26 @@ class TinyBenchmark:
         return out[["accuracy", "lower", "upper", "se"] + [c for c in ("theta", "theta_se") if c in out]]
 
     def bank(self):
-        """The 2PL item bank (:class:`~irtbridge.irt.ItemBank`) of all items."""
+        """The 2PL item bank (:class:`~irtbridge.irt.ItemBank`) of all items.
+
+        Returns
+        -------
+        ItemBank
+            ``a`` and ``b`` of every item.
+        """
         from irtbridge.irt import as_item_bank
 
         cal = self.calibration
         return as_item_bank(pd.DataFrame({"a": cal.a, "b": cal.b}, index=list(cal.names)), "2PL")
 
     def to_dict(self) -> dict[str, Any]:
+        """The bank as the JSON file :meth:`save` writes.
+
+        Returns
+        -------
+        dict of str to Any
+            The format, the items, the calibration and the calibration models' responses.
+        """
         cal = self.calibration
         return {"format": BANK_FORMAT, "version": _VERSION, "method": self.method, "seed": self.seed,
                 "alpha": self.alpha, "k": self.k, "items": list(self.items), "exclude": list(self.exclude),
@@ -147,7 +191,18 @@ class TinyBenchmark:
                 "validation": self.validation}
 
     def save(self, path: str | os.PathLike) -> str:
-        """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path."""
+        """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        str
+            The path written.
+        """
         path = os.fspath(path)
         tmp = f"{path}.partial-{os.getpid()}"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -156,10 +211,28 @@ class TinyBenchmark:
         return path
 
     def with_validation(self, validation: dict) -> "TinyBenchmark":
+        """A copy holding ``validation`` (what :func:`validate_tiny` measured).
+
+        Parameters
+        ----------
+        validation : dict
+            ``errors`` and ``learning_curve``.
+
+        Returns
+        -------
+        TinyBenchmark
+            The copy.
+        """
         return replace(self, validation=dict(validation))
 
     def summary(self) -> Summary:
-        """The items, the estimator and, once validated, the held-out error and the learning curve."""
+        """The items, the estimator and, once validated, the held-out error and the learning curve.
+
+        Returns
+        -------
+        Summary
+            The benchmark's summary.
+        """
         lines = [Line.of("items", Strong(f"{self.k} items"), f" of {len(self.item_names)} "
                          f"({len(self.exclude)} excluded from sampling), calibrated on {len(self.models)} models"),
                  Line.of("method", f"estimator {self.method!r}; 95% interval from its design-based variance")]
@@ -176,6 +249,14 @@ class TinyBenchmark:
         return Summary("tiny benchmark", tuple(lines), tuple(tables), notes, data=self.summary_dict())
 
     def summary_dict(self) -> dict[str, Any]:
+        """The summary's data (the CLI's ``--json``).
+
+        Returns
+        -------
+        dict of str to Any
+            ``k``, ``n_items``, ``n_models``, ``method``, ``seed``, ``excluded``, ``converged``, ``errors`` and
+            ``learning_curve``.
+        """
         return {"k": self.k, "n_items": len(self.item_names), "n_models": len(self.models), "method": self.method,
                 "seed": self.seed, "excluded": len(self.exclude), "converged": self.calibration.converged,
                 **{key: self.validation.get(key, []) for key in ("errors", "learning_curve")}}
@@ -283,7 +364,18 @@ def _read_bank(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
-    """Read a bank written by :meth:`TinyBenchmark.save` (a file, or a folder holding ``bank.json``)."""
+    """Read a bank written by :meth:`TinyBenchmark.save` (a file, or a folder holding ``bank.json``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or folder.
+
+    Returns
+    -------
+    TinyBenchmark
+        The bank.
+    """
     data = _read_bank(path)
     names = tuple(str(n) for n in data["item_names"])
     cal = IRTParameters(names, np.asarray(data["a"], dtype=float), np.asarray(data["b"], dtype=float),
@@ -301,6 +393,16 @@ def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
 
 def load_bank(path: str | os.PathLike):
     """The 2PL :class:`~irtbridge.irt.ItemBank` of a bank file, for ``estimate_performance`` / ``adaptive_evaluate``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or folder.
+
+    Returns
+    -------
+    ItemBank
+        The 2PL items of the bank.
 
     Examples
     --------
@@ -320,6 +422,18 @@ def answers_from_long(long_table: pd.DataFrame, items: Sequence[str]) -> pd.Data
     HOOK(read_lm_eval): ``irtbridge.leaderboard.read_lm_eval(paths)`` (another branch) returns exactly such a
     table; ``tiny.predict(answers_from_long(read_lm_eval(paths), tiny.items))`` scores a model straight from
     its harness output. Item ids must match the bank's item names.
+
+    Parameters
+    ----------
+    long_table : DataFrame
+        See above.
+    items : sequence of str
+        The items wanted, in order.
+
+    Returns
+    -------
+    DataFrame
+        Models x ``items``, float 1/0/NaN.
     """
     need = ["model", "item", "score"]
     missing = [c for c in need if c not in long_table.columns]

@@ -28,7 +28,20 @@ CURVE_SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
 
 
 def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Calibration and held-out model positions of the interpolation and extrapolation splits."""
+    """Calibration and held-out model positions of the interpolation and extrapolation splits.
+
+    Parameters
+    ----------
+    responses : DataFrame
+        Models x items.
+    seed : int
+        Seed of the splits.
+
+    Returns
+    -------
+    dict of str to tuple of ndarray
+        ``"interpolation"`` and ``"extrapolation"`` -> (calibration positions, held-out positions).
+    """
     n = responses.shape[0]
     order = np.random.default_rng(seed).permutation(n)
     n_new = int(round(0.25 * n))
@@ -39,7 +52,28 @@ def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.nd
 
 def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, items: list[str],
                    method: str, exclude: Sequence[str] | None = None, NCYCLES: int = 500) -> tuple[np.ndarray, np.ndarray]:
-    """Absolute errors and interval hits of ``method`` for the models ``new_idx`` calibrated on ``cal_idx``."""
+    """Absolute errors and interval hits of ``method`` for the models ``new_idx`` calibrated on ``cal_idx``.
+
+    Parameters
+    ----------
+    responses : DataFrame
+        Models x items.
+    cal_idx, new_idx : ndarray
+        Positions of the calibration models and of the held-out ones.
+    items : list of str
+        The tiny benchmark's items.
+    method : str
+        The estimator.
+    exclude : sequence of str, optional
+        Items left out of the calibration.
+    NCYCLES : int, default 500
+        Maximum EM cycles.
+
+    Returns
+    -------
+    errors, hits : ndarray
+        Per held-out model.
+    """
     cal = responses.iloc[cal_idx]
     irt = calibrate_2pl(cal, NCYCLES=NCYCLES) if method not in ("mean", "aipw") else None
     out = estimate_accuracy(cal, items, responses.iloc[new_idx][items], method, calibration=irt, exclude=exclude)
@@ -55,7 +89,11 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
 
     Parameters
     ----------
-    responses, k, seed, exclude, method
+    responses : DataFrame
+    k : int
+    seed : int, default 0
+    exclude : sequence of str, optional
+    method : str, default "ppi"
         As :func:`~irtbridge.leaderboard.build_tiny`; each repeat draws its own ``k`` items (seeds
         ``seed``, ``seed + 1``, ...).
     repeats : int

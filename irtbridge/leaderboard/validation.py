@@ -83,14 +83,37 @@ class AnchorValidation:
     refits: tuple = field(default=(), repr=False)
 
     def apply(self, x: np.ndarray, anchors: Sequence[str], accuracy: np.ndarray, sd: np.ndarray):
-        """The blended prediction and the scaled sd for anchor answers ``x`` (respondents x anchors)."""
+        """The blended prediction and the scaled sd for anchor answers ``x`` (respondents x anchors).
+
+        Parameters
+        ----------
+        x : ndarray
+            Respondents x anchors, the answers.
+        anchors : sequence of str
+            The anchors (the ones validated, in any order).
+        accuracy : ndarray
+            The predicted accuracy of each respondent.
+        sd : ndarray
+            Its standard deviation.
+
+        Returns
+        -------
+        accuracy, sd : ndarray
+            The blended prediction and the scaled sd.
+        """
         if sorted(anchors) != sorted(self.anchors):
             raise ValidationError("validation was measured with other anchors than these; rerun validate_anchors "
                                   "with the anchors you estimate from")
         return (1.0 - self.weight) * accuracy + self.weight * _anchor_mean(x, accuracy), self.scale * sd
 
     def summary(self) -> Summary:
-        """The blend weight, the interval scale and the held-out errors and coverage behind them."""
+        """The blend weight, the interval scale and the held-out errors and coverage behind them.
+
+        Returns
+        -------
+        Summary
+            The validation's summary.
+        """
         s = self.metrics
         title = (f"anchor validation ({self.folds}-fold, {s.get('respondents', '?')} respondents, "
                  f"{len(self.anchors)} anchors)")

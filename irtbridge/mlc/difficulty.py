@@ -49,6 +49,8 @@ class CaseDifficulty:
 
     @property
     def model(self) -> str:
+        """The IRT model of the CDIs: ``"2PL"`` for binary features, ``"graded"`` for quartiles.
+        """
         return "2PL" if self.features == "binary" else "graded"
 
     def score(self, X: Any) -> pd.Series:
@@ -56,6 +58,16 @@ class CaseDifficulty:
 
         Uses mirt's ``fscores`` defaults (121 points on [-6, 6], N(0, 1) prior), so scoring the
         calibration data reproduces :attr:`cdi` for EAP.
+
+        Parameters
+        ----------
+        X : DataFrame
+            New cases, with the calibration's feature columns.
+
+        Returns
+        -------
+        Series
+            Named ``cdi``.
         """
         frame = _features(X)
         missing = [c for c in self.items.columns if c not in frame.columns]
@@ -126,6 +138,18 @@ def difficulty_bins(cdi: Any, width: float = 0.25) -> pd.Series:
     bin ``k`` covers ``[(k - 1/2) w sd, (k + 1/2) w sd)``. The grid is symmetric about zero, so turning the
     CDI scale around maps bin ``k`` to bin ``-k``.
 
+    Parameters
+    ----------
+    cdi : array-like or Series
+        The cases' CDIs.
+    width : float, default 0.25
+        Bin width in standard deviations.
+
+    Returns
+    -------
+    Series
+        Named ``bin``, indexed like ``cdi``.
+
     Notes
     -----
     A CDI on a bin edge up to rounding noise belongs to the bin above it: the floor counts a value within
@@ -154,6 +178,17 @@ def binned_split(cdi: Any, test_size: float = 0.3, width: float = 0.25, random_s
     Each bin of :func:`difficulty_bins` is split at random: ``round(test_size * n)`` cases (at least one,
     at most ``n - 1``) go to the test part. A bin of two cases puts one in each part; a bin of one case
     goes to training.
+
+    Parameters
+    ----------
+    cdi : array-like or Series
+        The cases' CDIs.
+    test_size : float, default 0.3
+        Share of each bin held out.
+    width : float, default 0.25
+        Bin width in standard deviations.
+    random_state : None, int or numpy.random.Generator
+        Seeds the split.
 
     Returns
     -------
@@ -187,6 +222,18 @@ def feature_orientation(items: pd.DataFrame, y: pd.Series) -> pd.Series:
     """+1 for features whose score is higher in class 1 than in class 0, -1 otherwise (0 difference: +1).
 
     Computed on whatever rows are given; :func:`evaluate_mlc` gives it the training part only.
+
+    Parameters
+    ----------
+    items : DataFrame
+        Cases x features (scores).
+    y : Series
+        The cases' classes, 0/1.
+
+    Returns
+    -------
+    Series
+        Named ``orientation``, one per feature.
 
     Examples
     --------

@@ -36,6 +36,11 @@ def mlc_estimate(H: Any, L: Any, R: Any, W: Any):
     R, W : int or array
         Numbers classified right and wrong.
 
+    Returns
+    -------
+    float or ndarray
+        A float for scalar input.
+
     Notes
     -----
     With ``R = 0``: ``H / L + ln((R + 0.5) / (W - 0.5))`` (Eq. 10); with ``W = 0``:
@@ -76,6 +81,11 @@ def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (),
         The running MLC estimates so far (the eligible ones, oldest first), including the current one.
     window : int
         Estimates used by ``"running_sd"``.
+
+    Returns
+    -------
+    float
+        NaN where the rule is not defined yet.
 
     Notes
     -----
@@ -137,7 +147,8 @@ def running_mlc(
         Whether the classifier got it right.
     min_cases : int
         The MLC is eligible (not NaN) from this many cases on (5 in the paper).
-    se_rule, window
+    se_rule : {"running_sd", "running_sem", "wright_linacre"}, default "running_sd"
+    window : int, default 6
         See :func:`running_standard_error`.
 
     Returns

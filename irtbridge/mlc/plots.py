@@ -42,6 +42,20 @@ def plot_cdi_distributions(result: MLCResult, title: str | None = None, *, ax: A
 
     Returns the two Axes (``ax=``: two Axes to draw into).
 
+    Parameters
+    ----------
+    result : MLCResult
+        The evaluation.
+    title : str, optional
+        A title over the figure.
+    ax : sequence of two matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    ndarray of matplotlib Axes
+        The two Axes.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -71,7 +85,22 @@ def plot_cdi_distributions(result: MLCResult, title: str | None = None, *, ax: A
 
 
 def plot_difficulty_kde(result: MLCResult, title: str | None = None, *, ax: Any = None):
-    """Kernel density of case difficulty by class, class 1 negated -- Fig. 6. Returns the Axes."""
+    """Kernel density of case difficulty by class, class 1 negated -- Fig. 6. Returns the Axes.
+
+    Parameters
+    ----------
+    result : MLCResult
+        The evaluation.
+    title : str, optional
+        The Axes' title; default "difficulty by class".
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     new = ax is None
     ax = single_axes(ax, (6, 4))
     cases = result.cases
@@ -87,7 +116,24 @@ def plot_difficulty_kde(result: MLCResult, title: str | None = None, *, ax: Any 
 
 
 def plot_accuracy_by_cdi(result: MLCResult, title: str | None = None, min_cases: int = 3, *, ax: Any = None):
-    """Accuracy of the test cases against CDI, by class (before negation) -- Fig. 7. Returns the Axes."""
+    """Accuracy of the test cases against CDI, by class (before negation) -- Fig. 7. Returns the Axes.
+
+    Parameters
+    ----------
+    result : MLCResult
+        The evaluation.
+    title : str, optional
+        The Axes' title; default "accuracy vs CDI".
+    min_cases : int, default 3
+        CDI bins with fewer test cases are left out.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     new = ax is None
     ax = single_axes(ax, (6, 4))
     table = result.accuracy_by_cdi()
@@ -103,6 +149,20 @@ def plot_cat_trajectories(result: MLCResult, title: str | None = None, *, ax: An
     """The CAT of each class: presented difficulties (right/wrong), the running MLC and its asymptote -- Fig. 8.
 
     Returns one Axes per class CAT (``ax=``: as many Axes to draw into).
+
+    Parameters
+    ----------
+    result : MLCResult
+        The evaluation.
+    title : str, optional
+        A title over the figure.
+    ax : sequence of matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    ndarray of matplotlib Axes
+        One per class CAT.
     """
     new = ax is None
     axes = panel_axes(ax, len(result.classes), (11, 4), sharey=True)
@@ -122,7 +182,22 @@ def plot_cat_trajectories(result: MLCResult, title: str | None = None, *, ax: An
 
 
 def plot_mlc_plane(results: Mapping[str, MLCResult], title: str | None = None, *, ax: Any = None):
-    """The MLC of class 1 (x) against class 0 (y) for several models or datasets -- Fig. 9. Returns the Axes."""
+    """The MLC of class 1 (x) against class 0 (y) for several models or datasets -- Fig. 9. Returns the Axes.
+
+    Parameters
+    ----------
+    results : mapping of str to MLCResult
+        Label -> evaluation.
+    title : str, optional
+        The Axes' title; default "Machine Learning Capability".
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     if not results:
         raise ValidationError("results is empty; pass {name: MLCResult}")
     new = ax is None

@@ -98,6 +98,20 @@ def balance_classes(X: Any, y: Any, random_state: Any = None) -> tuple[pd.DataFr
 
     Returns ``(X, y)`` restricted to the kept rows, labels and order preserved.
 
+    Parameters
+    ----------
+    X : DataFrame or 2-D array
+        The cases' features.
+    y : array-like
+        Their classes.
+    random_state : None, int or numpy.random.Generator
+        Seeds which rows of the larger class are kept.
+
+    Returns
+    -------
+    X, y : DataFrame, Series
+        The kept rows.
+
     Examples
     --------
     >>> import pandas as pd

@@ -104,7 +104,8 @@ def evaluate_mlc(
         Precomputed :func:`case_difficulty` of ``X`` (calibrate once, evaluate several classifiers).
     cdi_method : {"EAP", "MAP", "WLE"}
         Scoring of the cases when ``difficulty`` is not given.
-    test_size, bin_width
+    test_size : float, default 0.3
+    bin_width : float, default 0.25
         The binned split (:func:`binned_split`): 30 % test within bins of 0.25 sigma.
     random_state : None, int or numpy.random.Generator
         Seeds the split, the classifier (when named) and the CAT noise: the same seed gives the same
@@ -113,6 +114,8 @@ def evaluate_mlc(
         The CAT of each class (:func:`run_mlc_cat`): the settings of :class:`StaircaseSettings`
         (``start_percentile``, ``step``, ``noise``, ``se_rule``, ``window``, ``reliability``, ``sigma``,
         ``min_cases``, ``max_cases``), with the paper's values as defaults.
+    positive : label, optional
+        The class called 1 (see ``y``).
 
     Returns
     -------

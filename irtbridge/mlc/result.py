@@ -111,7 +111,18 @@ class MLCResult(HasSummary):
     settings: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def cat(self, label: int) -> ClassCAT:
-        """The CAT of class ``label`` (0 or 1)."""
+        """The CAT of class ``label`` (0 or 1).
+
+        Parameters
+        ----------
+        label : {0, 1}
+            The class.
+
+        Returns
+        -------
+        ClassCAT
+            Its CAT.
+        """
         for c in self.classes:
             if c.label == label:
                 return c
@@ -127,6 +138,11 @@ class MLCResult(HasSummary):
 
         Rows: the traditional metrics, then ``MLC (class 1)`` and ``MLC (class 0)``. Columns: ``value``,
         ``n_cases`` and ``share`` (data required), ``seconds`` (computation time), ``difficulty_adjusted``.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by ``metric``.
         """
         rows = []
         for name, r in self.traditional.iterrows():
@@ -168,7 +184,13 @@ class MLCResult(HasSummary):
         return pd.DataFrame.from_dict(rows, orient="index").rename_axis("class")
 
     def accuracy_by_cdi(self) -> pd.DataFrame:
-        """Accuracy of the test cases per class and CDI bin (the data of Fig. 7), CDIs before negation."""
+        """Accuracy of the test cases per class and CDI bin (the data of Fig. 7), CDIs before negation.
+
+        Returns
+        -------
+        DataFrame
+            One row per class and bin.
+        """
         test = self.cases[self.cases["test"]]
         width = self.settings.get("bin_width", 0.25) * float(np.std(self.cases["cdi"], ddof=1))
         out = test.groupby(["y", "bin"]).agg(n=("correct", "size"), accuracy=("correct", "mean")).reset_index()
@@ -176,7 +198,18 @@ class MLCResult(HasSummary):
         return out.rename(columns={"y": "class"})
 
     def case_difficulty(self, X: Any) -> pd.Series:
-        """CDIs of new cases on this evaluation's scale (higher = more like class 1), scored natively."""
+        """CDIs of new cases on this evaluation's scale (higher = more like class 1), scored natively.
+
+        Parameters
+        ----------
+        X : DataFrame
+            New cases, with the calibration's feature columns.
+
+        Returns
+        -------
+        Series
+            Named ``cdi``.
+        """
         if self.difficulty_model is None:
             raise ValidationError("this result has no difficulty model to score new cases with")
         return self.difficulty_model.score(X) * self.cdi_sign
@@ -214,7 +247,13 @@ class MLCResult(HasSummary):
         )
 
     def to_dict(self) -> dict:
-        """The CLI's ``--json`` object: ``{"classes": [...], "traditional": {...}}``."""
+        """The CLI's ``--json`` object: ``{"classes": [...], "traditional": {...}}``.
+
+        Returns
+        -------
+        dict
+            See above.
+        """
         return {
             "classes": [
                 {"class": c.label, "mlc": c.mlc, "cases_used": c.cases_used, "share_used": c.share_used,
@@ -225,7 +264,18 @@ class MLCResult(HasSummary):
         }
 
     def summary(self, digits: int = 3) -> Summary:
-        """The Tables 4-5 layout, accuracy below/above the MLC, and Notes."""
+        """The Tables 4-5 layout, accuracy below/above the MLC, and Notes.
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Digits shown.
+
+        Returns
+        -------
+        Summary
+            The evaluation's summary.
+        """
         notes = [
             f"class labels: {', '.join(f'{k!r} -> {v}' for k, v in self.class_labels.items())}; CDIs of class 1 "
             "are negated in the CATs",

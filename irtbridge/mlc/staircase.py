@@ -69,7 +69,18 @@ class StaircaseSettings:
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> "StaircaseSettings":
-        """The settings from keyword arguments; a name that is not a setting is an error naming it."""
+        """The settings from keyword arguments; a name that is not a setting is an error naming it.
+
+        Parameters
+        ----------
+        options : mapping of str to Any
+            Setting -> value.
+
+        Returns
+        -------
+        StaircaseSettings
+            The settings.
+        """
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(options) - set(names))
         if unknown:
@@ -79,7 +90,13 @@ class StaircaseSettings:
         return cls(**options)
 
     def options(self) -> dict[str, Any]:
-        """The settings as keyword arguments."""
+        """The settings as keyword arguments.
+
+        Returns
+        -------
+        dict of str to Any
+            Setting -> value.
+        """
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
@@ -162,9 +179,11 @@ class RunningMLCEstimator:
 
     Parameters
     ----------
-    step, noise
+    step : {"halving", "harmonic"} or callable, default "halving"
+    noise : float, default 0.1
         See :class:`~irtbridge.cat.StepEstimator`.
-    se_rule, window
+    se_rule : str, default "running_sd"
+    window : int, default 6
         See :func:`~irtbridge.mlc.running_standard_error`.
     min_cases : int
         The MLC (and its standard error) exist from this many cases on.
@@ -196,6 +215,22 @@ class RunningMLCEstimator:
         StepEstimator(self.step, self.noise)  # validates step and noise
 
     def begin(self, bank: Any, theta: np.ndarray, rng: np.random.Generator | None = None) -> _MLCState:
+        """A fresh staircase and running MLC for ``len(theta)`` examinees.
+
+        Parameters
+        ----------
+        bank : ItemBank
+            The cases (their difficulties ``b``).
+        theta : ndarray
+            The starting targets.
+        rng : numpy.random.Generator, optional
+            The noise's draws.
+
+        Returns
+        -------
+        object
+            The state :meth:`update` takes.
+        """
         n = len(theta)
         return _MLCState(
             step=StepEstimator(self.step, self.noise).begin(bank, theta, rng),
@@ -207,6 +242,24 @@ class RunningMLCEstimator:
         )
 
     def update(self, state: _MLCState, rows: np.ndarray, items: np.ndarray, values: np.ndarray):
+        """Move the targets (:class:`~irtbridge.cat.StepEstimator`) and update each running MLC.
+
+        Parameters
+        ----------
+        state : object
+            What :meth:`begin` returned.
+        rows : ndarray of int
+            The examinees.
+        items : ndarray of int
+            The case each was given.
+        values : ndarray
+            Their responses (1 correct).
+
+        Returns
+        -------
+        target, se : ndarray
+            The new targets and the standard error of the running MLC (NaN before ``min_cases``).
+        """
         rows, items = np.asarray(rows), np.asarray(items)
         target, _ = StepEstimator(self.step, self.noise).update(state.step, rows, items, values)
         right = np.asarray(values) >= 1

@@ -19,7 +19,18 @@ def ranked_dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame
     """Item-parameter summary per dataset (:func:`irtbridge.benchmark.dataset_diagnostics`, whose
     ``mean_accuracy`` is the real classifiers' mean accuracy), with two ranks: ``rank_difficulty`` (1 = the
     largest share of instances a classifier of median ability fails, ``failure_at_median``) and
-    ``rank_bad_discrimination`` (1 = largest share of negative discrimination). Each number appears once."""
+    ``rank_bad_discrimination`` (1 = largest share of negative discrimination). Each number appears once.
+
+    Parameters
+    ----------
+    results : sequence of DatasetResult
+        The per-dataset results.
+
+    Returns
+    -------
+    DataFrame
+        One row per dataset.
+    """
     from irtbridge.benchmark import dataset_diagnostics as bench_diagnostics
 
     ok = [r for r in results if r.ok]
@@ -37,6 +48,22 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
     Returns one row per order: the datasets played, whether optimal ranks first and pessimal last,
     and the best real classifier with its rating (Cardoso et al., decodIRT, Tables 5-9). ``played``
     holds tournaments already played on the same table (order -> TournamentResult), reused, not replayed.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The True-Scores of every respondent on every dataset.
+    diagnostics : DataFrame
+        :func:`ranked_dataset_diagnostics`' table (the orders read it).
+    settings : Settings
+        The run's settings (``tau``, ``tolerance``).
+    played : mapping of str to Any, optional
+        Tournaments already played, by order (not played again).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``order``; empty when no order applies.
     """
     from irtbridge.benchmark import PAPER_ORDERS, order_datasets, tournament
 
@@ -69,6 +96,17 @@ def hard_instances(results: Sequence[DatasetResult]) -> pd.DataFrame:
     Sorted by ``p_typical`` (the chance a classifier of median ability gets it right under the fitted
     3PL), which folds difficulty, discrimination and guessing into one number where ``b`` alone misleads
     for flat (a near 0) or inverted (a < 0) items; ties by the share of classifiers that got it right.
+
+    Parameters
+    ----------
+    results : sequence of DatasetResult
+        The per-dataset results.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``dataset``, ``instance``, ``a``, ``b``, ``g``, ``u``, ``label``, ``share_correct``,
+        ``p_typical`` and, where computed, the hardness.
     """
     frames = []
     for r in results:
@@ -82,7 +120,20 @@ def hard_instances(results: Sequence[DatasetResult]) -> pd.DataFrame:
 
 
 def pooled_efficiency(results: Sequence[DatasetResult]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """EI family per classifier: per binary dataset, and pooled over them (2 x 2 counts summed)."""
+    """EI family per classifier: per binary dataset, and pooled over them (2 x 2 counts summed).
+
+    Parameters
+    ----------
+    results : sequence of DatasetResult
+        The per-dataset results.
+
+    Returns
+    -------
+    per_dataset : DataFrame
+        One row per binary dataset and classifier.
+    pooled : DataFrame
+        One row per classifier, by decreasing EI (both empty without binary datasets).
+    """
     from irtbridge.efficiency import efficiency_frame
 
     frames = []

@@ -89,7 +89,13 @@ class BenchmarkResult(HasSummary):
 
     # -- tidy tables ---------------------------------------------------------------------------
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every result as a tidy table (long format, one row per observation), keyed by file stem."""
+        """Every result as a tidy table (long format, one row per observation), keyed by file stem.
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Stem -> table.
+        """
         items = [r.items.reset_index().assign(dataset=name) for name, r in self.datasets.items() if r.ok]
         resp = [r.respondents.reset_index().assign(dataset=name) for name, r in self.datasets.items()]
         attempts = [
@@ -133,7 +139,13 @@ class BenchmarkResult(HasSummary):
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary: settings, per-dataset diagnostics with the calibration attempts, tournaments."""
+        """JSON-ready summary: settings, per-dataset diagnostics with the calibration attempts, tournaments.
+
+        Returns
+        -------
+        dict of str to Any
+            See above.
+        """
         datasets = []
         for name, row in self.diagnostics.iterrows():
             r = self.datasets[name]
@@ -150,7 +162,13 @@ class BenchmarkResult(HasSummary):
         }
 
     def summary(self) -> Summary:
-        """The dataset diagnostics, then each tournament's rating table and validity."""
+        """The dataset diagnostics, then each tournament's rating table and validity.
+
+        Returns
+        -------
+        Summary
+            The benchmark's summary.
+        """
         d = self.diagnostics
         cols = ["status", "engine", "n_items", "n_dropped", "difficulty_mean", "difficulty_sd",
                 "discrimination_mean", "discrimination_sd", "guessing_mean", "share_negative_discrimination",
@@ -179,6 +197,15 @@ class BenchmarkResult(HasSummary):
         """Write the tables (CSV), the summary (JSON) and the figures (PNG) under ``out``.
 
         Every file is written to a temporary name and renamed, so a reader never sees half a file.
+
+        Parameters
+        ----------
+        out : str or os.PathLike
+            The folder (created if needed).
+        figures : bool, default True
+            Also draw the figures.
+        responses : bool, default True
+            Also write each dataset's response matrix (``responses/<dataset>.csv``).
 
         Returns
         -------
@@ -212,7 +239,20 @@ class BenchmarkResult(HasSummary):
         return written
 
     def save_figures(self, out: str | os.PathLike, *, dpi: int = 110) -> list[Path]:
-        """Draw every figure into ``out`` (PNG) and return the paths."""
+        """Draw every figure into ``out`` (PNG) and return the paths.
+
+        Parameters
+        ----------
+        out : str or os.PathLike
+            The folder.
+        dpi : int, default 110
+            Resolution.
+
+        Returns
+        -------
+        list of Path
+            The files written.
+        """
         import matplotlib
 
         matplotlib.use("Agg", force=False)

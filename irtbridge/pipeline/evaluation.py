@@ -128,7 +128,13 @@ class Evaluation:
 
     def summary(self) -> Summary:
         """The headline (:mod:`irtbridge.pipeline.headline`), computed once: the CLI text, ``summary.json``
-        and the report's Summary section are its renderings (``as_text``, ``to_dict``, ``as_html``)."""
+        and the report's Summary section are its renderings (``as_text``, ``to_dict``, ``as_html``).
+
+        Returns
+        -------
+        Summary
+            The headline.
+        """
         return self._headline
 
     @functools.cached_property
@@ -142,14 +148,22 @@ class Evaluation:
 
     @property
     def ok(self) -> list[DatasetResult]:
+        """The datasets evaluated."""
         return [d for d in self.datasets if d.ok]
 
     @property
     def failed(self) -> list[DatasetResult]:
+        """The datasets that could not be evaluated."""
         return [d for d in self.datasets if not d.ok]
 
     def overview(self) -> pd.DataFrame:
-        """What was evaluated: one row per dataset."""
+        """What was evaluated: one row per dataset.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by ``dataset``.
+        """
         rows = [{
             "dataset": d.name, "source": d.provenance, "instances": d.n_instances, "features": d.n_features,
             "classes": len(d.classes), "items": len(d.items), "respondents": len(d.respondents),
@@ -160,7 +174,13 @@ class Evaluation:
         return pd.DataFrame(rows).set_index("dataset")
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table of the report by file stem (written as ``tables/<stem>.csv``)."""
+        """Every table of the report by file stem (written as ``tables/<stem>.csv``).
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Stem -> table (tables without columns left out).
+        """
         out = {
             "datasets": self.overview(),
             "diagnostics": self.diagnostics,
@@ -193,7 +213,26 @@ def assemble(
     results: Sequence[DatasetResult], settings: Settings, *, mlc: MLCRun | None = None,
     timings: Mapping[str, float] | None = None, provenance: Mapping[str, Any] | None = None,
 ) -> Evaluation:
-    """The stages across datasets, from per-dataset results (native; no R needed)."""
+    """The stages across datasets, from per-dataset results (native; no R needed).
+
+    Parameters
+    ----------
+    results : sequence of DatasetResult
+        The per-dataset results.
+    settings : Settings
+        The run's settings.
+    mlc : MLCRun, optional
+        The MLC unit's result.
+    timings : mapping of str to float, optional
+        Seconds per stage.
+    provenance : mapping of str to Any, optional
+        Versions and the run's facts.
+
+    Returns
+    -------
+    Evaluation
+        The evaluation.
+    """
     from irtbridge.benchmark import order_datasets, score_table, tournament
 
     ok = [r for r in results if r.ok]
@@ -250,6 +289,11 @@ def evaluate(
         spawned, never forked, each with its own R; ``jobs=1`` runs everything in this process.
     progress : bool
         tqdm progress on stderr.
+
+    Returns
+    -------
+    Evaluation
+        Everything the report shows.
 
     Notes
     -----

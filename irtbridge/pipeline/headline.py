@@ -31,7 +31,18 @@ def _num(value: float, digits: int = 2) -> str:
 
 
 def evaluation_summary(ev: "Evaluation") -> Summary:
-    """Build the headline of ``ev`` (see the module docstring)."""
+    """Build the headline of ``ev`` (see the module docstring).
+
+    Parameters
+    ----------
+    ev : Evaluation
+        The evaluation.
+
+    Returns
+    -------
+    Summary
+        Its headline.
+    """
     respondents = ev.ok[0].respondents if ev.ok else pd.DataFrame({"kind": []})
     n_cls = int((respondents["kind"] == "classifier").sum())
     n_art = len(respondents) - n_cls

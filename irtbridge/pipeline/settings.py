@@ -28,6 +28,8 @@ def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | No
         Default: the benchmark's default datasets (its quick ones with ``quick=True``).
     target : str, optional
         The target column of CSV files given without ``:TARGET`` (``Settings.target``; default ``"target"``).
+    quick : bool, default False
+        Without ``names``: the quick run's datasets instead of the default ones.
 
     Returns
     -------

@@ -39,6 +39,22 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
     Unless ``strict``, never raises for a bad dataset: the reason is kept in ``error`` so the other
     datasets go on (decodIRT, Cardoso et al., lost "pc4" to a calibration that did not converge);
     ``strict`` (the benchmark's contract) lets the dataset's error propagate.
+
+    Parameters
+    ----------
+    ref : str, DatasetRef or BenchmarkDataset
+        The dataset.
+    settings : Settings, optional
+        The run's settings (default ``Settings()``).
+    extras : bool, default True
+        Also run the report's stages that read the benchmark's record (see above).
+    strict : bool, default False
+        Raise an error instead of recording the dataset as failed.
+
+    Returns
+    -------
+    DatasetResult
+        The result (a failed one, with the error, unless ``strict``).
     """
     from irtbridge.benchmark import BenchmarkDataset, evaluate_dataset, load_benchmark_dataset
 
@@ -92,6 +108,16 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     the test labels ``y_test``, each real classifier's ``predictions`` and its scores ``P(y = positive)``
     (``scores``).
 
+    Parameters
+    ----------
+    result : DatasetResult
+        A binary dataset's result.
+
+    Returns
+    -------
+    DatasetResult
+        A copy with the hardness in its ``items`` and the EI family in ``ei``.
+
     Notes
     -----
     With the minority class as positive (1), ``TP = #(pred = 1, y = 1)`` etc., and
@@ -126,7 +152,22 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
 
 def dataset_units(refs: Sequence[Any], settings: Settings, *, extras: bool = True,
                   strict: bool = False) -> dict[tuple[str, Any], tuple[Any, tuple]]:
-    """The per-dataset units of a run, ``("dataset", ref) -> (run_dataset, args)`` (see :func:`run_dataset`)."""
+    """The per-dataset units of a run, ``("dataset", ref) -> (run_dataset, args)`` (see :func:`run_dataset`).
+
+    Parameters
+    ----------
+    refs : sequence
+        The datasets.
+    settings : Settings
+        The run's settings.
+    extras, strict : bool
+        As in :func:`run_dataset`.
+
+    Returns
+    -------
+    dict
+        ``("dataset", ref) -> (run_dataset, args)``.
+    """
     return {("dataset", r): (run_dataset, (r, settings, extras, strict)) for r in refs}
 
 
@@ -137,6 +178,26 @@ def run_datasets(refs: Sequence[Any], settings: Settings, *, jobs: int | None = 
     The one runner of the benchmark's datasets: :func:`evaluate` runs these units (with the MLC unit
     beside them) and :func:`irtbridge.pipeline.run_benchmark` runs them without the report's stages
     (``extras=False``) and with ``strict`` errors.
+
+    Parameters
+    ----------
+    refs : sequence
+        The datasets.
+    settings : Settings
+        The run's settings.
+    jobs : int, optional
+        Worker processes (default: one per CPU, at most one per dataset).
+    progress : bool, default False
+        Show a progress bar.
+    extras, strict : bool
+        As in :func:`run_dataset`.
+    desc : str, default "datasets"
+        The progress bar's label.
+
+    Returns
+    -------
+    list of DatasetResult
+        One per dataset, in the order given.
     """
     units = dataset_units(refs, settings, extras=extras, strict=strict)
     done = _run(units, _jobs(jobs, len(units)), progress, desc, lost=None if strict else _lost)
@@ -212,10 +273,17 @@ class MLCRun:
 
     @property
     def ok(self) -> bool:
+        """Whether the MLC ran without error and has its class table."""
         return self.error is None and self.classes is not None
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The tables that exist, by the report's file stems (``mlc``, ``mlc_metrics``, ``mlc_trajectories``)."""
+        """The tables that exist, by the report's file stems (``mlc``, ``mlc_metrics``, ``mlc_trajectories``).
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Stem -> table.
+        """
         named = {"mlc": self.classes, "mlc_metrics": self.metrics, "mlc_trajectories": self.trajectories}
         return {k: v for k, v in named.items() if isinstance(v, pd.DataFrame)}
 
@@ -225,6 +293,18 @@ def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
 
     The CDIs come from the features cut at their quartiles (graded model in R); class 1 is the minority
     class. Never raises: a failure is kept in :attr:`MLCRun.error`.
+
+    Parameters
+    ----------
+    ref : str
+        A binary dataset.
+    settings : Settings, optional
+        The run's settings (default ``Settings()``).
+
+    Returns
+    -------
+    MLCRun
+        Its result, or the error.
     """
     from irtbridge.benchmark import class_labels, load_benchmark_dataset, prepare_features
     from irtbridge.mlc import evaluate_mlc

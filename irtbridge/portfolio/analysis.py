@@ -276,7 +276,13 @@ class PortfolioEvaluation(HasSummary):
         return self.latent.occupancy
 
     def to_dict(self) -> dict[str, Any]:
-        """The CLI's ``--json`` object: ``{"algorithms": [...], "occupancy": [...]}``."""
+        """The CLI's ``--json`` object: ``{"algorithms": [...], "occupancy": [...]}``.
+
+        Returns
+        -------
+        dict of str to Any
+            See above.
+        """
         rows = []
         for name, row in self.algorithms.iterrows():
             rows.append({
@@ -293,7 +299,18 @@ class PortfolioEvaluation(HasSummary):
         return {"algorithms": rows, "occupancy": occupancy}
 
     def summary(self, digits: int = 3) -> Summary:
-        """The algorithm table, occupancy, and Notes."""
+        """The algorithm table, occupancy, and Notes.
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Digits shown.
+
+        Returns
+        -------
+        Summary
+            The evaluation's summary.
+        """
         cal = self.calibration
         kind = "continuous response model (EstCRM)" if self.model == "continuous" else f"{cal.model} model (mirt)"
         cols = ["discrimination", "anomalous", "stability", "goodness_auc", "effectiveness_auc_actual",

@@ -96,6 +96,7 @@ class CRMCalibration(HasSummary):
 
     @property
     def item_names(self) -> list[str]:
+        """The algorithms (the items), in the order of :attr:`items`."""
         return list(self.items.index)
 
     def __repr__(self) -> str:
@@ -105,7 +106,18 @@ class CRMCalibration(HasSummary):
         )
 
     def summary(self, digits: int = 3) -> Summary:
-        """The item table, bounds and Notes."""
+        """The item table, bounds and Notes.
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Digits shown.
+
+        Returns
+        -------
+        Summary
+            The calibration's summary.
+        """
         table = self.items.assign(min_item=self.min_item, max_item=self.max_item)
         lines = (
             Line.of("fit", f"datasets {self.n_datasets}   algorithms {len(self.items)}   log-likelihood "
@@ -362,6 +374,18 @@ def _to_model_scale(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: s
 
 def crm_z(performance: Any, min_item: Any, max_item: Any):
     """EstCRM's transform of performance to the logit scale ``z``.
+
+    Parameters
+    ----------
+    performance : DataFrame or ndarray
+        Datasets x algorithms.
+    min_item, max_item : float or array-like
+        The performance scale's ends.
+
+    Returns
+    -------
+    DataFrame or ndarray
+        ``z``, shaped like ``performance``.
 
     Notes
     -----

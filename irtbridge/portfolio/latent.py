@@ -60,6 +60,7 @@ class LatentTraitAnalysis:
 
     @property
     def grid(self) -> np.ndarray:
+        """The easiness grid of the curves (their index)."""
         return self.curves.index.to_numpy()
 
     def __repr__(self) -> str:
@@ -67,7 +68,13 @@ class LatentTraitAnalysis:
                 f"epsilon={self.epsilon:g})")
 
     def summary(self) -> Summary:
-        """The occupancy of strengths and weaknesses, from the stored numbers."""
+        """The occupancy of strengths and weaknesses, from the stored numbers.
+
+        Returns
+        -------
+        Summary
+            The analysis' summary.
+        """
         lines = (Line.of("size", f"{len(self.easiness)} datasets, {self.curves.shape[1]} algorithms, "
                                  f"epsilon {self.epsilon:g}"),)
         return Summary("latent trait analysis (strengths and weaknesses over dataset easiness)", lines,
@@ -109,7 +116,9 @@ def latent_trait_analysis(
         ``epsilon`` of the worst (airt's ``epsilon``; the seed uses 0).
     n_grid : int
         Grid points along easiness (ggplot2's ``geom_smooth`` evaluates at 80).
-    k, smoothing, shrink
+    k : int, default 10
+    smoothing : str, default "REML"
+    shrink : float or None, default 0.1
         The spline (see :func:`~irtbridge.portfolio.spline.penalized_spline`); the defaults are airt's
         ``geom_smooth(method = "gam", formula = y ~ s(x, bs = "cs"))`` with REML. With fewer than ``k``
         distinct easiness values, ``k`` drops to their number (with a :class:`DataWarning`).

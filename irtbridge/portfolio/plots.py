@@ -35,7 +35,18 @@ __all__ = [
 
 
 def algorithm_colors(names: list[str]) -> dict[str, Any]:
-    """One colour per algorithm (tab10 up to 10 algorithms, tab20 up to 20, then a hue circle)."""
+    """One colour per algorithm (tab10 up to 10 algorithms, tab20 up to 20, then a hue circle).
+
+    Parameters
+    ----------
+    names : list of str
+        The algorithms.
+
+    Returns
+    -------
+    dict of str to colour
+        Name -> an RGBA tuple.
+    """
     n = len(names)
     if n <= 10:
         cmap = colormaps["tab10"]
@@ -109,7 +120,9 @@ def plot_tracelines(evaluation, *, theta_range=(-6.0, 6.0), step: float = 0.1, n
     ----------
     evaluation : PortfolioEvaluation
         A polytomous-model evaluation.
-    theta_range, step, ncols
+    theta_range : (float, float), default (-6.0, 6.0)
+    step : float, default 0.1
+    ncols : int, default 5
         The easiness grid and the facet columns.
     ax : sequence of matplotlib Axes, optional
         One per algorithm; default: a new grid of ``ncols`` columns.
@@ -201,6 +214,13 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 def plot_strengths(evaluation, *, ax: Any = None):
     """Where along the easiness axis each algorithm is the best (strengths) and the worst (weaknesses).
 
+    Parameters
+    ----------
+    evaluation : PortfolioEvaluation
+        The evaluation.
+    ax : sequence of two matplotlib Axes, optional
+        Where to draw; default a new figure.
+
     Returns
     -------
     numpy.ndarray of two matplotlib Axes
@@ -233,6 +253,18 @@ def plot_goodness(evaluation, *, ax: Any = None):
     """Model goodness curves (share of datasets predicted within a tolerance), one line per algorithm.
 
     Returns the Axes.
+
+    Parameters
+    ----------
+    evaluation : PortfolioEvaluation
+        The evaluation.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     names = _names(evaluation)
     colours = algorithm_colors(names)
@@ -250,7 +282,20 @@ def plot_goodness(evaluation, *, ax: Any = None):
 
 
 def plot_effectiveness(evaluation, *, ax: Any = None):
-    """Actual and predicted effectiveness curves side by side; returns the two Axes (``ax=``: two Axes)."""
+    """Actual and predicted effectiveness curves side by side; returns the two Axes (``ax=``: two Axes).
+
+    Parameters
+    ----------
+    evaluation : PortfolioEvaluation
+        The evaluation.
+    ax : sequence of two matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    ndarray of matplotlib Axes
+        The two Axes.
+    """
     names = _names(evaluation)
     colours = algorithm_colors(names)
     new = ax is None
@@ -274,6 +319,18 @@ def plot_effectiveness_scatter(evaluation, *, ax: Any = None):
     """Area under the actual against the predicted effectiveness curve (AUAEC vs AUPEC), with y = x.
 
     Returns the Axes.
+
+    Parameters
+    ----------
+    evaluation : PortfolioEvaluation
+        The evaluation.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     names = _names(evaluation)
     colours = algorithm_colors(names)
@@ -294,6 +351,15 @@ def plot_effectiveness_scatter(evaluation, *, ax: Any = None):
 
 def save_figures(evaluation, out_dir: str | os.PathLike, *, dpi: int = 110) -> dict[str, Path]:
     """Draw every figure that applies to the evaluation and save it as PNG in ``out_dir``.
+
+    Parameters
+    ----------
+    evaluation : PortfolioEvaluation
+        The evaluation.
+    out_dir : str or os.PathLike
+        The folder (created if needed).
+    dpi : int, default 110
+        Resolution of the PNG files.
 
     Returns
     -------

@@ -26,6 +26,18 @@ SMOOTHING_METHODS = ("REML", "GCV")
 def place_knots(x: Any, k: int = 10) -> np.ndarray:
     """Knots of a cubic regression spline: ``k`` evenly spaced quantiles of the unique ``x`` values.
 
+    Parameters
+    ----------
+    x : array-like
+        The covariate.
+    k : int, default 10
+        Knots.
+
+    Returns
+    -------
+    ndarray
+        The knots.
+
     Notes
     -----
     mgcv's default for ``bs = "cr"``/``"cs"``: ``quantile(unique(x), seq(0, 1, length = k))`` (R's type-7

@@ -77,7 +77,22 @@ class ReportFiles:
 
 def render_html(evaluation: Evaluation, *, table_files: Mapping[str, str] | None = None,
                 figs: Mapping[str, str] | None = None) -> str:
-    """The report page as one HTML string (figures embedded)."""
+    """The report page as one HTML string (figures embedded).
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The evaluation.
+    table_files : mapping of str to str, optional
+        Table name -> its CSV's relative path, for the page's links.
+    figs : mapping of str to str, optional
+        Figure name -> ``data:`` URI (default: drawn here).
+
+    Returns
+    -------
+    str
+        The page.
+    """
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("irtbridge.report", "templates"), autoescape=True,
@@ -88,7 +103,20 @@ def render_html(evaluation: Evaluation, *, table_files: Mapping[str, str] | None
 
 
 def summary_dict(evaluation: Evaluation, *, out: str | os.PathLike | None = None) -> dict[str, Any]:
-    """What ``summary.json`` holds: ``evaluation.summary().to_dict()`` with the page's path as ``report``."""
+    """What ``summary.json`` holds: ``evaluation.summary().to_dict()`` with the page's path as ``report``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The evaluation.
+    out : str or os.PathLike, optional
+        The report's folder.
+
+    Returns
+    -------
+    dict of str to Any
+        ``report`` is None without ``out``.
+    """
     return {**evaluation.summary().to_dict(), "report": str(Path(out) / "index.html") if out is not None else None}
 
 
@@ -105,6 +133,20 @@ def write_report(evaluation: Evaluation, out: str | os.PathLike = "irtbridge-rep
     until the new one is whole, and a second writer of ``out`` gets :class:`~irtbridge.exceptions.OutputBusyError`.
     ``staging``: a staging folder the caller already holds (the CLI locks ``out`` for the whole run);
     the files go there and the returned paths name their place in ``out``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The evaluation.
+    out : str or os.PathLike, default "irtbridge-report"
+        The folder.
+    staging : str or os.PathLike, optional
+        A staging folder the caller already holds (written into directly).
+
+    Returns
+    -------
+    ReportFiles
+        The paths written.
 
     Examples
     --------

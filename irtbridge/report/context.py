@@ -121,7 +121,22 @@ def _references(ev: Evaluation) -> list[str]:
 
 
 def page_context(ev: Evaluation, figs: Mapping[str, str], tables: Mapping[str, str]) -> dict[str, Any]:
-    """Every variable of the page template: the sections' builders merged, in page order."""
+    """Every variable of the page template: the sections' builders merged, in page order.
+
+    Parameters
+    ----------
+    ev : Evaluation
+        The evaluation.
+    figs : mapping of str to str
+        Figure name -> ``data:`` URI.
+    tables : mapping of str to str
+        Table name -> its CSV's relative path.
+
+    Returns
+    -------
+    dict of str to Any
+        The template's variables.
+    """
     # the headline is the Evaluation's own Summary: the same lines the CLI prints and summary.json holds
     ctx: dict[str, Any] = {"version": __version__, "figs": figs, "findings": [x.html for x in ev.summary().lines],
                            "settings": ev.settings, "settings_rows": _settings_rows(ev.settings),

@@ -168,6 +168,20 @@ def write_leaderboard_report(report: LeaderboardReport, out: str | os.PathLike =
     As :meth:`LeaderboardReport.save` (atomic; ``staging``: a staging folder the caller already holds), with
     the page. Returns name -> path in ``out`` (``index``, ``summary`` and one per table).
 
+    Parameters
+    ----------
+    report : LeaderboardReport
+        The report.
+    out : str or os.PathLike, default "irtbridge-leaderboard"
+        The folder.
+    staging : str or os.PathLike, optional
+        A staging folder the caller already holds.
+
+    Returns
+    -------
+    dict of str to Path
+        Name -> path in ``out``.
+
     Examples
     --------
     >>> import tempfile

@@ -29,7 +29,22 @@ def _clean(ax: Any) -> None:
 
 def plot_interval_ranking(ranking: pd.DataFrame, value: str = "theta", *, ax: Any = None):
     """Each model's ``value`` with its 95% interval (``<value>_lower``/``_upper``), best on top; accuracy
-    predicted for unanswered items in purple."""
+    predicted for unanswered items in purple.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        The report's ranking table.
+    value : str, default "theta"
+        The column drawn.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     n = len(ranking)
     ax = _axes(ax, 7.5, 0.26 * n + 1.3 if n <= MAX_LABELLED else 6.5)
     y = np.arange(n)[::-1]
@@ -61,7 +76,20 @@ def plot_interval_ranking(ranking: pd.DataFrame, value: str = "theta", *, ax: An
 
 
 def plot_item_map(items: pd.DataFrame, *, ax: Any = None):
-    """The fitted items by difficulty b and discrimination a; negative discrimination in red."""
+    """The fitted items by difficulty b and discrimination a; negative discrimination in red.
+
+    Parameters
+    ----------
+    items : DataFrame
+        The report's item table (``a``, ``b``).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     ax = _axes(ax, 7.0, 4.0)
     fitted = items[items["a"].notna()]
     neg = fitted["negative_discrimination"].to_numpy(bool)
@@ -80,7 +108,20 @@ def plot_item_map(items: pd.DataFrame, *, ax: Any = None):
 
 
 def plot_share_right(items: pd.DataFrame, *, ax: Any = None):
-    """How many items each share of the models answers right; everyone right / everyone wrong highlighted."""
+    """How many items each share of the models answers right; everyone right / everyone wrong highlighted.
+
+    Parameters
+    ----------
+    items : DataFrame
+        The report's item table (share right, flags).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     ax = _axes(ax, 7.0, 3.2)
     share = items.loc[items["n_answered"] >= 2, "share_right"].to_numpy(float)
     bins = np.linspace(0, 1, 21)
@@ -97,7 +138,24 @@ def plot_share_right(items: pd.DataFrame, *, ax: Any = None):
 
 
 def plot_test_information(curve: pd.DataFrame, theta: Any, low: float, high: float, *, ax: Any = None):
-    """The test information curve, the range where it is at least half its peak, the models' abilities below."""
+    """The test information curve, the range where it is at least half its peak, the models' abilities below.
+
+    Parameters
+    ----------
+    curve : DataFrame
+        :func:`~irtbridge.leaderboard.diagnostics.information_curve`'s table.
+    theta : array-like
+        The models' abilities.
+    low, high : float
+        The informative range.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     ax = _axes(ax, 7.0, 3.4)
     ax.plot(curve["theta"].to_numpy(float), curve["information"].to_numpy(float), color=_CLASSIFIER_COLOR, lw=2)
     ax.axvspan(low, high, color=_CLASSIFIER_COLOR, alpha=0.08, lw=0)
@@ -114,7 +172,26 @@ def plot_test_information(curve: pd.DataFrame, theta: Any, low: float, high: flo
 
 def plot_task_accuracy(task_accuracy: pd.DataFrame, order: Any, *, max_models: int = 30, max_tasks: int = 40,
                        ax: Any = None):
-    """Observed accuracy of the leading models (rows, in ranking order) on each task (columns)."""
+    """Observed accuracy of the leading models (rows, in ranking order) on each task (columns).
+
+    Parameters
+    ----------
+    task_accuracy : DataFrame
+        Models x tasks, observed accuracy.
+    order : sequence of str
+        The models in ranking order.
+    max_models : int, default 30
+        Leading models shown.
+    max_tasks : int, default 40
+        Tasks shown.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     rows = [m for m in order if m in task_accuracy.index][:max_models]
     table = task_accuracy.loc[rows].iloc[:, :max_tasks]
     ax = _axes(ax, max(6.0, 0.32 * table.shape[1] + 3.0), 0.3 * table.shape[0] + 1.8)
@@ -123,7 +200,18 @@ def plot_task_accuracy(task_accuracy: pd.DataFrame, order: Any, *, max_models: i
 
 def leaderboard_figures(report: LeaderboardReport) -> dict[str, str]:
     """Every figure of the page as a ``data:`` URI, by name (a figure that cannot be drawn is left out, with
-    one warning)."""
+    one warning).
+
+    Parameters
+    ----------
+    report : LeaderboardReport
+        The report.
+
+    Returns
+    -------
+    dict of str to str
+        Figure name -> ``data:`` URI.
+    """
     r = report
     info = r.facts.get("information")
     fitted = bool(r.facts["fit"]["fitted"])

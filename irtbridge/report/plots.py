@@ -52,7 +52,20 @@ def _png(fig: Any) -> str:
 
 
 def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
-    """Glicko-2 rating of every respondent with its 95% interval (rating -/+ 2 RD), best on top."""
+    """Glicko-2 rating of every respondent with its 95% interval (rating -/+ 2 RD), best on top.
+
+    Parameters
+    ----------
+    ratings : DataFrame
+        The final Glicko-2 ratings.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     n = len(ratings)
     ax = _axes(ax, 7.5, 0.28 * n + 1.2)
     y = np.arange(n)[::-1]
@@ -76,7 +89,24 @@ def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
 
 
 def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int = 8, *, ax: Any = None):
-    """Rating of the leading respondents (and two baselines) after each rating period (dataset)."""
+    """Rating of the leading respondents (and two baselines) after each rating period (dataset).
+
+    Parameters
+    ----------
+    history : DataFrame
+        Ratings after each period.
+    ratings : DataFrame
+        The final ratings (which respondents lead).
+    top : int, default 8
+        Leading respondents drawn.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     ax = _axes(ax, 7.5, 3.6)
     players = list(ratings.index[:top])
     for extra in ("majority", "pessimal"):
@@ -102,7 +132,24 @@ def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int =
 
 
 def plot_true_score_shares(true_scores: pd.DataFrame, n_items: Mapping[str, int], order: Sequence[str], *, ax: Any = None):
-    """Heat map of True-Score / number of items (the expected share correct) per dataset and respondent."""
+    """Heat map of True-Score / number of items (the expected share correct) per dataset and respondent.
+
+    Parameters
+    ----------
+    true_scores : DataFrame
+        Respondents x datasets.
+    n_items : mapping of str to int
+        Items of each dataset.
+    order : sequence of str
+        The datasets' order.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     share = true_scores.div(pd.Series(n_items).reindex(true_scores.index), axis=0)
     share = share[[c for c in order if c in share.columns]]
     ax = _axes(ax, max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
@@ -124,7 +171,20 @@ def plot_dataset_map(diagnostics: pd.DataFrame, *, ax: Any = None):
     """Each dataset by median difficulty and median discrimination (Cardoso et al., decodIRT, Fig. 7 in one panel).
 
     Medians, because ltm's 3PL on small respondent samples gives a few items near-zero discrimination and
-    huge |b|, which would dominate a mean."""
+    huge |b|, which would dominate a mean.
+
+    Parameters
+    ----------
+    diagnostics : DataFrame
+        Per dataset, its median difficulty and discrimination.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     ax = _axes(ax, 6.8, 4.2)
     x = diagnostics["difficulty_median"].to_numpy(float)
     y = diagnostics["discrimination_median"].to_numpy(float)
@@ -146,7 +206,20 @@ def plot_dataset_map(diagnostics: pd.DataFrame, *, ax: Any = None):
 
 
 def plot_instances(instances: pd.DataFrame, *, ax: Any = None):
-    """Per instance: the chance a typical classifier gets it right against the cost-curve hardness."""
+    """Per instance: the chance a typical classifier gets it right against the cost-curve hardness.
+
+    Parameters
+    ----------
+    instances : DataFrame
+        The hard instances table.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     has_hard = "hardness_rd" in instances.columns and instances["hardness_rd"].notna().any()
     ax = _axes(ax, 7.2, 3.8)
     names = list(dict.fromkeys(instances["dataset"]))
@@ -171,7 +244,20 @@ def plot_instances(instances: pd.DataFrame, *, ax: Any = None):
 
 
 def plot_ei(pooled: pd.DataFrame, *, ax: Any = None):
-    """EI with its 95% interval per classifier (log scale), pooled over the binary datasets."""
+    """EI with its 95% interval per classifier (log scale), pooled over the binary datasets.
+
+    Parameters
+    ----------
+    pooled : DataFrame
+        The pooled EI per classifier, with its interval.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     n = len(pooled)
     ax = _axes(ax, 7.0, 0.3 * n + 1.3)
     y = np.arange(n)[::-1]
@@ -201,7 +287,22 @@ def plot_ei(pooled: pd.DataFrame, *, ax: Any = None):
 
 
 def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None, *, ax: Any = None):
-    """Running MLC of each class's adaptive test against the cases presented (the MLC paper, Fig. 8)."""
+    """Running MLC of each class's adaptive test against the cases presented (the MLC paper, Fig. 8).
+
+    Parameters
+    ----------
+    trajectories : DataFrame
+        The running MLC of each class's test.
+    classes : DataFrame, optional
+        The final MLC of each class.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes or None
+        None when ``trajectories`` lacks the ``mlc`` or ``class`` column.
+    """
     if "mlc" not in trajectories.columns or "class" not in trajectories.columns:
         return None
     ax = _axes(ax, 7.0, 3.4)
@@ -227,7 +328,18 @@ def _cmap(name: str):
 
 
 def figures(evaluation: Evaluation) -> dict[str, str]:
-    """Every figure of the page as a ``data:`` URI, by name (a figure that cannot be drawn is left out)."""
+    """Every figure of the page as a ``data:`` URI, by name (a figure that cannot be drawn is left out).
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The evaluation.
+
+    Returns
+    -------
+    dict of str to str
+        Figure name -> ``data:`` URI.
+    """
     ev = evaluation
     makers: list[tuple[str, Callable[[], Any]]] = [
         ("ranking", lambda: plot_ranking(ev.ratings)),
@@ -247,7 +359,20 @@ def figures(evaluation: Evaluation) -> dict[str, str]:
 
 def embed_figures(makers: Sequence[tuple[str, Callable[[], Any]]], what: str = "report figures") -> dict[str, str]:
     """Draw each ``(name, maker)`` and embed it as a ``data:`` URI; a maker returning None is skipped, one that
-    fails is left out, with one warning naming every figure left out (a figure is a by-product)."""
+    fails is left out, with one warning naming every figure left out (a figure is a by-product).
+
+    Parameters
+    ----------
+    makers : sequence of (str, callable)
+        Figure name and a function of no argument that draws it.
+    what : str, default "report figures"
+        What the warning calls them.
+
+    Returns
+    -------
+    dict of str to str
+        Figure name -> ``data:`` URI.
+    """
     out: dict[str, str] = {}
     failed = []
     for name, make in makers:

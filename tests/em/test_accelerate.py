@@ -150,7 +150,7 @@ def test_the_calibration_records_its_accelerator():
 
 def test_standardise_moves_the_items_to_a_standard_latent_scale():
     """PX-EM's reduction (Liu, Rubin & Wu 1998) by hand: mean and sd of the node counts, a theta + d kept."""
-    from irtbridge.em.core import standardise
+    from irtbridge.em.identify import standardise
 
     theta = np.array([-1.0, 0.0, 1.0, 2.0])
     N = np.array([1.0, 2.0, 4.0, 1.0])  # mean (-1 + 0 + 4 + 2) / 8 = 0.625

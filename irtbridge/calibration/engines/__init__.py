@@ -75,6 +75,8 @@ class Engine:
         Its fit keeps the data (scoring the calibration data needs no ``responses=``).
     title : str
         How text names it.
+    domains : mapping of str to Domain
+        The domains of the options the engine takes (what :func:`irtbridge._catalogue.check_values` checks).
     """
 
     name: str
@@ -96,13 +98,34 @@ class Engine:
 
     def fit(self, request: FitRequest) -> "Calibration":
         """Fit ``request`` with this engine (its module's ``fit``); one warning when estimates are flagged
-        (:mod:`irtbridge.calibration.flags`), whatever the engine."""
+        (:mod:`irtbridge.calibration.flags`), whatever the engine.
+
+        Parameters
+        ----------
+        request : FitRequest
+            The checked request.
+
+        Returns
+        -------
+        Calibration
+            The fit.
+        """
         fit = importlib.import_module(self.module).fit(request)
         warn_flagged(fit, stacklevel=4)
         return fit
 
     def check(self, *, priors: bool, structured: bool, sparse: bool) -> None:
-        """A one-line ValidationError for what this engine cannot take (checked once, at the entry)."""
+        """A one-line ValidationError for what this engine cannot take (checked once, at the entry).
+
+        Parameters
+        ----------
+        priors : bool
+            Whether the call has priors.
+        structured : bool
+            Whether it has a structure (a spec or several factors).
+        sparse : bool
+            Whether its data are answered cells only.
+        """
         takers = self.who_else
         if structured and not self.structure:
             raise ValidationError(f"dims, spec, parameters and per-item models need engine={takers('structure')}, "
@@ -115,11 +138,33 @@ class Engine:
                                   f"engine={self.name!r} takes a response matrix")
 
     def option_names(self, model: str) -> tuple[str, ...] | None:
-        """The R argument names this engine reads for ``model``; None: the engine checks its own."""
+        """The R argument names this engine reads for ``model``; None: the engine checks its own.
+
+        Parameters
+        ----------
+        model : str
+            The model fitted.
+
+        Returns
+        -------
+        tuple of str or None
+            The argument names.
+        """
         return self.options.get(model, ()) if isinstance(self.options, Mapping) else self.options
 
     def who_else(self, what: str) -> str:
-        """The engines that have capability ``what`` (an attribute), for messages: ``'mirt' or 'native'``."""
+        """The engines that have capability ``what`` (an attribute), for messages: ``'mirt' or 'native'``.
+
+        Parameters
+        ----------
+        what : str
+            An attribute of :class:`Engine`.
+
+        Returns
+        -------
+        str
+            The engines' names, quoted, joined by "or".
+        """
         return " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if getattr(e, what))
 
 
@@ -137,5 +182,16 @@ ENGINE_TABLE: dict[str, Engine] = {
 
 
 def engine(name: str) -> Engine:
-    """The dispatch-table row of an engine name (already checked against :data:`ENGINE_TABLE`)."""
+    """The dispatch-table row of an engine name (already checked against :data:`ENGINE_TABLE`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`ENGINE_TABLE`.
+
+    Returns
+    -------
+    Engine
+        Its row.
+    """
     return ENGINE_TABLE[name]

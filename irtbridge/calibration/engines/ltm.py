@@ -14,5 +14,16 @@ __all__ = ["fit"]
 
 
 def fit(request: FitRequest) -> Calibration:
-    """Fit the request's model with ltm in R."""
+    """Fit the request's model with ltm in R.
+
+    Parameters
+    ----------
+    request : FitRequest
+        The checked request.
+
+    Returns
+    -------
+    Calibration
+        The fit.
+    """
     return fit_in_r("ltm", request)

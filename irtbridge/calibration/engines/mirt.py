@@ -17,7 +17,18 @@ __all__ = ["fit"]
 
 
 def fit(request: FitRequest) -> Calibration:
-    """Check the parameter names the request mentions against mirt's table, then fit in R."""
+    """Check the parameter names the request mentions against mirt's table, then fit in R.
+
+    Parameters
+    ----------
+    request : FitRequest
+        The checked request.
+
+    Returns
+    -------
+    Calibration
+        The fit.
+    """
     per_item = list(request.per_item) if request.per_item is not None else None
     check_before_fit(request.data, list(request.names), request.model, per_item, request.r_arguments,
                      request.parameters, list(request.priors), dict(request.options))

@@ -93,7 +93,18 @@ def _cycles_bar(enabled: bool, model: str, ncycles: int) -> Iterator[Callable[[i
 
 
 def fit(request: FitRequest) -> Calibration:
-    """The engine's entry in the dispatch table: a response matrix, or answered cells alone."""
+    """The engine's entry in the dispatch table: a response matrix, or answered cells alone.
+
+    Parameters
+    ----------
+    request : FitRequest
+        The checked request (a dense matrix or :class:`ResponseData`).
+
+    Returns
+    -------
+    Calibration
+        The fit.
+    """
     if request.priors and request.model not in ("3PL", "2PL", "1PL"):
         raise ValidationError(f"priors: engine='native' takes priors for the 1PL, 2PL and 3PL, not model "
                               f"{request.model!r}; use engine='mirt'")
@@ -107,7 +118,30 @@ def fit(request: FitRequest) -> Calibration:
 
 def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool | None, options: Mapping[str, Any],
                      dropped: tuple[str, ...] = (), priors: tuple = ()) -> Calibration:
-    """Fit ``model`` (rasch, 1PL, 2PL, 3PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix."""
+    """Fit ``model`` (rasch, 1PL, 2PL, 3PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix.
+
+    Parameters
+    ----------
+    values : ndarray
+        Respondents x items, validated.
+    names : list of str
+        The item names.
+    model : str
+        One of the models the native engine fits.
+    se : bool or None
+        Standard errors: None or True computes them, False leaves them out.
+    options : mapping of str to Any
+        The native engine's options (``quadpts``, ``TOL``, ...).
+    dropped : tuple of str, default ()
+        Constant items already dropped, recorded on the result.
+    priors : tuple of Prior, default ()
+        Priors (3PL and the dichotomous models).
+
+    Returns
+    -------
+    Calibration
+        The fit.
+    """
     if model == "graded":
         data, categories = prepare_graded(values, names)
         return _fit(data, model, se, options, dropped, categories)
@@ -122,6 +156,26 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, dro
 
     The checks of the dense path, on the sparse layout: no respondent without answers, constant items an
     error naming them (or dropped with a :class:`DataWarning` when ``drop_constant``).
+
+    Parameters
+    ----------
+    data : ResponseData
+        The answered cells.
+    model : str
+        One of the models the native engine fits.
+    se : bool or None
+        Standard errors: None or True computes them, False leaves them out.
+    drop_constant : bool
+        Drop constant items (with a DataWarning) instead of refusing them.
+    options : mapping of str to Any
+        The native engine's options.
+    priors : tuple of Prior, default ()
+        Priors.
+
+    Returns
+    -------
+    Calibration
+        The fit.
     """
     if model == "graded":
         raise ValidationError("engine='native' fits 'graded' from a response matrix (DataFrame or array of "

@@ -30,6 +30,22 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
 
     ``helper``: the R function that fits (default ``irtb_<engine>_fit``; e.g. ``irtb_mirt_bfactor_fit``);
     ``stacklevel``: where warnings point (the caller of the public function).
+
+    Parameters
+    ----------
+    engine : {"mirt", "ltm"}
+        The R engine.
+    request : FitRequest
+        The checked request.
+    helper : str, optional
+        The R helper that fits (see above).
+    stacklevel : int, default 5
+        Where warnings point.
+
+    Returns
+    -------
+    Calibration
+        The fit.
     """
     from irtbridge._r import session
 
@@ -75,6 +91,18 @@ def model_arguments(engine: str, request: FitRequest) -> dict[str, Any]:
     """The model as the R helper receives it, read from the catalogue: mirt's ``itemtype`` (one, or one per
     item) and the items that share one slope; ltm's fitting function and whether its slopes are fixed at 1.
 
+    Parameters
+    ----------
+    engine : {"mirt", "ltm"}
+        The R engine.
+    request : FitRequest
+        The checked request.
+
+    Returns
+    -------
+    dict of str to Any
+        mirt: ``itemtype`` and ``equal_slopes``; ltm: ``fun`` and ``unit_slopes``.
+
     Examples
     --------
     >>> import numpy as np
@@ -96,6 +124,16 @@ def from_r_model(model: Any) -> Calibration:
     parameterization where mirt has one (``coef(fit, IRTpars = TRUE, simplify = TRUE)``), standard
     errors when the model has them, the response data and item types from ``extract.mirt``. Used for the
     models :mod:`irtbridge.mirt` returns (e.g. ``irtbridge.mirt.mirt(data, 1, itemtype="2PL")``).
+
+    Parameters
+    ----------
+    model : RObject
+        The fitted mirt model.
+
+    Returns
+    -------
+    Calibration
+        The fit, holding ``model`` as its live R model.
     """
     from irtbridge._r import session
 

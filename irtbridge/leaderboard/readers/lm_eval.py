@@ -397,6 +397,11 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
 def lm_eval_metrics(path_or_paths: Any) -> pd.DataFrame:
     """The metrics and filters each task's records carry, to choose ``metric=`` and ``filter=`` of :func:`read_lm_eval`.
 
+    Parameters
+    ----------
+    path_or_paths : str, os.PathLike or sequence of them
+        What :func:`read_lm_eval` reads.
+
     Returns
     -------
     pandas.DataFrame
