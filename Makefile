@@ -24,7 +24,7 @@ test-fast: $(STAMP)
 	$(PY) -m pytest -m "not r and not slow" $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+	for b in speed/*.py; do $(PY) $$b || exit 1; done
 
 lock:
 	Rscript r/lock.R

@@ -27,11 +27,12 @@ Calibration is delegated to R's mirt and ltm (or the native EM); everything arou
 Any mirt or ltm function by its R name, Python values in and out: irtbridge.mirt (e.g.
 irtbridge.mirt.DRF(group_fit), irtbridge.mirt.key2binary(raw, key)) and irtbridge.ltm.
 
-More in the subpackages: irtbridge.benchmark (the benchmark's stages: datasets, classifier pool,
-per-dataset pipeline, tournaments), irtbridge.em (the native EM core behind engine="native"),
-irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers, irtbridge.datasets (mirt's example data),
-irtbridge.batch, irtbridge.exceptions; the ``irtbridge`` command (``irtbridge --help``). Names that
-used to sit at the top level still work, with a DeprecationWarning naming their home.
+More in the subpackages: irtbridge.decodirt (decodIRT's stages behind ``irtbridge benchmark``:
+classification datasets, classifier pool, per-dataset pipeline, tournaments), irtbridge.em (the native EM
+core behind engine="native"), irtbridge.rankstats (Friedman, Nemenyi), irtbridge.classifiers,
+irtbridge.example_data (example response data of R packages and scikit-learn), irtbridge.batch,
+irtbridge.exceptions; the ``irtbridge`` command (``irtbridge --help``). Names and modules that moved still
+work from their old place, with a DeprecationWarning naming their home (CHANGELOG.md lists them).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ _MOVED = {
     "responses_to_long": "irtbridge.leaderboard",
     "AnchorValidation": "irtbridge.leaderboard",
     "AdaptiveResult": "irtbridge.leaderboard",
-    "calibrate_classifier_responses": "irtbridge.benchmark",
+    "calibrate_classifier_responses": "irtbridge.decodirt",
     "run_batch": "irtbridge.batch",
     "ItemBank": "irtbridge.irt",
     "as_item_bank": "irtbridge.irt",
@@ -115,16 +116,16 @@ _MOVED = {
     "CRMCalibration": "irtbridge.portfolio",
     "bin_performance": "irtbridge.portfolio",
     "latent_trait_analysis": "irtbridge.portfolio",
-    "portfolio_dataset": "irtbridge.portfolio",
+    "portfolio_dataset": "irtbridge.portfolio:airt_performance",
     "run_benchmark": "irtbridge.pipeline",
     "BenchmarkResult": "irtbridge.pipeline",
-    "evaluate_dataset": "irtbridge.benchmark",
-    "DatasetResult": "irtbridge.benchmark",
-    "tournament": "irtbridge.benchmark",
-    "TournamentResult": "irtbridge.benchmark",
-    "validity_check": "irtbridge.benchmark",
-    "dataset_diagnostics": "irtbridge.benchmark",
-    "classifier_pool": "irtbridge.benchmark",
+    "evaluate_dataset": "irtbridge.decodirt",
+    "DatasetResult": "irtbridge.decodirt",
+    "tournament": "irtbridge.decodirt",
+    "TournamentResult": "irtbridge.decodirt",
+    "validity_check": "irtbridge.decodirt",
+    "dataset_diagnostics": "irtbridge.decodirt",
+    "classifier_pool": "irtbridge.decodirt",
     "ClassifierSpec": "irtbridge.classifiers",
     "classifier_spec": "irtbridge.classifiers",
     "build_classifier": "irtbridge.classifiers",
@@ -136,11 +137,13 @@ _MOVED = {
 }
 # subpackages reachable as attributes without an explicit import (irtbridge.rankstats.friedman)
 _SUBMODULES = ("calibration", "irt", "pipeline", "report", "rating", "efficiency", "hardness", "mlc", "cat",
-               "portfolio", "leaderboard", "benchmark", "rankstats", "classifiers", "datasets", "batch", "exceptions",
+               "portfolio", "leaderboard", "decodirt", "rankstats", "classifiers", "example_data", "batch", "exceptions",
                "mirt", "ltm", "em")
 
 __all__ = sorted(["__version__", *_LAZY])
 _moved.register(__name__, _MOVED)
+# modules that moved (irtbridge.decodirt -> irtbridge.decodirt, ...): their old import paths keep working
+_moved.moved_modules(_moved.MODULES)
 
 
 def __getattr__(name: str) -> object:
@@ -149,6 +152,8 @@ def __getattr__(name: str) -> object:
         return _moved.resolve(__name__, name, _MOVED[name])
     if module is None and name in _SUBMODULES:
         return _import_module(f"irtbridge.{name}")
+    if module is None and f"{__name__}.{name}" in _moved.MODULES:
+        return _moved.import_moved(f"{__name__}.{name}", _moved.MODULES[f"{__name__}.{name}"])
     if module is None:
         raise AttributeError(f"module 'irtbridge' has no attribute {name!r}")
     value = getattr(_import_module(module), name)

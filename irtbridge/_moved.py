@@ -7,16 +7,25 @@ by its dotted path only when an old name is used, so the old place never imports
 can keep a name that moved up without importing the floor above it). The warning names the new home and
 :data:`REMOVAL`, the version that removes the old name; CHANGELOG.md lists every name with both
 (``tests/test_changelog.py`` checks it).
+
+Modules that moved are served the same way by one finder (:func:`moved_modules`, the table :data:`MODULES`):
+the old import path warns and yields the new module object itself. Keywords and other forms of a call have
+their own readers below (:func:`moved_keywords`, :func:`deprecated_form`).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import sys
 import warnings
-from typing import Any, Callable, Mapping
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["FORMS", "KEYWORDS", "REMOVAL", "TABLES", "deprecated_form", "moved_keywords", "moved_names", "new_home",
-           "register", "resolve", "warn_form"]
+__all__ = ["FORMS", "KEYWORDS", "MODULES", "REMOVAL", "TABLES", "current_module_path", "deprecated_form",
+           "forget_moved_modules", "import_moved", "moved_keywords", "moved_module_table", "moved_modules",
+           "moved_names", "new_home", "register", "resolve", "warn_form"]
 
 #: the release that removes every name deprecated so far
 REMOVAL = "0.3.0"
@@ -127,7 +136,7 @@ def moved_keywords(function: str, table: Mapping[str, str]) -> Callable[[Mapping
     Parameters
     ----------
     function : str
-        The function's dotted name (``"irtbridge.benchmark.evaluate_dataset"``), as the warning and
+        The function's dotted name (``"irtbridge.decodirt.evaluate_dataset"``), as the warning and
         CHANGELOG.md name it.
     table : mapping of str to str
         Old keyword -> new home: ``"Holder.field"`` (``{"random_state": "Settings.seed"}``) or
@@ -169,3 +178,141 @@ def moved_keywords(function: str, table: Mapping[str, str]) -> Callable[[Mapping
 def _field(home: str) -> str:
     # "Settings.seed" -> "seed"; "CalibrationMode.resolve(engine=)" -> "engine"
     return home[home.rindex("(") + 1:-2] if home.endswith("=)") else home.rsplit(".", 1)[-1]
+
+
+#: old dotted module path -> its new dotted path, for every module (or whole package) that moved; a moved
+#: package's submodules follow it (``irtbridge.old.sub`` -> ``irtbridge.new.sub``) unless listed themselves.
+#: ``irtbridge/__init__.py`` hands it to :func:`moved_modules`; CHANGELOG.md lists every entry.
+MODULES: dict[str, str] = {
+    "irtbridge.benchmark": "irtbridge.decodirt",
+    "irtbridge.benchmark.data": "irtbridge.decodirt.classification_data",
+    "irtbridge.datasets": "irtbridge.example_data",
+    "irtbridge.irt.scoring": "irtbridge.irt.abilities",
+}
+
+
+class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """The ``sys.meta_path`` finder behind :func:`moved_modules`: an old module path imports as its new one."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, str] = {}
+        # "new.package.old_child" -> "old.package.old_child": ``from irtbridge.old import child`` looks the
+        # child up under the package's own (new) name, so a renamed child of a moved package is found there too
+        self.aliases: dict[str, str] = {}
+
+    def update(self, table: Mapping[str, str]) -> None:
+        self.table.update(table)
+        for old in self.table:
+            parent, _, child = old.rpartition(".")
+            moved = self.home(parent) if parent else None
+            if moved is not None:
+                self.aliases[f"{moved[1]}.{child}"] = old
+
+    def home(self, fullname: str) -> tuple[str, str, bool] | None:
+        """``(old path, new path, listed)`` of an old module path (None for any other): ``listed`` when it is
+        a table entry itself, not a submodule of a moved package."""
+        fullname = self.aliases.get(fullname, fullname)
+        old = fullname
+        while old not in self.table:
+            if "." not in old:
+                return None
+            old = old.rpartition(".")[0]
+        return fullname, self.table[old] + fullname[len(old):], old == fullname
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        return None if self.home(fullname) is None else ModuleSpec(fullname, self)
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None  # a placeholder, replaced in sys.modules by the module itself (exec_module)
+
+    def exec_module(self, module: ModuleType) -> None:
+        # importlib hands back whatever sys.modules holds under the old name once this returns: the new module
+        old, new, listed = self.home(module.__name__) or ("", "", False)
+        sys.modules[module.__name__] = import_moved(old, new, warn=listed, stacklevel=3)
+
+
+_FINDER = _MovedModuleFinder()
+
+
+def import_moved(old: str, new: str, *, warn: bool = True, stacklevel: int = 3) -> ModuleType:
+    """The module at ``new`` (imported), after a DeprecationWarning that ``old`` moved there (``warn``)."""
+    if warn:
+        verb = "moved to" if old.rpartition(".")[2] == new.rpartition(".")[2] else "was renamed"
+        warnings.warn(f"{old} {verb} {new}; import it from there ({old} will be removed in irtbridge {REMOVAL})",
+                      DeprecationWarning, stacklevel=stacklevel)
+    return importlib.import_module(new)
+
+
+def moved_modules(table: Mapping[str, str]) -> None:
+    """Make each old module path of ``table`` import as its new one, with a DeprecationWarning.
+
+    ``import irtbridge.old.path`` (or ``from irtbridge.old import path``) then warns once, naming the new
+    path and :data:`REMOVAL`, and yields the very module object of the new path: its classes are the same
+    classes, and pickles that name the old path load. A moved package's submodules follow it: with
+    ``{"irtbridge.benchmark": "irtbridge.decodirt"}``, ``irtbridge.benchmark.modes`` is
+    ``irtbridge.decodirt.modes`` (the package's own warning covers them); a submodule that was renamed too is
+    an entry of its own. No folder stays behind at the old path: a finder on ``sys.meta_path``, added once
+    and ahead of the others (so a stale ``__pycache__`` folder at the old place is not read as a namespace
+    package), serves the old paths.
+
+    Parameters
+    ----------
+    table : mapping of str to str
+        Old dotted module path -> new dotted module path.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> moved_modules({"irtbridge._example_old_ties": "irtbridge._ties"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     import irtbridge._example_old_ties as old
+    >>> import irtbridge._ties
+    >>> old is irtbridge._ties
+    True
+    >>> print(caught[0].message)
+    irtbridge._example_old_ties was renamed irtbridge._ties; import it from there (irtbridge._example_old_ties
+    will be removed in irtbridge 0.3.0)
+    >>> forget_moved_modules(["irtbridge._example_old_ties"])
+    """
+    _FINDER.update(table)
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+
+
+def forget_moved_modules(old: Iterable[str]) -> None:
+    """Undo :func:`moved_modules` for the old paths ``old`` (and their submodules): for tests and examples."""
+    old = list(old)
+    aliases = [alias for alias, name in _FINDER.aliases.items() if name in old]
+    for name in old:
+        _FINDER.table.pop(name, None)
+    for alias in aliases:
+        del _FINDER.aliases[alias]
+    for name in [*old, *aliases]:
+        loaded = [m for m in sys.modules if m == name or m.startswith(name + ".")]
+        for path in loaded:  # importlib set each on its parent package, under its old name
+            parent, _, child = path.rpartition(".")
+            holder = sys.modules.get(parent)
+            module = vars(holder).get(child) if holder is not None else None
+            if holder is not None and isinstance(module, ModuleType) and module.__name__ != f"{holder.__name__}.{child}":
+                delattr(holder, child)
+        for path in loaded:
+            del sys.modules[path]
+
+
+def current_module_path(dotted: str) -> str:
+    """Where the module ``dotted`` lives now: its new path if it is an old one (:func:`moved_modules`), else
+    ``dotted`` itself.
+
+    Examples
+    --------
+    >>> current_module_path("irtbridge.benchmark.modes"), current_module_path("irtbridge.irt")
+    ('irtbridge.decodirt.modes', 'irtbridge.irt')
+    """
+    home = _FINDER.home(dotted)
+    return dotted if home is None else home[1]
+
+
+def moved_module_table() -> dict[str, str]:
+    """Every old module path the finder serves now (what :func:`moved_modules` was given)."""
+    return dict(_FINDER.table)

@@ -1,6 +1,6 @@
 """The one registry of the scikit-learn classifiers irtbridge builds by name.
 
-Every classifier the package builds by name (the decodIRT respondent pools of :mod:`irtbridge.benchmark`,
+Every classifier the package builds by name (the decodIRT respondent pools of :mod:`irtbridge.decodirt`,
 the MLC's classifiers, Prudêncio's five-model hardness pool) has one entry here: its **key** (the one
 spelling: the family in CamelCase, then the setting that differs from scikit-learn's default, e.g.
 ``"KNN5"``, ``"SVM_C10"``, ``"DecisionTree_leaf5"``), a display name, and how to build it. The decodIRT

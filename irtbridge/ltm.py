@@ -7,18 +7,18 @@ Functions that take an R formula (``ltm(data ~ z1)``) are out of reach, as formu
 R source: use ``irtbridge.calibrate(data, "2PL", engine="ltm")``.
 
 >>> import irtbridge
->>> from irtbridge.datasets import response_dataset
+>>> from irtbridge.example_data import response_dataset
 >>> lsat = response_dataset("LSAT7")                                      # doctest: +R
 >>> round(irtbridge.ltm.cronbach_alpha(lsat)["alpha"], 4)                 # cronbach.alpha(data)$alpha
 0.4534
 """
 
-import irtbridge._passthrough as _passthrough
+import irtbridge._rfunctions as _rfunctions
 
 
 def __getattr__(name: str):
-    return _passthrough.module_getattr("ltm", name)
+    return _rfunctions.module_getattr("ltm", name)
 
 
 def __dir__() -> list[str]:
-    return _passthrough.module_dir("ltm", list(globals()))
+    return _rfunctions.module_dir("ltm", list(globals()))

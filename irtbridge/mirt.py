@@ -4,7 +4,7 @@ The typed passthrough for mirt scripts that irtbridge has no first-class wrapper
 attribute is mirt's exported function of that name; call it as in R, with Python values:
 
 >>> import irtbridge
->>> from irtbridge.datasets import response_dataset
+>>> from irtbridge.example_data import response_dataset
 >>> science = response_dataset("Science")                                # doctest: +R
 >>> fit = irtbridge.mirt.mirt(science, 1, itemtype="graded")             # a Calibration
 >>> fit.model, fit.items.shape
@@ -50,12 +50,12 @@ counterpart is a one-line :class:`~irtbridge.exceptions.ValidationError` naming 
 See docs/coming-from-r.md ("Any mirt or ltm function").
 """
 
-import irtbridge._passthrough as _passthrough
+import irtbridge._rfunctions as _rfunctions
 
 
 def __getattr__(name: str):
-    return _passthrough.module_getattr("mirt", name)
+    return _rfunctions.module_getattr("mirt", name)
 
 
 def __dir__() -> list[str]:
-    return _passthrough.module_dir("mirt", list(globals()))
+    return _rfunctions.module_dir("mirt", list(globals()))

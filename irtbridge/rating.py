@@ -400,7 +400,7 @@ def glicko2(
     reports RD_R for a player who sat out the last L periods (its ``Lag``) this function reports
     173.7178 * sqrt((RD_R / 173.7178)^2 + L sigma^2); its scale is 400 / ln 10
     (173.71779) instead of the paper's 173.7178. Ratings agree to ~1e-4 points on small
-    tournaments and to 0.009 points after 100 periods of 10^6 games (``benchmarks/rating.py``); with
+    tournaments and to 0.009 points after 100 periods of 10^6 games (``speed/rating.py``); with
     its ``optimize()`` tightened to 1e-12 to 5e-5 points, and with the same scale as well to ~1e-8.
 
     Examples

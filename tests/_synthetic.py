@@ -11,7 +11,7 @@ import pandas as pd
 
 from types import SimpleNamespace
 
-from irtbridge.benchmark import CalibrationAttempt, DatasetResult, StageWarning
+from irtbridge.decodirt import CalibrationAttempt, DatasetResult, StageWarning
 from irtbridge.pipeline import MLCRun, Settings, assemble
 from irtbridge.hardness import METHODS, PoolHardness
 from irtbridge.irt import estimate_abilities, true_score

@@ -11,6 +11,7 @@ import warnings
 import pytest
 
 import irtbridge
+from irtbridge import _moved
 
 
 def test_top_level_is_small_and_resolves():
@@ -32,10 +33,11 @@ def test_first_screen_of_help_is_the_map():
 
 @pytest.mark.parametrize("name", sorted(irtbridge._MOVED))
 def test_moved_names_still_work_with_a_warning_naming_their_home(name):
-    home = irtbridge._MOVED[name]
-    with pytest.warns(DeprecationWarning, match=f"irtbridge.{name} moved to {home}.{name}"):
+    home, new = _moved.new_home(irtbridge._MOVED[name], name)
+    verb = "moved to" if new == name else "was renamed"
+    with pytest.warns(DeprecationWarning, match=f"irtbridge.{name} {verb} {home}.{new}"):
         value = getattr(irtbridge, name)
-    assert value is getattr(importlib.import_module(home), name)
+    assert value is getattr(importlib.import_module(home), new)
 
 
 def test_dir_shows_the_map_and_the_subpackages_only():

@@ -18,7 +18,7 @@ import pytest
 
 import irtbridge
 from irtbridge import _catalogue as cat
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +193,7 @@ CRASHES = {
 @pytest.mark.r
 @pytest.mark.parametrize("call", list(CRASHES.values()), ids=list(CRASHES))
 def test_a_former_crash_is_one_line_and_a_normal_exit(call):
-    code = ("import irtbridge\nfrom irtbridge.datasets import response_dataset\nfrom irtbridge.exceptions import "
+    code = ("import irtbridge\nfrom irtbridge.example_data import response_dataset\nfrom irtbridge.exceptions import "
             "ValidationError\nd = response_dataset('LSAT7')\ntry:\n    " + call +
             "\nexcept ValidationError as exc:\n    print(exc)\nelse:\n    print('no error')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT,

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PLACES = ["irtbridge", "docs", "vignettes", "tests", "benchmarks", "README.md"]
+PLACES = ["irtbridge", "docs", "vignettes", "tests", "speed", "README.md"]
 PATTERN = re.compile("seed" + r" 00[0-4]", re.IGNORECASE)
 
 

@@ -20,7 +20,7 @@ from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 
 import irtbridge
-from irtbridge.benchmark import POOLS, classifier_pool
+from irtbridge.decodirt import POOLS, classifier_pool
 from irtbridge.classifiers import HARDNESS_NAMES, MLC_NAMES, REGISTRY, classifier_spec, display_name
 from irtbridge.exceptions import ValidationError
 from irtbridge.hardness import default_estimators

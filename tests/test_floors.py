@@ -15,15 +15,16 @@ import re
 from pathlib import Path
 
 import irtbridge
+from irtbridge import _moved
 
 PACKAGE = Path(irtbridge.__file__).parent
 
 # the floors of helper-rules/CONTRIBUTING, from the ground up; a module not named here is a method (floor 3)
 FLOORS = {
     0: ("exceptions", "_validation", "_ties", "_summary", "_outdir", "_io", "_parallel", "_plotting", "_moved", "_catalogue"),
-    1: ("_r", "irt", "em", "datasets", "classifiers", "rankstats", "matches"),
+    1: ("_r", "irt", "em", "example_data", "classifiers", "rankstats", "matches"),
     2: ("calibration",),
-    4: ("benchmark", "pipeline", "batch", "report", "cli", "__main__"),
+    4: ("decodirt", "pipeline", "batch", "report", "cli", "__main__"),
 }
 METHODS = 3
 _DOCTEST_IMPORT = re.compile(r"^\s*>>> +(?:from\s+(irtbridge[\w.]*)\s+import\s+([\w, ]+)|import\s+(irtbridge[\w.]*))",
@@ -35,7 +36,8 @@ def floor_of(top: str) -> int:
 
 
 def _module_file(dotted: str) -> Path | None:
-    path = PACKAGE.joinpath(*dotted.split(".")[1:])
+    # an old module path (irtbridge._moved.MODULES) counts as the module it now is
+    path = PACKAGE.joinpath(*_moved.current_module_path(dotted).split(".")[1:])
     for candidate in (path / "__init__.py", path.with_suffix(".py")):
         if candidate.is_file():
             return candidate
@@ -148,7 +150,7 @@ def test_the_checks_see_what_they_check(tmp_path):
     module = tmp_path / "m.py"
     module.write_text('''"""An example.
 
-    >>> from irtbridge.benchmark.modes import STABLE_PRIORS
+    >>> from irtbridge.decodirt.modes import STABLE_PRIORS
     """
     from typing import TYPE_CHECKING
     if TYPE_CHECKING:
@@ -157,11 +159,11 @@ def test_the_checks_see_what_they_check(tmp_path):
         import importlib
         return importlib.import_module("irtbridge.pipeline")
     '''.replace("\n    ", "\n"))
-    assert _imported(module) == {"irtbridge.benchmark.modes", "irtbridge.pipeline"}
+    assert _imported(module) == {"irtbridge.decodirt.modes", "irtbridge.pipeline"}
     assert _imported(module, examples=False) == {"irtbridge.pipeline"}
     loop = {"a.py": {"b.py"}, "b.py": {"c.py"}, "c.py": {"a.py"}, "d.py": {"a.py"}}
     assert _circles(loop) == [["a.py", "b.py", "c.py"]]
     graph = _graph()
     assert "em/core.py" in graph["em/threepl.py"]
     assert "pipeline/settings.py" in graph["pipeline/stages.py"]
-    assert floor_of("em") < floor_of("calibration") < floor_of("leaderboard") < floor_of("benchmark")
+    assert floor_of("em") < floor_of("calibration") < floor_of("leaderboard") < floor_of("decodirt")

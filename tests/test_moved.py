@@ -12,8 +12,13 @@ from irtbridge import _moved
 
 @pytest.mark.parametrize("name", ["run_benchmark", "BenchmarkResult"])
 def test_the_benchmark_runner_names_still_work_from_the_benchmark_package(name):
-    import irtbridge.benchmark as benchmark
+    # the package's old path (irtbridge.benchmark, now irtbridge.decodirt) keeps its old names too
     import irtbridge.pipeline as pipeline
+
+    _moved.forget_moved_modules(["irtbridge.benchmark"])
+    _moved.moved_modules(_moved.MODULES)
+    with pytest.warns(DeprecationWarning, match=r"irtbridge\.benchmark was renamed irtbridge\.decodirt"):
+        import irtbridge.benchmark as benchmark
 
     with pytest.warns(DeprecationWarning, match=rf"irtbridge\.benchmark\.{name} moved to irtbridge\.pipeline\.{name}; "
                       rf".*removed in irtbridge {_moved.REMOVAL}"):
@@ -42,10 +47,21 @@ def test_a_renamed_name_warns_with_its_new_name_and_points_at_the_callers_line()
 @pytest.mark.parametrize("place", ["irtbridge.pipeline", "irtbridge.pipeline.across"])
 def test_the_pipelines_dataset_diagnostics_is_renamed_ranked_dataset_diagnostics(place):
     # two functions were named dataset_diagnostics: the benchmark's table keeps the name
-    from irtbridge.benchmark import dataset_diagnostics
+    from irtbridge.decodirt import dataset_diagnostics
     from irtbridge.pipeline import ranked_dataset_diagnostics
 
     renamed = rf"{place}\.dataset_diagnostics was renamed .*ranked_dataset_diagnostics"
     with pytest.warns(DeprecationWarning, match=renamed):
         old = getattr(importlib.import_module(place), "dataset_diagnostics")
     assert old is ranked_dataset_diagnostics is not dataset_diagnostics
+
+
+@pytest.mark.parametrize("place", ["irtbridge", "irtbridge.portfolio"])
+def test_portfolio_dataset_is_renamed_airt_performance(place):
+    # airt's example performance matrices: one name that says what they are (not a dataset of the benchmark)
+    from irtbridge.portfolio import airt_performance
+
+    with pytest.warns(DeprecationWarning, match=rf"{place}\.portfolio_dataset was renamed "
+                      r"irtbridge\.portfolio\.airt_performance; .*removed in irtbridge 0\.3\.0"):
+        old = getattr(importlib.import_module(place), "portfolio_dataset")
+    assert old is airt_performance

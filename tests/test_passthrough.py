@@ -19,7 +19,7 @@ import pytest
 
 import irtbridge
 from irtbridge.calibration import Calibration, GroupCalibration
-from irtbridge.datasets import r_dataset, response_dataset
+from irtbridge.example_data import r_dataset, response_dataset
 from irtbridge.exceptions import RError, RWarning, UnknownRFunctionError, ValidationError
 
 TOL = 1e-8

@@ -11,7 +11,7 @@ import pytest
 
 import irtbridge._r.session as session
 from irtbridge._summary import Summary
-from irtbridge.benchmark.records import DatasetResult
+from irtbridge.decodirt.records import DatasetResult
 from irtbridge.irt import as_item_bank
 from irtbridge.portfolio.latent import latent_trait_analysis
 from irtbridge.rankstats import friedman, nemenyi

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from irtbridge.benchmark.tournaments import order_datasets, tournament, validity_check
+from irtbridge.decodirt.tournaments import order_datasets, tournament, validity_check
 from irtbridge.cat import FixedLengthStopper, MaxInfoSelector, RandomesqueSelector, UrrySelector, simulate_cat
 from irtbridge.hardness import hardness_table, instance_cost_curves, positive_rate
 from irtbridge.irt import as_item_bank
@@ -139,7 +139,7 @@ def check_mlc(seed: int) -> None:
 
 
 def check_tournaments(seed: int) -> None:
-    """irtbridge/benchmark/tournaments.py: dataset order, validity ranks, tournament ranks."""
+    """irtbridge/decodirt/tournaments.py: dataset order, validity ranks, tournament ranks."""
     rng = np.random.default_rng(seed)
     noise = np.random.default_rng(seed + 1)
 
@@ -396,9 +396,9 @@ BYPASSES = [
     (check_mlc, "irtbridge.cat.selectors", "tie_argmax"),  # the staircase's nearest case (UrrySelector)
     (check_mlc, "irtbridge.mlc.difficulty", "tie_floor"),
     (check_mlc, "irtbridge.mlc.result", "tie_greater"),
-    (check_tournaments, "irtbridge.benchmark.tournaments", "stable_argsort"),
-    (check_tournaments, "irtbridge.benchmark.tournaments", "tie_greater"),
-    (check_tournaments, "irtbridge.benchmark.tournaments", "tie_rank"),
+    (check_tournaments, "irtbridge.decodirt.tournaments", "stable_argsort"),
+    (check_tournaments, "irtbridge.decodirt.tournaments", "tie_greater"),
+    (check_tournaments, "irtbridge.decodirt.tournaments", "tie_rank"),
     (check_round_robin, "irtbridge.matches", "tie_greater"),
     (check_rankstats, "irtbridge.rankstats", "tie_rank"),
     (check_glicko2, "irtbridge.rating", "stable_argsort"),

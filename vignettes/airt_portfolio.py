@@ -28,7 +28,7 @@ import pandas as pd
 from scipy.special import expit
 
 from irtbridge.exceptions import DataWarning
-from irtbridge.portfolio import bin_performance, evaluate_portfolio, portfolio_dataset
+from irtbridge.portfolio import airt_performance, bin_performance, evaluate_portfolio
 from irtbridge.portfolio import plots
 
 # Kandanaarachchi & Smith-Miles's printed tables (airt vignette; gpcm on classification_poly)
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         # EstCRM cannot compute QDA's standard errors (a ~ 0.04); the estimates are unaffected
         warnings.simplefilter("ignore", DataWarning)
-        cts = portfolio_dataset("classification_cts")
+        cts = airt_performance("classification_cts")
         crm = evaluate_portfolio(cts, "continuous", min_item=0, max_item=1)
         crm_airt = evaluate_portfolio(cts, "continuous", min_item=0, max_item=1, convention="airt")
 
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print("\n== 3. Polytomous model: accuracy binned into P1..P5, gpcm by mirt\n")
     levels = bin_performance(cts, 5)
-    assert levels.equals(portfolio_dataset("classification_poly").astype(int)), "binning differs from airt's data"
+    assert levels.equals(airt_performance("classification_poly").astype(int)), "binning differs from airt's data"
     poly = evaluate_portfolio(levels, "polytomous")
     poly_airt = evaluate_portfolio(levels, "polytomous", convention="airt")
     table = pd.concat(

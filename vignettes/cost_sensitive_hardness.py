@@ -107,7 +107,7 @@ def part1_table1(out: str) -> None:
 
 
 def part2_german(out: str, quick: bool) -> None:
-    from irtbridge.datasets import r_dataset
+    from irtbridge.example_data import r_dataset
 
     print("\n" + "=" * 100)
     print("Part 2. German Credit (R package caret, data(GermanCredit)) with the paper's five-model pool")

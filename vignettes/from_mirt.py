@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 
 R_SIDE = r"""
 suppressPackageStartupMessages({ library(mirt); library(ltm); library(jsonlite) })

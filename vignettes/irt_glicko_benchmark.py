@@ -2,7 +2,7 @@
 
 Run:  python vignettes/irt_glicko_benchmark.py --out DIR [--quick] [--jobs N]
 
-Full run: the 11 offline datasets of ``irtbridge.benchmark.DEFAULT_DATASETS`` (scikit-learn's iris,
+Full run: the 11 offline datasets of ``irtbridge.decodirt.DEFAULT_DATASETS`` (scikit-learn's iris,
 wine, breast_cancer, digits and mlbench's OpenML-CC18 members BreastCancer, PimaIndiansDiabetes,
 Vehicle, Vowel, Ionosphere, Sonar, Glass), the default pool (the paper's 12 models + 24 variants + 7
 artificial respondents = 43), test sets capped at 500 items, 3PL by ltm (mirt as fallback). Two to
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from irtbridge.benchmark import DEFAULT_DATASETS, QUICK_DATASETS
+from irtbridge.decodirt import DEFAULT_DATASETS, QUICK_DATASETS
 from irtbridge.pipeline import Settings, run_benchmark
 
 ARTIFICIAL = ("optimal", "pessimal", "majority", "minority", "rand1", "rand2", "rand3")

@@ -37,7 +37,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from irtbridge.datasets import r_dataset  # noqa: E402
+from irtbridge.example_data import r_dataset  # noqa: E402
 from irtbridge.exceptions import ConvergenceWarning, DataWarning  # noqa: E402
 from irtbridge.mlc import (  # noqa: E402
     balance_classes,

@@ -11,7 +11,7 @@ import numpy as np
 
 import irtbridge
 from irtbridge.calibration import score_key
-from irtbridge.datasets import r_dataset
+from irtbridge.example_data import r_dataset
 
 # ---- 1. Score the multiple-choice answers with the key ----
 key = [1, 4, 5, 2, 3, 1, 2, 1, 3, 1, 2, 4, 2, 1, 5, 3, 4, 4, 1, 4, 3, 3, 4, 1, 3, 5, 1, 3, 1, 5, 4, 5]

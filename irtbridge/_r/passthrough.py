@@ -6,7 +6,7 @@ envelope of :mod:`irtbridge._r.session`, which turns R errors into :class:`~irtb
 and R warnings into :class:`~irtbridge.exceptions.RWarning`. The package and function names and every
 argument travel as R objects: nothing here becomes R source.
 
-This module knows no irtbridge result types: :mod:`irtbridge._passthrough` (above the calibration layer)
+This module knows no irtbridge result types: :mod:`irtbridge._rfunctions` (above the calibration layer)
 swaps a ``Calibration`` for its ``r_model`` before the call and turns returned mirt models into results.
 """
 

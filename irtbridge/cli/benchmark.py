@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-# kept here (not imported from irtbridge.benchmark) so that `irtbridge --help` stays light
+# kept here (not imported from irtbridge.decodirt) so that `irtbridge --help` stays light
 _ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
            "discrimination_sd_low", "discrimination_sd_high")
-_QUICK_MAX_ITEMS = 60  # = irtbridge.benchmark.data.QUICK_MAX_ITEMS, kept here so `irtbridge --help` stays light
+_QUICK_MAX_ITEMS = 60  # = irtbridge.decodirt.classification_data.QUICK_MAX_ITEMS, kept here so `irtbridge --help` stays light
 
-# irtbridge.benchmark.per_dataset.SCORES (kept off the CLI's start; tests/cli/test_cli_choices.py)
+# irtbridge.decodirt.per_dataset.SCORES (kept off the CLI's start; tests/cli/test_cli_choices.py)
 SCORES = ("true_score", "true_score_positive", "theta", "theta_positive", "accuracy")
 
 
@@ -97,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge.benchmark import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS
+    from irtbridge.decodirt import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS
     from irtbridge._outdir import staged_output
     from irtbridge.pipeline import Settings, run_benchmark
-    from irtbridge.benchmark.data import QUICK_MAX_ITEMS
+    from irtbridge.decodirt.classification_data import QUICK_MAX_ITEMS
     from irtbridge.cli._common import print_json
     from irtbridge.exceptions import ValidationError
 

@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
         that runs it.
     """
-    from irtbridge.benchmark.data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
-    from irtbridge.benchmark.modes import CalibrationMode
+    from irtbridge.decodirt.classification_data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
+    from irtbridge.decodirt.modes import CalibrationMode
 
     stable, paper = CalibrationMode.resolve("stable"), CalibrationMode.resolve("paper")
     p = sub.add_parser(

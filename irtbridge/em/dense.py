@@ -25,7 +25,7 @@ chosen by :func:`irtbridge.em.core.prepare_responses` (dense when at least half 
 picks the kernels: these for dense data, :mod:`irtbridge.em.window`'s for sparse. Anything else (graded
 data, fewer cells, no numba) runs the plain products at every node.
 
-Measured with ``benchmarks/lm_scale.py``.
+Measured with ``speed/lm_scale.py``.
 """
 
 from __future__ import annotations

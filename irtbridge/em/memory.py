@@ -5,7 +5,7 @@ Every EM cycle allocates and frees arrays of items x nodes (100 MB at 200,000 it
 threshold (128 KB to 32 MB, adjusted as it goes) with fresh pages from the kernel and gives them back on
 ``free``, so each cycle faults every page in again. Where a fault is expensive (a sandboxed kernel, such as
 this project's test machine), that is most of the cycle: the 2PL fit of 2,000 x 20,000 with 90% missing took
-14.4 s, and 8.0 s with freed memory kept (``benchmarks/leaderboard.py`` part 4 prints the whole 100-million-
+14.4 s, and 8.0 s with freed memory kept (``speed/native_em_scale.py`` part 4 prints the whole 100-million-
 cell fit). :func:`keep_freed_memory` raises both thresholds once per process (``mallopt``), so blocks up to
 256 MB come from the heap and up to 512 MB of free heap stays with the process. Nothing changes where the
 C library is not glibc, or where the user set ``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_``.
@@ -13,7 +13,7 @@ C library is not glibc, or where the user set ``MALLOC_MMAP_THRESHOLD_`` or ``MA
 It is a setting of the whole process (every library in it allocates through the same ``malloc``), so it is
 **opt-in**: a native fit changes nothing unless the program asked, in one of two ways:
 
-* call :func:`irtbridge.em.keep_freed_memory` once (``benchmarks/leaderboard.py`` does);
+* call :func:`irtbridge.em.keep_freed_memory` once (``speed/native_em_scale.py`` does);
 * or set the environment variable ``IRTBRIDGE_KEEP_FREED_MEMORY=1``: every native fit then calls it
   (:func:`keep_freed_memory_if_asked`), in Dask workers too, which inherit the variable from the process
   that starts a local cluster (a call in the client process does not reach them:

@@ -2,7 +2,7 @@
 
 The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``'s ``prior.type``,
 ``prior_1`` and ``prior_2`` set (the classifier benchmark's stable mode,
-:data:`irtbridge.benchmark.modes.STABLE_PRIORS`), written so that mode runs without R.
+:data:`irtbridge.decodirt.modes.STABLE_PRIORS`), written so that mode runs without R.
 
 * Model and metric: mirt's slope-intercept 3PL, ``P = g + (1 - g) expit(a1 theta + d)`` with ``u = 1``;
   ``g`` is estimated on the logit scale, ``lambda = logit(g)``, as mirt does internally (its ``g`` rows
@@ -26,7 +26,7 @@ The same estimator as ``mirt(data, 1, itemtype = "3PL", pars = sv)`` with ``sv``
   :data:`MULTISTART_CYCLES` M-steps therefore also start every item's Newton iterations from
   :data:`ALTERNATIVE_STARTS` and keep each item's best maximum (:func:`multistart_newton_3pl`): a
   generalised EM step, still monotone, with the same fixed points; the fits then reach mirt's point or a
-  higher one (``docs/calibration-modes.md``, ``benchmarks/native_3pl.py --csv``).
+  higher one (``docs/calibration-modes.md``, ``speed/native_3pl.py --csv``).
 
 How mirt applies the priors (mirt 1.48, ``R/utils.R``: ``LL.Priors`` and ``DerivativePriors``;
 ``src/dpars.cpp``: ``d_priors``, called from ``_computeDpars``, which supplies the M-step gradient):
@@ -385,7 +385,7 @@ def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int
     """Fit the 3PL by EM on 0/1 ``data`` (:func:`~irtbridge.em.core.prepare_responses`); MAP with ``priors``.
 
     ``priors``: an :class:`ItemPriors` or anything :func:`item_priors` takes (e.g.
-    :data:`~irtbridge.benchmark.modes.STABLE_PRIORS`); ``None`` is maximum likelihood. ``accelerate``:
+    :data:`~irtbridge.decodirt.modes.STABLE_PRIORS`); ``None`` is maximum likelihood. ``accelerate``:
     ``"squarem"`` (monotone SQUAREM, :func:`irtbridge.em.accelerate.squarem`) or ``"none"`` (plain EM); both stop at the first
     cycle whose change is below ``TOL`` and count every cycle in ``iterations``.
 

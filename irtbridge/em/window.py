@@ -18,7 +18,7 @@ bit-identical to the plain product's, and the counts differ from it only by the 
 The kernels are numba functions that release the GIL: the right and the wrong answers run on two threads,
 as the plain products do. Without numba (an optional dependency: Debian's ``python3-numba``) the plain
 E-step runs. Measured on 5,000 x 200,000 with 90% missing (100 million answered cells): see
-``benchmarks/leaderboard.py`` part 4.
+``speed/native_em_scale.py`` part 4.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Modules: :mod:`~irtbridge.irt.bank` (the validated item bank; its docstring states the parameterization,
 mirt's IRT one), :mod:`~irtbridge.irt.fast` (unchecked fast paths shared with ``cat/``),
-:mod:`~irtbridge.irt.functions` (checked response functions) and :mod:`~irtbridge.irt.scoring` (EAP/MAP/ML).
+:mod:`~irtbridge.irt.functions` (checked response functions) and :mod:`~irtbridge.irt.abilities` (EAP/MAP/ML).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from irtbridge.irt.functions import (
     test_information,
     true_score,
 )
-from irtbridge.irt.scoring import estimate_abilities
+from irtbridge.irt.abilities import estimate_abilities
 
 __all__ = [
     "MODELS",

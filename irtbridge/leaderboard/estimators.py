@@ -45,7 +45,7 @@ whose calibration ran away) are never sampled: they are predicted only (by the m
 plus the mean sample residual), and their prediction error widens the interval by
 ``|E| s_e^2 + |E|^2 s_e^2 / k`` on the total.
 
-Measured (``benchmarks/lm_estimators.py``: 21 real matrices, 20 NLU test sets of nyu-mll/nlu-test-sets
+Measured (``speed/lm_estimators.py``: 21 real matrices, 20 NLU test sets of nyu-mll/nlu-test-sets
 with 90 checkpoints and ATLAS' 320 x 735 ARC matrix; the protocol of Zhang, Dorner & Hardt; 5 seeds), mean
 absolute error of the predicted full accuracy, interpolation / extrapolation:
 

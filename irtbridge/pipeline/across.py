@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._moved import moved_names
-from irtbridge.benchmark.settings import Settings
-from irtbridge.benchmark.records import DatasetResult
+from irtbridge.decodirt.settings import Settings
+from irtbridge.decodirt.records import DatasetResult
 
-# one name, one function: irtbridge.benchmark.dataset_diagnostics is the per-dataset table itself
+# one name, one function: irtbridge.decodirt.dataset_diagnostics is the per-dataset table itself
 __getattr__ = moved_names(__name__, {"dataset_diagnostics": "irtbridge.pipeline.across:ranked_dataset_diagnostics"})
 
 
 def ranked_dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame:
-    """Item-parameter summary per dataset (:func:`irtbridge.benchmark.dataset_diagnostics`, whose
+    """Item-parameter summary per dataset (:func:`irtbridge.decodirt.dataset_diagnostics`, whose
     ``mean_accuracy`` is the real classifiers' mean accuracy), with two ranks: ``rank_difficulty`` (1 = the
     largest share of instances a classifier of median ability fails, ``failure_at_median``) and
     ``rank_bad_discrimination`` (1 = largest share of negative discrimination). Each number appears once.
@@ -31,7 +31,7 @@ def ranked_dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame
     DataFrame
         One row per dataset.
     """
-    from irtbridge.benchmark import dataset_diagnostics as bench_diagnostics
+    from irtbridge.decodirt import dataset_diagnostics as bench_diagnostics
 
     ok = [r for r in results if r.ok]
     frame = bench_diagnostics(ok)
@@ -65,7 +65,7 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
     DataFrame
         Indexed by ``order``; empty when no order applies.
     """
-    from irtbridge.benchmark import PAPER_ORDERS, order_datasets, tournament
+    from irtbridge.decodirt import PAPER_ORDERS, order_datasets, tournament
 
     rows = []
     for order in PAPER_ORDERS:
@@ -85,7 +85,7 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
 
 
 def _artificial(player: str) -> bool:
-    from irtbridge.benchmark import ARTIFICIAL
+    from irtbridge.decodirt import ARTIFICIAL
 
     return player in ARTIFICIAL or (player.startswith("rand") and player[4:].isdigit())
 

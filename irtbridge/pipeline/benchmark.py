@@ -24,17 +24,17 @@ from irtbridge._moved import moved_keywords
 from irtbridge._plotting import figure_of
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_choice, check_int, check_number
-from irtbridge.benchmark.data import (
+from irtbridge.decodirt.classification_data import (
     DEFAULT_DATASETS,
     BenchmarkDataset,
     as_dataset,
     is_one_dataset,
     parse_dataset_ref,
 )
-from irtbridge.benchmark.per_dataset import DatasetResult
-from irtbridge.benchmark.diagnostics import dataset_diagnostics, diagnostic_rankings
-from irtbridge.benchmark.respondents import classifier_pool
-from irtbridge.benchmark.tournaments import (
+from irtbridge.decodirt.per_dataset import DatasetResult
+from irtbridge.decodirt.diagnostics import dataset_diagnostics, diagnostic_rankings
+from irtbridge.decodirt.respondents import classifier_pool
+from irtbridge.decodirt.tournaments import (
     ORDERS,
     PAPER_ORDERS,
     SCORES,
@@ -44,7 +44,7 @@ from irtbridge.benchmark.tournaments import (
     tournament,
 )
 from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
-from irtbridge.benchmark.settings import OLD_KEYWORDS, Settings, given_settings
+from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -64,9 +64,9 @@ class BenchmarkResult(HasSummary):
     datasets : dict of str -> DatasetResult
         Per dataset, in input order.
     diagnostics : pandas.DataFrame
-        :func:`~irtbridge.benchmark.dataset_diagnostics`.
+        :func:`~irtbridge.decodirt.dataset_diagnostics`.
     rankings : pandas.DataFrame
-        :func:`~irtbridge.benchmark.diagnostic_rankings`.
+        :func:`~irtbridge.decodirt.diagnostic_rankings`.
     tournaments : dict of str -> TournamentResult
         One per dataset order/subset.
     settings : dict
@@ -258,7 +258,7 @@ class BenchmarkResult(HasSummary):
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
 
-        from irtbridge.benchmark import plots
+        from irtbridge.decodirt import plots
 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
@@ -318,17 +318,17 @@ def run_benchmark(
     datasets : sequence of str or BenchmarkDataset, default :data:`DEFAULT_DATASETS`
         Names (scikit-learn's bundled sets, mlbench's OpenML-CC18 members), CSV paths
         (``"x.csv"`` / ``"x.csv:target"``), loaded datasets, or in-memory ones as ``(X, y)`` or
-        ``(frame, "target")`` (:func:`~irtbridge.benchmark.data.as_dataset`).
+        ``(frame, "target")`` (:func:`~irtbridge.decodirt.classification_data.as_dataset`).
     settings : Settings, optional
         The options of every dataset, as ``irtbridge evaluate`` takes them
-        (:class:`~irtbridge.benchmark.settings.Settings`, checked and its calibration mode resolved once,
+        (:class:`~irtbridge.decodirt.settings.Settings`, checked and its calibration mode resolved once,
         when it was made, before any dataset is loaded): ``pool``, ``calibration``, ``engine``,
         ``fallback``, ``engine_options``, ``accept_unconverged``, ``test_fraction``, ``max_items``,
         ``max_train``, ``n_random``, ``artificial``, ``ability_method``, ``target``, ``seed``, and the
         tournaments' ``tolerance`` (scores this close draw) and ``tau`` (Glicko-2 system constant).
         Default: ``Settings()`` (the paper's split: 30% test capped at 500 instances).
     orders : sequence of str, default the paper's six
-        Tournaments to play (:data:`~irtbridge.benchmark.ORDERS`).
+        Tournaments to play (:data:`~irtbridge.decodirt.ORDERS`).
     fraction : float, default 0.5
         Share of datasets in the low/high standard-deviation subsets.
     score : {"true_score", "true_score_positive", "theta", "theta_positive", "accuracy"}, default "true_score"
@@ -351,7 +351,7 @@ def run_benchmark(
 
     Notes
     -----
-    Per dataset (:func:`~irtbridge.benchmark.evaluate_dataset`): split, fit, response matrix, 3PL
+    Per dataset (:func:`~irtbridge.decodirt.evaluate_dataset`): split, fit, response matrix, 3PL
     calibration (engine fallback recorded), abilities and True-Scores. Across datasets: diagnostics and
     rankings of the datasets, then for each order a round-robin Glicko-2 tournament with Friedman and
     Nemenyi on the same scores, and the validity check (optimal first, pessimal last).

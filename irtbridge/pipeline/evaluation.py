@@ -7,7 +7,7 @@ per-dataset result, then the stages across datasets, and returns an immutable :c
 1. **per dataset** (:func:`~irtbridge.pipeline.stages.run_dataset`, one unit of work; units run in parallel
    in spawned processes that each embed their own R, :mod:`irtbridge._parallel`):
 
-   * the benchmark's pipeline (:func:`irtbridge.benchmark.evaluate_dataset`, Cardoso et al. (decodIRT)):
+   * the benchmark's pipeline (:func:`irtbridge.decodirt.evaluate_dataset`, Cardoso et al. (decodIRT)):
      stratified 70/30 split with the test set capped, a pool of scikit-learn classifiers plus the
      artificial respondents, the response matrix, a 3PL calibrated in R (mode ``stable`` or ``paper``),
      abilities, True-Scores, item flags, item misfit and person fit;
@@ -20,14 +20,14 @@ per-dataset result, then the stages across datasets, and returns an immutable :c
 2. **MLC** (:func:`~irtbridge.pipeline.stages.run_mlc`, the MLC paper) of one binary dataset, as one more unit;
 3. **across datasets** (:func:`assemble`, native, in the calling process): dataset diagnostics, the
    Glicko-2 tournament with 95% intervals and Friedman/Nemenyi beside it
-   (:func:`irtbridge.benchmark.tournament`), the validity of the paper's six benchmark subsets, the
+   (:func:`irtbridge.decodirt.tournament`), the validity of the paper's six benchmark subsets, the
    hardest instances and the EI pooled per classifier.
 
 The stage interface
 -------------------
-A per-dataset stage is a function ``stage(result) -> result`` of a :class:`~irtbridge.benchmark.DatasetResult`
+A per-dataset stage is a function ``stage(result) -> result`` of a :class:`~irtbridge.decodirt.DatasetResult`
 that returns it with more columns in ``items``/``respondents`` or a new table (``dataclasses.replace``); it reads
-``result.benchmark`` (an :class:`irtbridge.benchmark.DatasetResult`), which carries everything the
+``result.benchmark`` (an :class:`irtbridge.decodirt.DatasetResult`), which carries everything the
 pipeline knows about the dataset:
 
 * ``train_index``, ``test_index``: the split (positions into the dataset's rows);
@@ -35,12 +35,12 @@ pipeline knows about the dataset:
 * ``predictions`` and (binary) ``scores``: every real classifier's test-set labels and ``P(y = positive)``;
 * ``responses``, ``items`` (``a, b, g, u``, ``flag``, ``misfit_p``), ``respondents`` (``theta``,
   ``true_score``, ``Zh``, ...), ``calibration`` (the fit and its provenance), ``calibration_mode``;
-* ``warnings``: :class:`irtbridge.benchmark.StageWarning` (stage, category, message);
-  ``attempts``: :class:`irtbridge.benchmark.CalibrationAttempt` (engine, model, status, message, seconds).
+* ``warnings``: :class:`irtbridge.decodirt.StageWarning` (stage, category, message);
+  ``attempts``: :class:`irtbridge.decodirt.CalibrationAttempt` (engine, model, status, message, seconds).
 
 A stage that fails must not cost the estimates: :func:`~irtbridge.pipeline.stages.run_dataset` catches it and
-records why in ``warnings`` (a :class:`~irtbridge.benchmark.StageWarning` naming the stage). A stage across
-datasets is a function of the per-dataset results and :class:`~irtbridge.benchmark.settings.Settings` called
+records why in ``warnings`` (a :class:`~irtbridge.decodirt.StageWarning` naming the stage). A stage across
+datasets is a function of the per-dataset results and :class:`~irtbridge.decodirt.settings.Settings` called
 from :func:`assemble`. :mod:`irtbridge.report` turns an :class:`Evaluation` into the HTML page, CSVs and JSON.
 """
 
@@ -57,8 +57,8 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._summary import Summary
-from irtbridge.benchmark.data import dataset_info
-from irtbridge.benchmark.settings import Settings
+from irtbridge.decodirt.classification_data import dataset_info
+from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import IrtBridgeError
 from irtbridge.pipeline.across import (
     _artificial,
@@ -233,7 +233,7 @@ def assemble(
     Evaluation
         The evaluation.
     """
-    from irtbridge.benchmark import order_datasets, score_table, tournament
+    from irtbridge.decodirt import order_datasets, score_table, tournament
 
     ok = [r for r in results if r.ok]
     if not ok:

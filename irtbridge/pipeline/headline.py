@@ -15,7 +15,7 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._ties import tie_greater
-from irtbridge.benchmark.modes import difficulty_agreement
+from irtbridge.decodirt.modes import difficulty_agreement
 
 if TYPE_CHECKING:  # pragma: no cover
     from irtbridge.pipeline import Evaluation

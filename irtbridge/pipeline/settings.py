@@ -1,13 +1,13 @@
 """The datasets of one evaluation, checked without loading them (their options: :class:`Settings`, in
-:mod:`irtbridge.benchmark.settings`)."""
+:mod:`irtbridge.decodirt.settings`)."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from irtbridge._validation import csv_header
-from irtbridge.benchmark.data import parse_dataset_ref
-from irtbridge.benchmark.settings import Settings
+from irtbridge.decodirt.classification_data import parse_dataset_ref
+from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["Settings", "resolve_datasets"]
@@ -23,7 +23,7 @@ def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | No
         Each entry an embedded name, ``PATH.csv`` or ``PATH.csv:TARGET``, or an in-memory dataset:
         ``(X, y)`` (a DataFrame or 2-D array of features and one label per row), ``(frame, "target")``
         (a DataFrame and the name of its target column) or a
-        :class:`~irtbridge.benchmark.data.BenchmarkDataset`. In-memory datasets in a list are called
+        :class:`~irtbridge.decodirt.classification_data.BenchmarkDataset`. In-memory datasets in a list are called
         ``dataset_1``, ``dataset_2``... by position; a mapping ``{name: (X, y), ...}`` names them.
         Default: the benchmark's default datasets (its quick ones with ``quick=True``).
     target : str, optional
@@ -45,7 +45,7 @@ def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | No
     >>> [getattr(d, "name", d) for d in resolve_datasets(["iris", (frame, "label")])]
     ['iris', 'dataset_2']
     """
-    from irtbridge.benchmark import data as bdata
+    from irtbridge.decodirt import classification_data as bdata
 
     if names is None:
         names = bdata.QUICK_DATASETS if quick else bdata.DEFAULT_DATASETS

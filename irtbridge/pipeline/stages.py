@@ -1,6 +1,6 @@
 """The per-dataset unit of the pipeline and the stages that read its result (see :mod:`irtbridge.pipeline`)."""
 
-# One per-dataset record, :class:`irtbridge.benchmark.DatasetResult`, for both runners. The benchmark's
+# One per-dataset record, :class:`irtbridge.decodirt.DatasetResult`, for both runners. The benchmark's
 # own pipeline (split, classifiers, calibration, scoring) makes it; `irtbridge benchmark` writes it as it
 # is (items indexed by ``item``, no stage columns: its tables and ``--json`` shape are a contract), and
 # `irtbridge evaluate`'s extra stages return a copy with the columns they add (``label``, ``p_typical``,
@@ -22,10 +22,10 @@ from scipy.special import expit
 
 from irtbridge._parallel import progress_bar, run_units
 from irtbridge._validation import check_int
-from irtbridge.benchmark.data import dataset_info
-from irtbridge.benchmark.records import DatasetResult, StageWarning
+from irtbridge.decodirt.classification_data import dataset_info
+from irtbridge.decodirt.records import DatasetResult, StageWarning
 from irtbridge.exceptions import ValidationError
-from irtbridge.benchmark.settings import Settings
+from irtbridge.decodirt.settings import Settings
 from irtbridge.pipeline.settings import _label
 
 
@@ -56,7 +56,7 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
     DatasetResult
         The result (a failed one, with the error, unless ``strict``).
     """
-    from irtbridge.benchmark import BenchmarkDataset, evaluate_dataset, load_benchmark_dataset
+    from irtbridge.decodirt import BenchmarkDataset, evaluate_dataset, load_benchmark_dataset
 
     settings = settings or Settings()
     start = time.perf_counter()
@@ -306,7 +306,7 @@ def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
     MLCRun
         Its result, or the error.
     """
-    from irtbridge.benchmark import class_labels, load_benchmark_dataset, prepare_features
+    from irtbridge.decodirt import class_labels, load_benchmark_dataset, prepare_features
     from irtbridge.mlc import evaluate_mlc
 
     settings = settings or Settings()

@@ -12,6 +12,7 @@ model in :mod:`~irtbridge.portfolio.crm`, the smoother in :mod:`~irtbridge.portf
 
 from __future__ import annotations
 
+from irtbridge._moved import moved_names
 from irtbridge.portfolio.crm import (
     CRMCalibration,
     crm_abilities,
@@ -21,7 +22,7 @@ from irtbridge.portfolio.crm import (
     fit_crm,
     rescale_performance,
 )
-from irtbridge.portfolio.analysis import PortfolioEvaluation, bin_performance, evaluate_portfolio, portfolio_dataset
+from irtbridge.portfolio.analysis import PortfolioEvaluation, airt_performance, bin_performance, evaluate_portfolio
 from irtbridge.portfolio.latent import LatentTraitAnalysis, algorithm_characteristics, latent_trait_analysis
 from irtbridge.portfolio.spline import PenalizedSpline, penalized_spline
 
@@ -32,7 +33,7 @@ __all__ = [
     "LatentTraitAnalysis",
     "algorithm_characteristics",
     "bin_performance",
-    "portfolio_dataset",
+    "airt_performance",
     "fit_crm",
     "CRMCalibration",
     "crm_z",
@@ -43,3 +44,7 @@ __all__ = [
     "penalized_spline",
     "PenalizedSpline",
 ]
+
+# one name, one meaning: airt's example performance matrices are not a "dataset" of the benchmark's kind
+# (irtbridge.decodirt.classification_data) nor example response data (irtbridge.example_data)
+__getattr__ = moved_names(__name__, {"portfolio_dataset": "irtbridge.portfolio:airt_performance"})

@@ -35,7 +35,7 @@ from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge import irt
 from irtbridge.calibration import calibrate
-from irtbridge.datasets import r_dataset
+from irtbridge.example_data import r_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.portfolio._checks import performance_matrix
 from irtbridge.portfolio.crm import (
@@ -48,7 +48,7 @@ from irtbridge.portfolio.crm import (
 from irtbridge.portfolio.latent import LatentTraitAnalysis, algorithm_characteristics, latent_trait_analysis
 
 __all__ = ["MODELS", "CONVENTIONS", "IRT_MODELS", "PortfolioEvaluation", "evaluate_portfolio", "bin_performance",
-           "portfolio_dataset"]
+           "airt_performance"]
 
 MODELS = ("continuous", "polytomous")
 CONVENTIONS = ("irtbridge", "airt")
@@ -64,7 +64,7 @@ _CTS_POINTS = 101
 # --------------------------------------------------------------------------------------------------
 
 
-def portfolio_dataset(name: str = "classification_cts") -> pd.DataFrame:
+def airt_performance(name: str = "classification_cts") -> pd.DataFrame:
     """airt's example performance matrices (10 classifiers x 235 datasets), loaded from R's airt package.
 
     Parameters
@@ -79,7 +79,7 @@ def portfolio_dataset(name: str = "classification_cts") -> pd.DataFrame:
 
     Examples
     --------
-    >>> perf = portfolio_dataset("classification_cts")    # doctest: +R
+    >>> perf = airt_performance("classification_cts")    # doctest: +R
     >>> perf.shape
     (235, 10)
     """
@@ -398,8 +398,8 @@ def evaluate_portfolio(
 
     Examples
     --------
-    >>> from irtbridge.portfolio import evaluate_portfolio, portfolio_dataset
-    >>> ev = evaluate_portfolio(portfolio_dataset("classification_cts"), min_item=0, max_item=1)  # doctest: +R
+    >>> from irtbridge.portfolio import airt_performance, evaluate_portfolio
+    >>> ev = evaluate_portfolio(airt_performance("classification_cts"), min_item=0, max_item=1)  # doctest: +R
     >>> ev.occupancy["algorithm"].iloc[0]               # the algorithm best over most of the latent range
     'J48'
     """

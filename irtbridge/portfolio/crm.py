@@ -235,8 +235,8 @@ def fit_crm(
 
     Examples
     --------
-    >>> from irtbridge.portfolio import fit_crm, portfolio_dataset
-    >>> perf = portfolio_dataset("classification_cts")           # doctest: +R
+    >>> from irtbridge.portfolio import airt_performance, fit_crm
+    >>> perf = airt_performance("classification_cts")           # doctest: +R
     >>> fit = fit_crm(perf, min_item=0, max_item=1)
     >>> round(float(fit.items.loc["QDA", "a"]), 4)
     0.0426

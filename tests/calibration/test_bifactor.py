@@ -16,7 +16,7 @@ import pytest
 
 from irtbridge.calibration import calibrate_bifactor
 from irtbridge.calibration.bifactor import BFACTOR_OPTIONS
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/

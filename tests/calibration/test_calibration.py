@@ -23,7 +23,7 @@ import pytest
 
 import irtbridge
 from irtbridge import Calibration, calibrate
-from irtbridge.datasets import r_dataset, response_dataset
+from irtbridge.example_data import r_dataset, response_dataset
 from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,
@@ -269,7 +269,7 @@ def test_constant_items_can_be_dropped_with_a_warning():
 
 def test_import_does_not_load_rpy2():
     code = (
-        "import sys, irtbridge, irtbridge.calibration, irtbridge.datasets, irtbridge.cli; "
+        "import sys, irtbridge, irtbridge.calibration, irtbridge.example_data, irtbridge.cli; "
         "irtbridge.cli.build_parser(); "
         "assert 'rpy2' not in sys.modules, 'rpy2 imported'; print('clean')"
     )

@@ -17,7 +17,7 @@ import pytest
 from irtbridge._summary import Summary
 from irtbridge.calibration import ClassCalibration, calibrate_classes, class_parameter_table
 from irtbridge.calibration.classes import CLASS_OPTIONS
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/

@@ -22,7 +22,7 @@ import pytest
 import irtbridge
 from irtbridge.calibration.diagnostics import adjust_pvalues
 from irtbridge.cli import main
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r

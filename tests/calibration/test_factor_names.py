@@ -17,7 +17,7 @@ import pytest
 
 from irtbridge import calibrate, true_score
 from irtbridge.calibration.result import Calibration
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r

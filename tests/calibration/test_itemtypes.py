@@ -21,7 +21,7 @@ from irtbridge import calibrate, calibrate_groups, parameter_table
 from irtbridge._r import session
 from irtbridge.calibration import Calibration, score_key
 from irtbridge.calibration.itemtypes import ITEMTYPES, REFUSED, item_type_options
-from irtbridge.datasets import r_dataset, response_dataset
+from irtbridge.example_data import r_dataset, response_dataset
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/

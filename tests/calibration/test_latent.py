@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from irtbridge import calibrate
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/

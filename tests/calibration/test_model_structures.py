@@ -20,7 +20,7 @@ import pytest
 
 import irtbridge
 from irtbridge import ModelSpec, Prior, calibrate, parameter_table
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 
 pytestmark = pytest.mark.r

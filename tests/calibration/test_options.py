@@ -14,7 +14,7 @@ import pytest
 from irtbridge import calibrate, calibrate_groups, parameter_table
 from irtbridge._r import session
 from irtbridge.calibration.options import _OWNED, GROUP_OPTIONS, LTM_OPTIONS, MIRT_OPTIONS
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 HERE = Path(__file__).resolve().parents[1]  # tests/

@@ -24,7 +24,7 @@ from test_displays import RESULTS, calibration, group_calibration
 from irtbridge import _moved, calibrate
 from irtbridge.calibration._base import STATISTICS, FitResult, Reliability, with_adjusted
 from irtbridge.calibration._stored import remember
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r

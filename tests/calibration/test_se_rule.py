@@ -67,7 +67,7 @@ def test_singular_information_keeps_the_estimates(shaped, engine, se):
 
 
 def test_no_warning_when_the_information_is_fine():
-    from irtbridge.datasets import response_dataset
+    from irtbridge.example_data import response_dataset
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -19,7 +19,7 @@ from irtbridge import ModelSpec, Prior, calibrate, parameter_table
 from irtbridge._r import session
 from irtbridge.calibration.checks import check_before_fit
 from irtbridge.cli import main
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 
 pytestmark = pytest.mark.r

@@ -21,7 +21,7 @@ import irtbridge
 from irtbridge import calibrate, calibrate_groups
 from irtbridge.calibration.classes import calibrate_classes
 from irtbridge.cli import main
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import RError, RWarning, ValidationError
 
 pytestmark = pytest.mark.r

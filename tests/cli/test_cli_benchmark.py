@@ -136,7 +136,7 @@ def test_benchmark_and_evaluate_share_flags_and_defaults():
     """--quick, --max-items and --jobs mean the same in both commands (--max-test stays as an alias)."""
     import argparse
 
-    from irtbridge.benchmark.data import QUICK_MAX_ITEMS
+    from irtbridge.decodirt.classification_data import QUICK_MAX_ITEMS
     from irtbridge.cli import build_parser
     from irtbridge.pipeline import Settings
 

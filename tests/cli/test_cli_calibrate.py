@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from irtbridge.cli import main
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 
 pytestmark = pytest.mark.r
 

@@ -3,7 +3,7 @@ an argparse ``choices=`` never refuses what the library takes or lets through wh
 
 from __future__ import annotations
 
-from irtbridge.benchmark.per_dataset import SCORES
+from irtbridge.decodirt.per_dataset import SCORES
 from irtbridge.calibration.group_result import P_ADJUST
 from irtbridge.calibration.itemtypes import METHODS
 from irtbridge.calibration.result import ENGINES, SCORING_METHODS

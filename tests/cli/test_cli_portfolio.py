@@ -12,7 +12,7 @@ import pytest
 
 from irtbridge.cli import main
 from irtbridge.exceptions import DataWarning
-from irtbridge.portfolio import portfolio_dataset
+from irtbridge.portfolio import airt_performance
 
 ALGORITHM_KEYS = ["algorithm", "discrimination", "anomalous", "stability", "goodness_auc",
                   "effectiveness_auc_actual", "effectiveness_auc_predicted"]
@@ -24,7 +24,7 @@ SEED_OCCUPANCY = {"J48": 0.472, "RBF_SVM": 0.340, "L_SVM": 0.119, "KNN": 0.0553,
 def cts_csv(tmp_path_factory):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
-        data = portfolio_dataset("classification_cts")
+        data = airt_performance("classification_cts")
     data.index = [f"d{i:03d}" for i in range(len(data))]
     path = tmp_path_factory.mktemp("cli") / "cts.csv"
     data.to_csv(path, index_label="dataset")

@@ -307,7 +307,7 @@ def bfactor_sat12():
       f"{R_SAT12}; raw <- data; raw[, 1:5] <- as.matrix(SAT12[, 1:5]); raw[raw == 8] <- NA; "
       f"extract.mirt(mirt(raw, 1, c(rep('2PLNRM', 5), rep('2PL', 27)), key = {R_KEY}, verbose = FALSE), 'logLik')")
 def _():
-    from irtbridge.datasets import r_dataset
+    from irtbridge.example_data import r_dataset
     from .data import SAT12_KEY
 
     raw = sat12().copy()

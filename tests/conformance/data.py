@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge.calibration import score_key, simulate
-from irtbridge.datasets import r_dataset, response_dataset
+from irtbridge.example_data import r_dataset, response_dataset
 
 SAT12_KEY = [1, 4, 5, 2, 3, 1, 2, 1, 3, 1, 2, 4, 2, 1, 5, 3, 4, 4, 1, 4, 3, 3, 4, 1, 3, 5, 1, 3, 1, 5, 4, 5]
 SAT12_SPECIFIC = [2, 3, 2, 3, 3, 2, 1, 2, 1, 1, 1, 3, 1, 3, 1, 2, 1, 1, 3, 3, 1, 1, 3, 1, 3, 3, 1, 3, 2, 3, 1, 2]

@@ -14,7 +14,7 @@ from scipy import sparse
 from scipy.special import expit
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.em.accelerate import squarem
 from irtbridge.em.core import estep, fit_em, nodes, prepare_graded, prepare_responses
 from irtbridge.exceptions import ValidationError

@@ -13,7 +13,7 @@ import pytest
 from scipy.special import expit
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.em import dense, window
 from irtbridge.em.core import estep, node_windows, nodes, prepare_graded, prepare_responses
 from irtbridge.em.dense import DenseBits, dense_bits

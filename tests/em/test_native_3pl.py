@@ -35,9 +35,9 @@ import pytest
 from scipy import sparse
 
 import irtbridge
-from irtbridge.benchmark.modes import STABLE_PRIORS, CalibrationMode, simulate_classifier_responses
+from irtbridge.decodirt.modes import STABLE_PRIORS, CalibrationMode, simulate_classifier_responses
 from irtbridge.calibration.flags import IdentificationWarning
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from irtbridge.em import threepl as em_3pl
 from irtbridge.em.core import ResponseData, prepare_graded, prepare_responses
@@ -55,9 +55,9 @@ def _classifier(n: int, j: int) -> pd.DataFrame:
 
 def _evaluate_matrix(name: str) -> pd.DataFrame:
     """The matrix ``evaluate_dataset(name)`` calibrates (its defaults: 30% test split, 3 random guessers, seed 0)."""
-    from irtbridge.benchmark import classifier_pool, load_benchmark_dataset
-    from irtbridge.benchmark.per_dataset import _respond
-    from irtbridge.benchmark.settings import Settings
+    from irtbridge.decodirt import classifier_pool, load_benchmark_dataset
+    from irtbridge.decodirt.per_dataset import _respond
+    from irtbridge.decodirt.settings import Settings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -278,7 +278,7 @@ def test_bad_options_are_one_line_errors():
 
 def test_stable_mode_runs_natively_without_r():
     code = ("import sys, warnings\n"
-            "from irtbridge.benchmark.modes import CalibrationMode, calibrate_classifier_responses, "
+            "from irtbridge.decodirt.modes import CalibrationMode, calibrate_classifier_responses, "
             "simulate_classifier_responses\n"
             "x, _, _ = simulate_classifier_responses(40, 80, seed=2)\n"
             "fit = calibrate_classifier_responses(x, CalibrationMode.resolve('stable', engine='native'))\n"

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.benchmark.modes import STABLE_PRIORS
+from irtbridge.decodirt.modes import STABLE_PRIORS
 from irtbridge.calibration.flags import IdentificationWarning
 from irtbridge.em import threepl as em_3pl
 from tests._classifier_modes import minority_predictors

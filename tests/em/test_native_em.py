@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.core import fit_em, prepare_responses
 
@@ -73,7 +73,7 @@ def test_native_engine_never_starts_r():
     import subprocess as sp
     import sys
 
-    code = ("import sys, irtbridge; from irtbridge.datasets import response_dataset\n"
+    code = ("import sys, irtbridge; from irtbridge.example_data import response_dataset\n"
             "import numpy as np, pandas as pd\n"
             "x = pd.DataFrame((np.random.default_rng(0).random((200, 6)) < 0.6).astype(float))\n"
             "fit = irtbridge.calibrate(x, '2PL', engine='native')\n"

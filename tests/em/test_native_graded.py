@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
 from irtbridge.em.core import fit_em, prepare_graded, prepare_responses

@@ -23,7 +23,7 @@ import pytest
 
 import irtbridge
 from irtbridge.calibration.flags import IdentificationWarning
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.em import priors as em_priors
 from irtbridge.em.core import fit_em, prepare_responses
 from irtbridge.exceptions import ValidationError

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import irtbridge
-from irtbridge.datasets import response_dataset
+from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from test_native_em import _simulated
 

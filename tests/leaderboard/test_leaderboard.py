@@ -124,7 +124,7 @@ def test_estimate_performance_equals_its_formula_written_out():
 
 
 def test_prediction_beats_the_anchor_mean_and_covers_on_a_simulated_leaderboard():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "speed"))
     try:
         from anchors import simulate_leaderboard
     finally:
@@ -148,7 +148,7 @@ def test_all_three_anchor_goals_hold_with_a_fitted_calibration():
     floor is the same prediction with the true parameters; the anchor mean is the plain share correct on the
     anchors. Measured when written: -39% vs the anchor mean, +3% vs the floor, coverage 0.93.
     """
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "speed"))
     try:
         from anchors import cross_validate, simulate_leaderboard, summarize
     finally:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irtbridge.benchmark import (
+from irtbridge.decodirt import (
     PAPER_ORDERS,
     plot_bump,
     plot_dataset_parameters,

@@ -11,7 +11,7 @@ import re
 import pytest
 
 import irtbridge._parallel
-from irtbridge.benchmark import CalibrationMode, STABLE_PRIORS
+from irtbridge.decodirt import CalibrationMode, STABLE_PRIORS
 from irtbridge.pipeline import run_benchmark
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irtbridge.benchmark.data import BenchmarkDataset, load_benchmark_dataset
+from irtbridge.decodirt.classification_data import BenchmarkDataset, load_benchmark_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline import resolve_datasets
 from irtbridge.pipeline.stages import dataset_units

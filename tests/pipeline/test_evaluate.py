@@ -140,7 +140,7 @@ def test_cli_outputs(run):
 @pytest.mark.r
 @pytest.mark.slow
 def test_items_equal_mirt_with_priors_called_directly(run, tmp_path):
-    # the default calibration mode ("stable"): mirt's 3PL with the priors of irtbridge.benchmark.modes,
+    # the default calibration mode ("stable"): mirt's 3PL with the priors of irtbridge.decodirt.modes,
     # written here as plain mirt calls on the parameter table
     out, _ = run
     responses = _read(out / "tables" / "responses_Sonar.csv", index_col=0)

@@ -58,7 +58,7 @@ def test_exit_status_names_failed_datasets(tmp_path, monkeypatch, capsys):
     (60, True, "every feature is constant"),
 ])
 def test_unrankable_data_warns(n_test, constant, expected):
-    from irtbridge.benchmark.per_dataset import _warn_unrankable
+    from irtbridge.decodirt.per_dataset import _warn_unrankable
 
     features = np.ones((30, 3)) if constant else np.random.default_rng(0).normal(size=(30, 3))
     with pytest.warns(DataWarning, match=expected.replace("(", r"\(").replace(")", r"\)")):

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.portfolio import (
+    airt_performance,
     algorithm_characteristics,
     bin_performance,
     evaluate_portfolio,
     latent_trait_analysis,
-    portfolio_dataset,
 )
 
 ALGOS = ["NB", "LDA", "QDA", "CART", "J48", "KNN", "L_SVM", "poly_SVM", "RBF_SVM", "RandF"]
@@ -110,12 +110,12 @@ def ref(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cts():
-    return _quiet(portfolio_dataset, "classification_cts")
+    return _quiet(airt_performance, "classification_cts")
 
 
 @pytest.fixture(scope="module")
 def poly():
-    return _quiet(portfolio_dataset, "classification_poly")
+    return _quiet(airt_performance, "classification_poly")
 
 
 @pytest.fixture(scope="module")

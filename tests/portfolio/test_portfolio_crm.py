@@ -18,12 +18,12 @@ from scipy.special import expit
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.portfolio import (
     CRMCalibration,
+    airt_performance,
     crm_abilities,
     crm_density,
     crm_predict,
     crm_z,
     fit_crm,
-    portfolio_dataset,
     rescale_performance,
 )
 
@@ -64,7 +64,7 @@ def anomalous_data(n: int = 60) -> pd.DataFrame:
 def data():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
-        return portfolio_dataset("classification_cts")
+        return airt_performance("classification_cts")
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from irtbridge.exceptions import DataWarning, ValidationError  # noqa: E402
-from irtbridge.portfolio import bin_performance, crm_density, evaluate_portfolio, portfolio_dataset  # noqa: E402
+from irtbridge.portfolio import airt_performance, bin_performance, crm_density, evaluate_portfolio  # noqa: E402
 from irtbridge.portfolio import plots  # noqa: E402
 
 NAMES = ["NB", "QDA", "J48", "RBF_SVM"]
@@ -23,7 +23,7 @@ NAMES = ["NB", "QDA", "J48", "RBF_SVM"]
 def small():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
-        return portfolio_dataset("classification_cts")[NAMES].iloc[:120]
+        return airt_performance("classification_cts")[NAMES].iloc[:120]
 
 
 @pytest.fixture(scope="module")

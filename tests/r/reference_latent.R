@@ -9,7 +9,7 @@ items <- function(fit) cols(coef(fit, IRTpars = TRUE, simplify = TRUE)$items)
 out <- list()
 
 if (args[1] == "dentype") {
-  # SAT12 as irtbridge.datasets.response_dataset("SAT12") holds it: 8 (not answered) missing, then the
+  # SAT12 as irtbridge.example_data.response_dataset("SAT12") holds it: 8 (not answered) missing, then the
   # key of ?SAT12
   sat <- SAT12
   sat[sat == 8] <- NA

@@ -65,7 +65,7 @@ irtb_dataset <- function(package, name) {
   d
 }
 
-# Classic response matrices, one row per respondent (see irtbridge.datasets.RESPONSE_DATASETS).
+# Classic response matrices, one row per respondent (see irtbridge.example_data.RESPONSE_DATASETS).
 irtb_response_dataset <- function(package, name, kind) {
   d <- irtb_dataset(package, name)
   if (kind == "table") {
