@@ -166,13 +166,16 @@ def test_standardise_moves_the_items_to_a_standard_latent_scale():
 
 
 def test_with_many_answers_each_the_px_start_ends_at_plain_ems_maximum():
-    """150 respondents x 900 items, every cell answered (each posterior on a node or two, where the PX-EM
+    """150 respondents x 1,200 items, every cell answered (each posterior on a node or two, where the PX-EM
     start runs): the default fit ends where plain EM from the start values does, its log-likelihood not lower."""
+    from irtbridge.em.core import PX_ANSWERS
+
     rng = np.random.default_rng(3)
     theta = rng.normal(0.0, 1.0, 150)
-    a, b = rng.lognormal(0.0, 0.3, 900), rng.normal(0.0, 1.0, 900)
-    x = (rng.random((150, 900)) < expit(a * (theta[:, None] - b))).astype(float)
-    data = prepare_responses(x, [f"i{k}" for k in range(900)])
+    a, b = rng.lognormal(0.0, 0.3, 1200), rng.normal(0.0, 1.0, 1200)
+    x = (rng.random((150, 1200)) < expit(a * (theta[:, None] - b))).astype(float)
+    assert x.shape[1] >= PX_ANSWERS
+    data = prepare_responses(x, [f"i{k}" for k in range(1200)])
     fast = fit_em(data, "2PL", TOL=1e-6, NCYCLES=20000)
     plain = fit_em(data, "2PL", TOL=1e-6, NCYCLES=20000, accelerate="none")
     assert fast.converged and plain.converged
