@@ -57,7 +57,7 @@ ALLOWED: dict[str, str] = {
        for name in ("to_dict", "to_json", "from_json", "without_r_model", "parameters", "person_fit",
                     "factor_correlations", "conditional_reliability", "plot", "item_plot")},
     **{f"irtbridge.em.core.{name}": _AT_BUDGET
-       for name in ("ResponseData.rows", "prepare_responses", "recode_graded", "node_windows")},
+       for name in ("ResponseData.rows", "prepare_responses", "node_windows")},
 }
 
 

@@ -27,7 +27,9 @@ of thousands of items, most cells missing.
   the objective is halved. Categories are each item's observed values in ascending order (as mirt
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
 * Acceleration: SQUAREM with a monotone safeguard (:mod:`irtbridge.em.accelerate`; ``accelerate="none"``
-  is plain EM).
+  is plain EM). Where respondents answer :data:`PX_ANSWERS` items or more on average, the 2PL and 1PL first
+  run PX-EM cycles (:func:`irtbridge.em.identify.standardise`) to ``TOL`` or a fifth of ``NCYCLES``, then
+  the plain map from there to ``TOL``, whose fixed point (mirt's) the estimates are.
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
   ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
@@ -56,18 +58,19 @@ from irtbridge.em import dense as em_dense
 from irtbridge.em import graded as em_graded
 from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
-from irtbridge.em.identify import orient
+from irtbridge.em.identify import orient, standardise
 from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl, newton_map
 from irtbridge.em.window import NodeWindows, log_pq, pair
 
-__all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded", "recode_graded",
+__all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded",
            "fit_em", "estep", "node_windows"]
 
 EM_MODELS = models_where(native="core")  # the catalogue's rows this EM fits
 THETA_LIM = 6.0
 _NEWTON_STEPS = 50
 _MAX_STEP = 2.0
+PX_ANSWERS = 1000  # answers per respondent from which the 2PL/1PL start with PX-EM (posterior sd ~ 0.07 or less)
 
 
 @dataclass(frozen=True)
@@ -222,42 +225,6 @@ def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Inde
     data = ResponseData(A, M, names, pd.RangeIndex(values.shape[0]) if index is None else pd.Index(index),
                         tuple(int(k) for k in ncat))
     return data, categories
-
-
-def recode_graded(responses: Any, item_names: Iterable[str], categories: Iterable[Iterable[float]]) -> Any:
-    """Responses in a graded calibration's own codes mapped to categories ``0..K-1`` (for native scoring).
-
-    ``responses`` is a DataFrame (columns are item names; a subset is fine) or an array with one column per
-    item; a value the item was not calibrated with is an error naming the item.
-
-    Examples
-    --------
-    >>> recode_graded(np.array([[4.0, np.nan], [1.0, 2.0]]), ["q1", "q2"], [(1.0, 2.0, 4.0), (0.0, 2.0)]).tolist()
-    [[2.0, nan], [0.0, 1.0]]
-    """
-    lookup = {str(n): np.asarray(list(c), dtype=float) for n, c in zip(item_names, categories)}
-    frame = responses if isinstance(responses, pd.DataFrame) else None
-    values = np.array(responses.to_numpy(dtype=float, na_value=np.nan) if frame is not None else responses, dtype=float)
-    columns = [str(c) for c in frame.columns] if frame is not None else list(lookup)
-    flat = values.ndim == 1
-    values = values[None, :] if flat else values
-    if values.ndim != 2 or values.shape[1] != len(columns):
-        raise ValidationError(f"responses: expected {len(columns)} item column(s), got shape {values.shape}")
-    for j, name in enumerate(columns):
-        cats = lookup.get(name)
-        if cats is None:
-            raise ValidationError(f"responses: column {name!r} is not an item of the calibration")
-        seen = ~np.isnan(values[:, j])
-        pos = np.searchsorted(cats, values[seen, j]).clip(max=len(cats) - 1)
-        if (cats[pos] != values[seen, j]).any():
-            bad = values[seen, j][cats[pos] != values[seen, j]][0]
-            raise ValidationError(f"responses: item {name!r} has value {bad:g}, not one of its calibrated "
-                                  f"categories {', '.join(f'{c:g}' for c in cats)}")
-        values[seen, j] = pos
-    values = values[0] if flat else values
-    if frame is not None:
-        return pd.DataFrame(values, index=frame.index, columns=frame.columns)
-    return values
 
 
 def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -464,18 +431,25 @@ def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ones(len(p)), np.log(p / (1.0 - p))
 
 
+def _answers_each(data: ResponseData) -> float:
+    """The mean number of items a respondent answered."""
+    answered = data.M.nnz if sparse.issparse(data.M) else np.count_nonzero(data.M)
+    return answered / max(data.shape[0], 1)
+
+
 class _Cycles:
     """The EM map ``x -> M(E(x))`` on ``x = (a, d, latent variance)`` flattened, counting cycles and
     watching TOL (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
 
     def __init__(self, data: ResponseData, model: str, quadpts: int, TOL: float, NCYCLES: int, run: Callable,
                  progress: Callable[[int, float], None] | None, d_shape: tuple[int, ...],
-                 priors: ItemPriors | None = None):
+                 priors: ItemPriors | None = None, expand: bool = False, first_cycle: int = 0):
         self.data, self.model, self.quadpts, self.TOL, self.NCYCLES = data, model, quadpts, TOL, NCYCLES
-        self.priors = priors
+        self.priors, self.expand = priors, expand
         self.run, self.progress, self.d_shape = run, progress, d_shape
         self.cycle, self.converged = 0, False
         self.history: list[tuple[float, float]] = []
+        self.first_cycle = first_cycle  # cycles run before this map's first (the progress count goes on)
 
     def pack(self, a: np.ndarray, d: np.ndarray, variance: float) -> np.ndarray:
         return np.concatenate([a, d.ravel(), [variance]])
@@ -490,12 +464,14 @@ class _Cycles:
         theta, weights = nodes(self.quadpts, variance)
         r, n, N, loglik = self.run(self.data, a, d, theta, np.log(weights))
         new_a, new_d, new_var = mstep(self.model, r, n, N, theta, a, d, variance, self.data.ncat, self.priors)
+        if self.expand:
+            new_a, new_d = standardise(new_a, new_d, N, theta)
         change = max(np.abs(new_a - a).max(initial=0) if self.model != "rasch" else 0.0,
                      np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
         self.cycle += 1
         self.history.append((loglik, change))
         if self.progress is not None:
-            self.progress(self.cycle, change)
+            self.progress(self.first_cycle + self.cycle, change)
         self.converged = bool(change < self.TOL)
         if self.priors is not None:  # SQUAREM compares the log-posterior, what the M-step raises
             loglik += log_prior_2pl(self.priors, a, d)
@@ -531,8 +507,10 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     TOL : float, default 0.0001
     accelerate : {"squarem", "none"}, default "squarem"
         ``"squarem"``: monotone SQUAREM (:func:`irtbridge.em.accelerate.squarem`; the same maximum in fewer
-        cycles); ``"none"``: plain EM. Both stop at the first cycle whose change is below ``TOL`` and count
-        every cycle in ``iterations``.
+        cycles), the 2PL and 1PL on many answers each started by PX-EM cycles (the module docstring);
+        ``"none"``: plain EM from
+        the start values. Both stop at the first cycle whose change is below ``TOL`` and count every cycle
+        in ``iterations``.
     estep_fn, progress : callable, optional
         ``progress(cycle, change)`` is called after each cycle.
     priors : optional
@@ -569,8 +547,16 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     started = time.perf_counter()
     run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
     a, d = _start(data, model)
-    em = _Cycles(data, model, quadpts, TOL, NCYCLES, run, progress, d.shape, priors)
-    a, d, variance = em.unpack(iterate(em, em.pack(a, d, 1.0), accelerate, em.project))
+    x, spent, history = np.concatenate([a, d.ravel(), [1.0]]), 0, []
+    if accelerate == "squarem" and model in ("2PL", "1PL") and _answers_each(data) >= PX_ANSWERS:
+        # the latent scale is EM's slow direction when every respondent answers many items (its posterior
+        # then sits on a node or two): first the cycles that re-standardise it after each M-step (PX-EM),
+        # to TOL or a fifth of the cycles; then mirt's own EM map from there, to TOL: the fixed point is mirt's
+        px = _Cycles(data, model, quadpts, TOL, NCYCLES // 5, run, progress, d.shape, priors, expand=True)
+        x = iterate(px, x, accelerate, px.project)
+        spent, history = px.cycle, px.history
+    em = _Cycles(data, model, quadpts, TOL, NCYCLES - spent, run, progress, d.shape, priors, first_cycle=spent)
+    a, d, variance = em.unpack(iterate(em, x, accelerate, em.project))
     if priors is None:
         # the reflection a -> -a, theta -> -theta leaves the likelihood as it is: the mean slope is made
         # positive (em/identify.py); a slope prior is not symmetric, so with one the fit's own sign stands
@@ -579,8 +565,9 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     loglik = run(data, a, d, theta, np.log(weights))[3]
     n_items = len(d)
     n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat or ())
-    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=em.cycle, converged=em.converged,
-                    n_parameters=n_par, seconds=time.perf_counter() - started, history=tuple(em.history),
+    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=spent + em.cycle,
+                    converged=em.converged, n_parameters=n_par, seconds=time.perf_counter() - started,
+                    history=tuple(history + em.history),
                     log_prior=log_prior_2pl(priors, a, d) if priors is not None else 0.0)
 
 

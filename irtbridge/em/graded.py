@@ -17,10 +17,15 @@ are called *cells* below. The E-step multiplies it by the log category probabili
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import numpy as np
+import pandas as pd
 from scipy.special import expit, log_expit
 
-__all__ = ["cell_layout", "log_category_probs", "start_values", "newton_graded", "graded_loglik_terms"]
+from irtbridge.exceptions import ValidationError
+
+__all__ = ["cell_layout", "log_category_probs", "start_values", "newton_graded", "graded_loglik_terms", "recode_graded"]
 
 _NEWTON_STEPS = 50
 _MAX_STEP = 2.0
@@ -273,3 +278,56 @@ def newton_graded(r: np.ndarray, ncat: np.ndarray, theta: np.ndarray, a: np.ndar
         ga, gd = _newton_group(rg, a[idx].copy(), d[idx, : k - 1].copy(), theta)
         a[idx], d[idx, : k - 1] = ga, gd
     return a, d
+
+
+def recode_graded(responses: Any, item_names: Iterable[str], categories: Iterable[Iterable[float]]) -> Any:
+    """Responses in a graded calibration's own codes mapped to categories ``0..K-1`` (for native scoring).
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame or numpy.ndarray
+        A DataFrame (columns are item names; a subset is fine) or an array with one column per item (one
+        row: a 1-d array); NaN is a missing answer.
+    item_names : iterable of str
+        The calibration's items, in order.
+    categories : iterable of iterable of float
+        Each item's calibrated codes, ascending.
+
+    Returns
+    -------
+    pandas.DataFrame or numpy.ndarray
+        The same shape and kind as ``responses``, each code replaced by its position ``0..K-1``.
+
+    Raises
+    ------
+    ValidationError
+        A column that is not an item, or a value the item was not calibrated with (naming the item).
+
+    Examples
+    --------
+    >>> recode_graded(np.array([[4.0, np.nan], [1.0, 2.0]]), ["q1", "q2"], [(1.0, 2.0, 4.0), (0.0, 2.0)]).tolist()
+    [[2.0, nan], [0.0, 1.0]]
+    """
+    lookup = {str(n): np.asarray(list(c), dtype=float) for n, c in zip(item_names, categories)}
+    frame = responses if isinstance(responses, pd.DataFrame) else None
+    values = np.array(responses.to_numpy(dtype=float, na_value=np.nan) if frame is not None else responses, dtype=float)
+    columns = [str(c) for c in frame.columns] if frame is not None else list(lookup)
+    flat = values.ndim == 1
+    values = values[None, :] if flat else values
+    if values.ndim != 2 or values.shape[1] != len(columns):
+        raise ValidationError(f"responses: expected {len(columns)} item column(s), got shape {values.shape}")
+    for j, name in enumerate(columns):
+        cats = lookup.get(name)
+        if cats is None:
+            raise ValidationError(f"responses: column {name!r} is not an item of the calibration")
+        seen = ~np.isnan(values[:, j])
+        pos = np.searchsorted(cats, values[seen, j]).clip(max=len(cats) - 1)
+        if (cats[pos] != values[seen, j]).any():
+            bad = values[seen, j][cats[pos] != values[seen, j]][0]
+            raise ValidationError(f"responses: item {name!r} has value {bad:g}, not one of its calibrated "
+                                  f"categories {', '.join(f'{c:g}' for c in cats)}")
+        values[seen, j] = pos
+    values = values[0] if flat else values
+    if frame is not None:
+        return pd.DataFrame(values, index=frame.index, columns=frame.columns)
+    return values

@@ -1,4 +1,5 @@
-"""The direction of the latent scale: which of a fit and its reflection the native EM reports.
+"""The direction of the latent scale: which of a fit and its reflection the native EM reports; and the
+scale itself, restored after a PX-EM cycle (:func:`standardise`).
 
 The 2PL (and the 1PL's shared slope, and the graded model) has a reflection: ``a -> -a`` with
 ``theta -> -theta`` gives every response the same probability (``a theta + d`` unchanged), and the latent
@@ -20,7 +21,7 @@ import numpy as np
 
 from irtbridge._ties import tie_greater
 
-__all__ = ["orient"]
+__all__ = ["orient", "standardise"]
 
 
 def orient(a: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -56,3 +57,41 @@ def orient(a: np.ndarray) -> tuple[np.ndarray, bool]:
     decided = finite[tie_greater(np.abs(finite), 0.0, scale=scale)]
     flip = bool(decided.size and decided[0] < 0)
     return (-a if flip else a.copy()), flip
+
+
+def standardise(a: np.ndarray, d: np.ndarray, N: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Items moved to the scale on which the E-step's latent distribution has mean 0 and variance 1.
+
+    The reduction step of PX-EM (Liu, Rubin & Wu 1998) for theta ~ N(mu, sigma^2): ``a theta + d`` with
+    ``theta = mu + sigma z`` is ``(a sigma) z + (d + a mu)``. The native EM runs such cycles first on the 2PL
+    and 1PL: with thousands of answers per respondent each posterior sits on a node or two, and the latent
+    scale is plain EM's slowest direction. On the quadrature grid the PX-EM fixed point differs a little
+    from the plain map's, so the fit goes on with the plain map from there (:func:`irtbridge.em.core.fit_em`).
+
+    Parameters
+    ----------
+    a, d : numpy.ndarray
+        Slopes and intercepts (intercepts: one per item, or items x thresholds).
+    N : numpy.ndarray
+        The expected number of respondents at each node (the E-step's).
+    theta : numpy.ndarray
+        The nodes.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The slopes and intercepts on the standard scale (unchanged when the counts have no spread).
+
+    Examples
+    --------
+    >>> a, d = standardise(np.array([1.0]), np.array([0.0]), np.array([1.0, 1.0]), np.array([0.0, 2.0]))
+    >>> a.tolist(), d.tolist()
+    ([1.0], [1.0])
+    """
+    share = N / N.sum()
+    mu = float(share @ theta)
+    sigma = float(np.sqrt(share @ (theta - mu) ** 2))
+    if not (np.isfinite(sigma) and sigma > 0):
+        return a, d
+    dd = d + (a * mu if d.ndim == 1 else (a * mu)[:, None])
+    return a * sigma, dd

@@ -146,3 +146,39 @@ def test_the_calibration_records_its_accelerator():
     fit = irtbridge.calibrate(x, "2PL", engine="native", se=False, accelerate="none")
     assert fit.options["accelerate"] == "none"
     assert irtbridge.calibrate(x, "2PL", engine="native", se=False).options["accelerate"] == "squarem"
+
+
+def test_standardise_moves_the_items_to_a_standard_latent_scale():
+    """PX-EM's reduction (Liu, Rubin & Wu 1998) by hand: mean and sd of the node counts, a theta + d kept."""
+    from irtbridge.em.identify import standardise
+
+    theta = np.array([-1.0, 0.0, 1.0, 2.0])
+    N = np.array([1.0, 2.0, 4.0, 1.0])  # mean (-1 + 0 + 4 + 2) / 8 = 0.625
+    mu = 0.625
+    sigma = np.sqrt((1 * 1.625**2 + 2 * 0.625**2 + 4 * 0.375**2 + 1 * 1.375**2) / 8)
+    a, d = np.array([0.5, 2.0]), np.array([1.0, -3.0])
+    new_a, new_d = standardise(a, d, N, theta)
+    np.testing.assert_allclose(new_a, a * sigma, rtol=1e-14)
+    np.testing.assert_allclose(new_d, d + a * mu, rtol=1e-14)
+    z = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(new_a[:, None] * z + new_d[:, None], a[:, None] * (mu + sigma * z) + d[:, None],
+                               rtol=1e-12)
+
+
+def test_with_many_answers_each_the_px_start_ends_at_plain_ems_maximum():
+    """150 respondents x 1,200 items, every cell answered (each posterior on a node or two, where the PX-EM
+    start runs): the default fit ends where plain EM from the start values does, its log-likelihood not lower."""
+    from irtbridge.em.core import PX_ANSWERS
+
+    rng = np.random.default_rng(3)
+    theta = rng.normal(0.0, 1.0, 150)
+    a, b = rng.lognormal(0.0, 0.3, 1200), rng.normal(0.0, 1.0, 1200)
+    x = (rng.random((150, 1200)) < expit(a * (theta[:, None] - b))).astype(float)
+    assert x.shape[1] >= PX_ANSWERS
+    data = prepare_responses(x, [f"i{k}" for k in range(1200)])
+    fast = fit_em(data, "2PL", TOL=1e-6, NCYCLES=20000)
+    plain = fit_em(data, "2PL", TOL=1e-6, NCYCLES=20000, accelerate="none")
+    assert fast.converged and plain.converged
+    np.testing.assert_allclose(fast.a, plain.a, atol=1e-3, rtol=0)
+    np.testing.assert_allclose(fast.d, plain.d, atol=1e-3, rtol=0)
+    assert fast.loglik >= plain.loglik - 1e-4

@@ -1,6 +1,6 @@
 """Calibration engines: one module each, behind one dispatch table with one signature.
 
-Every engine module offers ``fit(request: FitRequest) -> Calibration``; :data:`ENGINE_TABLE` says what
+Every engine module offers ``fit(request: FitRequest)``, returning a ``Calibration``; :data:`ENGINE_TABLE` says what
 each one can do, and :func:`irtbridge.calibrate` checks a call against that row once, then dispatches.
 Nothing below the dispatch re-checks the options the table already answered.
 
@@ -17,7 +17,7 @@ Beyond these, each row says what the engine accepts (estimation ``methods``, cal
 afterwards (``scoring`` methods, whether its live model is a mirt model that mirt's latent densities,
 fscores options and diagnostics read, whether it runs in R, whether the fit keeps its data): code
 outside this package asks the row, never the engine's name. The models each engine fits come from the
-model catalogue (:mod:`irtbridge._catalogue`; :data:`irtbridge.calibration.results.result.ENGINES`). Engine
+model catalogue (:mod:`irtbridge._catalogue`; the result module's ``ENGINES`` reads them from here). Engine
 modules are imported on first use, so choosing an engine never loads the others (nor R, for ``native``).
 
 Adding an engine is a row here and a module with ``fit(request)`` (and a column of the catalogue for
@@ -37,8 +37,8 @@ from irtbridge.calibration.results.flags import warn_flagged
 from irtbridge.calibration.inputs.options import LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.exceptions import ValidationError
 
-if TYPE_CHECKING:  # the result module reads this table; the table only names its class
-    from irtbridge.calibration.results.result import Calibration
+if TYPE_CHECKING:  # the result module reads this table: the table names only the results' base class
+    from irtbridge.calibration.results._base import FitResult
 
 __all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "engine"]
 
@@ -96,7 +96,7 @@ class Engine:
     keeps_data: bool = True
     title: str = ""
 
-    def fit(self, request: FitRequest) -> "Calibration":
+    def fit(self, request: FitRequest) -> "FitResult":
         """Fit ``request`` with this engine (its module's ``fit``); one warning when estimates are flagged
         (:mod:`irtbridge.calibration.results.flags`), whatever the engine.
 
@@ -107,8 +107,8 @@ class Engine:
 
         Returns
         -------
-        Calibration
-            The fit.
+        FitResult
+            The fit: a :class:`~irtbridge.Calibration` from every engine.
         """
         fit = importlib.import_module(self.module).fit(request)
         warn_flagged(fit, stacklevel=4)

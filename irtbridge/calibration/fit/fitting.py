@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -223,7 +223,7 @@ def calibrate(
                              drop_constant=bool(drop_constant),
                              priors=tuple(parse_priors(priors, responses.item_names)))
         with r_context(f"calibrate: {engine} fitting the {model} model"):
-            return backend.fit(request)
+            return cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
     prep = _prepare(responses, columns, model, per_item, drop_constant)
     # key, gpcm_mats, monopoly.k and spline_args against the item types (an engine without them has none)
     options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
@@ -237,7 +237,7 @@ def calibrate(
         priors=tuple(prep.priors), structure=structure, parameters=parameters,
     )
     with r_context(f"calibrate: {engine} fitting the {model} model"):
-        fit = backend.fit(request)
+        fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
     return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
 
 

@@ -21,7 +21,7 @@ from irtbridge.calibration.analysis.inference import InferenceMixin
 from irtbridge.calibration.analysis.fscores import ScoringMixin
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
-from irtbridge.em.core import recode_graded
+from irtbridge.em.graded import recode_graded
 
 __all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
 
