@@ -28,7 +28,7 @@ of thousands of items, most cells missing.
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
 * Acceleration: SQUAREM with a monotone safeguard (:mod:`irtbridge.em.accelerate`; ``accelerate="none"``
   is plain EM). Where respondents answer :data:`PX_ANSWERS` items or more on average, the 2PL and 1PL first
-  run PX-EM cycles (:func:`irtbridge.em.identify.standardise`) to ``TOL`` or a fifth of ``NCYCLES``, then
+  run PX-EM cycles (:func:`irtbridge.em.identify.standardise`) to :data:`PX_TOL` or a fifth of ``NCYCLES``, then
   the plain map from there to ``TOL``, whose fixed point (mirt's) the estimates are.
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
   ``a1, d1..dk``, and
@@ -71,6 +71,7 @@ THETA_LIM = 6.0
 _NEWTON_STEPS = 50
 _MAX_STEP = 2.0
 PX_ANSWERS = 1000  # answers per respondent from which the 2PL/1PL start with PX-EM (posterior sd ~ 0.07 or less)
+PX_TOL = 1e-3  # PX-EM only brings the fit near (its fixed point is not the plain map's): a looser TOL
 
 
 @dataclass(frozen=True)
@@ -551,8 +552,9 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     if accelerate == "squarem" and model in ("2PL", "1PL") and _answers_each(data) >= PX_ANSWERS:
         # the latent scale is EM's slow direction when every respondent answers many items (its posterior
         # then sits on a node or two): first the cycles that re-standardise it after each M-step (PX-EM),
-        # to TOL or a fifth of the cycles; then mirt's own EM map from there, to TOL: the fixed point is mirt's
-        px = _Cycles(data, model, quadpts, TOL, NCYCLES // 5, run, progress, d.shape, priors, expand=True)
+        # to PX_TOL or a fifth of the cycles; then mirt's own EM map from there, to TOL: the fixed point is mirt's
+        px = _Cycles(data, model, quadpts, max(TOL, PX_TOL), NCYCLES // 5, run, progress, d.shape, priors,
+                     expand=True)
         x = iterate(px, x, accelerate, px.project)
         spent, history = px.cycle, px.history
     em = _Cycles(data, model, quadpts, TOL, NCYCLES - spent, run, progress, d.shape, priors, first_cycle=spent)
