@@ -31,7 +31,7 @@ Data (fetched from GitHub, never shipped), under ``--data DIR`` (default ``/work
 * ``DIR/psn/combine.csv`` (Joe-Hall-Lee/PSN-IRT, 11 models x 41,871 items) is read but left out: 11
   models give 3 new models and 8 calibration models in interpolation, too few for the protocol.
 
-Run: ``python benchmarks/lm_estimators.py`` (all sets, k = 50 and 100, 5 seeds) or ``--quick`` (four sets,
+Run: ``python speed/lm_estimators.py`` (all sets, k = 50 and 100, 5 seeds) or ``--quick`` (four sets,
 two seeds, k = 50).
 """
 

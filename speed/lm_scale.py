@@ -2,8 +2,8 @@
 
 1. An open-LLM-leaderboard-shaped matrix: 5,000 models x 28,632 items, every cell answered (143 million
    cells), simulated from a 2PL with leaderboard-like parameters (below). Native 2PL from the answered
-   cells to the estimates at the engine's default tolerance (TOL 1e-4, SQUAREM): wall time, EM cycles,
-   time per cycle, peak memory (VmHWM, as ``benchmarks/leaderboard.py`` reads it). Goals: 3 minutes on 2
+   cells to the estimates at the engine's default tolerance (TOL 1e-4; PX-EM start, SQUAREM): wall time, EM cycles,
+   time per cycle, peak memory (VmHWM, as ``speed/native_em_scale.py`` reads it). Goals: 3 minutes on 2
    cores, 8 GB.
 2. The shape tinyBenchmarks (Maia Polo et al. 2024) fits with py-irt, 395 models x 28,659 items, timed the
    same way and printed beside their published figure (209 s on a GPU; py-irt is not run here).
@@ -18,7 +18,7 @@ items nearly flat (a ~ U(0.02, 0.3)). Items answered the minority way by fewer t
 least 5: 10 of 5,000) are replaced by further draws (their maximum-likelihood slope has no finite value: the fit would run its 500 cycles on
 them); every model answers every kept item.
 
-    .venv/bin/python benchmarks/lm_scale.py [--quick] [--only 1,2,3]
+    .venv/bin/python speed/lm_scale.py [--quick] [--only 1,2,3]
 
 Part 2 runs first (its peak memory is then its own; part 1's data is kept for part 3). Timings on the
 project's machine are taken while other jobs share its 2 cores: upper bounds; the CPU time of all threads
