@@ -48,6 +48,7 @@ from irtbridge import _moved
 #: the numpydoc codes the public API must pass (see the module docstring)
 REQUIRED = frozenset({"GL06", "GL07", "GL08", "SS01", "PR01", "PR02", "PR04", "PR10", "RT01", "YD01"})
 
+
 def _is_public(dotted: str) -> bool:
     return not any(part.startswith("_") for part in dotted.split("."))
 
