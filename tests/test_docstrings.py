@@ -24,7 +24,7 @@ Required of each object (:func:`numpydoc.validate.validate`'s codes):
 
 Everything else numpydoc can report (See Also, extended summaries, punctuation, a summary wrapped over two
 lines of the house's 130 columns) is left to review. A failure lists one object per line: ``dotted.name: CODE
-message``. :data:`ALLOWED` names the few objects excused for now; one of them that passes fails the test.
+message``. No object is excused.
 """
 
 from __future__ import annotations
@@ -47,18 +47,6 @@ from irtbridge import _moved
 
 #: the numpydoc codes the public API must pass (see the module docstring)
 REQUIRED = frozenset({"GL06", "GL07", "GL08", "SS01", "PR01", "PR02", "PR04", "PR10", "RT01", "YD01"})
-
-#: objects allowed to fail for now, ``dotted.name -> reason``: keep it short and empty it. Their modules are at
-#: the 600-line budget (tests/test_structure.py), which their sections would break: document them when the
-#: module is split.
-_AT_BUDGET = "module at the 600-line budget"
-ALLOWED: dict[str, str] = {
-    **{f"irtbridge.calibration.results.result.Calibration.{name}": _AT_BUDGET
-       for name in ("to_dict", "to_json", "from_json", "without_r_model", "parameters", "person_fit",
-                    "factor_correlations", "conditional_reliability", "plot", "item_plot")},
-    **{f"irtbridge.em.core.{name}": _AT_BUDGET
-       for name in ("ResponseData.rows", "prepare_responses", "node_windows")},
-}
 
 
 def _is_public(dotted: str) -> bool:
@@ -196,12 +184,8 @@ def problems(obj: Any, dotted: str, kind: str) -> list[str]:
 
 
 def report(objects: list[tuple[str, Any, str]], check: Callable[[Any, str, str], list[str]] = problems) -> str:
-    """The failures of ``objects`` not in :data:`ALLOWED`, one per line (empty when all pass)."""
-    lines = []
-    for dotted, obj, kind in objects:
-        if dotted not in ALLOWED:
-            lines.extend(check(obj, dotted, kind))
-    return "\n".join(lines)
+    """The failures of ``objects``, one per line (empty when all pass)."""
+    return "\n".join(line for dotted, obj, kind in objects for line in check(obj, dotted, kind))
 
 
 @pytest.mark.parametrize("module_name", public_modules())
@@ -222,13 +206,6 @@ def test_the_walk_finds_the_public_api() -> None:
     assert any(kind == "property" for kind in everything.values())
     # deprecated names are not the public API
     assert not any(name.endswith(".run_batch") and not name.startswith("irtbridge.batch") for name in everything)
-
-
-def test_the_allow_list_names_real_objects_that_still_fail() -> None:
-    everything = {dotted: (obj, kind) for objects in homes().values() for dotted, obj, kind in objects}
-    assert set(ALLOWED) <= set(everything), f"allow-listed but not found: {sorted(set(ALLOWED) - set(everything))}"
-    fixed = [name for name in ALLOWED if not problems(everything[name][0], name, everything[name][1])]
-    assert not fixed, f"these pass now: take them off ALLOWED: {fixed}"
 
 
 def _documented(values: list[float], scale: float = 1.0) -> float:

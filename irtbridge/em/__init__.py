@@ -3,7 +3,8 @@
 Modules:
 
 * :mod:`~irtbridge.em.core`: the response layout (:class:`ResponseData`, answered cells only, sparse),
-  quadrature, the E-step, the M-steps of rasch, 1PL, 2PL and graded, and :func:`fit_em`;
+  quadrature, the E-step and :func:`fit_em`;
+* :mod:`~irtbridge.em.mstep`: the M-steps of rasch, 1PL, 2PL and graded;
 * :mod:`~irtbridge.em.window`: the binary E-step on each respondent's window of nodes (numba; exact,
   most of the work skipped at leaderboard scale);
 * :mod:`~irtbridge.em.dense`: the same windowed E-step on dense 0/1 data (most cells answered), one byte

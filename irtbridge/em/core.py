@@ -14,10 +14,10 @@ of thousands of items, most cells missing.
   of a million answered cells or more (and numba), :mod:`irtbridge.em.window` sums each respondent only at
   the nodes that hold its posterior, exact to rounding (the log-posterior is concave in theta); on dense
   data (most cells answered) with byte kernels, :mod:`irtbridge.em.dense`.
-* M-step: each item's expected complete-data log-likelihood is a weighted logistic regression of ``r`` on
-  the nodes, maximised by Newton's method for all items at once (2 x 2 systems for the 2PL; the shared slope
-  of the 1PL by a Schur complement). The Rasch model frees the latent variance (as mirt does):
-  ``var = sum_q N_q theta_q^2 / N``.
+* M-step (:mod:`irtbridge.em.mstep`): each item's expected complete-data log-likelihood is a weighted
+  logistic regression of ``r`` on the nodes, maximised by Newton's method for all items at once (2 x 2
+  systems for the 2PL; the shared slope of the 1PL by a Schur complement). The Rasch model frees the latent
+  variance (as mirt does): ``var = sum_q N_q theta_q^2 / N``.
 * Graded (Samejima; :mod:`irtbridge.em.graded`): ``A`` is the indicator matrix with one column per
   (item, category) and ``M`` the observed cells; the log-likelihood at every node is ``A @ log P.T`` with
   ``log P`` the log category probabilities (nodes x sum of categories), and ``r = A.T @ post`` the expected
@@ -49,7 +49,7 @@ from typing import Any, Callable, Iterable, cast
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 
 from irtbridge._catalogue import models_where
 from irtbridge._validation import check_choice, check_int, check_number
@@ -60,7 +60,8 @@ from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
 from irtbridge.em.identify import orient, standardise
 from irtbridge.em.memory import keep_freed_memory_if_asked
-from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl, newton_map
+from irtbridge.em.mstep import mstep
+from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl
 from irtbridge.em.window import NodeWindows, log_pq, pair
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded",
@@ -68,8 +69,6 @@ __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepar
 
 EM_MODELS = models_where(native="core")  # the catalogue's rows this EM fits
 THETA_LIM = 6.0
-_NEWTON_STEPS = 50
-_MAX_STEP = 2.0
 PX_ANSWERS = 1000  # answers per respondent from which the 2PL/1PL start with PX-EM (posterior sd ~ 0.07 or less)
 PX_TOL = 1e-3  # PX-EM only brings the fit near (its fixed point is not the plain map's): a looser TOL
 
@@ -101,7 +100,18 @@ class ResponseData:
         return self.M.shape
 
     def rows(self, start: int, stop: int) -> "ResponseData":
-        """The respondents ``start`` to ``stop`` (excluded), a block of the E-step."""
+        """The respondents ``start`` to ``stop`` (excluded), a block of the E-step.
+
+        Parameters
+        ----------
+        start, stop : int
+            Row positions, sliced as Python slices them (``stop`` excluded).
+
+        Returns
+        -------
+        ResponseData
+            Those rows of ``A``, ``M`` and ``index``; the same items (and ``ncat``).
+        """
         return ResponseData(self.A[start:stop], self.M[start:stop], self.item_names, self.index[start:stop], self.ncat)
 
     @cached_property
@@ -161,7 +171,31 @@ def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, n
 
 def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
                       dense_below: float = 0.5) -> ResponseData:
-    """Split a 0/1/NaN matrix into ``A`` and ``M``; sparse when more than ``dense_below`` of cells are missing."""
+    """Split a 0/1/NaN matrix into ``A`` and ``M``; sparse when more than ``dense_below`` of cells are missing.
+
+    Parameters
+    ----------
+    values : ndarray
+        Respondents x items: 1 correct, NaN missing, anything else wrong.
+    item_names : iterable of str
+        One name per column (kept as strings).
+    index : pandas.Index, optional
+        The respondents (default 0..n-1).
+    dense_below : float, default 0.5
+        The layout is sparse (scipy CSR) when the share of answered cells is below ``1 - dense_below``,
+        dense float64 arrays otherwise.
+
+    Returns
+    -------
+    ResponseData
+        ``A`` (1 where correct) and ``M`` (1 where answered), ``ncat`` None.
+
+    Examples
+    --------
+    >>> data = prepare_responses(np.array([[1.0, 0.0], [np.nan, 1.0]]), ["q1", "q2"])
+    >>> data.A.tolist(), data.M.tolist()
+    ([[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]])
+    """
     values = np.asarray(values, dtype=float)
     observed = ~np.isnan(values)
     correct = observed & (values == 1)
@@ -239,7 +273,20 @@ def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
     """Fresh :class:`~irtbridge.em.window.NodeWindows` for a fit of 0/1 ``data``, or None where the plain
     E-step runs: graded data, fewer than ``window.MIN_CELLS`` answered cells, or no numba. The layout
     decides the kernels: sparse data the sparse ones (:mod:`irtbridge.em.window`), dense data (at least half
-    of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`)."""
+    of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`).
+
+    Parameters
+    ----------
+    data : ResponseData
+        The responses of the fit.
+    quadpts : int
+        The number of quadrature nodes.
+
+    Returns
+    -------
+    NodeWindows or None
+        One window of nodes per respondent, for :func:`estep`'s ``windows``; None for the plain E-step.
+    """
     if data.ncat is not None or not em_window.available():
         return None
     answered = data.M.nnz if sparse.issparse(data.M) else cast(em_dense.DenseBits, data.bits).cells  # dense 0/1: has bits
@@ -295,103 +342,6 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
         r = np.asarray(data.A.T @ post)
         n = np.add.reduceat(r, np.concatenate([[0], np.cumsum(data.ncat)[:-1]]), axis=0)
     return r, n, post.sum(axis=0), float(marginal.sum())
-
-
-def _newton_2pl(r, n, theta, a, d):
-    """Each item's weighted logistic regression by Newton's method; an item leaves once its step is below
-    1e-11 (the items are independent, so the others go on without it)."""
-    a, d = a.copy(), d.copy()
-    live = np.arange(len(a))
-    rr, nn, theta2 = r, n, theta**2
-    for _ in range(_NEWTON_STEPS):
-        p = expit(a[live, None] * theta[None, :] + d[live, None])
-        resid = rr - nn * p
-        p *= 1.0 - p
-        w = nn * p
-        ga, gd = resid @ theta, resid.sum(axis=1)
-        haa, had, hdd = w @ theta2, w @ theta, w.sum(axis=1)
-        det = haa * hdd - had**2
-        ok = det > 1e-300
-        da = np.where(ok, (hdd * ga - had * gd) / np.where(ok, det, 1.0), 0.0)
-        dd = np.where(ok, (haa * gd - had * ga) / np.where(ok, det, 1.0), np.where(hdd > 0, gd / np.maximum(hdd, 1e-300), 0.0))
-        scale = np.minimum(1.0, _MAX_STEP / np.maximum(np.abs(da), np.abs(dd)).clip(min=1e-300))
-        da *= scale
-        dd *= scale
-        a[live] += da
-        d[live] += dd
-        moving = np.maximum(np.abs(da), np.abs(dd)) >= 1e-11
-        if not moving.all():
-            live, rr, nn = live[moving], rr[moving], nn[moving]
-            if live.size == 0:
-                break
-    return a, d
-
-
-def _newton_intercepts(r, n, theta, a, d):
-    d = d.copy()
-    live = np.arange(len(d))
-    rr, nn, slope = r, n, a[:, None] * theta[None, :]
-    for _ in range(_NEWTON_STEPS):
-        p = expit(slope[live] + d[live, None])
-        g = (rr - nn * p).sum(axis=1)
-        p *= 1.0 - p
-        h = (nn * p).sum(axis=1)
-        step = np.clip(np.where(h > 0, g / np.maximum(h, 1e-300), 0.0), -_MAX_STEP, _MAX_STEP)
-        d[live] += step
-        moving = np.abs(step) >= 1e-11
-        if not moving.all():
-            live, rr, nn = live[moving], rr[moving], nn[moving]
-            if live.size == 0:
-                break
-    return d
-
-
-def _newton_1pl(r, n, theta, a, d):
-    """One slope shared by every item: Newton on (a, d_1..d_J) through the Schur complement."""
-    for _ in range(_NEWTON_STEPS):
-        p = expit(a * theta[None, :] + d[:, None])
-        resid = r - n * p
-        w = n * p * (1.0 - p)
-        ga, gd = float((resid @ theta).sum()), resid.sum(axis=1)
-        haa, had, hdd = float((w @ theta**2).sum()), w @ theta, np.maximum(w.sum(axis=1), 1e-300)
-        schur = haa - float((had**2 / hdd).sum())
-        da = (ga - float((had * gd / hdd).sum())) / schur if schur > 1e-300 else 0.0
-        dd = (gd - had * da) / hdd
-        scale = min(1.0, _MAX_STEP / max(abs(da), np.abs(dd).max(initial=0), 1e-300))
-        a, d = a + scale * da, d + scale * dd
-        if max(abs(scale * da), np.abs(scale * dd).max(initial=0)) < 1e-11:
-            break
-    return a, d
-
-
-def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.ndarray, a: np.ndarray,
-          d: np.ndarray, variance: float, ncat: tuple[int, ...] | None = None,
-          priors: ItemPriors | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """New (slopes, intercepts, latent variance) from the expected counts of one E-step.
-
-    Nodes at the ends of the grid with no posterior mass at all (``N`` exactly zero: outside every
-    respondent's window of the windowed E-step, so ``r`` and ``n`` are zero there too) add exactly nothing to
-    any item's objective; the 0/1 models leave them out.
-    """
-    if model == "graded":
-        return (*em_graded.newton_graded(r, np.asarray(ncat), theta, a, d), variance)
-    held = np.flatnonzero(N > 0)
-    if 0 < held.size < len(N):
-        nodes_ = slice(int(held[0]), int(held[-1]) + 1)
-        r, n, theta_m = r[:, nodes_], n[:, nodes_], theta[nodes_]
-    else:
-        theta_m = theta
-    if priors is not None:  # 2PL or 1PL with priors: MAP (irtbridge.em.priors)
-        a, d = newton_map(model, r, n, theta_m, a, d, priors)
-    elif model == "2PL":
-        a, d = _newton_2pl(r, n, theta_m, a, d)
-    elif model == "1PL":
-        shared, d = _newton_1pl(r, n, theta_m, float(a[0]), d)
-        a = np.full_like(d, shared)
-    else:
-        d = _newton_intercepts(r, n, theta_m, a, d)
-        variance = float((N * theta**2).sum() / N.sum())
-    return a, d, variance
 
 
 @dataclass(frozen=True)

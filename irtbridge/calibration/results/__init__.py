@@ -7,8 +7,9 @@
 * :mod:`~irtbridge.calibration.results._base`: :class:`~irtbridge.calibration.results._base.FitResult`,
   the one base of every result (the shared statistics, ``summary()``, ``global_fit``/``reliability``/``plot``
   and the naming rule of the columns), with :mod:`~irtbridge.calibration.results._pickle` (pickling without
-  the live R model), :mod:`~irtbridge.calibration.results._stored` (values computed on demand, kept) and
-  :mod:`~irtbridge.calibration.results._se` (standard errors on demand);
+  the live R model), :mod:`~irtbridge.calibration.results._stored` (values computed on demand, kept),
+  :mod:`~irtbridge.calibration.results._se` (standard errors on demand) and
+  :mod:`~irtbridge.calibration.results._serial` (a Calibration's JSON and its copy without the R model);
 * :mod:`~irtbridge.calibration.results.flags`: item estimates the data do not identify, the ``flag``
   vocabulary every result shares.
 

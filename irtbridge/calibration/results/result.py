@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -13,7 +12,8 @@ from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
 from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration.results._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
-from irtbridge.calibration.results._se import SE_MODEL, PendingStandardErrors, StandardErrorsField, raw_state
+from irtbridge.calibration.results._se import SE_MODEL, StandardErrorsField, raw_state
+from irtbridge.calibration.results._serial import SerialMixin
 from irtbridge.calibration.results._stored import stored
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.calibration.results.flags import flag_items
@@ -31,7 +31,7 @@ SCORING_METHODS = {name: row.scoring for name, row in ENGINE_TABLE.items()}
 
 
 @dataclass(frozen=True, eq=False)
-class Calibration(FitResult, ScoringMixin, InferenceMixin):
+class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
     """The result of :func:`calibrate`: every estimate, plain data, and where it came from.
 
     Attributes
@@ -313,7 +313,14 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         """mirt's parameter table of this fit (``mod2values(fit)``, the ``pars = "values"`` layout):
         one row per parameter with ``group, item, class, name, parnum, value, lbound, ubound, est,
         prior.type, prior_1, prior_2``. Edit ``value``/``est`` and pass it back as
-        ``calibrate(..., parameters=table)`` to fix, free or start parameters."""
+        ``calibrate(..., parameters=table)`` to fix, free or start parameters.
+
+        Returns
+        -------
+        DataFrame
+            One row per parameter, mirt's columns; a mirt fit made in this process only (else a
+            ValidationError).
+        """
         from irtbridge._r import session
 
         return session.call("irtb_mirt_parameters", fit=self._live_mirt("parameters"))
@@ -338,7 +345,18 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         return frame
 
     def factor_correlations(self, rotate: str | None = None) -> pd.DataFrame:
-        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``)."""
+        """The factor correlation matrix after rotation (mirt's ``summary(fit)$fcor``).
+
+        Parameters
+        ----------
+        rotate : str, optional
+            mirt's rotation (``"oblimin"``, ``"varimax"``, ...); default mirt's own (``"oblimin"``).
+
+        Returns
+        -------
+        DataFrame
+            Factors x factors, rows and columns named by :attr:`factors` (1 x 1 for one factor).
+        """
         from irtbridge._r import session
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("factor_correlations"), rotate=rotate)
@@ -372,7 +390,14 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
         return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
-        """Zh and infit/outfit per respondent (mirt's ``personfit``)."""
+        """Zh and infit/outfit per respondent (mirt's ``personfit``); see
+        :func:`~irtbridge.calibration.analysis.diagnostics.person_fit`.
+
+        Returns
+        -------
+        DataFrame
+            One row per respondent of the fitted data (index ``respondent``), mirt's columns.
+        """
         from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.person_fit(self)
@@ -432,7 +457,18 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def conditional_reliability(self, theta: Any = None) -> pd.DataFrame:
         """The conditional reliability over ``theta`` (default 81 points on [-4, 4]):
         ``I(theta) / (I(theta) + 1 / var)``, with ``I`` the test information and ``var`` the latent
-        variance; a DataFrame indexed by ``theta`` with columns ``information`` and ``reliability``."""
+        variance; see :func:`~irtbridge.calibration.analysis.diagnostics.conditional_reliability`.
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            Abilities; default 81 points on [-4, 4].
+
+        Returns
+        -------
+        DataFrame
+            Indexed by ``theta``; columns ``information`` and ``reliability``.
+        """
         from irtbridge.calibration.analysis import diagnostics
 
         return diagnostics.conditional_reliability(self, theta)
@@ -440,13 +476,42 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
     def plot(self, kind: str = "score", **kwargs: Any):
         """mirt's ``plot(mod, type = kind)``: ``score`` (expected test score, mirt's default), ``info``
         (test information), ``infoSE``, ``infotrace`` (item information curves), ``trace``,
-        ``itemscore``; returns Axes. One item: :meth:`item_plot` (mirt's ``itemplot``)."""
+        ``itemscore``. One item: :meth:`item_plot` (mirt's ``itemplot``). Curves from the native kernel on :attr:`items`.
+
+        Parameters
+        ----------
+        kind : {"score", "info", "infoSE", "infotrace", "trace", "itemscore"}, default "score"
+            mirt's plot type.
+        **kwargs
+            ``items``, ``theta``, ``ax``, ``legend`` of
+            :func:`~irtbridge.calibration.analysis.plots.plot_calibration`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
         from irtbridge.calibration.analysis.plots import plot_calibration
 
         return plot_calibration(self, kind, **kwargs)
 
     def item_plot(self, item: str, kind: str = "trace", **kwargs: Any):
-        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``; returns Axes."""
+        """mirt's ``itemplot(mod, item, type = kind)``: ``trace``, ``info`` or ``score``.
+
+        Parameters
+        ----------
+        item : str
+            The item's name.
+        kind : {"trace", "info", "score"}, default "trace"
+            Trace lines, item information or expected item score.
+        **kwargs
+            ``theta``, ``ax`` of :func:`~irtbridge.calibration.analysis.plots.plot_item`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
         from irtbridge.calibration.analysis.plots import plot_item
 
         return plot_item(self, item, kind, **kwargs)
@@ -506,77 +571,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin):
                 "flagged_items": list(self.flagged_items),
                 "items": self.items.reset_index().rename(columns={"index": "item"})}
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the CLI's ``--json`` object plus the remaining fields."""
-        def table(frame: pd.DataFrame) -> list[dict[str, Any]]:
-            rows = []
-            for name, row in frame.iterrows():
-                rows.append({"item": name, **{k: (None if pd.isna(v) else float(v)) for k, v in row.items()}})
-            return rows
-
-        return {
-            "model": self.model,
-            "engine": self.engine,
-            "loglik": self.loglik,
-            "aic": self.aic,
-            "bic": self.bic,
-            "converged": bool(self.converged),
-            "items": table(self.items),
-            # only when in hand: writing JSON never computes them (null: not computed)
-            "standard_errors": table(self.standard_errors) if isinstance(raw_state(self), pd.DataFrame) else None,
-            "n_parameters": int(self.n_parameters),
-            "iterations": int(self.iterations),
-            "n_respondents": int(self.n_respondents),
-            "latent_mean": self.latent_mean,
-            "latent_var": self.latent_var,
-            "options": _json_ready(dict(self.options)),  # e.g. gpcm_mats: arrays as lists
-            "warnings": list(self.warnings),
-            "provenance": dict(self.provenance),
-            "dropped_items": list(self.dropped_items),
-            "factors": list(self.factors),
-            "item_types": list(self.item_types),
-            **({"latent_regression": [{"term": t, **{k: (None if pd.isna(v) else float(v)) for k, v in row.items()}}
-                                      for t, row in self.latent_regression.iterrows()]}
-               if self.latent_regression is not None else {}),
-            "item_mins": dict(self.item_mins),
-        }
-
-    def to_json(self, **kwargs: Any) -> str:
-        """Serialize every estimate (not the R handle) to JSON; :meth:`from_json` reads it back."""
-        return json.dumps(self.to_dict(), **kwargs)
-
-    @classmethod
-    def from_json(cls, text: str) -> "Calibration":
-        """The Calibration that :meth:`to_json` wrote (without an R model)."""
-        d = json.loads(text)
-
-        def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-            f = pd.DataFrame(rows).set_index("item").astype(float)
-            f.index.name = None
-            return f
-
-        return cls(
-            items=frame(d["items"]),
-            standard_errors=frame(d["standard_errors"]) if d.get("standard_errors") is not None else None,
-            loglik=d["loglik"],
-            aic=d["aic"], bic=d["bic"], n_parameters=d["n_parameters"], converged=d["converged"],
-            iterations=d["iterations"], model=d["model"], engine=d["engine"], n_respondents=d["n_respondents"],
-            latent_mean=d["latent_mean"], latent_var=d["latent_var"], options=d["options"],
-            warnings=tuple(d["warnings"]), provenance=d["provenance"], dropped_items=tuple(d["dropped_items"]),
-            factors=tuple(d.get("factors", ("F1",))), item_types=tuple(d.get("item_types", ())),
-            latent_regression=(pd.DataFrame(d["latent_regression"]).set_index("term").astype(float).rename_axis(None)
-                               if d.get("latent_regression") else None),
-            item_mins=dict(d.get("item_mins", {})),
-        )
-
-    def without_r_model(self) -> "Calibration":
-        """This fit without its live R model; standard errors not computed yet from it are then lost
-        (reading them raises, as for an unpickled fit)."""
-        state = raw_state(self)
-        if isinstance(state, PendingStandardErrors) and state.needs_r:
-            state = None
-        return self._replace(r_model=None, standard_errors=state)
-
 
 def m2_line(g: Mapping[str, float], type: str, digits: int) -> str:
     """One summary line of a stored ``global_fit`` (several SRMSR for a multiple-group fit)."""
@@ -586,14 +580,3 @@ def m2_line(g: Mapping[str, float], type: str, digits: int) -> str:
     label = "M2" if type == "M2*" else type
     return (f"{label} {g['M2']:.{digits}f} (df {g['df']:.0f}, p {g['p']:.{digits}f})   RMSEA {g['RMSEA']:.{digits}f}"
             f"{interval}   {srmsr}   TLI {g['TLI']:.{digits}f}   CFI {g['CFI']:.{digits}f}")
-
-
-def _json_ready(value: Any) -> Any:
-    """Options as JSON can hold them: arrays (``gpcm_mats``' matrices) become nested lists."""
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Mapping):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    return value
