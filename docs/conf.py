@@ -33,7 +33,9 @@ autosummary_generate = True
 autosummary_imported_members = False
 # each object is documented once, on the page of the module that defines it (a package page does not repeat
 # what its __all__ re-exports)
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False,
+# a class's page shows the methods it inherits from irtbridge's own bases and mixins (a result's shared
+# methods, Calibration's scoring and JSON methods), not those of Python's or another package's classes
+autodoc_default_options = {"members": True, "inherited-members": True, "show-inheritance": False,
                            "ignore-module-all": True}
 autodoc_typehints = "none"  # numpydoc's Parameters section says the types; signatures stay readable
 # numpydoc: one page per function or class, no separate member tables (autosummary lists them)
@@ -48,3 +50,19 @@ suppress_warnings = ["myst.xref_missing", "myst.header"]
 html_theme = "sphinx_rtd_theme"
 html_title = f"irtbridge {release}"
 html_static_path: list[str] = []
+
+
+def _skip_foreign(app, what, name, obj, skip, options):
+    """Leave out a member that a class inherits from outside irtbridge (Exception's, a dataclass's, ...)."""
+    if what not in ("class", "exception"):
+        return None
+    owner = getattr(obj, "__objclass__", None)  # a method or attribute of a class written in C
+    if owner is not None:
+        module = getattr(owner, "__module__", None)
+    else:
+        module = getattr(obj, "__module__", None) or getattr(getattr(obj, "fget", None), "__module__", None)
+    return True if isinstance(module, str) and not module.startswith("irtbridge") else None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_foreign)
