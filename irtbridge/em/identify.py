@@ -71,7 +71,7 @@ def standardise(a: np.ndarray, d: np.ndarray, N: np.ndarray, theta: np.ndarray) 
     Parameters
     ----------
     a, d : numpy.ndarray
-        Slopes and intercepts (intercepts: one per item, or items x thresholds).
+        Slopes and intercepts, one per item (the 2PL; the 1PL's slopes all equal).
     N : numpy.ndarray
         The expected number of respondents at each node (the E-step's).
     theta : numpy.ndarray
@@ -93,5 +93,4 @@ def standardise(a: np.ndarray, d: np.ndarray, N: np.ndarray, theta: np.ndarray) 
     sigma = float(np.sqrt(share @ (theta - mu) ** 2))
     if not (np.isfinite(sigma) and sigma > 0):
         return a, d
-    dd = d + (a * mu if d.ndim == 1 else (a * mu)[:, None])
-    return a * sigma, dd
+    return a * sigma, d + a * mu
