@@ -1,8 +1,14 @@
 """Calibration engines: one module each, behind one dispatch table with one signature.
 
-Every engine module offers ``fit(request: FitRequest)``, returning a ``Calibration``; :data:`ENGINE_TABLE` says what
-each one can do, and :func:`irtbridge.calibrate` checks a call against that row once, then dispatches.
-Nothing below the dispatch re-checks the options the table already answered.
+Every engine module offers ``fit(request: FitRequest)``; :data:`ENGINE_TABLE` says what each one can do,
+and every front door of :mod:`irtbridge.calibration.fit` checks a call against that row once, builds the
+request and dispatches. Nothing below the dispatch re-checks the options the table already answered.
+
+A request's ``design`` names its front door (:data:`~.engines.request.DESIGNS`); a row's ``designs``
+lists the ones its engine fits. ``calibrate`` returns a ``Calibration`` from every engine; the other
+designs are mirt's alone (``calibrate_bifactor``, ``calibrate_groups``, ``calibrate_classes``,
+``calibrate_fixed``, ``calibrate_mixed``), fitted by :mod:`~.engines.mirt` or the module it names for
+the design (:mod:`~.engines.mirt_groups`, :mod:`~.engines.mirt_classes`, :mod:`~.engines.mirt_explanatory`).
 
 ==========  ======================================  ======  =============================  ==============
 engine      module                                  priors  dims / spec / per-item models  answered cells

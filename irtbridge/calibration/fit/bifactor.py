@@ -21,7 +21,7 @@ from irtbridge._catalogue import CATALOGUE
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.itemtypes import resolve_model
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
-from irtbridge.calibration.inputs.responses import item_minimums, prepare_responses
+from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ValidationError, r_context
 
@@ -77,7 +77,7 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
     Two specific factors over the four Science items (R: ``bfactor(Science, c(1, 1, 2, 2))``):
 
     >>> from irtbridge.calibration import calibrate_bifactor
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> science = response_dataset("Science")                              # doctest: +R
     >>> fit = calibrate_bifactor(science, [1, 1, 2, 2], "graded", se=False)
     >>> fit.factors, round(fit.loglik, 3)
@@ -94,7 +94,7 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
     options = check_options(options, BFACTOR_OPTIONS, "calibrate_bifactor")
     mirt = ENGINE_TABLE["mirt"]
     se = mirt.se_request(se, options)
-    prep = prepare_responses(responses, columns, model, per_item, drop_constant=False)
+    prep = calibration_data(responses, columns, model, per_item, drop_constant=False)
     structure: dict[str, Any] = {"specific": _specific(specific, prep.names)}
     if general is not None:
         structure["general"] = _general(general, prep.names)

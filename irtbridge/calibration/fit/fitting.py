@@ -21,7 +21,7 @@ from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type
 from irtbridge.calibration.inputs.latent import latent_arguments
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.inputs.priors import parse_priors
-from irtbridge.calibration.inputs.responses import item_minimums, prepare_responses
+from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
 from irtbridge.calibration.inputs.spec import structure_arguments
 from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, Calibration
 from irtbridge.exceptions import ValidationError, r_context
@@ -186,7 +186,7 @@ def calibrate(
     Examples
     --------
     >>> import irtbridge
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), model="2PL")    # doctest: +R
     >>> fit.items[["a", "b"]].round(3)
                 a      b
@@ -221,33 +221,24 @@ def calibrate(
         request = FitRequest(responses, tuple(responses.item_names), model, se, options,
                              drop_constant=bool(drop_constant),
                              priors=tuple(parse_priors(priors, responses.item_names)))
-    else:
-        request = _dense_request(responses, columns, model, per_item, se, options, drop_constant, priors,
-                                 dims, spec, parameters, structured)
+    else:  # a response matrix: constant items handled, then the item-type options, priors and structure
+        prep = calibration_data(responses, columns, model, per_item, drop_constant)
+        # key, gpcm_mats, monopoly.k and spline_args against the item types (an engine without them has none)
+        options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
+        if priors is not None and per_item is not None:
+            raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
+        request = FitRequest(
+            prep.values, tuple(prep.names), model, se, options,
+            per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
+            priors=tuple(parse_priors(priors, prep.names)) if priors is not None else (),
+            structure=structure_arguments(dims, spec, parameters, prep.names) if structured else {},
+            parameters=parameters,
+        )
     with r_context(f"calibrate: {engine} fitting the {model} model"):
         fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
     if sparse:
         return fit
     return latent.finish(fit._replace(item_mins=item_minimums(request.data, request.names)))
-
-
-def _dense_request(responses: Any, columns: list[str] | None, model: str, per_item: list[str] | None,
-                   se: bool | None, options: dict[str, Any], drop_constant: bool, priors: Any, dims: int, spec: Any,
-                   parameters: Any, structured: bool) -> FitRequest:
-    """The request of a response matrix: constant items handled, item-type options, priors and the
-    structure checked against the items that remain."""
-    prep = prepare_responses(responses, columns, model, per_item, drop_constant, stacklevel=4)
-    # key, gpcm_mats, monopoly.k and spline_args against the item types (an engine without them has none)
-    options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
-    if priors is not None and per_item is not None:
-        raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
-    return FitRequest(
-        prep.values, tuple(prep.names), model, se, options,
-        per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
-        priors=tuple(parse_priors(priors, prep.names)) if priors is not None else (),
-        structure=structure_arguments(dims, spec, parameters, prep.names) if structured else {},
-        parameters=parameters,
-    )
 
 
 def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: Any = None,
@@ -282,7 +273,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     the same edits to ``mirt(form_b, 1, "2PL", pars = "values")``, then ``mirt(form_b, 1, "2PL", pars = sv)``).
 
     >>> from irtbridge import calibrate
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
     >>> form_a, form_b = lsat.iloc[0::2, 0:4], lsat.iloc[1::2, 1:5]
     >>> fixed = calibrate(form_a, "2PL", se=False).parameters().set_index(["item", "name"])["value"]

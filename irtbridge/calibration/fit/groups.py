@@ -17,7 +17,7 @@ from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.inputs.priors import parse_priors
-from irtbridge.calibration.inputs.responses import prepare_responses
+from irtbridge.calibration.inputs.responses import calibration_data
 from irtbridge.calibration.inputs.spec import structure_arguments, syntax_groups
 from irtbridge.calibration.results.group_result import GroupCalibration, dif
 from irtbridge.exceptions import ValidationError, r_context
@@ -81,7 +81,7 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     group's latent mean and variance free (R: ``multipleGroup(expand.table(LSAT7), 1, rep(c("even",
     "odd"), 500), invariance = c("Item.1", "Item.2", "Item.3", "free_means", "free_var"))``):
 
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
     >>> groups = ["even", "odd"] * 500
     >>> fit = calibrate_groups(lsat, groups, "2PL", invariance=[*lsat.columns[:3], "free_means", "free_var"],
@@ -104,7 +104,7 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
     method = options.pop("method", None)  # checked below against the methods mirt knows
     options = check_options(options, GROUP_OPTIONS, "calibrate_groups")
-    prep = prepare_responses(responses, columns, model, per_item, drop_constant)
+    prep = calibration_data(responses, columns, model, per_item, drop_constant)
     options = estimation_options("mirt", options, method=method)
     options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
     names = prep.names

@@ -117,11 +117,10 @@ def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt
     for name in [model] if one else model:
         check_itemtype(name)
     names = [check_choice(str(m), "model", MODELS, ignore_case=True) for m in ([model] if one else model)]
-    fits = ENGINE_TABLE[engine].models
-    for name in dict.fromkeys(names):
-        if name not in fits:
-            other = next(e for e, row in ENGINE_TABLE.items() if name in row.models)
-            raise ValidationError(f"engine {engine!r} does not fit model {name!r}; use engine={other!r}")
+    unfitted = [n for n in names if n not in ENGINE_TABLE[engine].models]
+    if unfitted:
+        others = [e for e, row in ENGINE_TABLE.items() if unfitted[0] in row.models]
+        raise ValidationError(f"engine {engine!r} does not fit model {unfitted[0]!r}; use engine={others[0]!r}")
     return (names[0], None) if len(set(names)) == 1 else ("mixed", names)
 
 

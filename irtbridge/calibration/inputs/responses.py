@@ -1,6 +1,6 @@
 """The response matrix of a calibration, prepared once for every front door.
 
-:func:`prepare_responses` checks the responses against the model (0/1 for dichotomous items), names the
+:func:`calibration_data` checks the responses against the model (0/1 for dichotomous items), names the
 items everyone answers alike or drops them with a warning, and keeps mirt's itemtype vector aligned with
 the items that remain; :func:`item_minimums` is what a fit keeps of the data for ``true_score``.
 """
@@ -17,11 +17,11 @@ from irtbridge._catalogue import DICHOTOMOUS
 from irtbridge._validation import as_response_matrix, constant_items
 from irtbridge.exceptions import DataWarning, ValidationError
 
-__all__ = ["Prepared", "prepare_responses", "item_minimums"]
+__all__ = ["CalibrationData", "calibration_data", "item_minimums"]
 
 
 @dataclass
-class Prepared:
+class CalibrationData:
     """The response matrix and model of a dense calibration, after constant items are handled.
 
     Attributes
@@ -48,8 +48,8 @@ class Prepared:
     all_names: list[str] = field(default_factory=list)
 
 
-def prepare_responses(responses: Any, columns: Sequence[str] | None, model: str, per_item: list[str] | None,
-                      drop_constant: bool, stacklevel: int = 3) -> Prepared:
+def calibration_data(responses: Any, columns: Sequence[str] | None, model: str, per_item: list[str] | None,
+                      drop_constant: bool, stacklevel: int = 3) -> CalibrationData:
     """Check the responses for the model; drop constant items if asked (one DataWarning) or name them.
 
     Parameters
@@ -69,17 +69,17 @@ def prepare_responses(responses: Any, columns: Sequence[str] | None, model: str,
 
     Returns
     -------
-    Prepared
+    CalibrationData
         The checked matrix, its items and the itemtype vector over them.
 
     Examples
     --------
     >>> import numpy as np
     >>> data = np.array([[0, 1, 1], [1, 1, 0], [1, 1, 1]])
-    >>> prepare_responses(data, None, "2PL", None, drop_constant=False)
+    >>> calibration_data(data, None, "2PL", None, drop_constant=False)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: responses: item(s) 'Item2' are answered the same way by every respondent and carry no information; drop them, or pass drop_constant=True to drop them with a warning
+    irtbridge.exceptions.ValidationError: responses: item(s) 'Item2' are answered the same way by every ...
     """
     dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
     values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
@@ -112,7 +112,7 @@ def prepare_responses(responses: Any, columns: Sequence[str] | None, model: str,
     if per_item is not None and dropped:
         gone = set(dropped)
         per_item = [m for m, n in zip(per_item, columns or all_names) if n not in gone]
-    return Prepared(values, names, dropped, model, per_item, all_names)
+    return CalibrationData(values, names, dropped, model, per_item, all_names)
 
 
 def item_minimums(values: np.ndarray, names: Sequence[str]) -> dict[str, float]:
