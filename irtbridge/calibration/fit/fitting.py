@@ -238,7 +238,7 @@ def calibrate(
         fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
     if sparse:
         return fit
-    return latent.finish(fit._replace(item_mins=item_minimums(request.data, request.names)))
+    return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
 
 
 def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: Any = None,
