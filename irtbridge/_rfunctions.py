@@ -169,9 +169,9 @@ def _from_r_side(value: Any) -> Any:
 
             return from_r_model(value)
         if "MultipleGroupClass" in value.r_class:
-            from irtbridge.calibration.fit.groups import group_calibration_from_r_model
+            from irtbridge.calibration.engines import mirt_groups
 
-            return group_calibration_from_r_model(value)
+            return mirt_groups.from_r_model(value)
         return value
     if isinstance(value, dict):
         return {k: _from_r_side(v) for k, v in value.items()}

@@ -217,24 +217,19 @@ def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
 def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -> None:
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
     from irtbridge.calibration.engines import ENGINE_TABLE
-    from irtbridge.calibration.fit.fitting import engine_options
-    from irtbridge.calibration.inputs.itemtypes import check_itemtype, estimation_options
+    from irtbridge.calibration.inputs.itemtypes import estimation_options, resolve_model
     from irtbridge.calibration.inputs.options import check_options
-    from irtbridge.calibration.results.result import ENGINES, MODELS, SCORING_METHODS
+    from irtbridge.calibration.results.result import ENGINES, SCORING_METHODS
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
     if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:
         raise ValidationError(f"option 'engine': a fit unit reports mirt's diagnostics; use engine 'mirt', not {engine!r}")
-    model = options.get("model", "2PL")
-    names = [model] if isinstance(model, str) else list(model)
-    for name in names:
-        check_itemtype(name)
-        resolved = check_choice(name, "model", MODELS, ignore_case=True)
-        if resolved not in ENGINES[engine]:
-            other = [e for e in ENGINES if resolved in ENGINES[e]]
-            raise ValidationError(f"option 'model': engine {engine!r} does not fit model {resolved!r}; use engine {other[0]!r}")
-    resolved_models = [check_choice(n, "model", MODELS, ignore_case=True) for n in names]
-    per_item = resolved_models if len(set(resolved_models)) > 1 else None
+    try:
+        model, per_item = resolve_model(options.get("model", "2PL"), None, engine)
+    except ValidationError as exc:  # a name no engine of this unit fits: the option is named
+        if not str(exc).startswith(f"engine {engine!r}"):
+            raise
+        raise ValidationError(f"option 'model': {str(exc).replace('engine=', 'engine ')}") from None
     ENGINE_TABLE[engine].check(priors=bool(options.get("priors")), sparse=False,
                                structured=per_item is not None or options.get("dims", 1) != 1)
     if "scoring_method" in options:
@@ -243,7 +238,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
         from irtbridge.calibration.engines.native import NATIVE_OPTIONS
 
         check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})")
-    checked = engine_options(dict(rest), engine, resolved_models[0], per_item)
+    checked = ENGINE_TABLE[engine].checked_options(rest, model)
     estimation_options(engine, checked, method=options.get("estimation_method"), seed=options.get("seed"))
 
 

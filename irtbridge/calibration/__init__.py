@@ -3,13 +3,14 @@
 The public names are re-exported here and at the top level (``irtbridge.calibrate``); the folders hold the
 parts, each by its role:
 
-* :mod:`~irtbridge.calibration.fit`: the front doors, one module per kind of model: :func:`calibrate`
-  (checks once, then dispatches to an engine), :func:`calibrate_groups` and :func:`dif`,
+* :mod:`~irtbridge.calibration.fit`: the front doors, one module per kind of model, each going check ->
+  request -> engine: :func:`calibrate` (any engine), :func:`calibrate_groups` and :func:`dif`,
   :func:`calibrate_bifactor`, :func:`calibrate_classes`, :func:`calibrate_fixed` and :func:`calibrate_mixed`;
 * :mod:`~irtbridge.calibration.engines`: the dispatch table (:data:`~irtbridge.calibration.engines.ENGINE_TABLE`)
-  and one module per engine: mirt, ltm, native;
+  and one module per engine: mirt (with a module per design of its own: groups, classes, explanatory),
+  ltm, native;
 * :mod:`~irtbridge.calibration.results`: what a fit returns: :class:`Calibration`, :class:`GroupCalibration`,
-  all standing on :class:`~irtbridge.calibration.results._base.FitResult` (the shared statistics, pickling,
+  :class:`ClassCalibration`, :class:`MixedCalibration`, all standing on :class:`~irtbridge.calibration.results._base.FitResult` (the shared statistics, pickling,
   ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the columns), and the flags
   of estimates the data do not identify;
 * :mod:`~irtbridge.calibration.inputs`: what a fit takes, checked before it runs: :class:`ModelSpec`,
@@ -29,14 +30,16 @@ from irtbridge.calibration.analysis.diagnostics import compare
 from irtbridge.calibration.analysis.functioning import sibtest
 from irtbridge.calibration.analysis.simulation import simulate
 from irtbridge.calibration.fit.bifactor import calibrate_bifactor
-from irtbridge.calibration.fit.classes import ClassCalibration, calibrate_classes, class_parameter_table
-from irtbridge.calibration.fit.explanatory import MixedCalibration, calibrate_fixed, calibrate_mixed
+from irtbridge.calibration.fit.classes import calibrate_classes, class_parameter_table
+from irtbridge.calibration.fit.explanatory import calibrate_fixed, calibrate_mixed
 from irtbridge.calibration.fit.fitting import calibrate, parameter_table
 from irtbridge.calibration.fit.groups import calibrate_groups, dif
 from irtbridge.calibration.inputs.keys import score_key
 from irtbridge.calibration.inputs.priors import Prior
 from irtbridge.calibration.inputs.spec import ModelSpec
+from irtbridge.calibration.results.class_result import ClassCalibration
 from irtbridge.calibration.results.group_result import GroupCalibration
+from irtbridge.calibration.results.mixed_result import MixedCalibration
 from irtbridge.calibration.results.result import ENGINES, MODELS, Calibration
 
 __all__ = ["calibrate", "Calibration", "MODELS", "ENGINES", "compare", "Prior", "ModelSpec", "parameter_table",

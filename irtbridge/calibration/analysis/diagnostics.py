@@ -144,7 +144,7 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
     Examples
     --------
     >>> import irtbridge
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL")          # doctest: +R
     >>> fit.item_fit(["S_X2", "Zh"])[["S_X2", "df.S_X2"]].round(3)
               S_X2  df.S_X2
@@ -374,7 +374,7 @@ def compare(*fits: Any) -> pd.DataFrame:
     Examples
     --------
     >>> import irtbridge
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> data = response_dataset("LSAT7")
     >>> table = irtbridge.compare(irtbridge.calibrate(data, "rasch"), irtbridge.calibrate(data, "2PL"))  # doctest: +R
     >>> table[["logLik", "df"]].round(3)

@@ -44,7 +44,7 @@ def fit_report(fit: Any, *, na_rm: bool = False, impute: int = 0, seed: int = 0)
     Examples
     --------
     >>> import irtbridge
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
     >>> report = fit_report(fit)                                                # doctest: +R
     >>> round(report["global"]["M2"], 3), report["misfitting"]                  # doctest: +R

@@ -189,7 +189,7 @@ class ScoringMixin:
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
         >>> fit.ability_covariances(full_scores=False)[:2, 0, 0].round(4)
         array([0.4799, 0.4539])

@@ -85,7 +85,7 @@ def drf(group_fit: Any, items: Sequence[str] | None = None, *, by_item: bool = F
     Examples
     --------
     >>> from irtbridge import calibrate_groups
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
     >>> fit = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL", invariance=[*lsat.columns[:3],
     ...                        "free_means", "free_var"])
@@ -240,7 +240,7 @@ def sibtest(responses: Any, groups: Any, suspect_set: Sequence[str] | str | None
     Examples
     --------
     >>> from irtbridge.calibration import sibtest
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
     >>> sibtest(lsat, ["even", "odd"] * 500, suspect_set=["Item.5"])[["beta", "X2", "p"]].round(3)
               beta     X2      p

@@ -91,7 +91,7 @@ class InferenceMixin:
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=True)   # doctest: +R
         >>> fit.vcov().iloc[:2, :2].round(4)
                 a1.1     d.2
@@ -136,7 +136,7 @@ class InferenceMixin:
         Examples
         --------
         >>> import irtbridge, numpy as np
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=True)   # doctest: +R
         >>> L = np.zeros(10); L[0], L[2] = 1, -1          # a1 of item 1 equals a1 of item 2
         >>> fit.wald(L).round(3)["df"]
@@ -197,7 +197,7 @@ class InferenceMixin:
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=True)   # doctest: +R
         >>> fit.coefficients().loc["Item.1"].loc[["a1", "d"]].round(3)    # g, u: fixed (se NaN)
                    value     se  lower  upper
@@ -296,7 +296,7 @@ class InferenceMixin:
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "rasch", se=False)   # doctest: +R
         >>> fit.lagrange([1, 5])["df"].tolist()              # free item 1's and item 3's slope
         [1.0, 1.0]
@@ -348,7 +348,7 @@ class InferenceMixin:
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
         >>> fit.bootstrap(3, seed=1).shape
         (10, 5)
@@ -392,7 +392,7 @@ class InferenceMixin:
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
         >>> fit.mdisc().round(3).tolist()
         [0.988, 1.081, 1.706, 0.765, 0.736]

@@ -1,8 +1,14 @@
 """Calibration engines: one module each, behind one dispatch table with one signature.
 
-Every engine module offers ``fit(request: FitRequest)``, returning a ``Calibration``; :data:`ENGINE_TABLE` says what
-each one can do, and :func:`irtbridge.calibrate` checks a call against that row once, then dispatches.
-Nothing below the dispatch re-checks the options the table already answered.
+Every engine module offers ``fit(request: FitRequest)``; :data:`ENGINE_TABLE` says what each one can do,
+and every front door of :mod:`irtbridge.calibration.fit` checks a call against that row once, builds the
+request and dispatches. Nothing below the dispatch re-checks the options the table already answered.
+
+A request's ``design`` names its front door (:data:`~.engines.request.DESIGNS`); a row's ``designs``
+lists the ones its engine fits. ``calibrate`` returns a ``Calibration`` from every engine; the other
+designs are mirt's alone (``calibrate_bifactor``, ``calibrate_groups``, ``calibrate_classes``,
+``calibrate_fixed``, ``calibrate_mixed``), fitted by :mod:`~.engines.mirt` or the module it names for
+the design (:mod:`~.engines.mirt_groups`, :mod:`~.engines.mirt_classes`, :mod:`~.engines.mirt_explanatory`).
 
 ==========  ======================================  ======  =============================  ==============
 engine      module                                  priors  dims / spec / per-item models  answered cells
@@ -28,19 +34,19 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS, MIRT_SCORING, Domain,
                                   engine_models)
-from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.engines.request import DESIGNS, FitRequest
 from irtbridge.calibration.results.flags import warn_flagged
-from irtbridge.calibration.inputs.options import LTM_OPTIONS, MIRT_OPTIONS
+from irtbridge.calibration.inputs.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
 from irtbridge.exceptions import ValidationError
 
 if TYPE_CHECKING:  # the result module reads this table: the table names only the results' base class
     from irtbridge.calibration.results._base import FitResult
 
-__all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "engine"]
+__all__ = ["Engine", "ENGINE_TABLE", "FitRequest", "DESIGNS", "engine"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,8 @@ class Engine:
         How text names it.
     domains : mapping of str to Domain
         The domains of the options the engine takes (what :func:`irtbridge._catalogue.check_values` checks).
+    designs : tuple of str
+        The front doors whose requests it fits (keys of :data:`~.engines.request.DESIGNS`).
     """
 
     name: str
@@ -95,10 +103,11 @@ class Engine:
     runs_r: bool = True
     keeps_data: bool = True
     title: str = ""
+    designs: tuple[str, ...] = ("calibrate",)
 
     def fit(self, request: FitRequest) -> "FitResult":
-        """Fit ``request`` with this engine (its module's ``fit``); one warning when estimates are flagged
-        (:mod:`irtbridge.calibration.results.flags`), whatever the engine.
+        """Fit ``request`` with this engine (its module's ``fit``); for :func:`~irtbridge.calibrate`, one
+        warning when estimates are flagged (:mod:`irtbridge.calibration.results.flags`), whatever the engine.
 
         Parameters
         ----------
@@ -108,11 +117,61 @@ class Engine:
         Returns
         -------
         FitResult
-            The fit: a :class:`~irtbridge.Calibration` from every engine.
+            The fit: the result class of the request's design (a :class:`~irtbridge.Calibration` for
+            ``calibrate``, from every engine).
         """
+        if request.design not in self.designs:
+            raise ValidationError(f"engine={self.name!r} does not fit {DESIGNS.get(request.design, request.design)}; "
+                                  f"use engine={self.who_else_fits(request.design)}")
         fit = importlib.import_module(self.module).fit(request)
-        warn_flagged(fit, stacklevel=4)
+        if request.design == "calibrate":
+            warn_flagged(fit, stacklevel=4)
         return fit
+
+    def checked_options(self, options: Mapping[str, Any], model: str) -> dict[str, Any]:
+        """``options`` with R's names (``SE_type`` -> ``SE.type``), each one this engine reads for ``model``.
+
+        An option the engine would not read (mirt and ltm would ignore it without a word) is a one-line
+        :class:`ValidationError`; an engine with ``options=None`` checks its own when it fits.
+
+        Parameters
+        ----------
+        options : mapping
+            The caller's estimation options (Python names).
+        model : str
+            The model fitted (ltm's options depend on it).
+
+        Returns
+        -------
+        dict of str to Any
+            The options with R's names.
+        """
+        names = self.option_names(model)
+        if names is None:
+            return {("SE.type" if k == "SE_type" else k): v for k, v in options.items()}
+        per_model = isinstance(self.options, Mapping)
+        return check_options(dict(options), names, f"calibrate(engine={self.name!r}"
+                             + (f", model={model!r})" if per_model else ")"), self.domains)
+
+    def se_request(self, se: bool | None, options: Mapping[str, Any]) -> bool | None:
+        """The request's ``se``: ``None`` (on first access) under mirt's ``SE.type = "SEM"`` is ``True``.
+
+        SEM changes mirt's EM run itself (``TOL`` 1e-5, no acceleration) when it computes the SEs, so a
+        fit made without them cannot have them added on demand.
+
+        Parameters
+        ----------
+        se : bool or None
+            The caller's ``se``.
+        options : mapping
+            The checked options (R's names).
+
+        Returns
+        -------
+        bool or None
+            The ``se`` the engine is asked for.
+        """
+        return True if se is None and self.mirt_model and options.get("SE.type") == "SEM" else se
 
     def check(self, *, priors: bool, structured: bool, sparse: bool) -> None:
         """A one-line ValidationError for what this engine cannot take (checked once, at the entry).
@@ -167,12 +226,27 @@ class Engine:
         """
         return " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if getattr(e, what))
 
+    def who_else_fits(self, design: str) -> str:
+        """The engines whose rows list ``design``, for messages.
+
+        Parameters
+        ----------
+        design : str
+            A key of :data:`~.engines.request.DESIGNS`.
+
+        Returns
+        -------
+        str
+            The engines' names, quoted, joined by "or".
+        """
+        return " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if design in e.designs)
+
 
 ENGINE_TABLE: dict[str, Engine] = {
     "mirt": Engine("mirt", "irtbridge.calibration.engines.mirt", engine_models("mirt"), priors=True, structure=True,
                    sparse=False, methods=MIRT_METHODS, method_option=True, takes=("seed", "key", "gpcm_mats"),
                    options=MIRT_OPTIONS, domains=ESTIMATION_DOMAINS, scoring=MIRT_SCORING, mirt_model=True,
-                   title="mirt"),
+                   title="mirt", designs=tuple(DESIGNS)),
     "ltm": Engine("ltm", "irtbridge.calibration.engines.ltm", engine_models("ltm"), priors=False, structure=False,
                   sparse=False, options=LTM_OPTIONS, domains=LTM_DOMAINS, scoring=("EAP", "MAP"), title="ltm"),
     "native": Engine("native", "irtbridge.calibration.engines.native", engine_models("native"), priors=True,

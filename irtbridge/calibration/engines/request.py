@@ -1,4 +1,9 @@
-"""What :func:`irtbridge.calibrate` hands an engine: checked data and options, in one object."""
+"""What a front door hands an engine: checked data and options, in one object.
+
+Every front door of :mod:`irtbridge.calibration.fit` checks its call, builds one :class:`FitRequest` and
+hands it to an engine's row (:data:`irtbridge.calibration.engines.ENGINE_TABLE`); ``design`` says which
+front door built it, so the engine knows what to fit and what result to return.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +16,24 @@ import pandas as pd
 from irtbridge.calibration.inputs.priors import Prior
 from irtbridge.em.core import ResponseData
 
-__all__ = ["FitRequest"]
+__all__ = ["FitRequest", "DESIGNS"]
+
+#: the front doors' designs: what an engine row's ``designs`` lists and a request's ``design`` names
+DESIGNS = {
+    "calibrate": "one group (calibrate)",
+    "bifactor": "a bifactor model by dimension reduction (calibrate_bifactor)",
+    "groups": "a multiple-group model (calibrate_groups)",
+    "classes": "a latent class model (calibrate_classes)",
+    "fixed": "fixed-item calibration (calibrate_fixed)",
+    "mixed": "a mixed-effects model (calibrate_mixed)",
+}
 
 
 @dataclass(frozen=True)
 class FitRequest:
     """One calibration, checked and prepared; every engine's ``fit`` takes exactly this.
+
+    The fields a design does not use keep their defaults.
 
     Attributes
     ----------
@@ -39,11 +56,16 @@ class FitRequest:
         Constant items left out before the fit.
     priors : tuple of Prior
     structure : mapping
-        The R arguments of a structured mirt fit: ``dims``, ``syntax`` (mirt.model text), ``table``.
+        The design's own R arguments: ``dims``, ``syntax`` (mirt.model text), ``table`` of a structured
+        fit; bifactor's ``specific``/``general``; the groups' ``group`` and ``invariance``; the classes'
+        ``n_classes``, ``table``, ``seed``; fixed-item calibration's ``old`` model, ``PAU``, ``NEMC``;
+        the mixed model's formulas, covariates and ``itemtype``.
     parameters : DataFrame, optional
         The caller's parameter table as given (its ``est`` column drives the pre-fit name check).
     drop_constant : bool
         For answered cells: drop constant items with a warning instead of naming them in an error.
+    design : str
+        The front door that built it: a key of :data:`DESIGNS` (default ``"calibrate"``).
     """
 
     data: np.ndarray | ResponseData
@@ -57,6 +79,7 @@ class FitRequest:
     structure: Mapping[str, Any] = field(default_factory=dict)
     parameters: pd.DataFrame | None = None
     drop_constant: bool = False
+    design: str = "calibrate"
 
     @property
     def r_arguments(self) -> dict[str, Any]:

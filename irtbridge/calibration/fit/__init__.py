@@ -1,7 +1,10 @@
 """The front doors: the functions that fit a model, one module per kind of model.
 
-Each checks its call once, builds the request and hands it to R (or to an engine of
-:mod:`irtbridge.calibration.engines`), and returns a result of :mod:`irtbridge.calibration.results`:
+Each goes check -> request -> engine: it checks its call once (with :mod:`irtbridge.calibration.inputs`),
+builds one :class:`~irtbridge.calibration.engines.request.FitRequest` whose ``design`` names the front
+door, and hands it to an engine's row of :data:`~irtbridge.calibration.engines.ENGINE_TABLE` (mirt for
+every door but :func:`~irtbridge.calibrate`, which takes any engine). The engine returns a result of
+:mod:`irtbridge.calibration.results`:
 
 * :mod:`~irtbridge.calibration.fit.fitting`: :func:`~irtbridge.calibration.calibrate`, one group, any
   engine (mirt, ltm, native), and :func:`~irtbridge.calibration.parameter_table`;
@@ -10,10 +13,9 @@ Each checks its call once, builds the request and hands it to R (or to an engine
 * :mod:`~irtbridge.calibration.fit.bifactor`: :func:`~irtbridge.calibration.calibrate_bifactor` (mirt's
   ``bfactor``);
 * :mod:`~irtbridge.calibration.fit.classes`: :func:`~irtbridge.calibration.calibrate_classes` (latent class
-  models, mirt's ``mdirt``) and its result :class:`~irtbridge.calibration.ClassCalibration`;
+  models, mirt's ``mdirt``) and :func:`~irtbridge.calibration.class_parameter_table`;
 * :mod:`~irtbridge.calibration.fit.explanatory`: :func:`~irtbridge.calibration.calibrate_fixed` (mirt's
-  ``fixedCalib``), :func:`~irtbridge.calibration.calibrate_mixed` (mirt's ``mixedmirt``, the LLTM) and
-  its result :class:`~irtbridge.calibration.MixedCalibration`.
+  ``fixedCalib``) and :func:`~irtbridge.calibration.calibrate_mixed` (mirt's ``mixedmirt``, the LLTM).
 
 Nothing is imported here: the public names come from :mod:`irtbridge.calibration`.
 """

@@ -12,15 +12,16 @@ structures that are not bifactor (or bifactor with correlated factors).
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE
-from irtbridge.calibration.engines.request import FitRequest
-from irtbridge.calibration.fit.fitting import _prepare, _resolve_model, eager_for_sem, item_minimums
+from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.inputs.itemtypes import resolve_model
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
+from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ValidationError, r_context
 
@@ -76,14 +77,14 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
     Two specific factors over the four Science items (R: ``bfactor(Science, c(1, 1, 2, 2))``):
 
     >>> from irtbridge.calibration import calibrate_bifactor
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> science = response_dataset("Science")                              # doctest: +R
     >>> fit = calibrate_bifactor(science, [1, 1, 2, 2], "graded", se=False)
     >>> fit.factors, round(fit.loglik, 3)
     (('G', 'S1', 'S2'), -1607.861)
     """
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
-    model, per_item = _resolve_model(model, "mirt", columns)
+    model, per_item = resolve_model(model, columns)
     if any(CATALOGUE[m].slopes == "equal" for m in (per_item or [model])):
         raise ValidationError("model: calibrate_bifactor does not fit the 1PL (bfactor() would drop its one "
                               "shared slope); use 'rasch' or '2PL'")
@@ -91,17 +92,17 @@ def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2P
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
     se = None if se is None else bool(se)
     options = check_options(options, BFACTOR_OPTIONS, "calibrate_bifactor")
-    se = eager_for_sem(se, "mirt", options)
-    prep = _prepare(responses, columns, model, per_item, drop_constant=False)
+    mirt = ENGINE_TABLE["mirt"]
+    se = mirt.se_request(se, options)
+    prep = calibration_data(responses, columns, model, per_item, drop_constant=False)
     structure: dict[str, Any] = {"specific": _specific(specific, prep.names)}
     if general is not None:
         structure["general"] = _general(general, prep.names)
-    from irtbridge.calibration.engines.rbacked import fit_in_r
-
     request = FitRequest(prep.values, tuple(prep.names), model, se, options,
-                         per_item=tuple(prep.per_item) if prep.per_item is not None else None, structure=structure)
+                         per_item=tuple(prep.per_item) if prep.per_item is not None else None, structure=structure,
+                         design="bifactor")
     with r_context(f"calibrate_bifactor: mirt's bfactor fitting the {model} model"):
-        fit = fit_in_r("mirt", request, helper="irtb_mirt_bfactor_fit", stacklevel=3)
+        fit = cast(Calibration, mirt.fit(request))  # the bifactor design's result is a Calibration
     return fit._replace(item_mins=item_minimums(prep.values, prep.names))
 
 

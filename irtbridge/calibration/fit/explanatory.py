@@ -10,18 +10,16 @@ evaluated as R code.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from irtbridge._summary import Line
-from irtbridge.calibration.results._base import FitResult
+from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.options import check_options
+from irtbridge.calibration.results.mixed_result import MixedCalibration
 from irtbridge.calibration.results.result import Calibration
-from irtbridge.exceptions import RError, ValidationError
+from irtbridge.exceptions import RError, ValidationError, r_context
 
 __all__ = ["calibrate_fixed", "calibrate_mixed", "MixedCalibration", "FIXED_OPTIONS", "MIXED_OPTIONS"]
 
@@ -69,9 +67,6 @@ def calibrate_fixed(data: Any, old_fit: Calibration, *, PAU: str = "MWU", NEMC: 
     R equivalent: ``fixedCalib(data, model = 1, old_mod = old_fit, PAU = PAU, NEMC = NEMC, ...)``, with
     ``data`` holding every item of ``old_fit`` (NA where not administered).
     """
-    from irtbridge._r import session
-    from irtbridge.calibration.engines.rbacked import from_r_model
-
     if not isinstance(old_fit, Calibration):
         raise ValidationError(f"old_fit must be a Calibration (a mirt fit of the old form), got {type(old_fit).__name__}")
     old_model = old_fit._live_mirt("calibrate_fixed(old_fit=...)")
@@ -90,12 +85,10 @@ def calibrate_fixed(data: Any, old_fit: Calibration, *, PAU: str = "MWU", NEMC: 
                               "shared items (anchors) link the forms")
     placeholders = [n for n in old_items if n not in frame.columns]
     values = np.hstack([frame.to_numpy(dtype=float), np.full((len(frame), len(placeholders)), np.nan)])
-    names = [*frame.columns, *placeholders]
-    model = session.call("irtb_mirt_fixed_calib", data=np.ascontiguousarray(values), item_names=names,
-                         old=old_model, PAU=PAU, NEMC=NEMC, options=options)
-    fit = from_r_model(model)
-    return fit._replace(options={**fit.options, **options, "PAU": PAU, "NEMC": NEMC, "anchors": anchors,
-                                 "dentype": "EH"})
+    request = FitRequest(values, (*frame.columns, *placeholders), old_fit.model, False, options, design="fixed",
+                         structure={"old": old_model, "PAU": PAU, "NEMC": NEMC, "anchors": tuple(anchors)})
+    with r_context("calibrate_fixed: mirt's fixedCalib"):
+        return cast(Calibration, ENGINE_TABLE["mirt"].fit(request))  # the fixed design's result
 
 
 def _response_frame(data: Any, name: str) -> pd.DataFrame:
@@ -110,106 +103,6 @@ def _response_frame(data: Any, name: str) -> pd.DataFrame:
     if bad:
         raise ValidationError(f"{name}: column {bad[0]!r} is not numeric; responses are numbers (NaN missing)")
     return frame
-
-
-@dataclass(frozen=True, eq=False)
-class MixedCalibration(FitResult):
-    """The result of :func:`calibrate_mixed`: a mixed-effects (explanatory) IRT model.
-
-    Attributes
-    ----------
-    fixef : DataFrame
-        The fixed effects, one row per term (R's names, e.g. ``groupG2``, ``difficultyhard``), columns
-        ``Estimate, Std.Error, z.value`` as ``summary(mod)`` prints them (NaN errors without SEs). The
-        ``items`` term of ``fixed`` gives each item its own intercept: those are the items' ``d`` rows
-        of :attr:`parameters`, not rows here.
-    random_covariances : dict of str to DataFrame
-        The latent trait's covariance (``"Theta"``) and each random effect's (named by its grouping
-        variable, rows and columns ``COV_<name>``); correlations above the diagonal.
-    parameters : DataFrame
-        mirt's ``mod2values`` table: every parameter with its number, value, bounds and ``est``.
-    loglik, aic, bic : float
-    n_parameters : int
-    converged : bool
-    iterations : int
-    options : dict
-        The effective arguments (formulas as text, covariate names, item types, estimation options).
-    warnings : tuple of str
-        R's warnings during the fit (also raised as :class:`~irtbridge.exceptions.RWarning`).
-    provenance : dict
-        As in :class:`~irtbridge.calibration.results.result.Calibration`.
-    r_model : RObject or None
-        The live mirt model (``MixedClass``, or ``SingleGroupClass`` for the ``item_formula`` LLTM).
-    """
-
-    fixef: pd.DataFrame
-    random_covariances: Mapping[str, pd.DataFrame]
-    parameters: pd.DataFrame
-
-    _kind = "a mixed-effects model (mirt's M2, marginal_rxx and plots take single- and multiple-group models)"
-
-    def __repr__(self) -> str:
-        return (f"MixedCalibration(fixed={self.options.get('fixed')!r}, terms={len(self.fixef)}, "
-                f"loglik={self.loglik:.4f}, converged={self.converged})")
-
-    # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------
-    def _summary_title(self) -> str:
-        return "irtbridge explanatory IRT model by mirt"
-
-    def _summary_size(self) -> str:
-        return (f"parameters {self.n_parameters}   fixed-effect terms {len(self.fixef)}   "
-                f"random effects {len(self.random_covariances)}")
-
-    def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
-        def text(value: Any) -> str:
-            return value if isinstance(value, str) else ", ".join(map(str, value))
-
-        formulas = "   ".join(f"{k} {text(self.options[k])}" for k in ("fixed", "random", "item_formula")
-                              if self.options.get(k) not in (None, "", [], ()))
-        return [Line.of("formulas", formulas)] if formulas else []
-
-    def _summary_tables(self) -> tuple[tuple[str, pd.DataFrame], ...]:
-        return (("fixed effects", self.fixef),
-                *((f"covariance: {name}", frame) for name, frame in self.random_covariances.items()))
-
-    def _summary_data(self) -> dict[str, Any]:
-        return {"fixef": self.fixef.reset_index().rename(columns={"index": "term"})}
-
-    def randef(self, ndraws: int = 1000, thin: int = 10, seed: int | None = None) -> dict[str, pd.DataFrame]:
-        """The random effects' values (and each respondent's trait), by MCMC draws from the fit.
-
-        Parameters
-        ----------
-        ndraws : int, default 1000
-            Metropolis-Hastings draws (mirt's ``ndraws``).
-        thin : int, default 10
-            Keep every ``thin``-th draw (mirt's ``thin``).
-        seed : int, optional
-            ``set.seed(seed)`` first, for reproducible draws; default: R's current stream.
-
-        Returns
-        -------
-        dict of str to DataFrame
-            ``"Theta"``: one row per respondent; one more entry per random effect, one row per level.
-
-        Notes
-        -----
-        R equivalent: ``set.seed(seed); randef(mod, ndraws = ndraws, thin = thin)``.
-        """
-        from irtbridge._r import session
-
-        if self.r_model is None:
-            raise ValidationError("randef needs the live model of a fit made in this process (this one was pickled)")
-        for name, value in (("ndraws", ndraws), ("thin", thin)):
-            if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
-                raise ValidationError(f"{name} must be a positive integer, got {value!r}")
-        if thin > ndraws:
-            raise ValidationError(f"thin must not exceed ndraws ({ndraws}), got {thin!r}")
-        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))):
-            raise ValidationError(f"seed must be an integer or None, got {seed!r}")
-        out = session.call("irtb_mirt_randef", fit=self.r_model, ndraws=int(ndraws), thin=int(thin),
-                           seed=None if seed is None else int(seed))
-        return {str(k): v if isinstance(v, pd.DataFrame) else pd.DataFrame(v) for k, v in out.items()}
 
 
 def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAULT_FIXED, random: Any = None,
@@ -263,7 +156,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
 
     >>> import pandas as pd
     >>> from irtbridge.calibration import calibrate_mixed
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat7 = response_dataset("LSAT7")                                   # doctest: +R
     >>> design = pd.DataFrame({"block": ["A", "A", "B", "B", "B"]}, index=lsat7.columns)
     >>> fit = calibrate_mixed(lsat7, item_covariates=design, item_formula="~ 0 + block", se=False)
@@ -304,34 +197,12 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
         if message.split(":")[0] in ("fixed", "random", "item_formula"):
             raise ValidationError(message) from None
         raise
-    values = np.ascontiguousarray(frame.to_numpy(dtype=float))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if item_formula is not None:
-            out = session.call("irtb_mirt_lltm", data=values, item_names=names, itemdesign=design,
-                               item_formula=item_formula.strip(), itemtype=types, se=bool(se), options=options)
-        else:
-            out = session.call("irtb_mirt_mixed", data=values, item_names=names, covdata=person, itemdesign=design,
-                               fixed=str(fixed).strip(), random=randoms or None, itemtype=types, se=bool(se),
-                               options=options)
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
-    effective = {**options, "se": bool(se), "itemtype": itemtype,
-                 **({"item_formula": item_formula.strip()} if item_formula is not None else {"fixed": str(fixed).strip()}),
-                 **({"random": randoms} if randoms else {}),
-                 **({"covariates": list(person)} if person else {}),
-                 **({"item_covariates": list(design)} if design else {})}
-    columns = ("Estimate", "Std.Error", "z.value")
-    terms = out.get("fixed")
-    fixef = (pd.DataFrame({c: np.atleast_1d(np.asarray(terms[c], dtype=float)) for c in columns},
-                          index=[str(t) for t in np.atleast_1d(terms["terms"])])
-             if terms is not None else pd.DataFrame({c: pd.Series(dtype=float) for c in columns}))
-    return MixedCalibration(
-        fixef=fixef.astype(float), random_covariances={str(k): v for k, v in out["random"].items()},
-        parameters=out["values"], loglik=float(out["loglik"]), aic=float(out["aic"]), bic=float(out["bic"]),
-        n_parameters=int(out["n_parameters"]), converged=bool(out["converged"]),
-        iterations=int(out["iterations"]), options=effective,
-        warnings=tuple(str(w.message).removeprefix("R: ") for w in caught), r_model=out["model"])
+    request = FitRequest(frame.to_numpy(dtype=float), tuple(names), "mixed", bool(se), options, design="mixed",
+                         structure={"covdata": person, "itemdesign": design, "itemtype": types, "random": randoms,
+                                    "fixed": None if item_formula is not None else str(fixed).strip(),
+                                    "item_formula": item_formula.strip() if item_formula is not None else None})
+    with r_context("calibrate_mixed: mirt's " + ("mirt(item.formula = ...)" if item_formula is not None else "mixedmirt")):
+        return cast(MixedCalibration, ENGINE_TABLE["mirt"].fit(request))  # the mixed design's result
 
 
 def _itemtype(itemtype: Any, n_items: int) -> Any:

@@ -8,23 +8,23 @@
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, Mapping, cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import mirt_itemtype
-from irtbridge._validation import as_response_matrix, check_choice, constant_items
-from irtbridge.calibration.inputs.checks import check_before_fit
+from irtbridge._validation import as_response_matrix, check_choice
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
-from irtbridge.calibration.inputs.itemtypes import check_itemtype, estimation_options, item_type_options
+from irtbridge.calibration.inputs.checks import check_before_fit
+from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.latent import latent_arguments
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
-from irtbridge.calibration.inputs.priors import Prior, parse_priors
-from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, MODELS, Calibration
-from irtbridge.exceptions import DataWarning, ValidationError, r_context
+from irtbridge.calibration.inputs.priors import parse_priors
+from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
+from irtbridge.calibration.inputs.spec import structure_arguments
+from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, Calibration
+from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
@@ -186,7 +186,7 @@ def calibrate(
     Examples
     --------
     >>> import irtbridge
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), model="2PL")    # doctest: +R
     >>> fit.items[["a", "b"]].round(3)
                 a      b
@@ -204,168 +204,41 @@ def calibrate(
     engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
     if se is not None and not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
-    se = None if se is None else bool(se)
-    backend = ENGINE_TABLE[engine]
-    columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
-    model, per_item = _resolve_model(model, engine, columns)
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
-    structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
+    backend = ENGINE_TABLE[engine]
+    columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
+    model, per_item = resolve_model(model, columns, engine)
     sparse = isinstance(responses, ResponseData)
+    structured = per_item is not None or dims != 1 or spec is not None or parameters is not None
     backend.check(priors=priors is not None and bool(priors), structured=structured, sparse=sparse)
-    options = estimation_options(engine, engine_options(options, engine, model, per_item), method=method,
-                                 seed=seed, key=key, gpcm_mats=gpcm_mats)
-    se = eager_for_sem(se, engine, options)
+    options = estimation_options(engine, backend.checked_options(options, model), method=method, seed=seed, key=key,
+                                 gpcm_mats=gpcm_mats)
+    se = backend.se_request(None if se is None else bool(se), options)
     latent = latent_arguments(engine, dentype, covariates, formula, responses, dims, options)
     options.update(latent.options)
     if sparse:  # answered cells only: the engine checks them on its own layout
         request = FitRequest(responses, tuple(responses.item_names), model, se, options,
                              drop_constant=bool(drop_constant),
                              priors=tuple(parse_priors(priors, responses.item_names)))
-        with r_context(f"calibrate: {engine} fitting the {model} model"):
-            return cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
-    prep = _prepare(responses, columns, model, per_item, drop_constant)
-    # key, gpcm_mats, monopoly.k and spline_args against the item types (an engine without them has none)
-    options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
-    if priors is not None and per_item is not None:
-        raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
-    prep.priors.extend(parse_priors(priors, prep.names) if per_item is None else [])
-    structure = _structure_args(prep.per_item, dims, spec, parameters, prep.names) if structured else {}
-    request = FitRequest(
-        prep.values, tuple(prep.names), model, se, options,
-        per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
-        priors=tuple(prep.priors), structure=structure, parameters=parameters,
-    )
+    else:  # a response matrix: constant items handled, then the item-type options, priors and structure
+        prep = calibration_data(responses, columns, model, per_item, drop_constant)
+        # key, gpcm_mats, monopoly.k and spline_args against the item types (an engine without them has none)
+        options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)
+        if priors is not None and per_item is not None:
+            raise ValidationError("priors: with per-item models put priors in a ModelSpec or the parameters table")
+        request = FitRequest(
+            prep.values, tuple(prep.names), model, se, options,
+            per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
+            priors=tuple(parse_priors(priors, prep.names)) if priors is not None else (),
+            structure=structure_arguments(dims, spec, parameters, prep.names) if structured else {},
+            parameters=parameters,
+        )
     with r_context(f"calibrate: {engine} fitting the {model} model"):
         fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
+    if sparse:
+        return fit
     return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
-
-
-def eager_for_sem(se: bool | None, engine: str, options: Mapping[str, Any]) -> bool | None:
-    """``se=None`` under mirt's ``SE.type = "SEM"`` is ``se=True``: SEM changes mirt's EM run itself
-    (``TOL`` 1e-5, no acceleration) when it computes the SEs, so a fit made without them cannot have them
-    added on demand."""
-    return True if se is None and ENGINE_TABLE[engine].mirt_model and options.get("SE.type") == "SEM" else se
-
-
-def item_minimums(values: np.ndarray, names: list[str]) -> dict[str, float]:
-    """Each item's lowest observed response (mirt's ``Data$mins``), for ``true_score`` as ``expected.test``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column has no minimum
-        lowest = np.nanmin(values, axis=0)
-    return {n: float(v) if np.isfinite(v) else 0.0 for n, v in zip(names, lowest)}
-
-
-def engine_options(options: dict[str, Any], engine: str, model: str, per_item: list[str] | None) -> dict[str, Any]:
-    """The options with R's names (``SE_type`` -> ``SE.type``); an option the engine would not read is a
-    one-line :class:`ValidationError` (mirt and ltm would ignore it; the native engine checks its own)."""
-    row = ENGINE_TABLE[engine]
-    names = row.option_names(model)
-    if names is None:  # the engine checks its own options
-        return {("SE.type" if k == "SE_type" else k): v for k, v in options.items()}
-    per_model = isinstance(row.options, Mapping)
-    return check_options(options, names, f"calibrate(engine={engine!r}" + (f", model={model!r})" if per_model else ")"),
-                         row.domains)
-
-
-@dataclass
-class _Prepared:
-    """The response matrix and model of a dense calibration, after constant items are handled."""
-
-    values: np.ndarray
-    names: list[str]
-    dropped: tuple[str, ...]
-    model: str
-    per_item: list[str] | None
-    all_names: list[str] = field(default_factory=list)  # the items as given, before constant ones are dropped
-    priors: list[Prior] = field(default_factory=list)
-
-
-def _prepare(responses: Any, columns: list[str] | None, model: str, per_item: list[str] | None,
-             drop_constant: bool) -> _Prepared:
-    """Check the responses; drop constant items if asked (with a DataWarning) or name them in an error."""
-    dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
-    values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
-    all_names = list(names)
-    dropped: tuple[str, ...] = ()
-    const = constant_items(values, names)
-    if const:
-        if not drop_constant:
-            raise ValidationError(
-                f"responses: item(s) {', '.join(map(repr, const[:10]))}{' …' if len(const) > 10 else ''} are "
-                "answered the same way by every respondent and carry no information; drop them, or pass "
-                "drop_constant=True to drop them with a warning"
-            )
-        constant = set(const)
-        keep = [j for j, n in enumerate(names) if n not in constant]
-        if len(keep) < 2:
-            raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
-        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=3)
-        values = np.ascontiguousarray(values[:, keep])
-        names = [names[j] for j in keep]
-        dropped = tuple(const)
-        all_missing = np.isnan(values).all(axis=1)
-        if all_missing.any():
-            raise ValidationError(
-                f"responses: {int(all_missing.sum())} respondent(s) have no responses left after dropping constant items"
-            )
-    if per_item is not None and len(per_item) != len(names) + len(dropped):
-        raise ValidationError(f"model: {len(per_item)} item types for {len(names) + len(dropped)} items")
-    if per_item is not None and dropped:
-        gone = set(dropped)
-        per_item = [m for m, n in zip(per_item, columns or names) if n not in gone]
-    return _Prepared(values, names, dropped, model, per_item, all_names)
-
-
-def _resolve_model(model: Any, engine: str, columns: list[str] | None) -> tuple[str, list[str] | None]:
-    """One model name, or mirt's itemtype vector (a list, or a mapping over the DataFrame's columns)."""
-    if isinstance(model, str):
-        check_itemtype(model)
-        model = check_choice(model, "model", MODELS, ignore_case=True)
-        if model not in ENGINES[engine]:
-            other = [e for e in ENGINES if model in ENGINES[e]]
-            raise ValidationError(f"engine {engine!r} does not fit model {model!r}; use engine={other[0]!r}")
-        return model, None
-    if isinstance(model, Mapping):
-        if columns is None:
-            raise ValidationError("model: a per-item mapping needs responses as a DataFrame (item names)")
-        unknown = [k for k in model if str(k) not in columns]
-        missing = [c for c in columns if c not in {str(k) for k in model}]
-        if unknown or missing:
-            raise ValidationError(f"model: mapping has unknown item(s) {unknown[:5]} / lacks item(s) {missing[:5]}")
-        model = [model[c] if c in model else model[next(k for k in model if str(k) == c)] for c in columns]
-    if not isinstance(model, (list, tuple)) or not model:
-        raise ValidationError(f"model must be a name, a list of names or a mapping item → name, got {model!r}")
-    for m in model:
-        check_itemtype(m)
-    per_item = [check_choice(str(m), "model", MODELS, ignore_case=True) for m in model]
-    if len(set(per_item)) == 1:
-        return _resolve_model(per_item[0], engine, columns)[0], None
-    return "mixed", per_item
-
-
-def _structure_args(per_item, dims, spec, parameters, names) -> dict[str, Any]:
-    """The R arguments for a structured mirt fit: dims or mirt.model text, and the parameter table."""
-    from irtbridge.calibration.inputs.spec import ModelSpec
-
-    out: dict[str, Any] = {"dims": int(dims)}
-    if spec is not None:
-        if dims != 1:
-            raise ValidationError("pass either dims (exploratory) or spec (confirmatory), not both")
-        if isinstance(spec, str):
-            spec = ModelSpec.from_syntax(spec)
-        if not isinstance(spec, ModelSpec):
-            raise ValidationError(f"spec must be a ModelSpec or mirt.model text, got {type(spec).__name__}")
-        out["syntax"] = spec.to_syntax(names)
-    if parameters is not None:
-        if not isinstance(parameters, pd.DataFrame) or not {"item", "name", "value"} <= set(parameters.columns):
-            raise ValidationError("parameters must be a DataFrame with mirt's columns (item, name, value, est, ...)")
-        cols = [c for c in ("item", "name", "value", "lbound", "ubound", "est", "prior.type", "prior_1", "prior_2")
-                if c in parameters.columns]
-        out["table"] = {c: (parameters[c].astype(str).tolist() if c in ("item", "name", "prior.type")
-                            else parameters[c].astype(bool).tolist() if c == "est"
-                            else parameters[c].astype(float).to_numpy()) for c in cols}
-    return out
 
 
 def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: Any = None,
@@ -400,7 +273,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     the same edits to ``mirt(form_b, 1, "2PL", pars = "values")``, then ``mirt(form_b, 1, "2PL", pars = sv)``).
 
     >>> from irtbridge import calibrate
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
     >>> form_a, form_b = lsat.iloc[0::2, 0:4], lsat.iloc[1::2, 1:5]
     >>> fixed = calibrate(form_a, "2PL", se=False).parameters().set_index(["item", "name"])["value"]
@@ -422,10 +295,10 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     from irtbridge._r import session
 
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
-    model, per_item = _resolve_model(model, "mirt", columns)
+    model, per_item = resolve_model(model, columns)
     dichotomous = all(m in DICHOTOMOUS for m in (per_item or [model]))
     values, names, _ = as_response_matrix(responses, "responses", dichotomous=dichotomous)
-    extra = _structure_args(per_item, dims, spec, None, names)
+    extra = structure_arguments(dims, spec, None, names)
     options = check_options(options, MIRT_OPTIONS, "parameter_table")
     options = item_type_options(options, model, per_item, values, names)
     check_before_fit(values, names, model, per_item, extra, None, [], options)  # as calibrate() would

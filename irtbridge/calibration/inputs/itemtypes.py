@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, item_type_readers, models_where
+from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, item_type_readers, models_where
 from irtbridge._validation import check_choice
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["ITEMTYPES", "NESTED_LOGIT", "REFUSED", "METHODS", "check_itemtype", "estimation_options",
-           "item_type_options"]
+__all__ = ["ITEMTYPES", "NESTED_LOGIT", "REFUSED", "METHODS", "check_itemtype", "resolve_model",
+           "estimation_options", "item_type_options"]
 
 # mirt 1.48's item types fitted under mirt's own name (mirt:::Valid_iteminputs(), less irtbridge's
 # named models and the two refused below): rows of the model catalogue; the text is what each one is
@@ -69,6 +69,59 @@ def check_itemtype(name: Any) -> None:
     refused = {k.lower(): k for k in REFUSED}
     if isinstance(name, str) and name.lower() in refused:
         raise ValidationError(f"model={name!r} is not fitted by calibrate: {REFUSED[refused[name.lower()]]}")
+
+
+def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt") -> tuple[str, list[str] | None]:
+    """The model of a call, resolved once: one catalogue name, or ``"mixed"`` with mirt's itemtype vector.
+
+    Each name is checked (refused item types, then the catalogue's names in any case) and must be one
+    the engine fits; a list or a mapping item -> name whose names are all one model is that model.
+
+    Parameters
+    ----------
+    model : str, sequence of str, or mapping
+        One name, one per item in column order, or a mapping item -> name over ``columns``.
+    columns : sequence of str or None
+        The item names of a DataFrame of responses (None for an array: no mapping then).
+    engine : str, default "mirt"
+        The engine that fits it (a key of :data:`irtbridge.calibration.engines.ENGINE_TABLE`).
+
+    Returns
+    -------
+    tuple of (str, list of str or None)
+        The model name (``"mixed"`` for several) and the per-item names (None for one model).
+
+    Examples
+    --------
+    >>> resolve_model("2pl", None)
+    ('2PL', None)
+    >>> resolve_model({"q2": "graded", "q1": "2PL"}, ["q1", "q2"])
+    ('mixed', ['2PL', 'graded'])
+    >>> resolve_model("4PL", None, engine="native")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: engine 'native' does not fit model '4PL'; use engine='mirt'
+    """
+    if isinstance(model, Mapping):
+        if columns is None:
+            raise ValidationError("model: a per-item mapping needs responses as a DataFrame (item names)")
+        given = {str(k): v for k, v in model.items()}
+        unknown = [k for k in given if k not in columns]
+        missing = [c for c in columns if c not in given]
+        if unknown or missing:
+            raise ValidationError(f"model: mapping has unknown item(s) {unknown[:5]} / lacks item(s) {missing[:5]}")
+        model = [given[c] for c in columns]
+    one = isinstance(model, str)
+    if not one and (not isinstance(model, (list, tuple)) or not model):
+        raise ValidationError(f"model must be a name, a list of names or a mapping item → name, got {model!r}")
+    for name in [model] if one else model:
+        check_itemtype(name)
+    names = [check_choice(str(m), "model", MODELS, ignore_case=True) for m in ([model] if one else model)]
+    unfitted = [n for n in names if n not in ENGINE_TABLE[engine].models]
+    if unfitted:
+        others = [e for e, row in ENGINE_TABLE.items() if unfitted[0] in row.models]
+        raise ValidationError(f"engine {engine!r} does not fit model {unfitted[0]!r}; use engine={others[0]!r}")
+    return (names[0], None) if len(set(names)) == 1 else ("mixed", names)
 
 
 def estimation_options(engine: str, options: dict[str, Any], *, method: Any = None, seed: Any = None,

@@ -13,11 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import pandas as pd
+
 from irtbridge._validation import _show
 from irtbridge.calibration.inputs.priors import DISTRIBUTIONS, Prior
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references", "syntax_groups"]
+__all__ = ["ModelSpec", "KEYWORDS", "Reference", "syntax_references", "syntax_groups", "structure_arguments",
+           "parameter_columns"]
 
 # mirt.model's keywords: every other left-hand side names a factor
 KEYWORDS = ("COV", "MEAN", "CONSTRAIN", "CONSTRAINB", "PRIOR", "FIXED", "FREE", "START", "LBOUND", "UBOUND",
@@ -396,3 +399,71 @@ def _item_token(token: str, keyword: str, names: list[str]) -> list[str]:
             raise ValidationError(f"spec: {keyword} names item(s) {token!r}; there are {len(names)} items")
         return names[bounds[0] - 1:bounds[-1]]
     raise ValidationError(f"spec: {keyword} names unknown item {token!r}")
+
+
+def structure_arguments(dims: int, spec: Any, parameters: Any, names: list[str]) -> dict[str, Any]:
+    """The R arguments of a structured mirt fit: ``dims`` or mirt.model text, and the parameter table.
+
+    Parameters
+    ----------
+    dims : int
+        The number of exploratory factors.
+    spec : ModelSpec, str or None
+        A confirmatory structure (a :class:`ModelSpec` or mirt.model text); not with ``dims`` != 1.
+    parameters : DataFrame or None
+        A parameter table in mirt's columns.
+    names : list of str
+        The items fitted.
+
+    Returns
+    -------
+    dict of str to Any
+        ``dims``, and ``syntax`` and ``table`` when given.
+
+    Examples
+    --------
+    >>> structure_arguments(2, None, None, ["q1", "q2", "q3"])
+    {'dims': 2}
+    """
+    out: dict[str, Any] = {"dims": int(dims)}
+    if spec is not None:
+        if dims != 1:
+            raise ValidationError("pass either dims (exploratory) or spec (confirmatory), not both")
+        if isinstance(spec, str):
+            spec = ModelSpec.from_syntax(spec)
+        if not isinstance(spec, ModelSpec):
+            raise ValidationError(f"spec must be a ModelSpec or mirt.model text, got {type(spec).__name__}")
+        out["syntax"] = spec.to_syntax(names)
+    if parameters is not None:
+        out["table"] = parameter_columns(parameters)
+    return out
+
+
+def parameter_columns(parameters: Any, priors: bool = True) -> dict[str, Any]:
+    """A parameter table as the columns R writes onto mirt's own (``irtb_apply_table``).
+
+    Parameters
+    ----------
+    parameters : DataFrame
+        mirt's columns: ``item``, ``name``, ``value`` and any of ``lbound``, ``ubound``, ``est`` (and, with
+        ``priors``, ``prior.type``, ``prior_1``, ``prior_2``).
+    priors : bool, default True
+        Carry the prior columns.
+
+    Returns
+    -------
+    dict of str to list or ndarray
+        Column -> values (text, flags or numbers).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"item": ["q1"], "name": ["a1"], "value": [1.5], "est": [0]})
+    >>> parameter_columns(table)
+    {'item': ['q1'], 'name': ['a1'], 'value': array([1.5]), 'est': [False]}
+    """
+    if not isinstance(parameters, pd.DataFrame) or not {"item", "name", "value"} <= set(parameters.columns):
+        raise ValidationError("parameters must be a DataFrame with mirt's columns (item, name, value, est, ...)")
+    names = ("item", "name", "value", "lbound", "ubound", "est") + (("prior.type", "prior_1", "prior_2") if priors else ())
+    return {c: (parameters[c].astype(str).tolist() if c in ("item", "name", "prior.type")
+                else parameters[c].astype(bool).tolist() if c == "est"
+                else parameters[c].astype(float).to_numpy()) for c in names if c in parameters.columns}

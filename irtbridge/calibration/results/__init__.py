@@ -4,6 +4,10 @@
   any engine) and the model and engine tables it is read against;
 * :mod:`~irtbridge.calibration.results.group_result`: :class:`~irtbridge.calibration.GroupCalibration`
   (mirt's ``multipleGroup``);
+* :mod:`~irtbridge.calibration.results.class_result`: :class:`~irtbridge.calibration.ClassCalibration`
+  (latent classes, mirt's ``mdirt``);
+* :mod:`~irtbridge.calibration.results.mixed_result`: :class:`~irtbridge.calibration.MixedCalibration`
+  (mixed effects, mirt's ``mixedmirt``, and the LLTM);
 * :mod:`~irtbridge.calibration.results._base`: :class:`~irtbridge.calibration.results._base.FitResult`,
   the one base of every result (the shared statistics, ``summary()``, ``global_fit``/``reliability``/``plot``
   and the naming rule of the columns), with :mod:`~irtbridge.calibration.results._pickle` (pickling without
@@ -13,7 +17,5 @@
 * :mod:`~irtbridge.calibration.results.flags`: item estimates the data do not identify, the ``flag``
   vocabulary every result shares.
 
-The latent class and mixed-effects results are defined beside their front doors
-(:mod:`irtbridge.calibration.fit.classes`, :mod:`irtbridge.calibration.fit.explanatory`). Nothing is
-imported here: the public names come from :mod:`irtbridge.calibration`.
+Nothing is imported here: the public names come from :mod:`irtbridge.calibration`.
 """

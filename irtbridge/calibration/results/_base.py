@@ -1,8 +1,8 @@
 """One base for the results of a calibration: :class:`FitResult`.
 
 :class:`~irtbridge.calibration.results.result.Calibration`, :class:`~irtbridge.calibration.results.group_result.GroupCalibration`,
-:class:`~irtbridge.calibration.fit.classes.ClassCalibration` and
-:class:`~irtbridge.calibration.fit.explanatory.MixedCalibration` (and the bifactor fit, which is a
+:class:`~irtbridge.calibration.results.class_result.ClassCalibration` and
+:class:`~irtbridge.calibration.results.mixed_result.MixedCalibration` (and the bifactor fit, which is a
 ``Calibration``) share
 
 * the fit statistics ``loglik``, ``aic``, ``bic``, ``n_parameters``, ``converged``, ``iterations`` and
@@ -217,7 +217,7 @@ class FitResult(WithoutRModel):
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", engine="native")
         >>> fit.summary().data["converged"]
         True

@@ -144,7 +144,7 @@ class GroupCalibration(FitResult):
         Examples
         --------
         >>> from irtbridge import calibrate_groups
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
         >>> fit = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL", se=False)
         >>> odd = fit.group("odd")
@@ -517,7 +517,7 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
     ``DIF(multipleGroup(...), c("a1", "d"), items2test = c("Item.1", "Item.2"))``; they do not.)
 
     >>> from irtbridge import calibrate_groups
-    >>> from irtbridge.datasets import response_dataset
+    >>> from irtbridge.example_data import response_dataset
     >>> lsat = response_dataset("LSAT7")                                   # doctest: +R
     >>> configural = calibrate_groups(lsat, ["even", "odd"] * 500, "2PL", se=False)
     >>> dif(configural, which=["a1", "d"], items=["Item.1", "Item.2"])[["X2", "df", "p"]].round(3)

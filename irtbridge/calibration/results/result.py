@@ -214,7 +214,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         Examples
         --------
         >>> import irtbridge
-        >>> from irtbridge.datasets import response_dataset
+        >>> from irtbridge.example_data import response_dataset
         >>> fit = irtbridge.calibrate(response_dataset("LSAT7"), "2PL", se=False)   # doctest: +R
         >>> fit.abilities("EAPsum", full_scores=False)[["Sum.Scores", "theta", "se"]].round(3)
            Sum.Scores  theta     se
