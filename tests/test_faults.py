@@ -59,9 +59,22 @@ def _start(out: Path, *extra: str, datasets=("iris", "wine")) -> subprocess.Pope
 
 
 def _session(sid: int) -> list[str]:
-    """Live (not zombie) processes of a session: a container's pid 1 may not reap orphans."""
+    """Live processes of a session, with their command lines: not zombies (a container's pid 1 may not reap
+    orphans), and not a process already exiting (its memory, command line included, is gone: on a busy
+    machine a worker the parent ended can still be tearing down when the parent's own exit is seen)."""
     ps = subprocess.run(["ps", "-e", "-o", "pid=,sid=,stat="], capture_output=True, text=True).stdout
-    return [ln for ln in ps.splitlines() if ln.split()[1] == str(sid) and not ln.split()[2].startswith("Z")]
+    live = []
+    for ln in ps.splitlines():
+        pid, session, stat = ln.split()[:3]
+        if session != str(sid) or stat.startswith("Z"):
+            continue
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:  # gone since ps looked
+            continue
+        if command:
+            live.append(f"{pid} {command}")
+    return live
 
 
 def _children(pid: int) -> list[int]:
