@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from irtbridge._validation import _show, check_choice, check_int, check_number, check_probability
+from irtbridge._validation import show_value, check_choice, check_int, check_number, check_probability
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["INDICES", "CI_METHODS"]
@@ -35,22 +35,23 @@ _BOOT_CHUNK = 2_000_000
 
 def _check_count(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValidationError(f"{name} must be a count (a whole number >= 0), got {_show(value)}")
+        raise ValidationError(f"{name} must be a count (a whole number >= 0), got {show_value(value)}")
     x = float(value)
     if not np.isfinite(x) or not x.is_integer():
-        raise ValidationError(f"{name} must be a count (a whole number >= 0), got {_show(value)}")
+        raise ValidationError(f"{name} must be a count (a whole number >= 0), got {show_value(value)}")
     if x < 0:
-        raise ValidationError(f"{name} must be a count (a whole number >= 0), got {_show(value)}; counts cannot be negative")
+        raise ValidationError(f"{name} must be a count (a whole number >= 0), got {show_value(value)}; counts cannot be negative")
     return int(x)
 
 
 def _check_count_array(values: Any, name: str) -> np.ndarray:
     if isinstance(values, (str, bytes)):
-        raise ValidationError(f"{name} must hold counts (whole numbers >= 0), got {_show(values)}")
+        raise ValidationError(f"{name} must hold counts (whole numbers >= 0), got {show_value(values)}")
     arr = np.asarray(values)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise ValidationError(
-            f"{name} must hold counts (whole numbers >= 0); it holds {arr.dtype} values such as {_show(arr.ravel()[:3].tolist())}"
+            f"{name} must hold counts (whole numbers >= 0); it holds {arr.dtype} values such as "
+            f"{show_value(arr.ravel()[:3].tolist())}"
         )
     arr = np.atleast_1d(arr.astype(float))
     if arr.ndim != 1:

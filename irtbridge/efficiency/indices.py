@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import _show, check_binary_labels, check_random_state, check_same_length, check_scores
+from irtbridge._validation import show_value, check_binary_labels, check_random_state, check_same_length, check_scores
 from irtbridge.exceptions import ValidationError
 from irtbridge.efficiency.core import (
     _CELLS,
@@ -489,7 +489,7 @@ def efficiency_by_cutoff(
     else:
         cuts = check_scores(np.atleast_1d(cutoffs), "cutoffs", low=-np.inf, high=np.inf)
     if not isinstance(higher_is_positive, (bool, np.bool_)):
-        raise ValidationError(f"higher_is_positive must be True or False, got {_show(higher_is_positive)}")
+        raise ValidationError(f"higher_is_positive must be True or False, got {show_value(higher_is_positive)}")
     settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
     pos, neg = np.sort(s[t == 1]), np.sort(s[t == 0])
     if higher_is_positive:
@@ -550,11 +550,11 @@ def classify_ei(ei: Any) -> pd.DataFrame:
     """
     index = ei.index if isinstance(ei, pd.Series) else None
     if isinstance(ei, (str, bytes)):
-        raise ValidationError(f"ei must be a number or an array of numbers, got {_show(ei)}")
+        raise ValidationError(f"ei must be a number or an array of numbers, got {show_value(ei)}")
     try:
         x = np.atleast_1d(np.asarray(ei, dtype=float))
     except (TypeError, ValueError):
-        raise ValidationError(f"ei must be a number or an array of numbers, got {_show(ei)}") from None
+        raise ValidationError(f"ei must be a number or an array of numbers, got {show_value(ei)}") from None
     if x.ndim != 1:
         raise ValidationError(f"ei must be one-dimensional, got shape {x.shape}")
     if (x < 0).any():

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._ties import snap, tie_greater
-from irtbridge._validation import _show, check_binary_labels, check_choice, check_probability, check_scores
+from irtbridge._validation import show_value, check_binary_labels, check_choice, check_probability, check_scores
 from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = [
@@ -67,7 +67,7 @@ def _check_methods(methods: Any) -> list[str]:
     if not out:
         raise ValidationError("methods is empty; give one or more of " + ", ".join(map(repr, METHODS)))
     if len(set(out)) != len(out):
-        raise ValidationError(f"methods={_show(list(methods))} names a method twice")
+        raise ValidationError(f"methods={show_value(list(methods))} names a method twice")
     return out
 
 
@@ -79,11 +79,11 @@ def _check_grid(c: Any) -> np.ndarray:
     try:
         grid = np.asarray(c, dtype=float)
     except (TypeError, ValueError):
-        raise ValidationError(f"c must be numbers in [0, 1], got {_show(c)}") from None
+        raise ValidationError(f"c must be numbers in [0, 1], got {show_value(c)}") from None
     if grid.ndim != 1 or grid.size == 0:
         raise ValidationError(f"c must be a non-empty 1-D grid of cost proportions, got shape {grid.shape}")
     if not np.isfinite(grid).all() or grid.min() < 0.0 or grid.max() > 1.0:
-        raise ValidationError(f"c must hold cost proportions in [0, 1], got {_show(grid.tolist())}")
+        raise ValidationError(f"c must hold cost proportions in [0, 1], got {show_value(grid.tolist())}")
     return grid
 
 

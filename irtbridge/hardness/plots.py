@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._plotting import panel_axes
-from irtbridge._validation import _show, check_binary_labels, check_number, check_probability
+from irtbridge._validation import show_value, check_binary_labels, check_number, check_probability
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.hardness.curves import (
     _METHOD_NAMES,
@@ -85,7 +85,7 @@ def plot_cost_curves(
         positions = pool.index.get_indexer(wanted)
         if (positions < 0).any():
             bad = [w for w, p in zip(wanted, positions) if p < 0]
-            raise ValidationError(f"instances {_show(bad)} are not labels of y's index")
+            raise ValidationError(f"instances {show_value(bad)} are not labels of y's index")
         chosen = positions
     new = ax is None
     axes = panel_axes(ax, len(methods), figsize or (4.2 * len(methods), 3.8))

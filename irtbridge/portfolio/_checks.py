@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence, cast
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import _show, numeric_table
+from irtbridge._validation import show_value, numeric_table
 from irtbridge.exceptions import ValidationError
 
 MIN_ALGORITHMS = 2
@@ -75,16 +75,16 @@ def bounds(value: Any, names: list[str], which: str, default: np.ndarray) -> np.
         out = np.full(len(names), float(value))
     else:
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-            raise ValidationError(f"{which} must be a number, one number per algorithm, or a mapping; got {_show(value)}")
+            raise ValidationError(f"{which} must be a number, one number per algorithm, or a mapping; got {show_value(value)}")
         value = cast(Sequence[Any], value)  # it has a length: a sequence, whose entries float() checks below
         if len(value) != len(names):
             raise ValidationError(f"{which} has {len(value)} value(s) for {len(names)} algorithms")
         try:
             out = np.array([float(v) for v in value], dtype=float)
         except (TypeError, ValueError):
-            raise ValidationError(f"{which} must hold numbers, got {_show(value)}") from None
+            raise ValidationError(f"{which} must hold numbers, got {show_value(value)}") from None
     if not np.isfinite(out).all():
-        raise ValidationError(f"{which} must be finite, got {_show(out.tolist())}")
+        raise ValidationError(f"{which} must be finite, got {show_value(out.tolist())}")
     return out
 
 
