@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from irtbridge._validation import show_value, check_int, read_csv, require_columns
+from irtbridge._validation import check_int, read_csv, require_columns, show_value
 from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit
 from irtbridge.batch.unit import Unit, sha256
 from irtbridge.exceptions import ValidationError

@@ -25,7 +25,7 @@ import dataclasses
 import numbers
 from typing import Any, Callable, Mapping
 
-from irtbridge._validation import show_value, check_choice, check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number, show_value
 from irtbridge.efficiency.core import CI_METHODS
 from irtbridge.exceptions import ValidationError
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from irtbridge._validation import show_value, check_binary_labels, read_csv, require_columns
+from irtbridge._validation import check_binary_labels, read_csv, require_columns, show_value
 from irtbridge.cli._common import atomic_write_csv, print_json
 from irtbridge.exceptions import ValidationError
 

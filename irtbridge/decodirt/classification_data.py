@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._moved import moved_keywords
-from irtbridge._validation import show_value, check_int, check_number, read_csv, require_columns
+from irtbridge._validation import check_int, check_number, read_csv, require_columns, show_value
 from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = [

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from irtbridge._validation import show_value, check_choice, check_int, check_number, check_probability
+from irtbridge._validation import check_choice, check_int, check_number, check_probability, show_value
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["INDICES", "CI_METHODS"]

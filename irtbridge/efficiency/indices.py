@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import show_value, check_binary_labels, check_random_state, check_same_length, check_scores
+from irtbridge._validation import check_binary_labels, check_random_state, check_same_length, check_scores, show_value
 from irtbridge.exceptions import ValidationError
 from irtbridge.efficiency.core import (
     _CELLS,

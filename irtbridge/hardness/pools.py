@@ -12,12 +12,12 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import show_value, check_binary_labels, check_int, check_probability, check_random_state
+from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, show_value
 from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
 from irtbridge.exceptions import ValidationError
+from irtbridge.hardness._curves_core import as_pool
 from irtbridge.hardness.curves import (
     METHODS,
-    _as_pool,
     class_cost_curves,
     class_hardness,
     hardness_by_model,
@@ -238,7 +238,7 @@ class PoolHardness(HasSummary):
     cv: str = ""
 
     def __post_init__(self) -> None:
-        pool = _as_pool(self.y, self.scores)
+        pool = as_pool(self.y, self.scores)
         object.__setattr__(self, "y", pd.Series(pool.y.astype(int), index=pool.index, name="label"))
         object.__setattr__(self, "scores", pd.DataFrame(pool.scores.copy(), index=pool.models, columns=pool.index))
         object.__setattr__(self, "threshold", check_probability(self.threshold, "threshold"))

@@ -10,7 +10,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit, log_expit
 
-from irtbridge._validation import show_value, check_choice, check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number, show_value
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 from irtbridge.irt import fast as kernel
 from irtbridge.irt.bank import METHODS, ItemBank, as_item_bank

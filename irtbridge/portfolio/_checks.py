@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence, cast
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import show_value, numeric_table
+from irtbridge._validation import numeric_table, show_value
 from irtbridge.exceptions import ValidationError
 
 MIN_ALGORITHMS = 2
