@@ -1,4 +1,5 @@
-"""Input checks for performance matrices (datasets as rows, algorithms as columns)."""
+"""Input checks for performance matrices (datasets as rows, algorithms as columns), and their rescaling to the
+continuous response model's scale."""
 
 from __future__ import annotations
 
@@ -104,3 +105,10 @@ def check_within(values: np.ndarray, names: list[str], lo: np.ndarray, hi: np.nd
                 f"{name}: {int(mask.sum())} value(s) lie {word} the bound{label}; e.g. algorithm {names[c]!r} has "
                 f"{values[r, c]:g} on dataset {row!r} but its bound is {bound[c]:g}. Widen the bound or fix the data"
             )
+
+
+def to_model_scale(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: str | None):
+    """Performance values and their bounds on the model's scale: rescaled to [0, 1] per algorithm when ``scale`` is set."""
+    if scale is None:
+        return values, lo, hi
+    return (values - lo[None, :]) / (hi - lo)[None, :], np.zeros_like(lo), np.ones_like(hi)
