@@ -18,6 +18,7 @@ import pandas as pd
 from irtbridge.exceptions import ValidationError
 
 __all__ = [
+    "check_bool",
     "check_choice",
     "check_number",
     "check_int",
@@ -58,6 +59,13 @@ def check_choice(value: Any, name: str, choices: Iterable[str], *, ignore_case: 
             if value.lower() in folded:
                 return folded[value.lower()]
     raise ValidationError(f"{name}={show_value(value)} is not supported; use one of {', '.join(map(repr, choices))}")
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool if it is True or False (a numpy bool included)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_number(
