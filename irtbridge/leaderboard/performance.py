@@ -74,6 +74,7 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
 
     Examples
     --------
+    >>> from irtbridge.irt import as_item_bank
     >>> items = pd.DataFrame({"a": 1.0, "b": np.linspace(-2, 2, 50)}, index=[f"q{j}" for j in range(50)])
     >>> out = estimate_performance(pd.DataFrame({"q0": [1.0], "q25": [1.0], "q49": [0.0]}),
     ...                            as_item_bank(items, "2PL"), ["q0", "q25", "q49"])
