@@ -14,10 +14,8 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.irt.fast import log_category_probs, prob_correct
 
-
+# the posterior's nodes (121 over [-6, 6]) and the normal quantile of a 95% interval
 _GRID = np.linspace(-6.0, 6.0, 121)
-
-
 Z_95 = 1.959963984540054
 
 
