@@ -18,6 +18,7 @@ import pandas as pd
 from irtbridge.exceptions import ValidationError
 
 __all__ = [
+    "check_bool",
     "check_choice",
     "check_number",
     "check_int",
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-def _show(value: Any, limit: int = 60) -> str:
+def show_value(value: Any, limit: int = 60) -> str:
     """A value as an error message shows it: a short repr on one line; tables and arrays by type and
     shape, long containers by type and length (never a whole object)."""
     shape = getattr(value, "shape", None)
@@ -57,7 +58,14 @@ def check_choice(value: Any, name: str, choices: Iterable[str], *, ignore_case: 
             folded = {c.lower(): c for c in choices}
             if value.lower() in folded:
                 return folded[value.lower()]
-    raise ValidationError(f"{name}={_show(value)} is not supported; use one of {', '.join(map(repr, choices))}")
+    raise ValidationError(f"{name}={show_value(value)} is not supported; use one of {', '.join(map(repr, choices))}")
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool if it is True or False (a numpy bool included)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_number(
@@ -72,7 +80,7 @@ def check_number(
 ) -> float:
     """Return ``value`` as a float after checking it is a real number inside the given bounds."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValidationError(f"{name} must be a number, got {_show(value)}")
+        raise ValidationError(f"{name} must be a number, got {show_value(value)}")
     x = float(value)
     if np.isnan(x) or (np.isinf(x) and not allow_inf):
         raise ValidationError(f"{name} must be a finite number, got {x}")
@@ -89,7 +97,7 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
         if isinstance(value, numbers.Real) and float(value).is_integer():
             value = int(value)
         else:
-            raise ValidationError(f"{name} must be a whole number, got {_show(value)}")
+            raise ValidationError(f"{name} must be a whole number, got {show_value(value)}")
     v = int(value)
     if low is not None and v < low:
         raise ValidationError(f"{name} must be >= {low}, got {v}")
@@ -113,7 +121,7 @@ def check_random_state(seed: Any, name: str = "random_state") -> np.random.Gener
         return np.random.default_rng(int(seed) if isinstance(seed, numbers.Integral) else seed)
     if isinstance(seed, np.random.Generator):
         return seed
-    raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {_show(seed)}")
+    raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {show_value(seed)}")
 
 
 def _as_1d_float(values: Any, name: str) -> np.ndarray:
@@ -135,7 +143,7 @@ def check_binary_labels(y: Any, name: str = "y") -> np.ndarray:
         raise ValidationError(f"{name} has {int(np.isnan(arr).sum())} missing value(s); labels must be 0 or 1")
     bad = np.setdiff1d(np.unique(arr), [0.0, 1.0])
     if bad.size:
-        raise ValidationError(f"{name} must hold only the labels 0 and 1, found {_show(bad[:5].tolist())}")
+        raise ValidationError(f"{name} must hold only the labels 0 and 1, found {show_value(bad[:5].tolist())}")
     return arr.astype(np.int8)
 
 

@@ -18,11 +18,12 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._match_checks import as_matches, check_score_values, period_codes, player_codes, score_array
 from irtbridge._summary import HasSummary, Line, Strong, Summary
 from irtbridge._ties import stable_argsort
 from irtbridge._validation import check_number
 from irtbridge.exceptions import ConvergenceError, ValidationError
-from irtbridge.matches import _as_matches, _check_score_values, _period_codes, _player_codes, _score_array, round_robin
+from irtbridge.matches import round_robin
 
 __all__ = [
     "GLICKO2_SCALE",
@@ -262,7 +263,7 @@ def glicko2_period(
     for name, arr in (("player", i), ("opponent", j)):
         if arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= r.size):
             raise ValidationError(f"{name} must hold integer positions in 0..{r.size - 1}")
-    _check_score_values(sc, "score")
+    check_score_values(sc, "score")
     if (i == j).any():
         raise ValidationError(f"player {int(i[i == j][0])} meets itself; every game needs two different players")
     mu, phi, sigma, _ = _period_update(
@@ -416,9 +417,9 @@ def glicko2(
     tol = check_number(tol, "tol", low=0.0, low_open=True)
     r0, rd0, s0 = _check_init(init)
 
-    frame = _as_matches(matches, source)
-    score = _score_array(frame["score"], source)
-    player, opponent, players = _player_codes(frame["player"], frame["opponent"])
+    frame = as_matches(matches, source)
+    score = score_array(frame["score"], source)
+    player, opponent, players = player_codes(frame["player"], frame["opponent"])
     selfplay = player == opponent
     if selfplay.any():
         row = np.flatnonzero(selfplay)[0]
@@ -426,7 +427,7 @@ def glicko2(
             f"{source}: player {players[player[row]]!r} meets itself (row {frame.index[row]!r}); "
             "every game needs two different players"
         )
-    period, periods = _period_codes(frame["period"], source)
+    period, periods = period_codes(frame["period"], source)
 
     n_players = len(players)
     n_periods = len(periods)

@@ -165,5 +165,5 @@ def test_the_checks_see_what_they_check(tmp_path):
     assert _circles(loop) == [["a.py", "b.py", "c.py"]]
     graph = _graph()
     assert "em/core.py" in graph["em/threepl.py"]
-    assert "pipeline/settings.py" in graph["pipeline/stages.py"]
+    assert "pipeline/_units.py" in graph["pipeline/stages.py"]
     assert floor_of("em") < floor_of("calibration") < floor_of("leaderboard") < floor_of("decodirt")

@@ -1,4 +1,5 @@
-"""The package's shape (issue 17): module and function budgets, one plotting convention, no rebinding.
+"""The package's shape (issue 17): module and function budgets, one plotting convention, no rebinding, and no
+private name imported across modules (issue 33).
 
 Read from the source with :mod:`ast` (nothing is imported but the package itself), so these tests are
 quick and name the offending module or function.
@@ -104,3 +105,36 @@ def test_no_package_rebinds_a_submodule_name():
 
     walk(irtbridge)
     assert not bad, bad
+
+
+def _module_exists(dotted: str) -> bool:
+    path = PACKAGE.joinpath(*dotted.split(".")[1:])
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def private_names_imported(src: str) -> list[tuple[int, str, str]]:
+    """``(line, module, name)`` of every ``from irtbridge.x import _name`` in ``src`` whose ``_name`` is not a
+    module (``from irtbridge import _moved`` imports a private module, which is allowed)."""
+    found = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "irtbridge":
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and not _module_exists(f"{node.module}.{alias.name}"):
+                    found.append((node.lineno, node.module, alias.name))
+    return found
+
+
+def test_the_private_name_check_sees_a_private_name():
+    src = ("from irtbridge import _moved\nfrom irtbridge._r import session\nfrom irtbridge import __version__\n"
+           "def f():\n    from irtbridge.report.context import _fmt as fmt, page_context\n")
+    assert private_names_imported(src) == [(5, "irtbridge.report.context", "_fmt")]
+
+
+def test_no_module_imports_a_private_name_of_another():
+    # a helper shared by several modules lives in a private module of its package under a public name
+    # (report/_format.py, hardness/_curves_core.py, ...), as scikit-learn keeps its shared internals
+    bad = [f"{path.relative_to(PACKAGE).as_posix()}:{line} from {module} import {name}"
+           for path in sorted(PACKAGE.rglob("*.py"))
+           for line, module, name in private_names_imported(path.read_text(encoding="utf-8"))]
+    assert not bad, "private names imported from another module (move the helper to a private module):\n" + "\n".join(bad)

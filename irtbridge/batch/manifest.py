@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from irtbridge._validation import _show, check_int, read_csv, require_columns
+from irtbridge._validation import check_int, read_csv, require_columns, show_value
 from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit
 from irtbridge.batch.unit import Unit, sha256
 from irtbridge.exceptions import ValidationError
@@ -134,14 +134,14 @@ def _read(path: Path, problems: list[str]) -> tuple[list[Any], Any, int]:
                             f"it takes {', '.join(_TOP_KEYS)}")
         out_field = raw.get("output")
         if out_field is not None and not isinstance(out_field, str):
-            problems.append(f"manifest output must be a folder path (a string), got {_show(out_field)}")
+            problems.append(f"manifest output must be a folder path (a string), got {show_value(out_field)}")
         retries = raw.get("retries", 1)
         try:
             if isinstance(retries, str):
                 raise ValidationError("a string")
             retries = check_int(retries, "manifest retries", low=0)
         except ValidationError:
-            problems.append(f"manifest retries must be a whole number >= 0, got {_show(retries)}")
+            problems.append(f"manifest retries must be a whole number >= 0, got {show_value(retries)}")
             retries = 0
         return raw["units"], out_field, retries
     if path.suffix.lower() != ".csv":
@@ -168,7 +168,7 @@ def _read(path: Path, problems: list[str]) -> tuple[list[Any], Any, int]:
 def _check_entry(i: int, e: Any, base: Path, problems: list[str]) -> tuple[str | None, tuple | None]:
     """One entry's id, and its (id, kind, input path, target, options); problems appended (then None)."""
     if not isinstance(e, dict):
-        problems.append(f"manifest unit {i} must be an object with id, kind and data, got {_show(e)}")
+        problems.append(f"manifest unit {i} must be an object with id, kind and data, got {show_value(e)}")
         return None, None
     uid = str(e.get("id", "")).strip()
     if not _ID.match(uid):
@@ -195,11 +195,11 @@ def _check_entry(i: int, e: Any, base: Path, problems: list[str]) -> tuple[str |
     options = e.get("options", {})
     options = {} if options is None else options
     if not isinstance(options, dict):
-        problems.append(f"{where}: options must be a JSON object, got {_show(options)}")
+        problems.append(f"{where}: options must be a JSON object, got {show_value(options)}")
         options = {}
     target = e.get("target")
     if target is not None and not isinstance(target, (str, int)):
-        problems.append(f"{where}: target must be a column name, got {_show(target)}")
+        problems.append(f"{where}: target must be a column name, got {show_value(target)}")
     if kind in KIND_OPTIONS:
         problems.extend(check_unit(uid, kind, options, None if target is None else str(target)))
     paths = {}

@@ -25,7 +25,7 @@ import dataclasses
 import numbers
 from typing import Any, Callable, Mapping
 
-from irtbridge._validation import _show, check_choice, check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number, show_value
 from irtbridge.efficiency.core import CI_METHODS
 from irtbridge.exceptions import ValidationError
 
@@ -38,13 +38,13 @@ def _boolean(value: Any, name: str) -> bool:
     if isinstance(value, bool):
         return value
     hint = " (write it without quotes)" if isinstance(value, str) and value.lower() in ("true", "false") else ""
-    raise ValidationError(f"{name} must be true or false (a JSON boolean), got {_show(value)}{hint}")
+    raise ValidationError(f"{name} must be true or false (a JSON boolean), got {show_value(value)}{hint}")
 
 
 def _text(value: Any, name: str) -> str:
     if isinstance(value, str) and value.strip():
         return value
-    raise ValidationError(f"{name} must be a non-empty string, got {_show(value)}")
+    raise ValidationError(f"{name} must be a non-empty string, got {show_value(value)}")
 
 
 def _names(what: str) -> Check:
@@ -54,14 +54,14 @@ def _names(what: str) -> Check:
             return value
         if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
             return value
-        raise ValidationError(f"{name} must be {what}, got {_show(value)}")
+        raise ValidationError(f"{name} must be {what}, got {show_value(value)}")
     return check
 
 
 def _mapping(value: Any, name: str) -> Any:
     if isinstance(value, Mapping):
         return value
-    raise ValidationError(f"{name} must be a JSON object, got {_show(value)}")
+    raise ValidationError(f"{name} must be a JSON object, got {show_value(value)}")
 
 
 _columns = _names("a column name or a non-empty list of column names")
@@ -75,7 +75,7 @@ def _choice(choices: tuple[str, ...]) -> Check:
 def _whole(low: int) -> Check:
     def check(value: Any, name: str) -> int:
         if isinstance(value, str):  # check_int would say "whole number"; say it is a string
-            raise ValidationError(f"{name} must be a whole number (not a string), got {_show(value)}")
+            raise ValidationError(f"{name} must be a whole number (not a string), got {show_value(value)}")
         return check_int(value, name, low=low)
     return check
 
@@ -83,7 +83,7 @@ def _whole(low: int) -> Check:
 def _number(**bounds: Any) -> Check:
     def check(value: Any, name: str) -> float:
         if isinstance(value, str):
-            raise ValidationError(f"{name} must be a number (not a string), got {_show(value)}")
+            raise ValidationError(f"{name} must be a number (not a string), got {show_value(value)}")
         return check_number(value, name, **bounds)
     return check
 
@@ -256,10 +256,10 @@ def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
         # Settings does not check the type of its flags: a string "false" would be true
         flag = isinstance(fields[key].default, bool) or fields[key].type in ("bool", "bool | None")
         if flag and not (isinstance(value, bool) or (value is None and fields[key].default is None)):
-            problems.append(f"{where}, option {key!r}: {key} must be true or false (a JSON boolean), got {_show(value)}")
+            problems.append(f"{where}, option {key!r}: {key} must be true or false (a JSON boolean), got {show_value(value)}")
         elif (isinstance(value, str) and isinstance(fields[key].default, numbers.Number)
               and not isinstance(fields[key].default, bool)):
-            problems.append(f"{where}, option {key!r}: {key} must be a number (not a string), got {_show(value)}")
+            problems.append(f"{where}, option {key!r}: {key} must be a number (not a string), got {show_value(value)}")
     if problems:
         return problems
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from irtbridge._validation import _show, check_binary_labels, read_csv, require_columns
+from irtbridge._validation import check_binary_labels, read_csv, require_columns, show_value
 from irtbridge.cli._common import atomic_write_csv, print_json
 from irtbridge.exceptions import ValidationError
 
@@ -59,7 +59,7 @@ def _number(text: str, flag: str) -> float:
     try:
         return float(text)
     except (TypeError, ValueError):
-        raise ValidationError(f"{flag} must be a number, got {_show(text)}") from None
+        raise ValidationError(f"{flag} must be a number, got {show_value(text)}") from None
 
 
 def _whole(text: str, flag: str) -> int:
@@ -69,7 +69,7 @@ def _whole(text: str, flag: str) -> int:
     except (TypeError, ValueError):
         x = float("nan")
     if not (math.isfinite(x) and x.is_integer() and x >= 0):
-        raise ValidationError(f"{flag} must be a count (a whole number >= 0), got {_show(text)}")
+        raise ValidationError(f"{flag} must be a count (a whole number >= 0), got {show_value(text)}")
     return int(x)
 
 
@@ -77,7 +77,7 @@ def _options(args: argparse.Namespace) -> dict:
     n_boot = _number(args.n_boot, "--n-boot")
     seed = _number(args.seed, "--seed")
     if not float(seed).is_integer() or seed < 0:
-        raise ValidationError(f"--seed must be a whole number >= 0, got {_show(args.seed)}")
+        raise ValidationError(f"--seed must be a whole number >= 0, got {show_value(args.seed)}")
     return {
         "level": _number(args.level, "--level"),
         "ci_method": args.ci_method,

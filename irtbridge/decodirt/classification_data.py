@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._moved import moved_keywords
-from irtbridge._validation import _show, check_int, check_number, read_csv, require_columns
+from irtbridge._validation import check_int, check_number, read_csv, require_columns, show_value
 from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = [
@@ -282,7 +282,7 @@ def parse_dataset_ref(ref: Any) -> DatasetRef:
     DatasetRef(label='wine', path=None, target=None)
     """
     if not isinstance(ref, str) or not ref.strip():
-        raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {_show(ref)}")
+        raise ValidationError(f"datasets: each entry must be a dataset name or a CSV path, got {show_value(ref)}")
     raw = ref.strip()
     registry = {k.lower(): k for k in available_datasets()}
     if raw.lower() in registry:
@@ -366,16 +366,16 @@ def as_dataset(entry: Any, label: str) -> "str | BenchmarkDataset":
         if isinstance(X, np.ndarray) and X.ndim == 2:
             X = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(X.shape[1])])
         if not isinstance(X, pd.DataFrame):
-            raise ValidationError(f"datasets: {label}: X must be a DataFrame or a 2-D array, got {_show(X)}")
+            raise ValidationError(f"datasets: {label}: X must be a DataFrame or a 2-D array, got {show_value(X)}")
         values = np.asarray(y)
         if values.ndim != 1:
-            raise ValidationError(f"datasets: {label}: y must be one label per row of X, got {_show(y)}")
+            raise ValidationError(f"datasets: {label}: y must be one label per row of X, got {show_value(y)}")
         if len(values) != len(X):
             raise ValidationError(f"datasets: {label}: X has {len(X)} rows but y has {len(values)} labels")
         return BenchmarkDataset(label, X, pd.Series(values, index=X.index, name="target"))
     hint = ('give (frame, "target_column") or (X, y), or a dataset name or CSV path'
             if isinstance(entry, pd.DataFrame) else "give a dataset name, a CSV path, (X, y) or (frame, \"target_column\")")
-    raise ValidationError(f"datasets: {label} is {_show(entry)}; {hint}")
+    raise ValidationError(f"datasets: {label} is {show_value(entry)}; {hint}")
 
 
 def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None = None) -> BenchmarkDataset:

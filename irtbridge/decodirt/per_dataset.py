@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.decodirt.tournaments import SCORES
 from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.decodirt.classification_data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
-from irtbridge.decodirt.records import CalibrationAttempt, DatasetResult, StageWarning, _stage_warnings
+from irtbridge.decodirt.records import CalibrationAttempt, DatasetResult, StageWarning
 from irtbridge.decodirt.respondents import (
     artificial_responses,
     classifier_pool,
@@ -31,6 +31,7 @@ from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,
     IrtBridgeError,
+    IrtBridgeWarning,
     RUnavailableError,
     ValidationError,
 )
@@ -44,6 +45,17 @@ __all__ = [
     "score_respondents",
     "evaluate_dataset",
 ]
+
+
+def _stage_warnings(caught: Sequence[warnings.WarningMessage], stages: Sequence[tuple[int, str]]) -> tuple[StageWarning, ...]:
+    """The irtbridge warnings among ``caught``, each with its stage, once per (category, message)."""
+    out: dict[tuple[str, str], StageWarning] = {}
+    for i, w in enumerate(caught):
+        if not issubclass(w.category, IrtBridgeWarning):
+            continue
+        stage = next(s for start, s in reversed(stages) if start <= i)
+        out.setdefault((w.category.__name__, str(w.message)), StageWarning(stage, w.category.__name__, str(w.message)))
+    return tuple(out.values())
 
 
 def calibrate_with_fallback(

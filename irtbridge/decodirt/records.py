@@ -10,9 +10,8 @@ is filled), and it travels between processes as plain data. Writers (the report'
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import pandas as pd
 
@@ -99,17 +98,6 @@ class StageWarning:
 
     def __str__(self) -> str:
         return f"{self.category}: {self.message}"
-
-
-def _stage_warnings(caught: Sequence[warnings.WarningMessage], stages: Sequence[tuple[int, str]]) -> tuple[StageWarning, ...]:
-    """The irtbridge warnings among ``caught``, each with its stage, once per (category, message)."""
-    out: dict[tuple[str, str], StageWarning] = {}
-    for i, w in enumerate(caught):
-        if not issubclass(w.category, IrtBridgeWarning):
-            continue
-        stage = next(s for start, s in reversed(stages) if start <= i)
-        out.setdefault((w.category.__name__, str(w.message)), StageWarning(stage, w.category.__name__, str(w.message)))
-    return tuple(out.values())
 
 
 @dataclass(frozen=True, eq=False)

@@ -67,7 +67,7 @@ with 0.5 added to every cell and then widened to include the estimate; the index
 in ``boundary``. ``correction=c`` instead adds ``c`` to all four cells of any table that has an empty
 cell (Haldane-Anscombe for ``c = 0.5``), estimates included; tables without empty cells are left alone.
 
-Modules: :mod:`~irtbridge.efficiency.core` (checks, estimates, intervals, vectorised),
+Modules: :mod:`~irtbridge.efficiency.core` (the names of the indices and interval methods),
 :mod:`~irtbridge.efficiency.indices` (result objects and the public functions),
 :mod:`~irtbridge.efficiency.plots` (the figure).
 """

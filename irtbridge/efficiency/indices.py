@@ -9,17 +9,17 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import _show, check_binary_labels, check_random_state, check_same_length, check_scores
+from irtbridge._validation import check_binary_labels, check_random_state, check_same_length, check_scores, show_value
 from irtbridge.exceptions import ValidationError
-from irtbridge.efficiency.core import (
-    _CELLS,
-    INDICES,
-    _apply_correction,
-    _check_common,
-    _check_count,
-    _check_count_array,
-    _index_columns,
+from irtbridge.efficiency._core import (
+    CELLS,
+    apply_correction,
+    check_common,
+    check_count,
+    check_count_array,
+    index_columns,
 )
+from irtbridge.efficiency.core import INDICES
 
 __all__ = [
     "Interval",
@@ -221,15 +221,15 @@ class _Settings:
 
     @classmethod
     def checked(cls, level: Any, ci_method: Any, correction: Any, n_boot: Any, random_state: Any) -> "_Settings":
-        level, ci_method, correction, n_boot = _check_common(level, ci_method, correction, n_boot)
+        level, ci_method, correction, n_boot = check_common(level, ci_method, correction, n_boot)
         rng = check_random_state(random_state) if ci_method == "bootstrap" else None
         return cls(level, ci_method, correction, n_boot, rng)
 
     def columns(self, raw: np.ndarray) -> tuple[np.ndarray, dict, dict, dict]:
         """(cells after the correction, index columns, fallback flags, derived rates) of tables ``raw``."""
-        cells = _apply_correction(raw, self.correction)
-        cols, used, g = _index_columns(cells, level=self.level, ci_method=self.ci_method, correction=self.correction,
-                                       n_boot=self.n_boot, rng=self.rng)
+        cells = apply_correction(raw, self.correction)
+        cols, used, g = index_columns(cells, level=self.level, ci_method=self.ci_method, correction=self.correction,
+                                      n_boot=self.n_boot, rng=self.rng)
         return cells, cols, used, g
 
 
@@ -293,7 +293,7 @@ def efficiency_indices(
     >>> round(r.ei.value, 2), round(r.ei.lower, 2), round(r.ei.upper, 2)
     (2.81, 2.46, 3.21)
     """
-    counts = [_check_count(v, name) for v, name in zip((tp, fp, fn, tn), _CELLS)]
+    counts = [check_count(v, name) for v, name in zip((tp, fp, fn, tn), CELLS)]
     if sum(counts) == 0:
         raise ValidationError("tp, fp, fn and tn are all 0; the table needs at least one case")
     settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
@@ -313,7 +313,7 @@ def efficiency_indices(
         level=settings.level,
         ci_method=settings.ci_method,
         correction=applied,
-        zero_cells=tuple(name for name, v in zip(_CELLS, counts) if v == 0),
+        zero_cells=tuple(name for name, v in zip(CELLS, counts) if v == 0),
         boundary=tuple(k for k in INDICES if used[k][0]),
         n_boot=settings.n_boot if settings.ci_method == "bootstrap" else None,
     )
@@ -402,8 +402,8 @@ def efficiency_frame(
     >>> f["ei"].round(3).tolist()
     [2.813, 9.0]
     """
-    arrays = [_check_count_array(v, name) for v, name in zip((tp, fp, fn, tn), _CELLS)]
-    check_same_length(*zip(_CELLS, arrays))
+    arrays = [check_count_array(v, name) for v, name in zip((tp, fp, fn, tn), CELLS)]
+    check_same_length(*zip(CELLS, arrays))
     index = next((v.index for v in (tp, fp, fn, tn) if isinstance(v, pd.Series)), None)
     raw = np.column_stack(arrays)
     empty = raw.sum(axis=1) == 0
@@ -417,7 +417,7 @@ def efficiency_frame(
 
 def _frame(raw: np.ndarray, index: Any, settings: _Settings, *, intervals: bool) -> pd.DataFrame:
     _, cols, used, g = settings.columns(raw)
-    data: dict[str, Any] = {name: raw[:, j].astype(np.int64) for j, name in enumerate(_CELLS)}
+    data: dict[str, Any] = {name: raw[:, j].astype(np.int64) for j, name in enumerate(CELLS)}
     data["prevalence"] = g["p"]
     data["positive_sign_rate"] = g["q"]
     for k in INDICES:
@@ -489,7 +489,7 @@ def efficiency_by_cutoff(
     else:
         cuts = check_scores(np.atleast_1d(cutoffs), "cutoffs", low=-np.inf, high=np.inf)
     if not isinstance(higher_is_positive, (bool, np.bool_)):
-        raise ValidationError(f"higher_is_positive must be True or False, got {_show(higher_is_positive)}")
+        raise ValidationError(f"higher_is_positive must be True or False, got {show_value(higher_is_positive)}")
     settings = _Settings.checked(level, ci_method, correction, n_boot, random_state)
     pos, neg = np.sort(s[t == 1]), np.sort(s[t == 0])
     if higher_is_positive:
@@ -550,11 +550,11 @@ def classify_ei(ei: Any) -> pd.DataFrame:
     """
     index = ei.index if isinstance(ei, pd.Series) else None
     if isinstance(ei, (str, bytes)):
-        raise ValidationError(f"ei must be a number or an array of numbers, got {_show(ei)}")
+        raise ValidationError(f"ei must be a number or an array of numbers, got {show_value(ei)}")
     try:
         x = np.atleast_1d(np.asarray(ei, dtype=float))
     except (TypeError, ValueError):
-        raise ValidationError(f"ei must be a number or an array of numbers, got {_show(ei)}") from None
+        raise ValidationError(f"ei must be a number or an array of numbers, got {show_value(ei)}") from None
     if x.ndim != 1:
         raise ValidationError(f"ei must be one-dimensional, got shape {x.shape}")
     if (x < 0).any():

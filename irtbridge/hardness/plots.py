@@ -13,16 +13,16 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._plotting import panel_axes
-from irtbridge._validation import _show, check_binary_labels, check_number, check_probability
+from irtbridge._validation import check_binary_labels, check_number, check_probability, show_value
 from irtbridge.exceptions import DataWarning, ValidationError
-from irtbridge.hardness.curves import (
-    _METHOD_NAMES,
-    _as_pool,
-    _check_grid,
-    _check_methods,
-    _class_means,
-    _curve_matrix,
-    _hardness_matrix,
+from irtbridge.hardness._curves_core import (
+    METHOD_NAMES,
+    as_pool,
+    check_grid,
+    check_methods,
+    class_means,
+    curve_matrix,
+    hardness_matrix,
 )
 
 __all__ = ["plot_cost_curves", "plot_hardness_map"]
@@ -74,10 +74,10 @@ def plot_cost_curves(
     >>> len(axes), len(axes[0].lines)          # one panel: 4 instance curves and 2 class curves
     (1, 6)
     """
-    methods = _check_methods(methods)
+    methods = check_methods(methods)
     threshold = check_probability(threshold, "threshold")
-    grid = _check_grid(c)
-    pool = _as_pool(y, scores)
+    grid = check_grid(c)
+    pool = as_pool(y, scores)
     if instances is None:
         chosen = np.arange(pool.y.size) if pool.y.size <= 30 else np.arange(0)
     else:
@@ -85,13 +85,13 @@ def plot_cost_curves(
         positions = pool.index.get_indexer(wanted)
         if (positions < 0).any():
             bad = [w for w, p in zip(wanted, positions) if p < 0]
-            raise ValidationError(f"instances {_show(bad)} are not labels of y's index")
+            raise ValidationError(f"instances {show_value(bad)} are not labels of y's index")
         chosen = positions
     new = ax is None
     axes = panel_axes(ax, len(methods), figsize or (4.2 * len(methods), 3.8))
     for ax, method in zip(axes, methods):
-        curves = _curve_matrix(pool, method, threshold, grid)
-        hardness = _hardness_matrix(pool.y, pool.scores, method, threshold).mean(axis=0)
+        curves = curve_matrix(pool, method, threshold, grid)
+        hardness = hardness_matrix(pool.y, pool.scores, method, threshold).mean(axis=0)
         for i in chosen:
             ax.plot(grid, curves[i], color=_CLASS_COLOURS[int(pool.y[i])], lw=0.8, alpha=0.6)
             peak = int(np.argmax(curves[i]))
@@ -100,12 +100,12 @@ def plot_cost_curves(
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DataWarning)
-            means = _class_means(curves, pool.y)
-            ch = _class_means(hardness, pool.y)
+            means = class_means(curves, pool.y)
+            ch = class_means(hardness, pool.y)
         for k in (0, 1):
             if np.isfinite(ch[k]):
                 ax.plot(grid, means[k], color=_CLASS_COLOURS[k], lw=2.5, label=f"class {k}: CH = {ch[k]:.3f}")
-        ax.set_title(f"{_METHOD_NAMES[method]} ({method})")
+        ax.set_title(f"{METHOD_NAMES[method]} ({method})")
         ax.set_xlabel("cost proportion c")
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 2)

@@ -12,12 +12,12 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import _show, check_binary_labels, check_int, check_probability, check_random_state
+from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, show_value
 from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
 from irtbridge.exceptions import ValidationError
+from irtbridge.hardness._curves_core import as_pool
 from irtbridge.hardness.curves import (
     METHODS,
-    _as_pool,
     class_cost_curves,
     class_hardness,
     hardness_by_model,
@@ -79,7 +79,7 @@ def _named_estimators(estimators: Any, seed: int | None) -> dict[str, Any]:
             items = list(estimators)
         except TypeError:
             raise ValidationError(
-                f"estimators must be a dict name -> estimator or a list of estimators, got {_show(estimators)}"
+                f"estimators must be a dict name -> estimator or a list of estimators, got {show_value(estimators)}"
             ) from None
         items = [it if isinstance(it, tuple) and len(it) == 2 and isinstance(it[0], str) else (None, it) for it in items]
     if not items:
@@ -88,7 +88,7 @@ def _named_estimators(estimators: Any, seed: int | None) -> dict[str, Any]:
     for name, est in items:
         if not (hasattr(est, "fit") and hasattr(est, "predict_proba")):
             raise ValidationError(
-                f"estimator {_show(est)} has no predict_proba; hardness needs scores P(y = 1), e.g. use "
+                f"estimator {show_value(est)} has no predict_proba; hardness needs scores P(y = 1), e.g. use "
                 "SVC(probability=True) or CalibratedClassifierCV"
             )
         label = name if name is not None else type(est).__name__
@@ -185,7 +185,7 @@ def hardness_from_estimators(
     elif hasattr(cv, "split"):
         splitter = cv
     else:
-        raise ValidationError(f"cv must be a number of folds (>= 2) or a scikit-learn splitter, got {_show(cv)}")
+        raise ValidationError(f"cv must be a number of folds (>= 2) or a scikit-learn splitter, got {show_value(cv)}")
     threshold = check_probability(threshold, "threshold")
     pool = _named_estimators(estimators, seed)
 
@@ -238,7 +238,7 @@ class PoolHardness(HasSummary):
     cv: str = ""
 
     def __post_init__(self) -> None:
-        pool = _as_pool(self.y, self.scores)
+        pool = as_pool(self.y, self.scores)
         object.__setattr__(self, "y", pd.Series(pool.y.astype(int), index=pool.index, name="label"))
         object.__setattr__(self, "scores", pd.DataFrame(pool.scores.copy(), index=pool.models, columns=pool.index))
         object.__setattr__(self, "threshold", check_probability(self.threshold, "threshold"))

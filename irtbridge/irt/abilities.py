@@ -10,7 +10,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit, log_expit
 
-from irtbridge._validation import _show, check_choice, check_int, check_number
+from irtbridge._validation import check_choice, check_int, check_number, show_value
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 from irtbridge.irt import fast as kernel
 from irtbridge.irt.bank import METHODS, ItemBank, as_item_bank
@@ -277,7 +277,7 @@ def _maximize(bank, cats, observed, start, lo, hi, prior):
 
 def _check_pair(value: Any, name: str) -> tuple[float, float]:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise ValidationError(f"{name} must be a pair of numbers, got {_show(value)}")
+        raise ValidationError(f"{name} must be a pair of numbers, got {show_value(value)}")
     return check_number(value[0], f"{name}[0]"), check_number(value[1], f"{name}[1]")
 
 
@@ -376,7 +376,7 @@ def estimate_abilities(
         raise ValidationError(f"prior[1] is the prior standard deviation and must be > 0, got {sd}")
     lo, hi = _check_pair(bounds, "bounds")
     if not lo < hi:
-        raise ValidationError(f"bounds must be (lower, upper) with lower < upper, got {_show(bounds)}")
+        raise ValidationError(f"bounds must be (lower, upper) with lower < upper, got {show_value(bounds)}")
     quadrature = check_int(quadrature, "quadrature", low=3)
     offsets = item_offsets(items, mins, bank)
     cats, observed, bank, index = _responses(responses, bank, offsets)

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import _show
+from irtbridge._validation import show_value
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import fast
 from irtbridge.irt.bank import ItemBank, as_item_bank
@@ -48,9 +48,9 @@ def _as_theta(theta: Any) -> tuple[np.ndarray, str, pd.Index | None]:
     try:
         values = np.array(raw, dtype=float).reshape(-1) if kind != "array" else np.array(raw, dtype=float)
     except (TypeError, ValueError):
-        raise ValidationError(f"theta must be numeric, got {_show(theta)}") from None
+        raise ValidationError(f"theta must be numeric, got {show_value(theta)}") from None
     if isinstance(raw, (bool, np.bool_)) or (values.dtype == bool):
-        raise ValidationError(f"theta must be numeric, got {_show(theta)}")
+        raise ValidationError(f"theta must be numeric, got {show_value(theta)}")
     if values.ndim != 1:
         raise ValidationError(f"theta must be a number or one-dimensional, got shape {values.shape}")
     if values.size == 0:
@@ -323,7 +323,7 @@ def _select_items(bank: ItemBank, subset: Any) -> ItemBank:
         if unknown:
             raise ValidationError(f"subset names item(s) not in the bank: {', '.join(map(repr, unknown[:10]))}")
         return bank.take(np.array([pos[v] for v in arr.tolist()]))
-    raise ValidationError(f"subset must be None, 'positive', a boolean mask or a list of item names, got {_show(subset)}")
+    raise ValidationError(f"subset must be None, 'positive', a boolean mask or a list of item names, got {show_value(subset)}")
 
 
 def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = None, mins: Any = True):
@@ -393,11 +393,11 @@ def item_offsets(items: Any, mins: Any, full: ItemBank) -> dict[str, float]:
         if unknown:
             raise ValidationError(f"mins names item(s) not in the items: {', '.join(map(repr, unknown[:10]))}")
     else:
-        raise ValidationError(f"mins must be True, False or a mapping item -> lowest response, got {_show(mins)}")
+        raise ValidationError(f"mins must be True, False or a mapping item -> lowest response, got {show_value(mins)}")
     try:
         out = {str(n): float(v) for n, v in known.items()}
     except (TypeError, ValueError):
-        raise ValidationError(f"mins: lowest responses must be numbers, got {_show(dict(known))}") from None
+        raise ValidationError(f"mins: lowest responses must be numbers, got {show_value(dict(known))}") from None
     bad = [n for n, v in out.items() if not np.isfinite(v) or v != round(v)]
     if bad:
         raise ValidationError(f"mins: item {bad[0]!r} has lowest response {out[bad[0]]!r}; it must be a whole number")

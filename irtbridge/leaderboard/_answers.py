@@ -9,7 +9,7 @@ import pandas as pd
 
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["answer_matrix"]
+__all__ = ["answer_matrix", "response_values"]
 
 
 def answer_matrix(responses: Any, anchors: list[str], what: str = "responses_on_anchors",
@@ -28,3 +28,21 @@ def answer_matrix(responses: Any, anchors: list[str], what: str = "responses_on_
     if bad.any():
         raise ValidationError(f"{what} must be 0/1 (NaN for unanswered)")
     return values, responses.index
+
+
+def response_values(frame: Any, what: str) -> np.ndarray:
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{what} must be a DataFrame (models x items), got {type(frame).__name__}")
+    try:
+        values = frame.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        bad = [str(c) for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+        hint = (f"; column {bad[0]!r} is not numeric (the models' names? pass --id-column {bad[0]} on the command line, "
+                "or make it the index)") if bad else ""
+        raise ValidationError(f"{what} must be numeric 0/1 (NaN for unanswered){hint}") from None
+    invalid = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
+    if invalid.any():
+        r, c = np.argwhere(invalid)[0]
+        raise ValidationError(f"{what} must be 0/1 (NaN for unanswered): row {frame.index[r]!r}, column "
+                              f"{frame.columns[c]!r} holds {values[r, c]!r}")
+    return values

@@ -20,7 +20,8 @@ from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.performance import bank_of, estimate_performance, warn_small_calibration
+from irtbridge.leaderboard._pirt import bank_of
+from irtbridge.leaderboard.performance import estimate_performance, warn_small_calibration
 
 __all__ = ["AdaptiveResult", "adaptive_evaluate", "SELECTIONS"]
 

@@ -78,7 +78,7 @@ from scipy import stats
 
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
+from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix, response_values
 from irtbridge.leaderboard._predictors import bank_arrays, irt_predictions, item_features, ridge_cv, ridge_predictions
 
 __all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "estimate_accuracy", "calibrate_2pl", "IRTParameters"]
@@ -143,7 +143,7 @@ def calibrate_2pl(responses: pd.DataFrame, *, NCYCLES: int = 500) -> IRTParamete
     """
     from irtbridge.em import fit_em, prepare_responses
 
-    values = _matrix(responses, "responses")
+    values = response_values(responses, "responses")
     names = [str(c) for c in responses.columns]
     res = fit_em(prepare_responses(values, names), "2PL", NCYCLES=NCYCLES)
     a = np.asarray(res.a, dtype=float)
@@ -165,24 +165,6 @@ def _as_irt(calibration: Any) -> IRTParameters:
     return IRTParameters(tuple(str(n) for n in bank.names), a, b, float(getattr(calibration, "latent_var", 1.0) or 1.0))
 
 
-def _matrix(frame: Any, what: str) -> np.ndarray:
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(f"{what} must be a DataFrame (models x items), got {type(frame).__name__}")
-    try:
-        values = frame.to_numpy(dtype=float)
-    except (TypeError, ValueError):
-        bad = [str(c) for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-        hint = (f"; column {bad[0]!r} is not numeric (the models' names? pass --id-column {bad[0]} on the command line, "
-                "or make it the index)") if bad else ""
-        raise ValidationError(f"{what} must be numeric 0/1 (NaN for unanswered){hint}") from None
-    invalid = ~np.isnan(values) & ~np.isin(values, (0.0, 1.0))
-    if invalid.any():
-        r, c = np.argwhere(invalid)[0]
-        raise ValidationError(f"{what} must be 0/1 (NaN for unanswered): row {frame.index[r]!r}, column "
-                              f"{frame.columns[c]!r} holds {values[r, c]!r}")
-    return values
-
-
 @dataclass(frozen=True)
 class Problem:
     """The arrays every estimator works on (built once by :func:`prepare`)."""
@@ -197,7 +179,7 @@ class Problem:
 def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
             exclude: Sequence[str] | None = None) -> Problem:
     """Check the inputs (one-line errors) and build the arrays."""
-    values = _matrix(responses, "responses")
+    values = response_values(responses, "responses")
     names = tuple(str(c) for c in responses.columns)
     if len(set(names)) != len(names):
         raise ValidationError("responses repeat an item name")

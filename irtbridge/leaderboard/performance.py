@@ -25,17 +25,12 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
-from irtbridge.exceptions import ValidationError
-from irtbridge.irt import as_item_bank
-from irtbridge.irt.fast import log_category_probs, prob_correct
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
+from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
 
 __all__ = ["estimate_performance"]
 
-_GRID = np.linspace(-6.0, 6.0, 121)
-_Z = 1.959963984540054
 #: below this many calibrated respondents, an unvalidated interval warns (measured: coverage 0.83-0.87 at 200)
 SMALL_CALIBRATION = 500
 
@@ -47,58 +42,6 @@ def warn_small_calibration(calibration: Any, advice: str) -> None:
         warnings.warn(f"the calibration has {n} respondents: the 95% interval counts theta and the unseen answers "
                       f"but not the error of its item parameters, and will be too narrow; {advice}", UserWarning,
                       stacklevel=3)
-
-
-def _pirt(x: np.ndarray, bank: Any, anchors: list[str], var: float) -> tuple[np.ndarray, ...]:
-    """theta, se, accuracy and its model sd (before any validation) for answers ``x`` on ``anchors``."""
-    names = [str(n) for n in bank.names]
-    pos = {n: j for j, n in enumerate(names)}
-    seen = np.array([pos[a] for a in anchors])
-    unseen = np.setdiff1d(np.arange(len(names)), seen)
-    log_prior = -0.5 * _GRID**2 / var
-    logp = log_category_probs(bank, _GRID)[:, seen, :]  # nodes x anchors x (wrong, right)
-    obs = ~np.isnan(x)
-    right = np.where(obs, np.nan_to_num(x), 0.0)
-    wrong = np.where(obs, 1.0 - np.nan_to_num(x), 0.0)
-    log_post = right @ logp[:, :, 1].T + wrong @ logp[:, :, 0].T + log_prior[None, :]
-    post = np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))  # respondents x nodes
-    theta = post @ _GRID
-    se = np.sqrt(np.maximum(post @ _GRID**2 - theta**2, 0.0))
-    # what is not observed (unseen items and unanswered anchors) is predicted at every node
-    p_all = prob_correct(bank, _GRID)  # nodes x items
-    p_unseen, p_anchor = p_all[:, unseen], p_all[:, seen]
-    missing = (~obs).astype(float)
-    total = p_unseen.sum(axis=1)[None, :] + missing @ p_anchor.T  # respondents x nodes
-    bern = (p_unseen * (1 - p_unseen)).sum(axis=1)[None, :] + missing @ (p_anchor * (1 - p_anchor)).T
-    mean_rest = (post * total).sum(axis=1)
-    var_rest = np.maximum((post * total**2).sum(axis=1) - mean_rest**2, 0.0) + (post * bern).sum(axis=1)
-    n_items = len(names)
-    return theta, se, (right.sum(axis=1) + mean_rest) / n_items, np.sqrt(var_rest) / n_items
-
-
-def bank_of(calibration: Any) -> Any:
-    """An ItemBank from a calibration, an ItemBank, or the path of a tiny-benchmark bank file (read offline)."""
-    if isinstance(calibration, (str, os.PathLike)):
-        from irtbridge.leaderboard.tiny import load_bank
-
-        return load_bank(calibration)
-    return as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
-
-
-def _checked(calibration: Any, anchors: Sequence[str]) -> tuple[Any, list[str]]:
-    bank = bank_of(calibration)
-    if not bank.dichotomous:
-        raise ValidationError("estimate_performance needs a dichotomous calibration (rasch, 1PL-4PL)")
-    names = {str(n) for n in bank.names}
-    anchors = [str(a) for a in anchors]
-    if not anchors:
-        raise ValidationError("anchors is empty")
-    unknown = [a for a in anchors if a not in names]
-    if unknown:
-        raise ValidationError(f"{len(unknown)} anchor(s) are not items of the calibration, e.g. {unknown[:3]}")
-    if len(set(anchors)) != len(anchors):
-        raise ValidationError("anchors repeat an item")
-    return bank, anchors
 
 
 def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: Sequence[str], *,
@@ -131,21 +74,22 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
 
     Examples
     --------
+    >>> from irtbridge.irt import as_item_bank
     >>> items = pd.DataFrame({"a": 1.0, "b": np.linspace(-2, 2, 50)}, index=[f"q{j}" for j in range(50)])
     >>> out = estimate_performance(pd.DataFrame({"q0": [1.0], "q25": [1.0], "q49": [0.0]}),
     ...                            as_item_bank(items, "2PL"), ["q0", "q25", "q49"])
     >>> list(out.columns), bool(0 < out["accuracy"].iloc[0] < 1)
     (['theta', 'se', 'accuracy', 'lower', 'upper'], True)
     """
-    bank, anchors = _checked(calibration, anchors)
+    bank, anchors = checked_bank(calibration, anchors)
     x, index = _anchor_matrix(responses_on_anchors, anchors)
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
-    theta, se, accuracy, sd = _pirt(x, bank, anchors, var)
+    theta, se, accuracy, sd = pirt_estimates(x, bank, anchors, var)
     calibration = bank if isinstance(calibration, (str, os.PathLike)) else calibration
     if validation is not None:
         accuracy, sd = validation.apply(x, anchors, accuracy, sd)
     else:
         warn_small_calibration(calibration, "pass validation=validate_anchors(responses, calibration, anchors)")
     return pd.DataFrame({"theta": theta, "se": se, "accuracy": accuracy,
-                         "lower": np.clip(accuracy - _Z * sd, 0.0, 1.0), "upper": np.clip(accuracy + _Z * sd, 0.0, 1.0)},
+                         "lower": np.clip(accuracy - Z_95 * sd, 0.0, 1.0), "upper": np.clip(accuracy + Z_95 * sd, 0.0, 1.0)},
                         index=index)

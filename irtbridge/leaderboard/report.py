@@ -28,10 +28,10 @@ from irtbridge._outdir import staged_output
 from irtbridge._summary import HasSummary, Line, Strong, Summary, Warn
 from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_int
+from irtbridge.leaderboard._pirt import pirt_estimates
 from irtbridge.leaderboard.diagnostics import (Z95, information_curve, informative_range, item_statistics, saturation,
                                                task_breakdown, wilson_interval)
 from irtbridge.leaderboard.inputs import LeaderboardInput, as_leaderboard_input
-from irtbridge.leaderboard.performance import _pirt
 
 __all__ = ["LeaderboardReport", "leaderboard_report", "IDENTIFICATION"]
 
@@ -266,7 +266,7 @@ def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, constant_value
     theta, se, acc, sd = (np.empty(n_models) for _ in range(4))
     for start in range(0, n_models, _SCORE_CHUNK):
         sl = slice(start, start + _SCORE_CHUNK)
-        theta[sl], se[sl], acc[sl], sd[sl] = _pirt(X[sl][:, keep], bank, names, var)
+        theta[sl], se[sl], acc[sl], sd[sl] = pirt_estimates(X[sl][:, keep], bank, names, var)
     Xc = X[:, ~keep]
     fixed = np.where(np.isnan(Xc), constant_value[None, ~keep], Xc).sum(axis=1)
     n_fit = int(keep.sum())

@@ -28,9 +28,10 @@ import pandas as pd
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, ESTIMATORS, IRTParameters, _matrix, calibrate_2pl,
-                                              estimate_prepared, problem_from_features)
+from irtbridge.leaderboard._answers import response_values
 from irtbridge.leaderboard._predictors import item_features
+from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, ESTIMATORS, IRTParameters, calibrate_2pl, estimate_prepared,
+                                              problem_from_features)
 
 __all__ = ["TinyBenchmark", "build_tiny", "load_tiny", "load_bank", "sample_items", "answers_from_long",
            "BANK_FORMAT"]
@@ -317,7 +318,7 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     """
     if method not in ESTIMATORS:
         raise ValidationError(f"method must be one of {', '.join(ESTIMATORS)}, got {method!r}")
-    values = _matrix(responses, "responses")
+    values = response_values(responses, "responses")
     names = tuple(str(c) for c in responses.columns)
     if len(set(names)) != len(names):
         raise ValidationError("responses repeat an item name")

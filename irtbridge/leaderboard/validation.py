@@ -39,7 +39,7 @@ from irtbridge._validation import check_int
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
-from irtbridge.leaderboard.performance import _Z, _checked, _pirt
+from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
 
 __all__ = ["AnchorValidation", "validate_anchors"]
 
@@ -206,7 +206,7 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     >>> irtbridge.estimate_performance(train.iloc[:2][anchors], cal, anchors, validation=check).shape
     (2, 5)
     """
-    bank, anchors = _checked(calibration, anchors)
+    bank, anchors = checked_bank(calibration, anchors)
     model = bank.model
     engine = engine or getattr(calibration, "engine", None) or ("native" if model in _NATIVE else "mirt")
     if not isinstance(responses, pd.DataFrame):
@@ -242,7 +242,7 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     for held_out, fold_bank, var, _ in refits:
         test = data.loc[list(held_out)]
         x = test[anchors].to_numpy()
-        _, _, pirt, sd = _pirt(x, fold_bank, anchors, var)
+        _, _, pirt, sd = pirt_estimates(x, fold_bank, anchors, var)
         rows.append(pd.DataFrame({"truth": test.mean(axis=1).to_numpy(), "pirt": pirt, "sd": sd,
                                   "anchor_mean": _anchor_mean(x, pirt)}, index=test.index))
     held = pd.concat(rows).loc[data.index]
@@ -254,7 +254,7 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     scale = max(1.0, float(np.sqrt(np.mean(((blend - t) / sd) ** 2))))
     metrics = {"respondents": n, "mae_pirt": float(np.abs(p - t).mean()), "mae_anchor_mean": float(np.abs(m - t).mean()),
                "mae_blend": float(np.abs(blend - t).mean()),
-               "coverage_model": float((np.abs(p - t) <= _Z * sd).mean()),
-               "coverage_scaled": float((np.abs(blend - t) <= _Z * scale * sd).mean()),
+               "coverage_model": float((np.abs(p - t) <= Z_95 * sd).mean()),
+               "coverage_scaled": float((np.abs(blend - t) <= Z_95 * scale * sd).mean()),
                "refits_converged": sum(converged for *_, converged in refits)}
     return AnchorValidation(tuple(anchors), weight, scale, len(refits), metrics, held, refits)

@@ -17,7 +17,8 @@ from irtbridge._validation import check_choice, check_number, check_random_state
 from irtbridge.calibration import calibrate
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
-from irtbridge.mlc.prepare import _features, encode_features
+from irtbridge.mlc._checks import feature_table
+from irtbridge.mlc.prepare import encode_features
 
 __all__ = ["CaseDifficulty", "case_difficulty", "difficulty_bins", "binned_split", "feature_orientation"]
 
@@ -69,7 +70,7 @@ class CaseDifficulty:
         Series
             Named ``cdi``.
         """
-        frame = _features(X)
+        frame = feature_table(X)
         missing = [c for c in self.items.columns if c not in frame.columns]
         if missing:
             raise ValidationError(f"X lacks feature column(s) {', '.join(map(repr, missing[:10]))}")

@@ -17,6 +17,7 @@ from sklearn.preprocessing import StandardScaler
 from irtbridge._validation import check_choice, check_random_state
 from irtbridge.classifiers import MLC_NAMES, classifier_spec
 from irtbridge.exceptions import ValidationError
+from irtbridge.mlc._checks import feature_table
 
 __all__ = ["FEATURES", "CLASSIFIERS", "make_classifier", "balance_classes", "encode_features"]
 
@@ -50,47 +51,6 @@ def make_classifier(name: str = "mlp", random_state: Any = None):
     spec = classifier_spec(name, MLC_NAMES)
     seed = None if random_state is None else int(check_random_state(random_state).integers(2**31 - 1))
     return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), spec.build(seed))
-
-
-def _labels(y: Any, positive: Any = None) -> tuple[pd.Series, dict]:
-    """0/1 labels from any two-valued target; class 1 is ``positive`` or the larger value."""
-    series = y.copy() if isinstance(y, pd.Series) else pd.Series(np.asarray(y))
-    if series.isna().any():
-        raise ValidationError(f"y has {int(series.isna().sum())} missing value(s); every case needs its class")
-    values = sorted(series.unique().tolist(), key=lambda v: (str(type(v)), v))
-    if len(values) != 2:
-        raise ValidationError(
-            f"y must hold exactly two classes, found {len(values)}: {values[:6]!r}; the MLC is defined per class "
-            "of a binary problem"
-        )
-    if positive is None:
-        positive = values[1]
-    elif positive not in values:
-        raise ValidationError(f"positive={positive!r} is not one of the classes {values!r}")
-    mapping = {v: int(v == positive) for v in values}
-    return series.map(mapping).astype(int), mapping
-
-
-def _features(X: Any) -> pd.DataFrame:
-    if isinstance(X, pd.DataFrame):
-        frame = X.copy()
-        frame.columns = [str(c) for c in frame.columns]
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise ValidationError(f"X must be two-dimensional (cases x features), got shape {arr.shape}")
-        frame = pd.DataFrame(arr, columns=[f"x{j + 1}" for j in range(arr.shape[1])])
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise ValidationError(f"X is empty (shape {frame.shape})")
-    if frame.columns.duplicated().any():
-        raise ValidationError(f"X has duplicate column names: {sorted(set(frame.columns[frame.columns.duplicated()]))!r}")
-    bad = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]))]
-    if bad:
-        raise ValidationError(
-            f"feature column(s) {', '.join(map(repr, bad[:5]))} are not numeric; encode them as numbers (0/1 for "
-            "binary features) or drop them"
-        )
-    return frame.astype(float)
 
 
 def balance_classes(X: Any, y: Any, random_state: Any = None) -> tuple[pd.DataFrame, pd.Series]:
@@ -168,7 +128,7 @@ def encode_features(X: Any, features: str = "binary", cutpoints: Mapping[str, An
     ([0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0], (2.75, 4.5, 6.25))
     """
     features = check_choice(features, "features", FEATURES)
-    frame = _features(X)
+    frame = feature_table(X)
     if features == "binary":
         values = frame.to_numpy()
         bad = ~np.isnan(values) & (values != 0) & (values != 1)

@@ -13,7 +13,8 @@ from sklearn.base import clone
 
 from irtbridge._validation import check_random_state
 from irtbridge.exceptions import DataWarning, ValidationError
-from irtbridge.mlc.prepare import CLASSIFIERS, _features, _labels, make_classifier
+from irtbridge.mlc._checks import binary_labels, feature_table
+from irtbridge.mlc.prepare import CLASSIFIERS, make_classifier
 from irtbridge.mlc.difficulty import CaseDifficulty, binned_split, case_difficulty, difficulty_bins, feature_orientation
 from irtbridge.mlc.result import MLCResult
 from irtbridge.mlc.staircase import StaircaseSettings, run_mlc_cat
@@ -151,14 +152,14 @@ def evaluate_mlc(
     [0, 1]
     """
     stair = StaircaseSettings.of(staircase)  # a misspelt setting fails before anything is fitted
-    frame = _features(X)
+    frame = feature_table(X)
     if frame.index.has_duplicates:
         raise ValidationError(
             "X has duplicate row labels; the CAT identifies cases by label, so give each row its own (reset_index)"
         )
     if len(y) != len(frame):
         raise ValidationError(f"X has {len(frame)} rows but y has {len(y)}")
-    labels, mapping = _labels(pd.Series(np.asarray(y), index=frame.index), positive)
+    labels, mapping = binary_labels(pd.Series(np.asarray(y), index=frame.index), positive)
     if labels.value_counts().min() < 2:
         raise ValidationError("each class needs at least two cases")
     rng = check_random_state(random_state)

@@ -12,7 +12,7 @@ from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._ties import tie_greater
 from irtbridge._validation import check_choice
 from irtbridge.exceptions import ValidationError
-from irtbridge.mlc.prepare import _features
+from irtbridge.mlc._checks import feature_table
 from irtbridge.mlc.difficulty import CaseDifficulty
 from irtbridge.mlc.staircase import ClassCAT
 
@@ -229,7 +229,7 @@ class MLCResult(HasSummary):
         pandas.DataFrame
             ``cdi, predicted, difficulty, mlc, decision`` per case.
         """
-        frame = _features(X)
+        frame = feature_table(X)
         cdi = self.case_difficulty(frame)
         if predicted is None:
             predicted = self.classifier.predict(frame)

@@ -10,6 +10,7 @@ import pandas as pd
 from irtbridge._moved import moved_names
 from irtbridge.decodirt.settings import Settings
 from irtbridge.decodirt.records import DatasetResult
+from irtbridge.pipeline._names import is_artificial
 
 # one name, one function: irtbridge.decodirt.dataset_diagnostics is the per-dataset table itself
 __getattr__ = moved_names(__name__, {"dataset_diagnostics": "irtbridge.pipeline.across:ranked_dataset_diagnostics"})
@@ -75,19 +76,13 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
         t = (played or {}).get(order) or tournament(table, chosen, name=order, tolerance=settings.tolerance,
                                                     tau=settings.tau)
         ratings = t.ratings.set_index("player")
-        real = [p for p in ratings.index if not _artificial(p)]
+        real = [p for p in ratings.index if not is_artificial(p)]
         rows.append({
             "order": order, "n_datasets": len(chosen), "datasets": ", ".join(chosen),
             "valid": t.validity.valid, "optimal_rank": t.validity.optimal_rank, "pessimal_rank": t.validity.pessimal_rank,
             "best_classifier": real[0] if real else None, "best_rating": ratings.loc[real[0], "rating"] if real else np.nan,
         })
     return pd.DataFrame(rows).set_index("order") if rows else pd.DataFrame()
-
-
-def _artificial(player: str) -> bool:
-    from irtbridge.decodirt import ARTIFICIAL
-
-    return player in ARTIFICIAL or (player.startswith("rand") and player[4:].isdigit())
 
 
 def hard_instances(results: Sequence[DatasetResult]) -> pd.DataFrame:

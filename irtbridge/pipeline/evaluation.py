@@ -60,15 +60,16 @@ from irtbridge._summary import Summary
 from irtbridge.decodirt.classification_data import dataset_info
 from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import IrtBridgeError
+from irtbridge.pipeline._names import dataset_label, is_artificial
+from irtbridge.pipeline._units import lost_dataset, run_all, worker_count
 from irtbridge.pipeline.across import (
-    _artificial,
     benchmark_subsets,
     hard_instances,
     pooled_efficiency,
     ranked_dataset_diagnostics,
 )
 from irtbridge.pipeline.settings import resolve_datasets
-from irtbridge.pipeline.stages import DatasetResult, MLCRun, _jobs, _lost, _run, dataset_units, run_mlc
+from irtbridge.pipeline.stages import DatasetResult, MLCRun, dataset_units, run_mlc
 from irtbridge.rankstats import FriedmanResult, NemenyiResult
 
 __all__ = ["Evaluation", "assemble", "evaluate"]
@@ -245,7 +246,7 @@ def assemble(
     chosen = order_datasets(diagnostics, settings.order)
     main = tournament(table, chosen, name=settings.order, tolerance=settings.tolerance, tau=settings.tau)
     ratings = main.ratings.set_index("player")
-    ratings.insert(1, "kind", ["artificial" if _artificial(p) else "classifier" for p in ratings.index])
+    ratings.insert(1, "kind", ["artificial" if is_artificial(p) else "classifier" for p in ratings.index])
     v = main.validity
     validity = {"valid": v.valid, "optimal_first": v.optimal_first, "pessimal_last": v.pessimal_last,
                 "optimal_rank": v.optimal_rank, "pessimal_rank": v.pessimal_rank}
@@ -265,6 +266,13 @@ def _mlc_ref(refs: Sequence[str], settings: Settings) -> str | None:
     if settings.mlc_dataset is not None:
         return resolve_datasets([settings.mlc_dataset])[0]
     return next((r for r in refs if (info := dataset_info(r)) is not None and info.binary), None)
+
+
+def _lost(unit: tuple[str, Any], reason: str) -> Any:
+    # a unit whose worker died is a failed dataset (or MLC), named like any other failure
+    if unit[0] == "mlc":
+        return MLCRun(dataset=dataset_label(unit[1]), error=f"MLC failed: {reason}")
+    return lost_dataset(unit, reason)
 
 
 def evaluate(
@@ -316,9 +324,9 @@ def evaluate(
     units = dataset_units(refs, settings)
     if mlc_ref:
         units[("mlc", mlc_ref)] = (run_mlc, (mlc_ref, settings))
-    jobs = _jobs(jobs, len(units))
+    jobs = worker_count(jobs, len(units))
     started = time.perf_counter()
-    done = _run(units, jobs, progress, "irtbridge evaluate", lost=_lost)
+    done = run_all(units, jobs, progress, "irtbridge evaluate", lost=_lost)
     results = {ref: done[("dataset", ref)] for ref in refs}
     mlc = done.get(("mlc", mlc_ref)) if mlc_ref else None
     timings = {"datasets and MLC (wall)": time.perf_counter() - started}

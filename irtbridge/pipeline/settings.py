@@ -9,6 +9,7 @@ from irtbridge._validation import csv_header
 from irtbridge.decodirt.classification_data import parse_dataset_ref
 from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import ValidationError
+from irtbridge.pipeline._names import dataset_label
 
 __all__ = ["Settings", "resolve_datasets"]
 
@@ -68,14 +69,10 @@ def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | No
             if column not in csv_header(ref.path, "dataset"):
                 raise ValidationError(f"datasets: {entry.strip()!r} has no column {column!r} to predict; name the "
                                       "target column with PATH.csv:COLUMN")
-    names_seen = [_label(r) for r in out]
+    names_seen = [dataset_label(r) for r in out]
     dup = sorted({n for n in names_seen if names_seen.count(n) > 1})
     if dup:
         raise ValidationError(f"datasets: {dup[0]!r} is given twice")
     if not out:
         raise ValidationError("datasets: give at least one dataset")
     return out
-
-
-def _label(ref: Any) -> str:
-    return ref.name if not isinstance(ref, str) and hasattr(ref, "name") else parse_dataset_ref(ref).label

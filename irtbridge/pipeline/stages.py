@@ -10,23 +10,20 @@
 
 from __future__ import annotations
 
-import os
 import time
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from irtbridge._parallel import progress_bar, run_units
-from irtbridge._validation import check_int
-from irtbridge.decodirt.classification_data import dataset_info
 from irtbridge.decodirt.records import DatasetResult, StageWarning
 from irtbridge.exceptions import ValidationError
 from irtbridge.decodirt.settings import Settings
-from irtbridge.pipeline.settings import _label
+from irtbridge.pipeline._names import dataset_label
+from irtbridge.pipeline._units import lost_dataset, run_all, worker_count
 
 
 def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True, strict: bool = False) -> DatasetResult:
@@ -60,7 +57,7 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
 
     settings = settings or Settings()
     start = time.perf_counter()
-    name = ref.name if isinstance(ref, BenchmarkDataset) else _label(ref)
+    name = ref.name if isinstance(ref, BenchmarkDataset) else dataset_label(ref)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # kept in the benchmark result and reported on the page
@@ -200,41 +197,8 @@ def run_datasets(refs: Sequence[Any], settings: Settings, *, jobs: int | None = 
         One per dataset, in the order given.
     """
     units = dataset_units(refs, settings, extras=extras, strict=strict)
-    done = _run(units, _jobs(jobs, len(units)), progress, desc, lost=None if strict else _lost)
+    done = run_all(units, worker_count(jobs, len(units)), progress, desc, lost=None if strict else lost_dataset)
     return [done[("dataset", r)] for r in refs]
-
-
-def _jobs(jobs: int | None, n: int) -> int:
-    # one worker per CPU by default, never more workers than units
-    return max(1, min(os.cpu_count() or 1, n)) if jobs is None else max(1, min(check_int(jobs, "jobs", low=1), n))
-
-
-def _run(units: Mapping[Any, tuple[Any, tuple]], jobs: int, progress: bool, desc: str,
-         lost: Any = None) -> dict[Any, Any]:
-    bar = progress_bar(progress, len(units), desc=desc)
-    try:
-        return run_units(units, jobs=jobs, bar=bar, label=lambda u: _unit_name(*u), cost=_unit_cost, lost=lost)
-    finally:
-        bar.close()
-
-
-def _lost(unit: tuple[str, Any], reason: str) -> Any:
-    # a unit whose worker died is a failed dataset (or MLC), named like any other failure
-    if unit[0] == "mlc":
-        return MLCRun(dataset=_label(unit[1]), error=f"MLC failed: {reason}")
-    name = unit[1].name if hasattr(unit[1], "name") and not isinstance(unit[1], str) else _label(unit[1])
-    return DatasetResult.failure(name, reason)
-
-
-def _unit_cost(unit: tuple[str, Any]) -> float:
-    # the registry's rough cost of a dataset (5 for a CSV or an in-memory dataset); an MLC run costs a little more
-    info = dataset_info(_label(unit[1])) if isinstance(unit[1], str) else None
-    return (info.cost if info is not None else 5) + (4 if unit[0] == "mlc" else 0)
-
-
-def _unit_name(kind: str, ref: Any) -> str:
-    label = ref.name if hasattr(ref, "name") and not isinstance(ref, str) else _label(ref)
-    return f"MLC of {label}" if kind == "mlc" else label
 
 
 # --------------------------------------------------------------------------------------------------
@@ -311,7 +275,7 @@ def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
 
     settings = settings or Settings()
     start = time.perf_counter()
-    out: dict[str, Any] = {"dataset": _label(ref), "classifier": settings.mlc_classifier}
+    out: dict[str, Any] = {"dataset": dataset_label(ref), "classifier": settings.mlc_classifier}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -1,4 +1,5 @@
-"""Input checks for performance matrices (datasets as rows, algorithms as columns)."""
+"""Input checks for performance matrices (datasets as rows, algorithms as columns), and their rescaling to the
+continuous response model's scale."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, Mapping, Sequence, cast
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import _show, numeric_table
+from irtbridge._validation import numeric_table, show_value
 from irtbridge.exceptions import ValidationError
 
 MIN_ALGORITHMS = 2
@@ -75,16 +76,16 @@ def bounds(value: Any, names: list[str], which: str, default: np.ndarray) -> np.
         out = np.full(len(names), float(value))
     else:
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-            raise ValidationError(f"{which} must be a number, one number per algorithm, or a mapping; got {_show(value)}")
+            raise ValidationError(f"{which} must be a number, one number per algorithm, or a mapping; got {show_value(value)}")
         value = cast(Sequence[Any], value)  # it has a length: a sequence, whose entries float() checks below
         if len(value) != len(names):
             raise ValidationError(f"{which} has {len(value)} value(s) for {len(names)} algorithms")
         try:
             out = np.array([float(v) for v in value], dtype=float)
         except (TypeError, ValueError):
-            raise ValidationError(f"{which} must hold numbers, got {_show(value)}") from None
+            raise ValidationError(f"{which} must hold numbers, got {show_value(value)}") from None
     if not np.isfinite(out).all():
-        raise ValidationError(f"{which} must be finite, got {_show(out.tolist())}")
+        raise ValidationError(f"{which} must be finite, got {show_value(out.tolist())}")
     return out
 
 
@@ -104,3 +105,10 @@ def check_within(values: np.ndarray, names: list[str], lo: np.ndarray, hi: np.nd
                 f"{name}: {int(mask.sum())} value(s) lie {word} the bound{label}; e.g. algorithm {names[c]!r} has "
                 f"{values[r, c]:g} on dataset {row!r} but its bound is {bound[c]:g}. Widen the bound or fix the data"
             )
+
+
+def to_model_scale(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: str | None):
+    """Performance values and their bounds on the model's scale: rescaled to [0, 1] per algorithm when ``scale`` is set."""
+    if scale is None:
+        return values, lo, hi
+    return (values - lo[None, :]) / (hi - lo)[None, :], np.zeros_like(lo), np.ones_like(hi)

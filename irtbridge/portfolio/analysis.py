@@ -37,10 +37,9 @@ from irtbridge import irt
 from irtbridge.calibration import calibrate
 from irtbridge.example_data import r_dataset
 from irtbridge.exceptions import ValidationError
-from irtbridge.portfolio._checks import performance_matrix
+from irtbridge.portfolio._checks import performance_matrix, to_model_scale
 from irtbridge.portfolio.crm import (
     CRMCalibration,
-    _to_model_scale,
     crm_abilities,
     crm_predict,
     fit_crm,
@@ -472,7 +471,7 @@ def _airt_crm(values: np.ndarray, cal: CRMCalibration):
     """airt 0.2.2's actual_vs_predicted_crm / model_goodness_crm / effectiveness_crm, step by step."""
     names = cal.item_names
     lo, hi = cal.min_item.to_numpy(), cal.max_item.to_numpy()
-    v, mlo, mhi = _to_model_scale(values, lo, hi, cal.scale)
+    v, mlo, mhi = to_model_scale(values, lo, hi, cal.scale)
     # EstCRM keeps the data shifted to 0 with boundary values moved 0.01 inside (its $data)
     span = mhi - mlo
     data = v - mlo[None, :]

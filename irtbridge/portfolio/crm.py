@@ -25,7 +25,7 @@ from irtbridge import __version__
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, RError, RWarning, ValidationError
-from irtbridge.portfolio._checks import bounds, check_within, performance_matrix
+from irtbridge.portfolio._checks import bounds, check_within, performance_matrix, to_model_scale
 
 __all__ = [
     "CRMCalibration",
@@ -256,7 +256,7 @@ def fit_crm(
             lo, hi = np.full_like(lo, lo.min()), np.full_like(hi, hi.max())
     # the bounds kept on the result are in the data's units; the model itself may see rescaled data
     data_lo, data_hi = lo, hi
-    values, lo, hi = _to_model_scale(values, lo, hi, scale)
+    values, lo, hi = to_model_scale(values, lo, hi, scale)
     narrow = np.flatnonzero(hi - lo <= 2 * _EDGE)
     if narrow.size:
         j = narrow[0]
@@ -362,14 +362,8 @@ def _prepared(performance: Any, calibration: CRMCalibration) -> tuple[np.ndarray
         )
     lo, hi = calibration.min_item.to_numpy(), calibration.max_item.to_numpy()
     check_within(values, names, lo, hi, index, "performance")
-    values, lo, hi = _to_model_scale(values, lo, hi, calibration.scale)
+    values, lo, hi = to_model_scale(values, lo, hi, calibration.scale)
     return values, lo, hi, index
-
-
-def _to_model_scale(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: str | None):
-    if scale is None:
-        return values, lo, hi
-    return (values - lo[None, :]) / (hi - lo)[None, :], np.zeros_like(lo), np.ones_like(hi)
 
 
 def crm_z(performance: Any, min_item: Any, max_item: Any):

@@ -7,9 +7,7 @@ one builder here plus its block in the template.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -17,35 +15,12 @@ import pandas as pd
 from irtbridge import __version__
 from irtbridge.classifiers import MLC_NAMES, display_name
 from irtbridge.pipeline.stages import MLCRun
+from irtbridge.report._format import Column, dec, fmt, interval, pct, table
 
 if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
     from irtbridge.pipeline import Evaluation
 
 __all__ = ["page_context"]
-
-
-def _fmt(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        if math.isnan(v):
-            return "\u2013"
-        if math.isinf(v):
-            return "\u221e" if v > 0 else "\u2212\u221e"
-        if v != 0 and (abs(v) >= 1e5 or abs(v) < 10 ** (-digits)):
-            return f"{v:.{max(digits - 1, 1)}e}"
-        return f"{v:,.{digits}f}"
-    return str(value)
-
-
-def _interval(lo: Any, hi: Any, digits: int = 1) -> str:
-    # an en dash between the ends: a comma would also be the thousands separator ("1,776.4 \u2013 2,053.2")
-    return f"{_fmt(lo, digits)} \u2013 {_fmt(hi, digits)}"
 
 
 def _setting(value: Any) -> str:
@@ -56,7 +31,7 @@ def _setting(value: Any) -> str:
         return "; ".join(f"{k} = {_setting(v)}" for k, v in value.items()) if value else "none"
     if isinstance(value, (list, tuple)):
         return ", ".join(_setting(v) for v in value) if value else "none"
-    return _fmt(value) if isinstance(value, (bool, np.bool_, int, np.integer)) else str(value)
+    return fmt(value) if isinstance(value, (bool, np.bool_, int, np.integer)) else str(value)
 
 
 def _settings_rows(settings: Any) -> list[tuple[str, str]]:
@@ -70,43 +45,6 @@ def _settings_rows(settings: Any) -> list[tuple[str, str]]:
     if described:
         rows.append(("calibration as run", str(described)))
     return rows
-
-
-@dataclass(frozen=True)
-class _Table:
-    columns: list[str]
-    rows: list[list[str]]
-    classes: list[str]  # one CSS class per row ("" or "artificial", "bad", ...)
-    numeric: list[bool]
-    csv: str = ""
-
-
-_Column = tuple[str, Callable[[Any], str]]  # a table column: its heading and the formatter of its cells
-
-
-def _table(frame: pd.DataFrame, columns: Mapping[str, _Column], *,
-           index_label: str | None = None, row_class: Callable[[Any, pd.Series], str] | None = None,
-           csv: str = "") -> _Table:
-    names = ([index_label] if index_label else []) + [label for label, _ in columns.values()]
-    rows, classes = [], []
-    for key, row in frame.iterrows():
-        cells = [str(key)] if index_label else []
-        cells += [fmt(row[col]) if col in row.index else "" for col, (_, fmt) in columns.items()]
-        rows.append(cells)
-        classes.append(row_class(key, row) if row_class else "")
-    numeric = ([False] if index_label else []) + [
-        col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col])
-        for col in columns
-    ]
-    return _Table(names, rows, classes, numeric, csv)
-
-
-def _d(digits: int) -> Callable[[Any], str]:
-    return lambda v: _fmt(v, digits)
-
-
-def _pct(v: Any) -> str:
-    return "\u2013" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * float(v):.0f}%"
 
 
 def _references(ev: Evaluation) -> list[str]:
@@ -154,11 +92,11 @@ def page_context(ev: Evaluation, figs: Mapping[str, str], tables: Mapping[str, s
 def _section_overview(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """What was evaluated: datasets, classifiers, artificial respondents."""
     first = ev.ok[0].respondents
-    overview = _table(
+    overview = table(
         ev.overview().assign(convergence=[_convergence(d) for d in ev.datasets]),
-        {"source": ("source", str), "instances": ("instances", _fmt), "features": ("features", _fmt),
-         "classes": ("classes", _fmt), "items": ("test items", _fmt), "engine": ("engine", str),
-         "convergence": ("convergence", str), "seconds": ("seconds", _d(1)), "error": ("error", str)},
+        {"source": ("source", str), "instances": ("instances", fmt), "features": ("features", fmt),
+         "classes": ("classes", fmt), "items": ("test items", fmt), "engine": ("engine", str),
+         "convergence": ("convergence", str), "seconds": ("seconds", dec(1)), "error": ("error", str)},
         index_label="dataset", row_class=lambda k, r: "bad" if r["error"] else "", csv=tables.get("datasets", ""),
     )
     return {"n_datasets": len(ev.ok), "n_binary": sum(1 for d in ev.ok if d.binary), "overview": overview,
@@ -186,13 +124,13 @@ def _convergence(dres: Any) -> str:
 def _section_ratings(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     """The Glicko-2 ranking with intervals, its validity and Friedman/Nemenyi beside it."""
     r = ev.ratings
-    ratings = r.assign(interval=[_interval(a, b) for a, b in zip(r["lower"], r["upper"])],
+    ratings = r.assign(interval=[interval(a, b) for a, b in zip(r["lower"], r["upper"])],
                        wdl=[f"{int(w)} / {int(d_)} / {int(l_)}" for w, d_, l_ in zip(r["wins"], r["draws"], r["losses"])])
     out: dict[str, Any] = {
-        "ratings": _table(
+        "ratings": table(
             ratings,
-            {"rank": ("rank", _fmt), "kind": ("kind", str), "rating": ("rating", _d(1)), "interval": ("95% interval", str),
-             "rd": ("RD", _d(1)), "volatility": ("volatility", _d(4)), "wdl": ("won / drawn / lost", str)},
+            {"rank": ("rank", fmt), "kind": ("kind", str), "rating": ("rating", dec(1)), "interval": ("95% interval", str),
+             "rd": ("RD", dec(1)), "volatility": ("volatility", dec(4)), "wdl": ("won / drawn / lost", str)},
             index_label="respondent", row_class=lambda k, row: "artificial" if row["kind"] == "artificial" else "",
             csv=tables.get("ratings", ""),
         ),
@@ -201,9 +139,9 @@ def _section_ratings(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any
     if ev.friedman is not None:
         f, nm = ev.friedman, ev.nemenyi
         assert nm is not None  # computed with friedman
-        out["friedman"] = {"statistic": _fmt(f.statistic), "df": f.df, "pvalue": _fmt(f.pvalue, 4),
-                           "id": _fmt(f.iman_davenport), "id_p": _fmt(f.iman_davenport_pvalue, 4),
-                           "cd": _fmt(nm.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
+        out["friedman"] = {"statistic": fmt(f.statistic), "df": f.df, "pvalue": fmt(f.pvalue, 4),
+                           "id": fmt(f.iman_davenport), "id_p": fmt(f.iman_davenport_pvalue, 4),
+                           "cd": fmt(nm.critical_difference), "n": f.n_datasets, "k": f.n_algorithms}
     return out
 
 
@@ -211,16 +149,16 @@ def _section_diagnostics(ev: Evaluation, tables: Mapping[str, str]) -> dict[str,
     """Which datasets are hard, badly discriminating or misfitting."""
     d = ev.diagnostics
     hardest = d["failure_at_median"].idxmax()
-    return {"diagnostics": _table(
+    return {"diagnostics": table(
         d.sort_values("failure_at_median", ascending=False),
-        {"n_items": ("items", _fmt), "n_classes": ("classes", _fmt),
-         "failure_at_median": ("median classifier fails", _pct), "n_flagged": ("flagged", _fmt),
-         "share_misfitting": ("misfitting (S-X2)", _pct), "aberrant_classifiers": ("aberrant classifiers (Zh)", str),
-         "difficulty_mean": ("mean b", _d(2)),
-         "difficulty_median": ("median b", _d(2)), "share_positive_difficulty": ("b > 0", _pct),
-         "discrimination_median": ("median a", _d(2)), "share_negative_discrimination": ("a < 0", _pct),
-         "guessing_mean": ("mean g", _d(2)), "mean_accuracy": ("accuracy", _pct),
-         "valid_true_score": ("baselines in place", _fmt), "engine": ("engine", str)},
+        {"n_items": ("items", fmt), "n_classes": ("classes", fmt),
+         "failure_at_median": ("median classifier fails", pct), "n_flagged": ("flagged", fmt),
+         "share_misfitting": ("misfitting (S-X2)", pct), "aberrant_classifiers": ("aberrant classifiers (Zh)", str),
+         "difficulty_mean": ("mean b", dec(2)),
+         "difficulty_median": ("median b", dec(2)), "share_positive_difficulty": ("b > 0", pct),
+         "discrimination_median": ("median a", dec(2)), "share_negative_discrimination": ("a < 0", pct),
+         "guessing_mean": ("mean g", dec(2)), "mean_accuracy": ("accuracy", pct),
+         "valid_true_score": ("baselines in place", fmt), "engine": ("engine", str)},
         index_label="dataset",
         row_class=lambda k, row: "bad" if row["share_negative_discrimination"] >= 0.1 else ("hard" if k == hardest else ""),
         csv=tables.get("diagnostics", ""),
@@ -231,13 +169,13 @@ def _section_instances(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, A
     """The hardest test instances with their IRT parameters and cost-curve hardness."""
     inst = ev.instances.head(15).set_index(["dataset", "instance"])
     inst.index = [f"{a} #{b}" for a, b in inst.index]
-    cols: dict[str, _Column]
-    cols = {"label": ("true class", str), "p_typical": ("P(correct), typical", _d(2)),
-            "share_correct": ("classifiers right", _pct), "a": ("a", _d(2)), "b": ("b", _d(2)), "g": ("g", _d(2))}
+    cols: dict[str, Column]
+    cols = {"label": ("true class", str), "p_typical": ("P(correct), typical", dec(2)),
+            "share_correct": ("classifiers right", pct), "a": ("a", dec(2)), "b": ("b", dec(2)), "g": ("g", dec(2))}
     if "hardness_rd" in inst.columns:
-        cols["hardness_rd"] = ("hardness rd", _d(3))
-        cols["hardness_sd"] = ("hardness sd", _d(3))
-    return {"instances": _table(inst, cols, index_label="instance", csv=tables.get("instances", "")),
+        cols["hardness_rd"] = ("hardness rd", dec(3))
+        cols["hardness_sd"] = ("hardness sd", dec(3))
+    return {"instances": table(inst, cols, index_label="instance", csv=tables.get("instances", "")),
             "n_instances_total": len(ev.instances)}
 
 
@@ -249,10 +187,10 @@ def _section_subsets(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any
         "valid" if v else f"optimal {o}, pessimal {p}" for v, o, p in
         zip(ev.subsets["valid"], ev.subsets["optimal_rank"], ev.subsets["pessimal_rank"])
     ])
-    return {"subsets": _table(
-        sub, {"n_datasets": ("datasets", _fmt), "datasets": ("played, in order", str),
+    return {"subsets": table(
+        sub, {"n_datasets": ("datasets", fmt), "datasets": ("played, in order", str),
               "baselines": ("optimal first / pessimal last", str), "best_classifier": ("best classifier", str),
-              "best_rating": ("its rating", _d(0))},
+              "best_rating": ("its rating", dec(0))},
         index_label="order / subset", row_class=lambda k, row: "" if row["valid"] else "bad",
         csv=tables.get("benchmark_subsets", ""),
     )}
@@ -265,19 +203,19 @@ def _section_mlc(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
         "mlc": mlc, "mlc_classifier": display_name(str(mlc.classifier), MLC_NAMES),
     }
     if isinstance(mlc.classes, pd.DataFrame) and len(mlc.classes):
-        out["mlc_table"] = _table(
-            mlc.classes, {"label": ("class label", str), "mlc": ("MLC", _d(3)), "cases_used": ("cases used", _fmt),
+        out["mlc_table"] = table(
+            mlc.classes, {"label": ("class label", str), "mlc": ("MLC", dec(3)), "cases_used": ("cases used", fmt),
                           "share_used": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
-                          "converged": ("SE rule met", _fmt), "accuracy_at_or_below": ("accuracy at/below MLC", _pct),
-                          "n_at_or_below": ("cases", _fmt), "accuracy_above": ("accuracy above MLC", _pct),
-                          "n_above": ("cases", _fmt)},
+                          "converged": ("SE rule met", fmt), "accuracy_at_or_below": ("accuracy at/below MLC", pct),
+                          "n_at_or_below": ("cases", fmt), "accuracy_above": ("accuracy above MLC", pct),
+                          "n_above": ("cases", fmt)},
             index_label="class", csv=tables.get("mlc", ""),
         )
     if isinstance(mlc.metrics, pd.DataFrame) and len(mlc.metrics):
-        out["mlc_metrics"] = _table(
-            mlc.metrics, {"value": ("value", _d(3)), "n_cases": ("cases needed", _fmt),
+        out["mlc_metrics"] = table(
+            mlc.metrics, {"value": ("value", dec(3)), "n_cases": ("cases needed", fmt),
                           "share": ("share of the data", lambda v: f"{100 * float(v):.1f}%"),
-                          "seconds": ("seconds", _d(3))},
+                          "seconds": ("seconds", dec(3))},
             index_label="metric", csv=tables.get("mlc_metrics", ""),
         )
     return out
@@ -288,15 +226,15 @@ def _section_ei(ev: Evaluation, tables: Mapping[str, str]) -> dict[str, Any]:
     if not len(ev.ei_pooled):
         return {}
     e = ev.ei_pooled.assign(
-        ei_ci=[_interval(a, b, 2) for a, b in zip(ev.ei_pooled["ei_lower"], ev.ei_pooled["ei_upper"])],
-        bei_ci=[_interval(a, b, 2) for a, b in zip(ev.ei_pooled["bei_lower"], ev.ei_pooled["bei_upper"])],
+        ei_ci=[interval(a, b, 2) for a, b in zip(ev.ei_pooled["ei_lower"], ev.ei_pooled["ei_upper"])],
+        bei_ci=[interval(a, b, 2) for a, b in zip(ev.ei_pooled["bei_lower"], ev.ei_pooled["bei_upper"])],
     )
     return {
-        "ei": _table(
+        "ei": table(
             e,
-            {"tp": ("TP", _fmt), "fp": ("FP", _fmt), "fn": ("FN", _fmt), "tn": ("TN", _fmt), "acc": ("Acc", _d(3)),
-             "ei": ("EI", _d(2)), "ei_ci": ("EI 95%", str), "bei": ("BEI", _d(2)), "bei_ci": ("BEI 95%", str),
-             "blei": ("BLEI", _d(2)), "qei": ("QEI", _d(2)), "uei": ("UEI", _d(2))},
+            {"tp": ("TP", fmt), "fp": ("FP", fmt), "fn": ("FN", fmt), "tn": ("TN", fmt), "acc": ("Acc", dec(3)),
+             "ei": ("EI", dec(2)), "ei_ci": ("EI 95%", str), "bei": ("BEI", dec(2)), "bei_ci": ("BEI 95%", str),
+             "blei": ("BLEI", dec(2)), "qei": ("QEI", dec(2)), "uei": ("UEI", dec(2))},
             index_label="classifier", csv=tables.get("ei_pooled", ""),
         ),
         "ei_datasets": [d.name for d in ev.ok if d.binary],

@@ -22,7 +22,7 @@ import numpy as np  # noqa: F401 (the docstring examples use np from the module 
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge.report.context import _Column, _d, _fmt, _interval, _pct, _table
+from irtbridge.report._format import Column, dec, fmt, interval, pct, table
 from irtbridge.report.leaderboard_plots import leaderboard_figures
 
 if TYPE_CHECKING:  # the page renders the leaderboard's result; only the type is needed here
@@ -43,58 +43,58 @@ REFERENCES = [
 def _section_ranking(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
     """The ranking with both intervals."""
     rk = r.ranking
-    shown = rk.assign(theta_ci=[_interval(a, b, 2) for a, b in zip(rk["theta_lower"], rk["theta_upper"])],
-                      acc_ci=[_interval(a, b, 3) for a, b in zip(rk["accuracy_lower"], rk["accuracy_upper"])])
-    cols: dict[str, tuple[str, Any]] = {"rank": ("rank", _fmt)}
+    shown = rk.assign(theta_ci=[interval(a, b, 2) for a, b in zip(rk["theta_lower"], rk["theta_upper"])],
+                      acc_ci=[interval(a, b, 3) for a, b in zip(rk["accuracy_lower"], rk["accuracy_upper"])])
+    cols: dict[str, tuple[str, Any]] = {"rank": ("rank", fmt)}
     if r.facts["fit"]["fitted"]:
-        cols |= {"theta": ("ability \u03b8", _d(2)), "theta_ci": ("95% interval", str), "theta_se": ("SE", _d(2))}
-    cols |= {"accuracy": ("accuracy", _d(3)), "acc_ci": ("95% interval", str), "accuracy_kind": ("accuracy is", str),
-             "n_answered": ("items answered", _fmt)}
+        cols |= {"theta": ("ability \u03b8", dec(2)), "theta_ci": ("95% interval", str), "theta_se": ("SE", dec(2))}
+    cols |= {"accuracy": ("accuracy", dec(3)), "acc_ci": ("95% interval", str), "accuracy_kind": ("accuracy is", str),
+             "n_answered": ("items answered", fmt)}
     kinds = set(rk["accuracy_kind"])
-    return {"ranking": _table(shown, cols, index_label="model", csv=tables.get("ranking", ""),
-                              row_class=lambda k, row: "predicted" if row["accuracy_kind"] == "predicted" else ""),
+    return {"ranking": table(shown, cols, index_label="model", csv=tables.get("ranking", ""),
+                             row_class=lambda k, row: "predicted" if row["accuracy_kind"] == "predicted" else ""),
             "kinds": sorted(kinds), "n_predicted": int((rk["accuracy_kind"] == "predicted").sum())}
 
 
 def _section_items(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
     """The items that look mis-keyed or broken."""
     flagged = r.flagged_items
-    cols: dict[str, _Column] = {"task": ("task", str)} if "task" in flagged.columns else {}
-    cols |= {"flag": ("flag", str), "n_answered": ("answers", _fmt), "share_right": ("right", _pct),
-             "rest_correlation": ("item-rest r", _d(2)), "a": ("a", _d(2)), "b": ("b", _d(2))}
-    return {"flagged": _table(flagged.head(MAX_FLAGGED_SHOWN), cols, index_label="item",
-                              row_class=lambda k, row: "bad" if row["flag"] == "negative discrimination" else "",
-                              csv=tables.get("flagged_items", "")),
+    cols: dict[str, Column] = {"task": ("task", str)} if "task" in flagged.columns else {}
+    cols |= {"flag": ("flag", str), "n_answered": ("answers", fmt), "share_right": ("right", pct),
+             "rest_correlation": ("item-rest r", dec(2)), "a": ("a", dec(2)), "b": ("b", dec(2))}
+    return {"flagged": table(flagged.head(MAX_FLAGGED_SHOWN), cols, index_label="item",
+                             row_class=lambda k, row: "bad" if row["flag"] == "negative discrimination" else "",
+                             csv=tables.get("flagged_items", "")),
             "n_flagged": len(flagged), "flags": r.facts["flags"], "max_flagged": MAX_FLAGGED_SHOWN,
             "items_csv": tables.get("items", "")}
 
 
 def _section_saturation(r: LeaderboardReport) -> dict[str, Any]:
     s = r.facts["saturation"]
-    return {"sat": {"top": s["top"], "top_models": s["top_models"], "solved": _pct(s["share_solved_by_top"]),
-                    "n_solved": f"{s['n_solved_by_top']:,}", "best": _fmt(s["best_accuracy"], 3),
-                    "headroom": _fmt(s["headroom"], 3), "ceiling": _fmt(s["ceiling"], 3),
-                    "gap": _fmt(s["gap_to_ceiling"], 3), "unsolved": _pct(s["share_unsolved"])}}
+    return {"sat": {"top": s["top"], "top_models": s["top_models"], "solved": pct(s["share_solved_by_top"]),
+                    "n_solved": f"{s['n_solved_by_top']:,}", "best": fmt(s["best_accuracy"], 3),
+                    "headroom": fmt(s["headroom"], 3), "ceiling": fmt(s["ceiling"], 3),
+                    "gap": fmt(s["gap_to_ceiling"], 3), "unsolved": pct(s["share_unsolved"])}}
 
 
 def _section_information(r: LeaderboardReport) -> dict[str, Any]:
     info = r.facts.get("information")
     if not info:
         return {"info": None}
-    return {"info": {"low": _fmt(info["low"]), "high": _fmt(info["high"]), "peak": _fmt(info["peak_theta"]),
-                     "peak_info": _fmt(info["peak_information"]), "above": info["models_above"],
+    return {"info": {"low": fmt(info["low"]), "high": fmt(info["high"]), "peak": fmt(info["peak_theta"]),
+                     "peak_info": fmt(info["peak_information"]), "above": info["models_above"],
                      "below": info["models_below"], "n_items": f"{info['n_items']:,}"}}
 
 
 def _section_tasks(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
     if r.tasks is None:
         return {"tasks": None}
-    cols: dict[str, _Column]
-    cols = {"n_items": ("items", _fmt), "n_models": ("models", _fmt), "mean_accuracy": ("mean accuracy", _d(3)),
-            "best_model": ("best model", str), "best_accuracy": ("its accuracy", _d(3)),
-            "everyone_right": ("all right", _fmt), "everyone_wrong": ("all wrong", _fmt),
-            "negative_discrimination": ("a < 0", _fmt), "median_a": ("median a", _d(2))}
-    return {"tasks": _table(r.tasks, cols, index_label="task", csv=tables.get("tasks", "")),
+    cols: dict[str, Column]
+    cols = {"n_items": ("items", fmt), "n_models": ("models", fmt), "mean_accuracy": ("mean accuracy", dec(3)),
+            "best_model": ("best model", str), "best_accuracy": ("its accuracy", dec(3)),
+            "everyone_right": ("all right", fmt), "everyone_wrong": ("all wrong", fmt),
+            "negative_discrimination": ("a < 0", fmt), "median_a": ("median a", dec(2))}
+    return {"tasks": table(r.tasks, cols, index_label="task", csv=tables.get("tasks", "")),
             "task_accuracy_csv": tables.get("task_accuracy", "")}
 
 
@@ -102,9 +102,9 @@ def _section_tiny(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, 
     if r.tiny_errors is None:
         return {"tiny": None}
     frame = r.tiny_errors
-    plain: Callable[[Any], str] = _fmt  # one type with _d(3)'s for the choice below
-    cols: dict[str, _Column] = {c: (str(c), _d(3) if pd.api.types.is_float_dtype(frame[c]) else plain) for c in frame.columns}
-    return {"tiny": _table(frame.reset_index(drop=True), cols, csv=tables.get("tiny_errors", "")),
+    plain: Callable[[Any], str] = fmt  # one type with dec(3)'s for the choice below
+    cols: dict[str, Column] = {c: (str(c), dec(3) if pd.api.types.is_float_dtype(frame[c]) else plain) for c in frame.columns}
+    return {"tiny": table(frame.reset_index(drop=True), cols, csv=tables.get("tiny_errors", "")),
             "tiny_source": r.facts["tiny"]["source"]}
 
 
@@ -120,7 +120,7 @@ def page_context(r: LeaderboardReport, figs: Mapping[str, str], tables: Mapping[
         "version": __version__, "figs": figs, "files": dict(tables), "facts": f, "notes": list(r.notes),
         "findings": [x.html for x in r.summary().lines], "references": REFERENCES,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "data": _table(data_rows, {"value": ("", str)}, index_label="data"),
+        "data": table(data_rows, {"value": ("", str)}, index_label="data"),
     }
     ctx.update(_section_ranking(r, tables))
     ctx.update(_section_items(r, tables))

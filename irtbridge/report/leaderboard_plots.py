@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from irtbridge.report.plots import _ACCENT, _CLASSIFIER_COLOR, _axes, embed_figures, share_heatmap
+from irtbridge.report._style import ACCENT, CLASSIFIER_COLOR, report_axes
+from irtbridge.report.plots import embed_figures, share_heatmap
 
 if TYPE_CHECKING:  # the figures draw the leaderboard's result; only the type is needed here
     from irtbridge.leaderboard import LeaderboardReport
@@ -46,10 +47,10 @@ def plot_interval_ranking(ranking: pd.DataFrame, value: str = "theta", *, ax: An
         The Axes drawn on.
     """
     n = len(ranking)
-    ax = _axes(ax, 7.5, 0.26 * n + 1.3 if n <= MAX_LABELLED else 6.5)
+    ax = report_axes(ax, 7.5, 0.26 * n + 1.3 if n <= MAX_LABELLED else 6.5)
     y = np.arange(n)[::-1]
     predicted = ranking.get("accuracy_kind", pd.Series("observed", index=ranking.index)).eq("predicted").to_numpy()
-    colors = np.where(predicted & (value == "accuracy"), _PREDICTED_COLOR, _CLASSIFIER_COLOR)
+    colors = np.where(predicted & (value == "accuracy"), _PREDICTED_COLOR, CLASSIFIER_COLOR)
     lw = 2.0 if n <= MAX_LABELLED else max(0.4, 120.0 / n)
     ax.hlines(y, ranking[f"{value}_lower"].to_numpy(float), ranking[f"{value}_upper"].to_numpy(float), colors=colors,
               lw=lw, alpha=0.75)
@@ -68,7 +69,7 @@ def plot_interval_ranking(ranking: pd.DataFrame, value: str = "theta", *, ax: An
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     if value == "accuracy" and predicted.any():
-        ax.legend(handles=[Line2D([], [], color=_CLASSIFIER_COLOR, marker="o", lw=2, label="observed (Wilson)"),
+        ax.legend(handles=[Line2D([], [], color=CLASSIFIER_COLOR, marker="o", lw=2, label="observed (Wilson)"),
                            Line2D([], [], color=_PREDICTED_COLOR, marker="o", lw=2, label="predicted (p-IRT)")],
                   loc="lower right", frameon=False, fontsize=8)
     _clean(ax)
@@ -90,12 +91,12 @@ def plot_item_map(items: pd.DataFrame, *, ax: Any = None):
     matplotlib.axes.Axes
         The Axes drawn on.
     """
-    ax = _axes(ax, 7.0, 4.0)
+    ax = report_axes(ax, 7.0, 4.0)
     fitted = items[items["a"].notna()]
     neg = fitted["negative_discrimination"].to_numpy(bool)
     b = np.clip(fitted["b"].to_numpy(float), -6, 6)
     a = fitted["a"].to_numpy(float)
-    ax.scatter(b[~neg], a[~neg], s=10, alpha=0.55, color=_CLASSIFIER_COLOR, edgecolors="none", label="item")
+    ax.scatter(b[~neg], a[~neg], s=10, alpha=0.55, color=CLASSIFIER_COLOR, edgecolors="none", label="item")
     ax.scatter(b[neg], a[neg], s=22, alpha=0.9, color=_FLAG_COLOR, edgecolors="none", label="negative discrimination")
     ax.axhline(0, color="0.6", lw=0.8)
     ax.set_xlabel("difficulty b (clipped to [-6, 6]; right = harder)")
@@ -122,13 +123,13 @@ def plot_share_right(items: pd.DataFrame, *, ax: Any = None):
     matplotlib.axes.Axes
         The Axes drawn on.
     """
-    ax = _axes(ax, 7.0, 3.2)
+    ax = report_axes(ax, 7.0, 3.2)
     share = items.loc[items["n_answered"] >= 2, "share_right"].to_numpy(float)
     bins = np.linspace(0, 1, 21)
     counts, edges = np.histogram(share[(share > 0) & (share < 1)], bins=bins)
-    ax.bar(edges[:-1], counts, width=0.05, align="edge", color=_CLASSIFIER_COLOR, alpha=0.75, label="items")
+    ax.bar(edges[:-1], counts, width=0.05, align="edge", color=CLASSIFIER_COLOR, alpha=0.75, label="items")
     ax.bar([-0.05, 1.0], [int((share == 0).sum()), int((share == 1).sum())], width=0.05, align="edge",
-           color=[_FLAG_COLOR, _ACCENT], label="everyone wrong / everyone right")
+           color=[_FLAG_COLOR, ACCENT], label="everyone wrong / everyone right")
     ax.set_xlim(-0.07, 1.07)
     ax.set_xlabel("share of the models that answer the item right")
     ax.set_ylabel("items")
@@ -156,12 +157,12 @@ def plot_test_information(curve: pd.DataFrame, theta: Any, low: float, high: flo
     matplotlib.axes.Axes
         The Axes drawn on.
     """
-    ax = _axes(ax, 7.0, 3.4)
-    ax.plot(curve["theta"].to_numpy(float), curve["information"].to_numpy(float), color=_CLASSIFIER_COLOR, lw=2)
-    ax.axvspan(low, high, color=_CLASSIFIER_COLOR, alpha=0.08, lw=0)
+    ax = report_axes(ax, 7.0, 3.4)
+    ax.plot(curve["theta"].to_numpy(float), curve["information"].to_numpy(float), color=CLASSIFIER_COLOR, lw=2)
+    ax.axvspan(low, high, color=CLASSIFIER_COLOR, alpha=0.08, lw=0)
     theta = np.asarray(theta, dtype=float)
     top = float(curve["information"].max()) if len(curve) else 1.0
-    ax.plot(theta, np.full(len(theta), -0.04 * top), "|", color=_ACCENT, ms=12, alpha=0.7)
+    ax.plot(theta, np.full(len(theta), -0.04 * top), "|", color=ACCENT, ms=12, alpha=0.7)
     ax.set_ylim(-0.09 * top, top * 1.08)
     ax.set_xlabel("ability theta (ticks: the models; shaded: information at least half its peak)")
     ax.set_ylabel("test information")
@@ -194,7 +195,7 @@ def plot_task_accuracy(task_accuracy: pd.DataFrame, order: Any, *, max_models: i
     """
     rows = [m for m in order if m in task_accuracy.index][:max_models]
     table = task_accuracy.loc[rows].iloc[:, :max_tasks]
-    ax = _axes(ax, max(6.0, 0.32 * table.shape[1] + 3.0), 0.3 * table.shape[0] + 1.8)
+    ax = report_axes(ax, max(6.0, 0.32 * table.shape[1] + 3.0), 0.3 * table.shape[0] + 1.8)
     return share_heatmap(ax, table, "accuracy on the answered items")
 
 

@@ -12,34 +12,18 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from irtbridge._plotting import close, figure_of, single_axes
+from irtbridge._plotting import close, figure_of
 from irtbridge.exceptions import IrtBridgeWarning
+from irtbridge.report._style import ARTIFICIAL_COLOR, CLASSIFIER_COLOR, report_axes
 
 if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
     from irtbridge.pipeline import Evaluation
 
 __all__ = ["figures", "embed_figures", "plot_ranking", "plot_rating_history", "plot_true_score_shares", "plot_dataset_map",
            "plot_instances", "plot_ei", "plot_mlc"]
-
-_ARTIFICIAL_COLOR = "#9aa3ad"
-_CLASSIFIER_COLOR = "#2b6cb0"
-_ACCENT = "#c05621"
-
-
-def _figure(width: float, height: float):
-    fig = Figure(figsize=(width, height), dpi=100)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _axes(ax: Any, width: float, height: float):
-    """``ax`` checked, or the Axes of a new pyplot-free figure (the report draws from worker threads)."""
-    return _figure(width, height).add_subplot() if ax is None else single_axes(ax)
 
 
 def _png(fig: Any) -> str:
@@ -67,9 +51,9 @@ def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
         The Axes drawn on.
     """
     n = len(ratings)
-    ax = _axes(ax, 7.5, 0.28 * n + 1.2)
+    ax = report_axes(ax, 7.5, 0.28 * n + 1.2)
     y = np.arange(n)[::-1]
-    colors = [_ARTIFICIAL_COLOR if k == "artificial" else _CLASSIFIER_COLOR for k in ratings.get("kind", ["classifier"] * n)]
+    colors = [ARTIFICIAL_COLOR if k == "artificial" else CLASSIFIER_COLOR for k in ratings.get("kind", ["classifier"] * n)]
     rating = ratings["rating"].to_numpy(float)
     ax.hlines(y, ratings["lower"].to_numpy(float), ratings["upper"].to_numpy(float), colors=colors, lw=2.2, alpha=0.8)
     ax.scatter(rating, y, c=colors, s=28, zorder=3)
@@ -82,8 +66,8 @@ def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.legend(handles=[Line2D([], [], color=_CLASSIFIER_COLOR, marker="o", lw=2, label="classifier"),
-                       Line2D([], [], color=_ARTIFICIAL_COLOR, marker="o", lw=2, label="artificial baseline")],
+    ax.legend(handles=[Line2D([], [], color=CLASSIFIER_COLOR, marker="o", lw=2, label="classifier"),
+                       Line2D([], [], color=ARTIFICIAL_COLOR, marker="o", lw=2, label="artificial baseline")],
               loc="lower right", frameon=False, fontsize=8)
     return ax
 
@@ -107,7 +91,7 @@ def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int =
     matplotlib.axes.Axes
         The Axes drawn on.
     """
-    ax = _axes(ax, 7.5, 3.6)
+    ax = report_axes(ax, 7.5, 3.6)
     players = list(ratings.index[:top])
     for extra in ("majority", "pessimal"):
         if extra in ratings.index and extra not in players:
@@ -152,7 +136,7 @@ def plot_true_score_shares(true_scores: pd.DataFrame, n_items: Mapping[str, int]
     """
     share = true_scores.div(pd.Series(n_items).reindex(true_scores.index), axis=0)
     share = share[[c for c in order if c in share.columns]]
-    ax = _axes(ax, max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
+    ax = report_axes(ax, max(6.0, 0.36 * share.shape[1] + 2.2), 0.36 * share.shape[0] + 1.9)
     return share_heatmap(ax, share, "True-Score / items", row_fontsize=8)
 
 
@@ -185,7 +169,7 @@ def plot_dataset_map(diagnostics: pd.DataFrame, *, ax: Any = None):
     matplotlib.axes.Axes
         The Axes drawn on.
     """
-    ax = _axes(ax, 6.8, 4.2)
+    ax = report_axes(ax, 6.8, 4.2)
     x = diagnostics["difficulty_median"].to_numpy(float)
     y = diagnostics["discrimination_median"].to_numpy(float)
     size = 30 + 400 * diagnostics["share_negative_discrimination"].to_numpy(float)
@@ -221,7 +205,7 @@ def plot_instances(instances: pd.DataFrame, *, ax: Any = None):
         The Axes drawn on.
     """
     has_hard = "hardness_rd" in instances.columns and instances["hardness_rd"].notna().any()
-    ax = _axes(ax, 7.2, 3.8)
+    ax = report_axes(ax, 7.2, 3.8)
     names = list(dict.fromkeys(instances["dataset"]))
     cmap = _cmap("tab10")
     for i, name in enumerate(names):
@@ -259,15 +243,15 @@ def plot_ei(pooled: pd.DataFrame, *, ax: Any = None):
         The Axes drawn on.
     """
     n = len(pooled)
-    ax = _axes(ax, 7.0, 0.3 * n + 1.3)
+    ax = report_axes(ax, 7.0, 0.3 * n + 1.3)
     y = np.arange(n)[::-1]
     ei = pooled["ei"].to_numpy(float)
     lo = pooled["ei_lower"].to_numpy(float)
     hi = pooled["ei_upper"].to_numpy(float)
     finite_hi = np.where(np.isfinite(hi), hi,
                          np.nanmax(np.where(np.isfinite(hi), hi, np.nan)) * 2 if np.isfinite(hi).any() else 100.0)
-    ax.hlines(y, np.maximum(lo, 1e-3), finite_hi, color=_CLASSIFIER_COLOR, lw=2.2, alpha=0.8)
-    ax.scatter(np.where(np.isfinite(ei), ei, finite_hi), y, color=_CLASSIFIER_COLOR, s=26, zorder=3)
+    ax.hlines(y, np.maximum(lo, 1e-3), finite_hi, color=CLASSIFIER_COLOR, lw=2.2, alpha=0.8)
+    ax.scatter(np.where(np.isfinite(ei), ei, finite_hi), y, color=CLASSIFIER_COLOR, s=26, zorder=3)
     ax.set_xscale("log")
     ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)]
     ax.set_xticks(ticks)
@@ -305,7 +289,7 @@ def plot_mlc(trajectories: pd.DataFrame, classes: pd.DataFrame | None = None, *,
     """
     if "mlc" not in trajectories.columns or "class" not in trajectories.columns:
         return None
-    ax = _axes(ax, 7.0, 3.4)
+    ax = report_axes(ax, 7.0, 3.4)
     for k, (name, f) in enumerate(trajectories.groupby("class", sort=False)):
         label = f"class {name}"
         if classes is not None and name in classes.index and "label" in classes.columns:

@@ -448,7 +448,7 @@ def test_scores_are_predict_proba_of_the_positive_class():
 
 def test_recorded_warnings_carry_their_stage():
     from irtbridge.decodirt import StageWarning
-    from irtbridge.decodirt.records import _stage_warnings
+    from irtbridge.decodirt.per_dataset import _stage_warnings
     from irtbridge.exceptions import DataWarning, RWarning
 
     with warnings.catch_warnings(record=True) as caught:

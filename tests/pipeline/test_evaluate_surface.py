@@ -16,7 +16,8 @@ from irtbridge.cli import main
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.pipeline import Settings, resolve_datasets
 from irtbridge.pipeline.headline import _ranking_lines
-from irtbridge.report.context import _interval, _settings_rows
+from irtbridge.report._format import interval
+from irtbridge.report.context import _settings_rows
 
 
 def test_wrong_target_refused_before_any_dataset_runs(tmp_path, monkeypatch):
@@ -87,7 +88,7 @@ def test_equal_ratings_are_named_as_ties():
 
 
 def test_interval_and_settings_read_as_text():
-    assert _interval(1776.4, 2053.2) == "1,776.4 \u2013 2,053.2"
+    assert interval(1776.4, 2053.2) == "1,776.4 \u2013 2,053.2"
     rows = dict(_settings_rows(Settings.quick_run()))
     text = " ".join(rows.values())
     assert "{" not in text and "None" not in text and "True" not in text and "False" not in text

@@ -17,6 +17,7 @@ import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
 from irtbridge._validation import check_choice
+from irtbridge.calibration.analysis._live import live_model
 from irtbridge.calibration.results._base import with_adjusted
 from irtbridge.calibration.results._stored import remember
 from irtbridge.exceptions import ValidationError, r_context
@@ -39,20 +40,6 @@ ITEM_FIT_STATS = ("S_X2", "Zh", "X2", "G2", "infit")
 _RASCH_ONLY = ("infit",)
 RASCH_FAMILY = tuple(m for m in DICHOTOMOUS if CATALOGUE[m].slopes != "free")  # slopes fixed or equal
 GLOBAL_FIT = ("M2", "df", "p", "RMSEA", "RMSEA_5", "RMSEA_95", "SRMSR", "TLI", "CFI")
-
-
-def _live_model(fit: Any, what: str) -> Any:
-    """The live mirt model behind ``fit``, or a one-line error saying why there is none."""
-    if getattr(fit, "engine", None) != "mirt":
-        raise ValidationError(
-            f"{what} needs a mirt fit (mirt computes it); this calibration is from engine "
-            f"{getattr(fit, 'engine', None)!r}: refit with engine='mirt'"
-        )
-    if getattr(fit, "r_model", None) is None:
-        raise ValidationError(
-            f"{what} needs the live R model, which does not travel through pickle or JSON: refit in this process"
-        )
-    return fit.r_model
 
 
 def adjust_pvalues(p: Iterable[float], method: str = "BH") -> np.ndarray:
@@ -164,7 +151,7 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
         if s in _RASCH_ONLY and fit.model not in RASCH_FAMILY:
             raise ValidationError(f"stats: {s!r} is defined for Rasch-family models (rasch, 1PL), not {fit.model!r}")
     na_rm, impute, seed = missing_options(na_rm, impute, seed)
-    model = _live_model(fit, "item_fit")
+    model = live_model(fit, "item_fit")
     out = fetch_item_fit(model, stats, na_rm, impute, seed)
     out = out.set_index("item")
     out.index = pd.Index(fit.item_names, name="item") if len(out) == len(fit.item_names) else out.index
@@ -224,7 +211,7 @@ def person_fit(fit: Any) -> pd.DataFrame:
     from irtbridge._r import session
 
     with r_context("person_fit: mirt's personfit"):
-        out = session.call("irtb_personfit", fit=_live_model(fit, "person_fit"))
+        out = session.call("irtb_personfit", fit=live_model(fit, "person_fit"))
     out.index = pd.RangeIndex(len(out), name="respondent")
     return out
 
@@ -257,7 +244,7 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
     from irtbridge.exceptions import RError
 
     type = check_choice(type, "type", ("M2*", "M2", "C2"))
-    model = _live_model(fit, "global_fit")
+    model = live_model(fit, "global_fit")
     try:
         out = session.call("irtb_m2", fit=model, type=type)
     except RError as exc:
@@ -296,7 +283,7 @@ def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
 
     kind = check_choice(kind, "kind", ("LD", "LDG2", "Q3"))
     with r_context(f"residuals: mirt's residuals(type = {kind!r})"):
-        out = session.call("irtb_residuals", fit=_live_model(fit, "residuals"), type=kind)
+        out = session.call("irtb_residuals", fit=live_model(fit, "residuals"), type=kind)
     out.index = pd.Index(fit.item_names, name="item")
     out.columns = pd.Index(fit.item_names, name="item")
     return out
@@ -318,7 +305,7 @@ def reliability(fit: Any) -> dict[str, float]:
     from irtbridge._r import session
 
     with r_context("reliability: mirt's marginal_rxx/empirical_rxx"):
-        out = session.call("irtb_reliability", fit=_live_model(fit, "reliability"))
+        out = session.call("irtb_reliability", fit=live_model(fit, "reliability"))
     values = {"marginal": float(out["marginal"]), "empirical": float(out["empirical"])}
     remember(fit, "reliability", dict(values))
     return values
@@ -389,7 +376,7 @@ def compare(*fits: Any) -> pd.DataFrame:
         fits = tuple(fits[0])
     if len(fits) < 2:
         raise ValidationError(f"compare needs at least two fits, got {len(fits)}")
-    models = [_live_model(f, f"compare (fit {i + 1})") for i, f in enumerate(fits)]
+    models = [live_model(f, f"compare (fit {i + 1})") for i, f in enumerate(fits)]
     for i, f in enumerate(fits[1:], 2):
         if list(f.item_names) != list(fits[0].item_names) or f.n_respondents != fits[0].n_respondents:
             raise ValidationError(

@@ -15,17 +15,11 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import MIRT_SCORING
-from irtbridge._validation import check_int
+from irtbridge._validation import check_bool, check_int
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["ScoringMixin", "MIRT_SCORING", "check_scoring_options", "mirt_scores"]
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValidationError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def check_prior(mean: Any, cov: Any, n_factors: int) -> tuple[list[float] | None, np.ndarray | None]:
@@ -84,8 +78,8 @@ def check_scoring_options(fit: Any, *, full_scores: Any = True, mean: Any = None
         The checked options by these names.
     """
     options: dict[str, Any]  # flags, ints, and below the prior's mean and covariance
-    options = {"full_scores": _flag(full_scores, "full_scores"), "QMC": _flag(QMC, "QMC"),
-               "use_dentype_estimate": _flag(use_dentype_estimate, "use_dentype_estimate"),
+    options = {"full_scores": check_bool(full_scores, "full_scores"), "QMC": check_bool(QMC, "QMC"),
+               "use_dentype_estimate": check_bool(use_dentype_estimate, "use_dentype_estimate"),
                "MI": check_int(MI, "MI", low=0), "seed": check_int(seed, "seed")}
     options["mean"], options["cov"] = check_prior(mean, cov, len(fit.factors))
     if not ENGINE_TABLE[fit.engine].mirt_model:

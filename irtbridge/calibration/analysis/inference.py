@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import check_number
+from irtbridge._validation import check_bool, check_number
 from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
 from irtbridge.exceptions import ValidationError
 
@@ -56,9 +56,9 @@ class InferenceMixin:
     def _information_model(self, what: str) -> Any:
         """The live model that holds this fit's information matrix (the fit's own, or the one its
         deferred standard errors were computed on); a one-line error when there is none."""
-        from irtbridge.calibration.analysis.diagnostics import _live_model
+        from irtbridge.calibration.analysis._live import live_model
 
-        model = _live_model(self, what)
+        model = live_model(self, what)
         if self.options.get("se") is False:
             raise ValidationError(f"{what} needs the information matrix; this fit was made with se=False: refit "
                                   "with se=True (or the default se=None)")
@@ -206,9 +206,8 @@ class InferenceMixin:
         d          1.856  0.131  1.598  2.114
         """
         from irtbridge._r import session
-        from irtbridge.calibration.analysis.fscores import _flag
 
-        irt = _flag(irt, "irt")
+        irt = check_bool(irt, "irt")
         ci = check_number(ci, "ci", low=0.0, high=1.0, low_open=True, high_open=True)
         model = self._coefficients_model()
         group = self.__dict__.get(GROUP_PARENT)

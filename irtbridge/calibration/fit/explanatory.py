@@ -164,7 +164,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     (['blockA', 'blockB'], -2797.687)
     """
     from irtbridge._r import session
-    from irtbridge.calibration.inputs.latent import _covariate_columns
+    from irtbridge.calibration.inputs._covariates import covariate_columns
 
     frame = _response_frame(data, "data")
     names = [str(c) for c in frame.columns]
@@ -172,7 +172,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
         raise ValidationError(f"se must be True or False, got {se!r}")
     types = _itemtype(itemtype, len(names))
     options = check_options(options, MIXED_OPTIONS, "calibrate_mixed")
-    person = _covariate_columns(covariates, frame) if covariates is not None else None
+    person = covariate_columns(covariates, frame) if covariates is not None else None
     design = _item_columns(item_covariates, names) if item_covariates is not None else None
     randoms = _random(random)
     if item_formula is not None:

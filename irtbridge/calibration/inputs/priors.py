@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from irtbridge._validation import _show
+from irtbridge._validation import show_value
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["Prior", "parse_priors", "DISTRIBUTIONS"]
@@ -79,7 +79,7 @@ def _one(param: str, spec: Any) -> Prior:
         items = spec.get("items")
         spec = (spec.get("dist"), spec.get("p1"), spec.get("p2"))
     if not isinstance(spec, Sequence) or len(spec) != 3:
-        raise ValidationError(f"prior for {param!r} must be (dist, p1, p2), got {_show(spec)}")
+        raise ValidationError(f"prior for {param!r} must be (dist, p1, p2), got {show_value(spec)}")
     dist, p1, p2 = spec
     try:
         p1, p2 = float(p1), float(p2)
@@ -122,7 +122,7 @@ def parse_priors(priors: Any, item_names: Iterable[str]) -> list[Prior]:
     elif isinstance(priors, (list, tuple)) and all(isinstance(p, Prior) for p in priors):
         parsed = list(priors)
     else:
-        raise ValidationError(f"priors must be a mapping {{param: (dist, p1, p2)}} or a list of Prior, got {_show(priors)}")
+        raise ValidationError(f"priors must be a mapping {{param: (dist, p1, p2)}} or a list of Prior, got {show_value(priors)}")
     names = set(item_names)
     out = []
     for p in parsed:

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from irtbridge._validation import _show
+from irtbridge._validation import show_value
 from irtbridge.calibration.inputs.priors import DISTRIBUTIONS, Prior
 from irtbridge.exceptions import ValidationError
 
@@ -90,7 +90,7 @@ class ModelSpec:
             The spec.
         """
         if not isinstance(text, str) or not text.strip():
-            raise ValidationError(f"spec: model syntax must be non-empty text, got {_show(text)}")
+            raise ValidationError(f"spec: model syntax must be non-empty text, got {show_value(text)}")
         return cls(syntax=text)
 
     # -- the text mirt.model() receives -----------------------------------------------------------------
@@ -141,7 +141,7 @@ class ModelSpec:
         for pair in self.covariances:
             bad = [f for f in pair if f not in known]
             if len(pair) != 2 or bad:
-                raise ValidationError(f"spec: covariance {_show(pair)} names unknown factor(s) {bad}")
+                raise ValidationError(f"spec: covariance {show_value(pair)} names unknown factor(s) {bad}")
         if self.covariances:
             lines.append("COV = " + ", ".join(f"{a}*{b}" for a, b in self.covariances))
         bad = [f for f in self.means if f not in known]
