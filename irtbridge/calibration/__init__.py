@@ -10,9 +10,10 @@ parts, each by its role:
   and one module per engine: mirt (with a module per design of its own: groups, classes, explanatory),
   ltm, native;
 * :mod:`~irtbridge.calibration.results`: what a fit returns: :class:`Calibration`, :class:`GroupCalibration`,
-  :class:`ClassCalibration`, :class:`MixedCalibration`, all standing on :class:`~irtbridge.calibration.results._base.FitResult` (the shared statistics, pickling,
-  ``summary()``, ``global_fit``/``reliability``/``plot`` and the naming rule of the columns), and the flags
-  of estimates the data do not identify;
+  :class:`ClassCalibration`, :class:`MixedCalibration`, all standing on
+  :class:`~irtbridge.calibration.results._base.FitResult` (the shared statistics, pickling, ``summary()``,
+  ``global_fit``/``reliability``/``plot`` and the naming rule of the columns), and the flags of estimates
+  the data do not identify;
 * :mod:`~irtbridge.calibration.inputs`: what a fit takes, checked before it runs: :class:`ModelSpec`,
   :class:`Prior`, mirt's item types, the options each engine takes, the latent density, and
   :func:`score_key` (answers scored against a key);

@@ -49,7 +49,7 @@ class CalibrationData:
 
 
 def calibration_data(responses: Any, columns: Sequence[str] | None, model: str, per_item: list[str] | None,
-                      drop_constant: bool, stacklevel: int = 3) -> CalibrationData:
+                     drop_constant: bool, stacklevel: int = 3) -> CalibrationData:
     """Check the responses for the model; drop constant items if asked (one DataWarning) or name them.
 
     Parameters
