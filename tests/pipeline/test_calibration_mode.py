@@ -78,10 +78,10 @@ def no_workers(monkeypatch):
         started.append(args)
         raise AssertionError("a unit of work was started before the options were checked")
 
-    import irtbridge.pipeline.stages
+    import irtbridge.pipeline._units
 
     monkeypatch.setattr(irtbridge._parallel, "run_units", refuse)
-    monkeypatch.setattr(irtbridge.pipeline.stages, "run_units", refuse)  # the one runner of dataset units
+    monkeypatch.setattr(irtbridge.pipeline._units, "run_units", refuse)  # the one runner of dataset units
     return started
 
 
