@@ -224,12 +224,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
     if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:
         raise ValidationError(f"option 'engine': a fit unit reports mirt's diagnostics; use engine 'mirt', not {engine!r}")
-    try:
-        model, per_item = resolve_model(options.get("model", "2PL"), None, engine)
-    except ValidationError as exc:  # a name no engine of this unit fits: the option is named
-        if not str(exc).startswith(f"engine {engine!r}"):
-            raise
-        raise ValidationError(f"option 'model': {str(exc).replace('engine=', 'engine ')}") from None
+    model, per_item = resolve_model(options.get("model", "2PL"), None, engine, where="option 'model': ")
     ENGINE_TABLE[engine].check(priors=bool(options.get("priors")), sparse=False,
                                structured=per_item is not None or options.get("dims", 1) != 1)
     if "scoring_method" in options:

@@ -30,8 +30,7 @@ def run_all(units: Mapping[Any, tuple[Any, tuple]], jobs: int, progress: bool, d
 
 def lost_dataset(unit: tuple[str, Any], reason: str) -> DatasetResult:
     # a dataset unit whose worker died is a failed dataset, named like any other failure
-    name = unit[1].name if hasattr(unit[1], "name") and not isinstance(unit[1], str) else dataset_label(unit[1])
-    return DatasetResult.failure(name, reason)
+    return DatasetResult.failure(dataset_label(unit[1]), reason)
 
 
 def _unit_cost(unit: tuple[str, Any]) -> float:
@@ -41,5 +40,4 @@ def _unit_cost(unit: tuple[str, Any]) -> float:
 
 
 def _unit_name(kind: str, ref: Any) -> str:
-    label = ref.name if hasattr(ref, "name") and not isinstance(ref, str) else dataset_label(ref)
-    return f"MLC of {label}" if kind == "mlc" else label
+    return f"MLC of {dataset_label(ref)}" if kind == "mlc" else dataset_label(ref)

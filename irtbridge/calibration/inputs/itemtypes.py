@@ -71,7 +71,8 @@ def check_itemtype(name: Any) -> None:
         raise ValidationError(f"model={name!r} is not fitted by calibrate: {REFUSED[refused[name.lower()]]}")
 
 
-def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt") -> tuple[str, list[str] | None]:
+def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt", *,
+                  where: str = "") -> tuple[str, list[str] | None]:
     """The model of a call, resolved once: one catalogue name, or ``"mixed"`` with mirt's itemtype vector.
 
     Each name is checked (refused item types, then the catalogue's names in any case) and must be one
@@ -85,6 +86,9 @@ def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt
         The item names of a DataFrame of responses (None for an array: no mapping then).
     engine : str, default "mirt"
         The engine that fits it (a key of :data:`irtbridge.calibration.engines.ENGINE_TABLE`).
+    where : str, default ""
+        What the caller calls the model, put before the one message that names no parameter (a model the
+        engine does not fit), e.g. ``"option 'model': "`` for a batch manifest.
 
     Returns
     -------
@@ -120,7 +124,7 @@ def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt
     unfitted = [n for n in names if n not in ENGINE_TABLE[engine].models]
     if unfitted:
         others = [e for e, row in ENGINE_TABLE.items() if unfitted[0] in row.models]
-        raise ValidationError(f"engine {engine!r} does not fit model {unfitted[0]!r}; use engine={others[0]!r}")
+        raise ValidationError(f"{where}engine {engine!r} does not fit model {unfitted[0]!r}; use engine={others[0]!r}")
     return (names[0], None) if len(set(names)) == 1 else ("mixed", names)
 
 
