@@ -14,6 +14,8 @@ import os
 import sys
 import time
 
+from irtbridge._outdir import FOLDER
+
 SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
 
 
@@ -55,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2))")
     p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     data = read_leaderboard_input(args.responses, args.source, id_column=args.id_column, threshold=args.threshold)
     tiny, tiny_source = read_tiny_errors(args.tiny) if args.tiny else (None, "")
     started = time.perf_counter()
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="leaderboard") as stage:
         n, j = data.matrix.shape
         print(f"irtbridge leaderboard: {n:,} models x {j:,} items from {data.source}; fitting the native 2PL",
               file=sys.stderr)

@@ -154,7 +154,7 @@ class LeaderboardReport(HasSummary):
         """
         out = Path(out)
         if staging is None:
-            with staged_output(out, param="out") as stage:
+            with staged_output(out, param="out", writer="LeaderboardReport.save") as stage:
                 return self.save(out, staging=stage, page=page)
         stage = Path(staging)
         (stage / "tables").mkdir(parents=True, exist_ok=True)
