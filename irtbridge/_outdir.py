@@ -106,9 +106,10 @@ def _write_marker(folder: Path, writer: str) -> None:
     (folder / MARKER).write_text(text, encoding="utf-8")
 
 
-def _check_replaceable(out: Path, param: str) -> None:
-    """An existing ``out`` may be replaced only when irtbridge wrote it (its marker) or it is empty."""
-    if out.is_dir() and not has_marker(out) and any(out.iterdir()):
+def _check_replaceable(out: Path, param: str, known: Iterable[str] = ()) -> None:
+    """An existing ``out`` may be replaced only when irtbridge wrote it (its marker) or it is empty (or holds
+    only ``known`` names)."""
+    if out.is_dir() and not has_marker(out) and not {p.name for p in out.iterdir()} <= set(known):
         raise ValidationError(
             f"{param} {str(out)!r} is a folder irtbridge did not write (it holds files and no {MARKER} marker "
             "of an earlier run), and writing there would replace it; give a new or empty folder")
@@ -138,7 +139,7 @@ def _check_writable(out: Path, param: str, kind: str) -> None:
     """A file where a folder is wanted (or the reverse), a folder that is missing or cannot be written."""
     if kind == FOLDER:
         if out.exists() and not out.is_dir():
-            raise ValidationError(f"{param} {str(out)!r} is a file; give a folder")
+            raise ValidationError(f"{param} {str(out)!r} is a file, not a directory; give a folder")
         base = _nearest_existing(out.parent)
         if not base.is_dir():
             raise ValidationError(f"{param} {str(out)!r} cannot be created: {str(base)!r} is a file, not a folder")
@@ -156,7 +157,7 @@ def _check_writable(out: Path, param: str, kind: str) -> None:
 
 
 def check_outputs(outputs: Iterable[tuple[str, str | os.PathLike, str]],
-                  inputs: Iterable[str | os.PathLike | None] = ()) -> None:
+                  inputs: Iterable[str | os.PathLike | None] = (), *, known: Iterable[str] = ()) -> None:
     """Refuse, before any work, outputs that would lose a user's files or could not be written.
 
     Parameters
@@ -167,6 +168,9 @@ def check_outputs(outputs: Iterable[tuple[str, str | os.PathLike, str]],
     inputs : iterable of path or None
         What the run reads (files or folders; ``PATH:TARGET`` also as ``PATH``); names that do not exist are
         left out (they cannot be harmed).
+    known : iterable of str, default ()
+        Names a folder output may hold without the marker (what a release before the marker wrote there,
+        see :func:`claim_folder`).
 
     Raises
     ------
@@ -187,7 +191,7 @@ def check_outputs(outputs: Iterable[tuple[str, str | os.PathLike, str]],
     ...
     irtbridge.exceptions.ValidationError: --out '...' contains the input '.../d.csv'; give a folder that holds no input
     """
-    sources = _existing_inputs(inputs)
+    sources, known = _existing_inputs(inputs), tuple(known)
     seen: dict[Path, str] = {}
     for param, path, kind in outputs:
         if kind not in (FOLDER, FILE):
@@ -208,7 +212,7 @@ def check_outputs(outputs: Iterable[tuple[str, str | os.PathLike, str]],
                                       "write outside it")
         _check_writable(out, param, kind)
         if kind == FOLDER:
-            _check_replaceable(out, param)
+            _check_replaceable(out, param, known)
 
 
 @contextmanager
@@ -300,7 +304,8 @@ def output_lock(out: str | os.PathLike, *, param: str = "out") -> Iterator[Path]
             lock.unlink(missing_ok=True)
 
 
-def claim_folder(out: str | os.PathLike, *, param: str = "out", writer: str = "irtbridge") -> Path:
+def claim_folder(out: str | os.PathLike, *, param: str = "out", writer: str = "irtbridge",
+                 known: Iterable[str] = ()) -> Path:
     """Make ``out`` irtbridge's folder, written in place (``batch``): refused when it holds files and no marker.
 
     Parameters
@@ -311,6 +316,9 @@ def claim_folder(out: str | os.PathLike, *, param: str = "out", writer: str = "i
         How the message names it.
     writer : str, default "irtbridge"
         The command written into the marker.
+    known : iterable of str, default ()
+        Names the writer puts at the top of its folder: a folder holding nothing else (written by a release
+        before the marker) is claimed too.
 
     Returns
     -------
@@ -318,7 +326,7 @@ def claim_folder(out: str | os.PathLike, *, param: str = "out", writer: str = "i
         The folder.
     """
     out = Path(out)
-    _check_replaceable(out, param)
+    _check_replaceable(out, param, known)
     out.mkdir(parents=True, exist_ok=True)
     if not has_marker(out):
         _write_marker(out, writer)
