@@ -10,6 +10,15 @@ Pure numpy on a response matrix ``X`` (models x items, 1 right, 0 wrong, NaN una
   tinyBenchmarks, Maia Polo et al. 2024); the interval adds the posterior spread of that prediction and the
   Bernoulli variance of the unseen answers (:func:`irtbridge.leaderboard.performance.estimate_performance`'s
   formula), so it is about these items, not an item universe.
+* **Predicted accuracy, made comparable.** The p-IRT spread alone is about these items only and is zero for a
+  model whose unanswered items are all predicted without doubt (an item answered by one other model is
+  filled in with that one answer): "0.867 [0.867, 0.867]". :func:`predicted_interval` puts the item-sampling
+  uncertainty back: Wilson's interval for the predicted accuracy on all items, widened by the prediction's
+  spread with the MOVER rule (Zou & Donner 2008, "Construction of confidence limits about effect measures"),
+  so a model with unanswered items never gets a narrower interval than one that answered everything.
+* **Connectivity** (:func:`connected_groups`): models and items are the nodes of a bipartite graph, an answer
+  an edge. Models in two components share no item (nor a chain of items and models), so nothing puts their
+  abilities on one scale; the report ranks each component on its own.
 * **Items that look mis-keyed or broken** (Rodriguez et al. 2021, "Evaluation Examples Are Not Equally
   Informative"): answered right by every model, wrong by every model (both carry no information about who is
   better), or with negative discrimination (better models fail it more often: a wrong key is the usual cause).
@@ -29,11 +38,41 @@ from scipy.special import expit
 
 from irtbridge._ties import stable_argsort, tie_greater
 
-__all__ = ["wilson_interval", "item_statistics", "saturation", "information_curve", "informative_range",
-           "task_breakdown", "Z95"]
+__all__ = ["wilson_interval", "predicted_interval", "connected_groups", "item_statistics", "saturation",
+           "information_curve", "informative_range", "task_breakdown", "Z95", "MIN_ITEMS", "MIN_MODELS",
+           "few_below"]
 
 Z95 = 1.959963984540054
 _CHUNK = 2048  # items per block when a pass over the matrix needs a temporary of its size
+#: A model that answered fewer items than this and than half the leaderboard's items is marked: its rank rests
+#: on few answers (the 95% Wilson interval at 15 right of 30 is [0.33, 0.67]).
+MIN_ITEMS = 30
+#: An item answered by fewer models than this and than half the leaderboard's models (and by 2 or more) is
+#: flagged "few answers": its difficulty and discrimination rest on a handful of answers.
+MIN_MODELS = 5
+
+
+def few_below(minimum: int, total: int) -> float:
+    """The count below which a model's answers (an item's answers) are few: ``min(minimum, total / 2)``.
+
+    Parameters
+    ----------
+    minimum : int
+        :data:`MIN_ITEMS` or :data:`MIN_MODELS` (or the caller's own).
+    total : int
+        The leaderboard's items (models).
+
+    Returns
+    -------
+    float
+        Fewer than this is few.
+
+    Examples
+    --------
+    >>> few_below(30, 1000), few_below(30, 28)
+    (30, 14.0)
+    """
+    return min(minimum, total / 2)
 
 
 def wilson_interval(correct: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
@@ -67,6 +106,82 @@ def wilson_interval(correct: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, n
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
+def predicted_interval(accuracy: Any, sd: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% interval of a predicted accuracy on ``n`` items: Wilson's interval at ``accuracy * n`` successes,
+    each side widened by the prediction's spread ``sd`` (MOVER: Zou & Donner 2008).
+
+    Parameters
+    ----------
+    accuracy : float or array
+        The predicted accuracy on all ``n`` items (answered ones observed, the others predicted).
+    sd : float or array
+        The prediction's standard deviation (on the accuracy scale).
+    n : int or array
+        The number of items.
+    z : float
+        The normal quantile (default: 95%).
+
+    Returns
+    -------
+    (lower, upper) : arrays
+        ``accuracy -/+ sqrt(d^2 + (z sd)^2)`` with ``d`` the distance from ``accuracy`` to Wilson's lower (upper)
+        limit; clipped to [0, 1]. Never of width zero for ``n >= 1``: Wilson's interval never is.
+
+    Examples
+    --------
+    With no prediction spread it is Wilson's interval:
+
+    >>> [round(float(v), 4) for v in predicted_interval(0.8, 0.0, 10)]
+    [0.4902, 0.9433]
+    >>> [round(float(v), 4) for v in predicted_interval(1.0, 0.0, 15)]
+    [0.7961, 1.0]
+    """
+    acc = np.asarray(accuracy, dtype=float)
+    n = np.asarray(n, dtype=float)
+    lo, hi = wilson_interval(acc * n, n, z)
+    spread = (z * np.asarray(sd, dtype=float)) ** 2
+    return (np.clip(acc - np.sqrt((acc - lo) ** 2 + spread), 0.0, 1.0),
+            np.clip(acc + np.sqrt((hi - acc) ** 2 + spread), 0.0, 1.0))
+
+
+def connected_groups(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The connected components of the model-item graph (an edge for each answered cell).
+
+    Parameters
+    ----------
+    X : ndarray
+        Models x items, 1/0/NaN.
+
+    Returns
+    -------
+    (model_group, item_group) : arrays of int
+        Each model's and each item's component, numbered 0, 1, ... by size (most models first, then most
+        items, then first row); an item nobody answered is its own component, numbered after the rest.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 0, np.nan], [np.nan, np.nan, 1], [0, np.nan, np.nan]])
+    >>> connected_groups(X)
+    (array([0, 1, 0]), array([0, 0, 1]))
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_models, n_items = X.shape
+    rows, cols = np.nonzero(~np.isnan(X))
+    graph = coo_matrix((np.ones(len(rows)), (rows, n_models + cols)), shape=(n_models + n_items,) * 2)
+    _, label = connected_components(graph, directed=False)
+    models, items = label[:n_models], label[n_models:]
+    n_of = np.bincount(models, minlength=label.max() + 1)
+    j_of = np.bincount(items, minlength=label.max() + 1)
+    first = np.full(label.max() + 1, n_models + n_items)
+    np.minimum.at(first, label, np.arange(n_models + n_items))
+    order = np.lexsort((first, -j_of, -n_of))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[models], rank[items]
+
+
 def _rest_correlation(X: np.ndarray, answered: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Per item, over the models that answered it: the correlation of its score with the model's accuracy on
     its other answered items (the item-rest point-biserial; NaN when either side is constant)."""
@@ -95,12 +210,13 @@ def _rest_correlation(X: np.ndarray, answered: np.ndarray, right: np.ndarray) ->
 
 
 def item_statistics(X: np.ndarray, names: Any, params: pd.DataFrame | None,
-                    tasks: Mapping[str, str] | None = None) -> pd.DataFrame:
+                    tasks: Mapping[str, str] | None = None, min_models: int = MIN_MODELS) -> pd.DataFrame:
     """One row per item: answers, share right, item-rest correlation, the 2PL's ``a`` and ``b``, the flags.
 
     ``flag`` is one of ``"everyone right"``, ``"everyone wrong"`` (answered by at least two models, all of
     them right, or all wrong), ``"negative discrimination"`` (``a < 0`` in the sign-fixed 2PL),
-    ``"answered once"`` (one answer says nothing about the item) or ``""``.
+    ``"few answers"`` (answered by 2 or more models but fewer than ``min_models`` and than half the models:
+    :func:`few_below`; boolean column ``few_answers``), ``"answered once"`` (one answer says nothing about the item) or ``""``.
 
     Parameters
     ----------
@@ -112,6 +228,8 @@ def item_statistics(X: np.ndarray, names: Any, params: pd.DataFrame | None,
         The 2PL's ``a`` and ``b`` per item, or None without a calibration.
     tasks : mapping of str to str, optional
         Item -> task.
+    min_models : int, default :data:`MIN_MODELS`
+        Fewer answers than this and than half the models flag an item ``"few answers"``.
 
     Returns
     -------
@@ -141,8 +259,10 @@ def item_statistics(X: np.ndarray, names: Any, params: pd.DataFrame | None,
     frame["everyone_right"] = (n_answered >= 2) & (n_right == n_answered)
     frame["everyone_wrong"] = (n_answered >= 2) & (n_right == 0)
     frame["negative_discrimination"] = tie_greater(0.0, np.nan_to_num(a, nan=0.0))  # a < 0 beyond rounding noise
+    frame["few_answers"] = (n_answered >= 2) & (n_answered < few_below(int(min_models), X.shape[0]))
     flag = np.full(len(names), "", dtype=object)
     flag[frame["negative_discrimination"].to_numpy()] = "negative discrimination"
+    flag[frame["few_answers"].to_numpy()] = "few answers"  # a negative a on a handful of answers is noise first
     flag[frame["everyone_wrong"].to_numpy()] = "everyone wrong"
     flag[frame["everyone_right"].to_numpy()] = "everyone right"
     flag[n_answered == 1] = "answered once"
