@@ -7,15 +7,16 @@ Pure numpy on a response matrix ``X`` (models x items, 1 right, 0 wrong, NaN una
   score interval (Wilson 1927), which treats the items as a sample from a larger pool of similar items. A
   model with unanswered items gets its predicted accuracy on all items: the answered items as observed,
   each unanswered one predicted by the 2PL at the model's ability, averaged over its posterior (p-IRT,
-  tinyBenchmarks, Maia Polo et al. 2024); the interval adds the posterior spread of that prediction and the
-  Bernoulli variance of the unseen answers (:func:`irtbridge.leaderboard.performance.estimate_performance`'s
-  formula), so it is about these items, not an item universe.
-* **Predicted accuracy, made comparable.** The p-IRT spread alone is about these items only and is zero for a
-  model whose unanswered items are all predicted without doubt (an item answered by one other model is
-  filled in with that one answer): "0.867 [0.867, 0.867]". :func:`predicted_interval` puts the item-sampling
-  uncertainty back: Wilson's interval for the predicted accuracy on all items, widened by the prediction's
-  spread with the MOVER rule (Zou & Donner 2008, "Construction of confidence limits about effect measures"),
-  so a model with unanswered items never gets a narrower interval than one that answered everything.
+  tinyBenchmarks, Maia Polo et al. 2024), with the posterior spread of that prediction and the Bernoulli
+  variance of the unseen answers (:func:`irtbridge.leaderboard.performance.estimate_performance`'s formula).
+* **Predicted accuracy, made comparable.** That spread alone is about these items only, and is zero for a
+  model whose only unanswered items are left out of the 2PL if each is filled in with its share right (an
+  item answered by one other model: that one answer), which gave "0.867 [0.867, 0.867]". Such an item's
+  unseen answer carries the Bernoulli variance of its Jeffreys-smoothed share right, and
+  :func:`predicted_interval` puts the item-sampling uncertainty back: Wilson's interval for the predicted
+  accuracy on all items, widened by the prediction's spread with the MOVER rule (Zou & Donner 2008,
+  "Construction of confidence limits about effect measures"), so it is never narrower than Wilson's interval
+  on as many items, and observed and predicted accuracies in one ranking estimate the same thing.
 * **Connectivity** (:func:`connected_groups`): models and items are the nodes of a bipartite graph, an answer
   an edge. Models in two components share no item (nor a chain of items and models), so nothing puts their
   abilities on one scale; the report ranks each component on its own.

@@ -226,10 +226,11 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
     if b.get("overlaps") is not None:
         lines.append(Line.of("separation", f"Its 95% ability interval overlaps those of {b['overlaps']} other model(s)"))
     fl = f["flags"]
-    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"]
+    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"] + fl["few_answers"]
     text = (f"{fl['everyone_right']} answered right by every model, {fl['everyone_wrong']} wrong by every model, "
-            f"{fl['negative_discrimination']} with negative discrimination, {fl['few_answers']} answered by fewer than "
-            f"{f['marks']['min_models']:g} models")
+            f"{fl['negative_discrimination']} with negative discrimination"
+            + (f", {fl['few_answers']} answered by fewer than {f['marks']['min_models']:g} models" if fl["few_answers"]
+               else ""))
     lines.append(Line.of("flags", "Items to check (Rodriguez et al. 2021): ", Warn(text) if n_flag else text))
     s = f["saturation"]
     lines.append(Line.of("saturation", f"Saturation: {s['share_solved_by_top']:.0%} of the items solved by each of "
