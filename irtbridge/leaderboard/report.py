@@ -381,6 +381,16 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         Item priors of the native 2PL, as :func:`irtbridge.calibrate` takes them (``{"a1": ("norm", 1, 2)}``:
         a weak slope prior that keeps items which nearly split the models from running away); ``None`` fits
         by plain maximum likelihood.
+    disconnected : {"per-group", "refuse"}, default "per-group"
+        When the models fall into groups that share no item (the model-item graph is not connected, so
+        nothing puts their abilities on one scale): fit and rank each group on its own (column ``group``,
+        with a warning naming the groups), or refuse with a one-line error.
+    min_items : int, default :data:`~irtbridge.leaderboard.diagnostics.MIN_ITEMS` (30)
+        A model that answered fewer items than this and than half the leaderboard's items is marked in the
+        ranking's ``marks`` column, with a warning: its rank rests on few answers.
+    min_models : int, default :data:`~irtbridge.leaderboard.diagnostics.MIN_MODELS` (5)
+        An item answered by 2 or more models but fewer than this and than half the models is flagged
+        ``"few answers"``.
     **options
         Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
     tiny_source : str, default ""
