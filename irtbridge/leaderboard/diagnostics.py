@@ -31,17 +31,19 @@ Pure numpy on a response matrix ``X`` (models x items, 1 right, 0 wrong, NaN una
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import warnings
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
 from irtbridge._ties import stable_argsort, tie_greater
+from irtbridge.exceptions import DataWarning
 
 __all__ = ["wilson_interval", "predicted_interval", "connected_groups", "item_statistics", "saturation",
            "information_curve", "informative_range", "task_breakdown", "Z95", "MIN_ITEMS", "MIN_MODELS",
-           "few_below"]
+           "few_below", "describe_groups", "model_marks"]
 
 Z95 = 1.959963984540054
 _CHUNK = 2048  # items per block when a pass over the matrix needs a temporary of its size
@@ -181,6 +183,93 @@ def connected_groups(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[models], rank[items]
+
+
+def describe_groups(models: Sequence[str], model_group: np.ndarray, item_group: np.ndarray) -> str:
+    """The groups of models that share no item, in a sentence naming the first few models of each.
+
+    Parameters
+    ----------
+    models : sequence of str
+        The models, in the matrix's order.
+    model_group, item_group : ndarray of int
+        As :func:`connected_groups` returns them.
+
+    Returns
+    -------
+    str
+        The sentence.
+
+    Examples
+    --------
+    >>> describe_groups(["a", "b", "c"], np.array([0, 1, 0]), np.array([0, 0, 1]))
+    'the models fall into 2 groups that share no item: group 1 [a, c] on 2 item(s); group 2 [b] on 1 item(s)'
+    """
+    parts = []
+    for g in range(int(model_group.max()) + 1):
+        members = [m for m, k in zip(models, model_group) if k == g]
+        shown = ", ".join(members[:4]) + (f", ... ({len(members)} models)" if len(members) > 4 else "")
+        parts.append(f"group {g + 1} [{shown}] on {int((item_group == g).sum()):,} item(s)")
+    return f"the models fall into {len(parts)} groups that share no item: " + "; ".join(parts)
+
+
+def _limit_text(limits: Mapping[str, float]) -> str:
+    return ", ".join(f"{t or 'all tasks'} (limit {v:g}{' of the documents' if v < 1 else ''})" for t, v in limits.items())
+
+
+def model_marks(ranking: pd.DataFrame, limits: Mapping[str, Mapping[str, float]] | None, min_items: int,
+                n_items: int) -> tuple[list[str], dict[str, Any]]:
+    """What a ranking should say beside a model: few items answered, tasks run with ``--limit``; one
+    :class:`~irtbridge.exceptions.DataWarning` for each kind.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        Indexed by model, with ``n_answered``, ``rank`` and ``group``.
+    limits : mapping of str to mapping, optional
+        Model -> {task: limit} (:attr:`irtbridge.leaderboard.inputs.LeaderboardInput.limits`).
+    min_items : int
+        A model that answered fewer items than :func:`few_below` ``(min_items, n_items)`` is marked.
+    n_items : int
+        The leaderboard's items.
+
+    Returns
+    -------
+    marks : list of str
+        One per row of ``ranking`` ("" when none).
+    facts : dict
+        ``min_items`` (the threshold used), ``few_items`` and ``limited`` (how many models of each kind).
+
+    Examples
+    --------
+    >>> ranking = pd.DataFrame({"n_answered": [40, 10], "rank": [1, 2], "group": [1, 1]}, index=["m1", "m2"])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # the DataWarning naming m2
+    ...     marks, facts = model_marks(ranking, {"m1": {"arc": 10.0}}, 30, 40)
+    >>> marks, facts["few_items"], facts["limited"]
+    (['--limit run: arc (limit 10)', '10 item(s) answered (fewer than 20)'], 1, 1)
+    """
+    limits = limits or {}
+    below = few_below(min_items, n_items)
+    few = ranking["n_answered"].to_numpy() < below
+    marks = []
+    for model, is_few, n in zip(ranking.index, few, ranking["n_answered"]):
+        m = [f"{int(n)} item(s) answered (fewer than {below:g})"] if is_few else []
+        if model in limits:
+            m.append("--limit run: " + _limit_text(limits[model]))
+        marks.append("; ".join(m))
+    if few.any():
+        rows = ranking[few]
+        shown = ", ".join(f"{m} ({int(r['n_answered'])} items, rank {int(r['rank'])} in group {int(r['group'])})"
+                          for m, r in rows.head(5).iterrows())
+        warnings.warn(f"{len(rows)} model(s) answered fewer than {below:g} items, so their ranks rest on few answers "
+                      f"(marked in the ranking): {shown}{', ...' if len(rows) > 5 else ''}", DataWarning, stacklevel=4)
+    if limits:
+        shown = "; ".join(f"{m}: {_limit_text(v)}" for m, v in list(limits.items())[:5])
+        warnings.warn(f"{len(limits)} model(s) were run with lm-evaluation-harness's --limit: those tasks' scores are on "
+                      f"their first documents only, not the whole task (marked in the ranking): {shown}"
+                      f"{'; ...' if len(limits) > 5 else ''}", DataWarning, stacklevel=4)
+    return marks, {"min_items": below, "few_items": int(few.sum()), "limited": len(limits)}
 
 
 def _rest_correlation(X: np.ndarray, answered: np.ndarray, right: np.ndarray) -> np.ndarray:

@@ -66,8 +66,9 @@ def capture_warnings(notes: list[str]) -> Iterator[None]:
     """Inside the block, every irtbridge warning's text is also appended to ``notes`` (once).
 
     So that what a command prints on stderr also reaches the result's notes (the ``Summary`` notes: the text,
-    the HTML page and ``summary.json``). Every warning is raised again when the block ends, where it was first
-    raised (:func:`warnings.warn_explicit`), so filters and the CLI's one-line display apply as before.
+    the HTML page and ``summary.json``). Every warning (each text once) is raised again when the block ends,
+    where it was first raised (:func:`warnings.warn_explicit`), so filters and the CLI's one-line display apply
+    as before.
 
     Parameters
     ----------
@@ -98,8 +99,11 @@ def capture_warnings(notes: list[str]) -> Iterator[None]:
                 text = str(w.message)
                 if issubclass(w.category, IrtBridgeWarning) and text not in notes:
                     notes.append(text)
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    shown = set()
+    for w in caught:  # each message once: "always" above turned off the per-location registry that dedupes
+        if (w.category, str(w.message)) not in shown:
+            shown.add((w.category, str(w.message)))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _cell(value: Any) -> str:

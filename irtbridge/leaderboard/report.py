@@ -31,8 +31,8 @@ from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_int
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.leaderboard._pirt import pirt_estimates
-from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, Z95, connected_groups, few_below,
-                                               information_curve, informative_range, item_statistics,
+from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, Z95, connected_groups, describe_groups, few_below,
+                                               information_curve, informative_range, item_statistics, model_marks,
                                                predicted_interval, saturation, task_breakdown, wilson_interval)
 from irtbridge.leaderboard.inputs import LeaderboardInput, as_leaderboard_input, capture_warnings
 
@@ -233,7 +233,8 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
                else ""))
     lines.append(Line.of("flags", "Items to check (Rodriguez et al. 2021): ", Warn(text) if n_flag else text))
     s = f["saturation"]
-    lines.append(Line.of("saturation", f"Saturation: {s['share_solved_by_top']:.0%} of the items solved by each of "
+    lines.append(Line.of("saturation", f"Saturation{' in group 1' if s.get('group') else ''}: "
+                                       f"{s['share_solved_by_top']:.0%} of the items solved by each of "
                                        f"the top {s['top']} model(s); best accuracy {s['best_accuracy']:.3f}, ceiling "
                                        f"{s['ceiling']:.3f} (share of items some model solves)"))
     info = f.get("information")
@@ -454,45 +455,6 @@ def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame,
     return curve, facts, int(runaway.sum())
 
 
-def _groups_text(names: list[str], model_group: np.ndarray, item_group: np.ndarray) -> str:
-    """The groups of models that share no item, named (the first few models of each)."""
-    parts = []
-    for g in range(int(model_group.max()) + 1):
-        members = [m for m, k in zip(names, model_group) if k == g]
-        shown = ", ".join(members[:4]) + (f", ... ({len(members)} models)" if len(members) > 4 else "")
-        parts.append(f"group {g + 1} [{shown}] on {int((item_group == g).sum()):,} item(s)")
-    return f"the models fall into {len(parts)} groups that share no item: " + "; ".join(parts)
-
-
-def _limit_text(limits: Mapping[str, float]) -> str:
-    return ", ".join(f"{t or 'all tasks'} (limit {v:g}{' of the documents' if v < 1 else ''})" for t, v in limits.items())
-
-
-def _marks(ranking: pd.DataFrame, data: LeaderboardInput, min_items: int, n_items: int) -> tuple[list[str], dict]:
-    """The ranking's ``marks`` column (few items answered; runs made with ``--limit``), with a warning for each."""
-    limits = data.limits or {}
-    below = few_below(min_items, n_items)
-    few = ranking["n_answered"].to_numpy() < below
-    marks = []
-    for model, is_few, n in zip(ranking.index, few, ranking["n_answered"]):
-        m = [f"{int(n)} item(s) answered (fewer than {below:g})"] if is_few else []
-        if model in limits:
-            m.append("--limit run: " + _limit_text(limits[model]))
-        marks.append("; ".join(m))
-    if few.any():
-        rows = ranking[few]
-        shown = ", ".join(f"{m} ({int(r['n_answered'])} items, rank {int(r['rank'])} in group {int(r['group'])})"
-                          for m, r in rows.head(5).iterrows())
-        warnings.warn(f"{len(rows)} model(s) answered fewer than {below:g} items, so their ranks rest on few answers "
-                      f"(marked in the ranking): {shown}{', ...' if len(rows) > 5 else ''}", DataWarning, stacklevel=4)
-    if limits:
-        shown = "; ".join(f"{m}: {_limit_text(v)}" for m, v in list(limits.items())[:5])
-        warnings.warn(f"{len(limits)} model(s) were run with lm-evaluation-harness's --limit: those tasks' scores are on "
-                      f"their first documents only, not the whole task (marked in the ranking): {shown}"
-                      f"{'; ...' if len(limits) > 5 else ''}", DataWarning, stacklevel=4)
-    return marks, {"min_items": below, "few_items": int(few.sum()), "limited": len(limits)}
-
-
 def _rank_groups(X: np.ndarray, models: list[str], items: list[str], model_group: np.ndarray,
                  item_group: np.ndarray, progress: bool, options: Mapping[str, Any]) -> tuple[pd.DataFrame, list]:
     """Each group fitted and ranked on its own: the ranking (group 1 first) and per group its fit's parts."""
@@ -546,7 +508,7 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
     model_group, item_group = connected_groups(X)
     n_groups = int(model_group.max()) + 1
     if n_groups > 1:
-        text = _groups_text(models, model_group, item_group)
+        text = describe_groups(models, model_group, item_group)
         if disconnected == "refuse":
             raise ValidationError(f"{data.source}: {text}; nothing puts their abilities on one scale (rank each group "
                                   "on its own: disconnected='per-group', --disconnected per-group)")
@@ -557,11 +519,14 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
     params_all = [f[3] for f in fits if f[3] is not None]
     params = pd.concat(params_all) if params_all else None
     item_table = item_statistics(X, items, params, data.tasks, min_models=marks[1])
-    mark_col, mark_facts = _marks(ranking, data, marks[0], len(items))
+    mark_col, mark_facts = model_marks(ranking, data.limits, marks[0], len(items))
     ranking["marks"] = mark_col
-    acc = ranking["accuracy"].reindex(models).to_numpy(float)
-    sat = saturation(X, acc, top)
-    sat["top_models"] = [models[i] for i in sat["top_models"]]
+    first, cols = model_group == 0, item_group == 0  # saturation within group 1: accuracies on one set of items
+    shown = [m for m, k in zip(models, first) if k]
+    sat = saturation(X if n_groups == 1 else X[np.ix_(first, cols)], ranking["accuracy"].reindex(shown).to_numpy(float),
+                     top)
+    sat["top_models"] = [shown[i] for i in sat["top_models"]]
+    sat["group"] = 1 if n_groups > 1 else None
     fit_notes, curve, info_facts, runaway = _fit_notes(fits, ranking)
     notes += fit_notes
     per_task = by_model = None
