@@ -3,12 +3,14 @@
 * **matrix**: models x items, cells 1 (right), 0 (wrong) or empty (unanswered); in a CSV file the model
   names are the first column (or ``id_column``) unless that column holds only 0/1 cells.
 * **long**: one row per answered (model, item) pair, columns ``model, item, score`` and optionally ``task``
+  and ``limit`` (a run made with lm-evaluation-harness's ``--limit``: :attr:`LeaderboardInput.limits`)
   (detected by the header); what :func:`irtbridge.leaderboard.read_lm_eval` and ``read_helm`` return.
 * **lm-eval** / **helm**: folders of harness output, read by those readers (imported when asked for).
 
 Every check runs before any fitting: a cell that is not 0/1 (naming its line or row and column), fewer than
 two models, an empty file, a model with no answer, a (model, item) pair given twice are one-line
-:class:`~irtbridge.exceptions.ValidationError` s.
+:class:`~irtbridge.exceptions.ValidationError` s. Warnings raised while reading (a reader's older runs left
+out, continuous scores) are kept in :attr:`LeaderboardInput.notes` as well (:func:`capture_warnings`).
 """
 
 from __future__ import annotations

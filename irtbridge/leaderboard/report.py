@@ -10,6 +10,11 @@ theta ~ N(0, 1) over the models of this leaderboard; the direction of the scale 
 correlates positively with accuracy (if the fit came out the other way round, every theta, a and b changes
 sign: the same likelihood). Abilities are EAP estimates with their posterior SD as SE, on 121 nodes over
 [-6, 6]; the 95% interval is theta -/+ 1.96 SE.
+
+**What it does not know, it says.** Models that share no item (the model-item graph, an edge for each answer,
+is not connected) are fitted and ranked group by group, or refused (``disconnected=``); models that answered
+few items and runs made with lm-evaluation-harness's ``--limit`` are marked in the ranking; items answered by
+few models are flagged; every irtbridge warning raised while reading and building is kept in the notes.
 """
 
 from __future__ import annotations
