@@ -215,7 +215,7 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
                                             + "; ".join(f"group {g['group']}: {g['n_models']} model(s), {g['n_items']:,} "
                                                         "item(s)" for g in groups[:5]))))
     b = f["best"]
-    kind = {"observed": "observed, Wilson 95%", "predicted": "predicted on all items, p-IRT 95%",
+    kind = {"observed": "observed, Wilson 95%", "predicted": "predicted on all items, Wilson 95% widened by p-IRT",
             "answered only": "on answered items, Wilson 95%"}[b["accuracy_kind"]]
     theta = (f"ability theta = {_num(b['theta'])} [{_num(b['theta_lower'])}, {_num(b['theta_upper'])}], "
              if b["theta"] is not None and np.isfinite(b["theta"]) else "")
