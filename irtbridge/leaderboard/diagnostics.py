@@ -167,12 +167,26 @@ def connected_groups(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> connected_groups(X)
     (array([0, 1, 0]), array([0, 0, 1]))
     """
-    from scipy.sparse import coo_matrix
+    from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
     n_models, n_items = X.shape
-    rows, cols = np.nonzero(~np.isnan(X))
-    graph = coo_matrix((np.ones(len(rows)), (rows, n_models + cols)), shape=(n_models + n_items,) * 2)
+    counts = np.zeros(n_items, dtype=np.int64)
+    for start in range(0, n_models, _CHUNK):
+        counts += (~np.isnan(X[start:start + _CHUNK])).sum(axis=0)
+    if (counts == n_models).any() and (counts > 0).all():  # an item every model answered joins them all
+        return np.zeros(n_models, dtype=int), np.zeros(n_items, dtype=int)
+    # the graph's model -> item edges, a block of rows at a time (int32 indices: about 5 bytes an answer)
+    rows = max(1, (1 << 22) // max(n_items, 1))
+    counts_per_model, parts = np.zeros(n_models, dtype=np.int64), []
+    for start in range(0, n_models, rows):
+        mask = ~np.isnan(X[start:start + rows])
+        counts_per_model[start:start + len(mask)] = mask.sum(axis=1)
+        parts.append((np.nonzero(mask)[1] + n_models).astype(np.int32))
+    indices = np.concatenate(parts)
+    indptr = np.concatenate([[0], np.cumsum(counts_per_model), np.full(n_items, len(indices))])
+    indptr = indptr.astype(np.int32 if len(indices) < np.iinfo(np.int32).max else np.int64)
+    graph = csr_matrix((np.ones(len(indices), dtype=bool), indices, indptr), shape=(n_models + n_items,) * 2)
     _, label = connected_components(graph, directed=False)
     models, items = label[:n_models], label[n_models:]
     n_of = np.bincount(models, minlength=label.max() + 1)

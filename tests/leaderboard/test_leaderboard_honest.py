@@ -73,6 +73,45 @@ def test_connected_groups_by_hand():
     assert items.tolist() == [0, 0, 0, 1, 1, 2]
 
 
+def _union_find_partition(mask):
+    """The components of the model-item graph by a plain union-find, as sets of ('m', i) / ('i', j) nodes."""
+    parent = {}
+
+    def root(v):
+        parent.setdefault(v, v)
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for i in range(mask.shape[0]):
+        root(("m", i))
+    for j in range(mask.shape[1]):
+        root(("i", j))
+    for i, j in zip(*np.nonzero(mask)):
+        parent[root(("m", i))] = root(("i", j))
+    out = {}
+    for v in parent:
+        out.setdefault(root(v), set()).add(v)
+    return {frozenset(c) for c in out.values()}
+
+
+@pytest.mark.parametrize("seed, share", [(0, 0.05), (1, 0.1), (2, 0.3), (3, 1.0)])
+def test_connected_groups_match_a_union_find(seed, share):
+    rng = np.random.default_rng(seed)
+    mask = rng.random((40, 60)) < share
+    X = np.where(mask, 1.0, np.nan)
+    models, items = connected_groups(X)
+    got = {}
+    for i, g in enumerate(models):
+        got.setdefault(("g", g), set()).add(("m", i))
+    for j, g in enumerate(items):
+        got.setdefault(("g", g), set()).add(("i", j))
+    assert {frozenset(c) for c in got.values()} == _union_find_partition(mask)
+    sizes = [int((models == g).sum()) for g in range(models.max() + 1)]
+    assert sizes == sorted(sizes, reverse=True)  # numbered by size, most models first
+
+
 def test_two_disjoint_groups_are_ranked_each_on_its_own_with_a_warning():
     frame = _two_groups()
     with pytest.warns(DataWarning, match=r"2 groups that share no item: group 1 \[a0, a1, a2, a3, \.\.\. \(40 models\)\] "
