@@ -20,6 +20,7 @@ equation) and scipy's graph components, never from the code under test.
 from __future__ import annotations
 
 import json
+import subprocess
 import warnings
 from pathlib import Path
 
@@ -31,7 +32,8 @@ from scipy import optimize
 from irtbridge.cli import build_parser, main
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.leaderboard import leaderboard_report, read_lm_eval
-from irtbridge.leaderboard.diagnostics import MIN_ITEMS, MIN_MODELS, connected_groups, predicted_interval
+from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, connected_groups, predicted_interval,
+                                               wilson_interval)
 
 Z = 1.959963984540054
 LIMIT_RUNS = Path(__file__).parent / "data" / "lm_eval_limit"
@@ -179,6 +181,26 @@ def test_predicted_interval_is_wilson_widened_by_the_spread():
         assert float(got_lo) == pytest.approx(max(acc - np.hypot(acc - lo, Z * sd), 0.0), abs=1e-9)
         assert float(got_hi) == pytest.approx(min(acc + np.hypot(hi - acc, Z * sd), 1.0), abs=1e-9)
         assert float(got_hi) - float(got_lo) > 0
+
+
+@pytest.mark.r
+def test_without_spread_it_is_r_prop_test_wilson(tmp_path):
+    """R's prop.test(correct = FALSE) gives Wilson's score interval for one proportion."""
+    cases = [(13, 15), (0, 12), (12, 12), (81, 263), (1, 1), (7, 16)]
+    script = tmp_path / "wilson.R"
+    script.write_text("cases <- read.csv(commandArgs(TRUE)[1])\n"
+                      "ci <- t(mapply(function(k, n) suppressWarnings(prop.test(k, n, correct = FALSE))$conf.int, "
+                      "cases$k, cases$n))\n"
+                      "write.csv(data.frame(lower = ci[, 1], upper = ci[, 2]), commandArgs(TRUE)[2], row.names = FALSE)\n")
+    pd.DataFrame(cases, columns=["k", "n"]).to_csv(tmp_path / "cases.csv", index=False)
+    subprocess.run(["Rscript", str(script), str(tmp_path / "cases.csv"), str(tmp_path / "out.csv")], check=True,
+                   capture_output=True)
+    ref = pd.read_csv(tmp_path / "out.csv")
+    k, n = np.array(cases).T
+    for lo, hi in (wilson_interval(k, n), predicted_interval(k / n, 0.0, n)):
+        np.testing.assert_allclose(lo, ref["lower"], atol=1e-12)
+        np.testing.assert_allclose(hi, ref["upper"], atol=1e-12)
+    assert (ref["upper"] - ref["lower"] > 0).all()  # R's Wilson interval is never of width zero either
 
 
 # --- few answers: models and items --------------------------------------------------------------------------
