@@ -13,8 +13,9 @@ Each case failed on main before this change:
 * the CLI's warnings (a dropped older run) reached stderr only: now the same text is in the HTML page's
   notes and in ``summary.json``'s ``notes``.
 
-Expected numbers come from hand counts, the closed form of Wilson's interval (the roots of its defining
-equation) and scipy's graph components, never from the code under test.
+Expected numbers come from hand counts, the roots of Wilson's defining equation, R's
+``prop.test(correct = FALSE)`` and a plain union-find over the model-item graph, never from the code under
+test.
 """
 
 from __future__ import annotations
