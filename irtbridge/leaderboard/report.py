@@ -192,9 +192,9 @@ class LeaderboardReport(HasSummary):
 
 def _top(ranking: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     cols = ["rank", "theta", "theta_lower", "theta_upper", "accuracy", "accuracy_lower", "accuracy_upper", "accuracy_kind"]
-    if ranking["group"].max() > 1:
+    if "group" in ranking.columns and ranking["group"].max() > 1:
         cols.insert(1, "group")
-    if (ranking["marks"] != "").any():
+    if "marks" in ranking.columns and (ranking["marks"] != "").any():
         cols.append("marks")
     return ranking.head(n)[[c for c in cols if c in ranking.columns]]
 
@@ -208,7 +208,7 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
     lines = [Line.of("data", f"{f['n_models']:,} models x {f['n_items']:,} items ({f['answered_share']:.0%} of the "
                              f"cells answered)", f", {f['n_tasks']} tasks" if f.get("n_tasks") else "",
                      f"; from {f['source']}")]
-    groups = f["groups"]
+    groups = f.get("groups") or []
     if len(groups) > 1:
         lines.append(Line.of("groups", Warn(f"The models fall into {len(groups)} groups that share no item, ranked each on "
                                             "its own (compare ranks within a group only): "
@@ -223,7 +223,7 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
                          f", {theta}accuracy {_num(b['accuracy'], 3)} "
                          f"[{_num(b['accuracy_lower'], 3)}, {_num(b['accuracy_upper'], 3)}] ({kind})",
                          Warn(f"; marked: {b['marks']}") if b.get("marks") else ""))
-    mk = f["marks"]
+    mk = f.get("marks") or {"few_items": 0, "limited": 0}
     if mk["few_items"] or mk["limited"]:
         said = ([f"{mk['few_items']} model(s) answered fewer than {mk['min_items']} items"] if mk["few_items"] else []) + (
             [f"{mk['limited']} model(s) were run with lm-evaluation-harness's --limit"] if mk["limited"] else [])
@@ -231,10 +231,10 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
     if b.get("overlaps") is not None:
         lines.append(Line.of("separation", f"Its 95% ability interval overlaps those of {b['overlaps']} other model(s)"))
     fl = f["flags"]
-    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"] + fl["few_answers"]
+    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"] + fl.get("few_answers", 0)
     text = (f"{fl['everyone_right']} answered right by every model, {fl['everyone_wrong']} wrong by every model, "
             f"{fl['negative_discrimination']} with negative discrimination"
-            + (f", {fl['few_answers']} answered by fewer than {f['marks']['min_models']:g} models" if fl["few_answers"]
+            + (f", {fl['few_answers']} answered by fewer than {mk['min_models']:g} models" if fl.get("few_answers")
                else ""))
     lines.append(Line.of("flags", "Items to check (Rodriguez et al. 2021): ", Warn(text) if n_flag else text))
     s = f["saturation"]
