@@ -10,7 +10,10 @@ import csv
 import numbers
 import os
 import re
-from typing import Any, Iterable, Sequence
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -330,6 +333,25 @@ def _decimal_mark(path: str, delimiter: str, header: list[str], what: str) -> st
     return "," if "," in seen else "."
 
 
+@contextmanager
+def _ctrl_c_noted(noted: list[int]) -> Iterator[None]:
+    """Note in ``noted`` a Ctrl-C that arrives inside the block (handled as usual all the same)."""
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if not callable(previous):  # not the main thread, or Ctrl-C ignored or left to the system
+        yield
+        return
+
+    def note(signum, frame):
+        noted.append(signum)
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
     """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it.
 
@@ -369,11 +391,15 @@ def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
             "every column needs its own name"
         )
     options = {"sep": delimiter, "decimal": _decimal_mark(path, delimiter, fields, what)}
+    interrupted: list[int] = []
     try:
-        frame = pd.read_csv(path, **options)
+        with _ctrl_c_noted(interrupted):
+            frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise ValidationError(f"{what} file {path!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        if interrupted:  # pandas' C reader turns a Ctrl-C during its read() into a ParserError: give it back
+            raise KeyboardInterrupt from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValidationError(f"{what} file {path!r} is not a readable CSV file: {first}") from None
     if frame.shape[0] == 0:
