@@ -10,14 +10,12 @@ import csv
 import numbers
 import os
 import re
-import signal
-import threading
-from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from irtbridge._outdir import ctrl_c_noted
 from irtbridge.exceptions import ValidationError
 
 __all__ = [
@@ -333,25 +331,6 @@ def _decimal_mark(path: str, delimiter: str, header: list[str], what: str) -> st
     return "," if "," in seen else "."
 
 
-@contextmanager
-def _ctrl_c_noted(noted: list[int]) -> Iterator[None]:
-    """Note in ``noted`` a Ctrl-C that arrives inside the block (handled as usual all the same)."""
-    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
-    if not callable(previous):  # not the main thread, or Ctrl-C ignored or left to the system
-        yield
-        return
-
-    def note(signum, frame):
-        noted.append(signum)
-        previous(signum, frame)
-
-    signal.signal(signal.SIGINT, note)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
     """Read a CSV file; a missing, empty or unparsable file is a :class:`ValidationError` naming it.
 
@@ -393,7 +372,7 @@ def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
     options = {"sep": delimiter, "decimal": _decimal_mark(path, delimiter, fields, what)}
     interrupted: list[int] = []
     try:
-        with _ctrl_c_noted(interrupted):
+        with ctrl_c_noted(interrupted):
             frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise ValidationError(f"{what} file {path!r} is empty") from None

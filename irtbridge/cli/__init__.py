@@ -17,6 +17,7 @@ import warnings
 from typing import NoReturn
 
 from irtbridge import __version__
+from irtbridge._outdir import ctrl_c_noted
 from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError, one_line
 
 # subcommand modules, in the order `irtbridge --help` lists them
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     command = _command_of(argv)
     interrupts = _Interrupts()
     try:
-        parser = build_parser()  # imports every command: the seconds of start-up
+        parser = _build_parser_interruptibly()  # imports every command: the seconds of start-up
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
@@ -127,6 +128,19 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         interrupts.stop()
+
+
+def _build_parser_interruptibly() -> argparse.ArgumentParser:
+    """:func:`build_parser`; a Ctrl-C during its imports is a KeyboardInterrupt even where an extension module
+    turned it into an ImportError (numpy's C extension does)."""
+    noted: list[int] = []
+    try:
+        with ctrl_c_noted(noted):
+            return build_parser()
+    except Exception:
+        if noted:
+            raise KeyboardInterrupt from None
+        raise
 
 
 class _Interrupts:
