@@ -44,7 +44,7 @@ from typing import Iterable, Iterator
 from irtbridge.exceptions import OutputBusyError, OutputError, ValidationError
 
 __all__ = ["MARKER", "FOLDER", "FILE", "check_outputs", "guard_outputs", "claim_folder", "has_marker",
-           "output_lock", "staged_output", "lock_path"]
+           "output_lock", "staged_output", "lock_path", "ctrl_c_noted"]
 
 MARKER = ".irtbridge-output"  # the file that says "irtbridge wrote this folder"
 FOLDER, FILE = "folder", "file"  # the kinds of output check_outputs knows
@@ -92,6 +92,29 @@ def _sigint_held() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if caught and callable(previous):
             previous(signal.SIGINT, None)  # Python's default raises KeyboardInterrupt now
+
+
+@contextmanager
+def ctrl_c_noted(noted: list[int]) -> Iterator[None]:
+    """Note in ``noted`` a Ctrl-C that arrives inside the block, handled as usual all the same.
+
+    For code that may turn the KeyboardInterrupt into another error on its way out (pandas' C reader makes it
+    a ParserError, numpy's import an ImportError): the caller can tell an interrupted run from a failed one.
+    """
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if not callable(previous):  # not the main thread, or Ctrl-C ignored or left to the system
+        yield
+        return
+
+    def note(signum, frame):
+        noted.append(signum)
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def has_marker(folder: str | os.PathLike) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._outdir import ctrl_c_noted
 from irtbridge.exceptions import ValidationError
 
 __all__ = [
@@ -369,11 +370,15 @@ def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
             "every column needs its own name"
         )
     options = {"sep": delimiter, "decimal": _decimal_mark(path, delimiter, fields, what)}
+    interrupted: list[int] = []
     try:
-        frame = pd.read_csv(path, **options)
+        with ctrl_c_noted(interrupted):
+            frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise ValidationError(f"{what} file {path!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        if interrupted:  # pandas' C reader turns a Ctrl-C during its read() into a ParserError: give it back
+            raise KeyboardInterrupt from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValidationError(f"{what} file {path!r} is not a readable CSV file: {first}") from None
     if frame.shape[0] == 0:

@@ -406,7 +406,8 @@ def run_batch(
         manifest = Manifest(manifest.path, manifest.units, Path(out).resolve(), manifest.retries)
     retries = manifest.retries if retries is None else check_int(retries, "retries", low=0)
     # before any work: the folder is no input (nor holds one) and is irtbridge's (its marker) or new or empty
-    inputs = [manifest.path, *(u.data for u in manifest.units), *(p for u in manifest.units for p in u.paths.values())]
+    inputs: list[str | os.PathLike] = [manifest.path, *(u.data for u in manifest.units),
+                                       *(p for u in manifest.units for p in u.paths.values())]
     check_outputs([("out", manifest.output, FOLDER)], inputs, known=_OWN)
     # one driver per folder (OUT.lock beside it); the folder itself is not staged: each unit is
     # published atomically into OUT/units/<id>, which is what lets a rerun resume

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
 import warnings
 from typing import NoReturn
 
 from irtbridge import __version__
+from irtbridge._outdir import ctrl_c_noted
 from irtbridge.exceptions import IrtBridgeError, IrtBridgeWarning, OutputBusyError, ValidationError, one_line
 
 # subcommand modules, in the order `irtbridge --help` lists them
@@ -91,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
+    interrupts = _Interrupts()
     try:
-        parser = build_parser()  # imports every command: the seconds of start-up
+        parser = _build_parser_interruptibly()  # imports every command: the seconds of start-up
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
@@ -114,12 +119,59 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
+        interrupts.stop()
         _quiet_sigint()
         print(f"irtbridge {command}: interrupted" if command else "irtbridge: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # e.g. a full disk while writing: one line, not a traceback
         print(f"irtbridge {command}: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        interrupts.stop()
+
+
+def _build_parser_interruptibly() -> argparse.ArgumentParser:
+    """:func:`build_parser`; a Ctrl-C during its imports is a KeyboardInterrupt even where an extension module
+    turned it into an ImportError (numpy's C extension does)."""
+    noted: list[int] = []
+    try:
+        with ctrl_c_noted(noted):
+            return build_parser()
+    except Exception:
+        if noted:
+            raise KeyboardInterrupt from None
+        raise
+
+
+class _Interrupts:
+    """Ctrl-C until it is heard: a KeyboardInterrupt raised inside a C callback (numba's compiler, called through
+    ctypes) is printed as "Exception ignored" and lost, and the run would go on. While :func:`main` runs, such a
+    lost Ctrl-C is not printed and is sent again a moment later (by then, most likely outside the callback)."""
+
+    AGAIN = 0.1  # seconds
+
+    def __init__(self) -> None:
+        self.hook = sys.unraisablehook
+        self.heard = False
+        sys.unraisablehook = self.unraisable
+
+    def unraisable(self, info) -> None:
+        if not (info.exc_type and issubclass(info.exc_type, KeyboardInterrupt)):
+            self.hook(info)
+        elif not self.heard:
+            timer = threading.Timer(self.AGAIN, self.again)
+            timer.daemon = True
+            timer.start()
+
+    def again(self) -> None:
+        if not self.heard:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def stop(self) -> None:
+        """Heard (or the run is over): nothing is sent again."""
+        self.heard = True
+        if sys.unraisablehook == self.unraisable:
+            sys.unraisablehook = self.hook
 
 
 def _command_of(argv: list[str]) -> str:
