@@ -88,6 +88,14 @@ def _number(**bounds: Any) -> Check:
     return check
 
 
+def _real(value: Any, name: str) -> Any:
+    """A JSON number, NaN included (mirt's ``TOL = NaN``); its range is the engine's domain to check."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        what = " (not a string)" if isinstance(value, str) else ""
+        raise ValidationError(f"{name} must be a number{what}, got {show_value(value)}")
+    return value
+
+
 #: the keys every IRT unit (calibrate, abilities, fit) reads itself; the rest are engine options
 IRT_KEYS: dict[str, Check] = {
     "model": _model, "engine": _choice(("mirt", "ltm", "native")), "id_column": _text,
@@ -97,7 +105,7 @@ IRT_KEYS: dict[str, Check] = {
 IRT_KINDS = ("calibrate", "abilities", "fit")
 #: JSON types of the engine options most manifests use (names and values are the engine's to check)
 ENGINE_OPTION_TYPES: dict[str, Check] = {
-    "quadpts": _whole(1), "TOL": _number(low=0.0, low_open=True), "technical": _mapping, "draws": _whole(1),
+    "quadpts": _whole(1), "TOL": _real, "technical": _mapping, "draws": _whole(1),
     "SE_type": _text, "SE.type": _text, "accelerate": _text, "optimizer": _text, "progress": _boolean,
 }
 
@@ -232,7 +240,8 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     if not ENGINE_TABLE[engine].runs_r:  # the R-free engine checks its names only when it fits: check them here
         from irtbridge.calibration.engines.native import NATIVE_OPTIONS
 
-        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})")
+        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})",
+                      ENGINE_TABLE[engine].domains)
     checked = ENGINE_TABLE[engine].checked_options(rest, model)
     estimation_options(engine, checked, method=options.get("estimation_method"), seed=options.get("seed"))
 

@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import GROUP_DOMAINS
 from irtbridge._validation import as_response_matrix, check_int
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.options import check_options
@@ -76,7 +77,7 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
     """
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)
-    options = check_options(options, CLASS_OPTIONS, "calibrate_classes")
+    options = check_options(options, CLASS_OPTIONS, "calibrate_classes", GROUP_DOMAINS)
     if not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be True or False, got {se!r}")
     if "SE.type" in options and not se:
@@ -115,7 +116,7 @@ def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.
 
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)
-    options = check_options(options, CLASS_OPTIONS, "class_parameter_table")
+    options = check_options(options, CLASS_OPTIONS, "class_parameter_table", GROUP_DOMAINS)
     session.ensure_packages("mirt")
     return session.call("irtb_mdirt_values", data=values, item_names=names, n_classes=n_classes,
                         options=dict(options))

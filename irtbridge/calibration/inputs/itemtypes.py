@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, item_type_readers, models_where
+from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, evaluates_only, item_type_readers, models_where
 from irtbridge._validation import check_choice
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
@@ -178,6 +178,10 @@ def estimation_options(engine: str, options: dict[str, Any], *, method: Any = No
                                   f"{' or '.join(row.methods)} only); use engine={row.who_else('method_option')}")
         if row.method_option:
             out["method"] = method
+    if evaluates_only(out.get("TOL")) and (out.get("method") == "MHRM" or out.get("SE.type") == "SEM"):
+        what = "method='MHRM'" if out.get("method") == "MHRM" else "SE_type='SEM'"
+        raise ValidationError(f"TOL={out['TOL']!r} evaluates the starting or given values without estimating, which "
+                              f"mirt's {what} cannot do (it stops); use a positive TOL, or leave out {what}")
     named = {"seed": seed, "key": key, "gpcm_mats": gpcm_mats}
     for name, value in named.items():
         if value is not None and name not in row.takes:

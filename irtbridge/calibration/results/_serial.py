@@ -27,7 +27,10 @@ def _rows(frame: pd.DataFrame, key: str) -> list[dict[str, Any]]:
 
 
 def _json_ready(value: Any) -> Any:
-    """Options as JSON can hold them: arrays (``gpcm_mats``' matrices) become nested lists."""
+    """Options as JSON can hold them: arrays (``gpcm_mats``' matrices) become nested lists, ``pandas.NA``
+    (mirt's ``TOL = NA``) null."""
+    if value is pd.NA:
+        return None
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, Mapping):
