@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import GROUP_DOMAINS
-from irtbridge._validation import as_response_matrix, check_int
+from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_int, check_seed
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.inputs.spec import parameter_columns
@@ -83,7 +83,7 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
     if "SE.type" in options and not se:
         raise ValidationError("SE_type chooses how the standard errors are computed; pass se=True with it")
     if seed is not None:
-        seed = check_int(seed, "seed", low=0)
+        seed = check_seed(seed, "seed", high=R_SEED_MAX)
     request = FitRequest(values, tuple(names), "lca", bool(se), options, design="classes",
                          structure={"n_classes": n_classes, "seed": seed,
                                     "table": parameter_columns(parameters, priors=False) if parameters is not None

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, evaluates_only, item_type_readers, models_where
-from irtbridge._validation import check_choice
+from irtbridge._validation import R_SEED_MAX, check_choice, check_seed
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
 
@@ -188,8 +188,7 @@ def estimation_options(engine: str, options: dict[str, Any], *, method: Any = No
             takers = " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if name in e.takes)
             raise ValidationError(f"{name}: engine={engine!r} takes no {name} (it is mirt's); use engine={takers}")
     if seed is not None:
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
-            raise ValidationError(f"seed must be an integer from 0 to 2**31 - 1, got {seed!r}")
+        seed = check_seed(seed, "seed", high=R_SEED_MAX)
         technical = out.get("technical")
         if technical is not None and not isinstance(technical, Mapping):
             raise ValidationError(f"technical must be a mapping of mirt's technical options, got {technical!r}")

@@ -150,7 +150,7 @@ class SerialMixin:
             Of the class ``from_json`` is called on, with ``r_model=None``; standard errors that were not
             written (``null``) cannot be computed any more (reading them raises).
         """
-        d = json.loads(text)
+        d = json.loads(text.removeprefix("\ufeff"))  # a byte-order mark, as a file read without utf-8-sig keeps it
 
         def frame(rows: list[dict[str, Any]], key: str) -> pd.DataFrame:
             return pd.DataFrame(rows).set_index(key).astype(float).rename_axis(None)
