@@ -12,7 +12,7 @@ import pandas as pd
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge._validation import read_csv, require_columns
+from irtbridge._validation import R_SEED_MAX, check_seed, read_csv, read_text, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
@@ -25,6 +25,34 @@ ENGINES = ENGINE_COLUMNS
 ESTIMATION_METHODS = MIRT_METHODS
 SCORING_METHODS = {"mirt": MIRT_SCORING, "ltm": ("EAP", "MAP"), "native": KERNEL_SCORING}
 P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")  # ...group_result.P_ADJUST
+
+
+def seed_flag(text: str) -> int:
+    """The value of a ``--seed`` flag: a whole number from 0 to 2**31 - 1 (R's ``set.seed`` takes no larger),
+    checked by :func:`irtbridge._validation.check_seed` while the command line is read (a bad seed is one line
+    naming ``--seed``, before any work).
+
+    Parameters
+    ----------
+    text : str
+        The flag's text.
+
+    Returns
+    -------
+    int
+        The seed.
+    """
+    try:
+        value: Any = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = text
+    try:
+        return int(check_seed(value, "--seed", high=R_SEED_MAX))  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--seed ")) from None
 
 
 def folded(choices: tuple[str, ...]):
@@ -92,12 +120,9 @@ def read_calibration(path: str):
     from irtbridge.calibration.results.result import Calibration  # kept off the CLI's start
     from irtbridge.irt import as_item_bank
 
+    text = read_text(path, "calibration")  # a BOM accepted, a non-UTF-8 byte named by its line
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
         d = json.loads(text)
-    except OSError as exc:
-        raise ValidationError(f"calibration file {path!r}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ValidationError(f"calibration file {path!r} is not JSON: {exc.msg} (line {exc.lineno})") from None
     if isinstance(d, dict) and str(d.get("format", "")).startswith("irtbridge-tiny"):  # a tiny benchmark's bank

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from irtbridge._outdir import FOLDER
+from irtbridge.cli._common import seed_flag
 
 # kept here (not imported from irtbridge.decodirt) so that `irtbridge --help` stays light
 _ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
@@ -74,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
                         "as in `irtbridge evaluate`")
-    p.add_argument("--seed", type=int, default=0, help="random seed (split, classifiers, random guessers)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="random seed (split, classifiers, random guessers)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke run, as `irtbridge evaluate --quick`: datasets iris, wine, Sonar, the quick pool, "
                         f"{_QUICK_MAX_ITEMS} items per dataset (explicit --datasets/--pool/--max-items win)")

@@ -7,6 +7,7 @@ import os
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
 from irtbridge._outdir import FILE
+from irtbridge._validation import read_text
 from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
                                    folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
@@ -123,11 +124,7 @@ def _alternatives(text: str):
 
 
 def _read_text(path: str, what: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise ValidationError(f"{what} {path!r}: {exc.strerror or exc}") from None
+    return read_text(path, what.removesuffix(" file"))  # a BOM accepted, a non-UTF-8 byte named by its line
 
 
 def _structure_options(args: argparse.Namespace, columns: list[str]) -> dict:

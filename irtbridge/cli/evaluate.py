@@ -14,6 +14,7 @@ import sys
 import time
 
 from irtbridge._outdir import FOLDER
+from irtbridge.cli._common import seed_flag
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes, each with its own R (default: one per CPU)")
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seed of every random choice (default 0)")
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
                    help=f"stable (default): {stable.describe()}; paper: {paper.describe()} "
                         "(see docs/calibration-modes.md)")

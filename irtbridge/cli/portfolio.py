@@ -123,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
     """
     from irtbridge.portfolio import bin_performance, evaluate_portfolio
 
+    if args.bins is not None and args.bins < 2:  # before reading anything (bin_performance would say "levels")
+        raise ValidationError(f"--bins must be a whole number of at least 2 (the polytomous model's levels), "
+                              f"got {args.bins}")
     frame = _read(args)
     names = [str(c) for c in frame.columns]
     lo = _bound(args.min_item, "--min", names)

@@ -20,7 +20,7 @@ import argparse
 import json
 
 from irtbridge._outdir import FOLDER
-from irtbridge.cli._common import add_long_options, print_json, read_responses
+from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write items.csv, bank.json, errors.csv, learning_curve.csv, summary.json here")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
     add_long_options(p)
-    p.add_argument("--seed", type=int, default=0, help="seeds the item draw (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seeds the item draw (default 0)")
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")

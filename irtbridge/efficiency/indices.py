@@ -222,7 +222,7 @@ class _Settings:
     @classmethod
     def checked(cls, level: Any, ci_method: Any, correction: Any, n_boot: Any, random_state: Any) -> "_Settings":
         level, ci_method, correction, n_boot = check_common(level, ci_method, correction, n_boot)
-        rng = check_random_state(random_state) if ci_method == "bootstrap" else None
+        rng = check_random_state(random_state)  # checked whatever the method: a bad seed is never silent
         return cls(level, ci_method, correction, n_boot, rng)
 
     def columns(self, raw: np.ndarray) -> tuple[np.ndarray, dict, dict, dict]:

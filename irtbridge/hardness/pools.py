@@ -12,7 +12,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, show_value
+from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, check_seed, show_value
 from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
 from irtbridge.exceptions import ValidationError
 from irtbridge.hardness._curves_core import as_pool
@@ -64,7 +64,7 @@ def default_estimators(random_state: int | None = None) -> dict[str, Any]:
     ['knn5', 'logistic', 'naive_bayes', 'random_forest', 'tree']
     """
     if random_state is not None:
-        random_state = check_int(random_state, "random_state", low=0)
+        random_state = check_seed(random_state, "random_state")
     # the registry builds them (irtbridge.classifiers.HARDNESS_NAMES: these names -> its keys)
     return {name: REGISTRY[key].build(random_state) for name, key in HARDNESS_NAMES.items()}
 

@@ -26,6 +26,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._validation import show_value
+from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
 
@@ -81,6 +83,8 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     >>> list(out.columns), bool(0 < out["accuracy"].iloc[0] < 1)
     (['theta', 'se', 'accuracy', 'lower', 'upper'], True)
     """
+    if validation is not None and not callable(getattr(validation, "apply", None)):  # before any work (issue 40)
+        raise ValidationError(f"validation must be validate_anchors(...)'s AnchorValidation, got {show_value(validation)}")
     bank, anchors = checked_bank(calibration, anchors)
     x, index = _anchor_matrix(responses_on_anchors, anchors)
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
