@@ -62,9 +62,19 @@ def no_work(monkeypatch):
     def refuse(*args: Any, **kwargs: Any):
         raise AssertionError("work started before the input was checked")
 
+    import importlib
+    import pkgutil
+
+    import irtbridge
     import irtbridge._r.session as session
     import irtbridge.calibration as calibration
     import irtbridge.cli._common as common
+
+    # every module imported first: one first imported under the patch (`from ... import calibrate`) would keep
+    # `refuse` for good and fail later tests
+    for info in pkgutil.walk_packages(irtbridge.__path__, "irtbridge."):
+        if not info.name.endswith("__main__"):  # runs the CLI
+            importlib.import_module(info.name)
 
     monkeypatch.setattr(session, "call", refuse)
     monkeypatch.setattr(calibration, "calibrate", refuse)
