@@ -248,6 +248,8 @@ def read_helm(path_or_paths: Any, *, metric: str | dict | None = None, split: st
     """
     if trial != "mean" and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
         raise ValidationError(f"trial must be a train_trial_index (an int >= 0) or 'mean', got {trial!r}")
+    if not isinstance(perturbations, bool):
+        raise ValidationError(f"perturbations must be True or False, got {perturbations!r}")
     if split is not None and not isinstance(split, str):
         raise ValidationError(f"split must be a split name or None, got {split!r}")
     opts = {"metric": metric, "split": split, "trial": trial, "perturbations": bool(perturbations),
