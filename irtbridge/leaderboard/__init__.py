@@ -33,7 +33,10 @@ from irtbridge.leaderboard.readers import (
     lm_eval_metrics,
     read_helm,
     read_inspect,
+    read_lighteval,
     read_lm_eval,
+    read_open_llm_leaderboard,
+    read_opencompass,
     read_pyirt,
     read_pyirt_parameters,
     write_pyirt,
@@ -45,7 +48,8 @@ from irtbridge.leaderboard.validation import AnchorValidation, validate_anchors
 
 __all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance",
            "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult", "read_lm_eval", "lm_eval_metrics",
-           "read_helm", "read_inspect", "read_pyirt", "write_pyirt", "read_pyirt_parameters", "leaderboard_report",
+           "read_helm", "read_inspect", "read_lighteval", "read_open_llm_leaderboard", "read_opencompass",
+           "read_pyirt", "write_pyirt", "read_pyirt_parameters", "leaderboard_report",
            "LeaderboardReport", "read_leaderboard_input", "read_tiny_errors", "estimate_accuracy", "ESTIMATORS",
            "DEFAULT_ESTIMATOR", "calibrate_2pl", "build_tiny", "load_tiny", "load_bank", "TinyBenchmark",
            "validate_tiny"]

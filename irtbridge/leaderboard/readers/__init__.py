@@ -19,11 +19,14 @@ Every table's first columns are exactly ``model, task, item, score`` (one row pe
 
 from __future__ import annotations
 
+from irtbridge.leaderboard.readers.details import read_lighteval, read_open_llm_leaderboard
 from irtbridge.leaderboard.readers.helm import HELM_MAIN_METRICS, read_helm
 from irtbridge.leaderboard.readers.inspect import read_inspect
 from irtbridge.leaderboard.readers.lm_eval import LM_EVAL_DEFAULT_METRICS, lm_eval_metrics, read_lm_eval
+from irtbridge.leaderboard.readers.opencompass import read_opencompass
 from irtbridge.leaderboard.readers.pyirt import read_pyirt, read_pyirt_parameters, write_pyirt
 from irtbridge.leaderboard.readers.registry import FORMAT_NAMES, READERS
 
 __all__ = ["read_lm_eval", "lm_eval_metrics", "LM_EVAL_DEFAULT_METRICS", "read_helm", "HELM_MAIN_METRICS",
-           "read_pyirt", "write_pyirt", "read_pyirt_parameters", "read_inspect", "READERS", "FORMAT_NAMES"]
+           "read_pyirt", "write_pyirt", "read_pyirt_parameters", "read_inspect", "read_lighteval", "read_open_llm_leaderboard", "read_opencompass", "READERS",
+           "FORMAT_NAMES"]
