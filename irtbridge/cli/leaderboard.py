@@ -1,10 +1,10 @@
 """`irtbridge leaderboard RESPONSES... --out DIR [--from KIND] [--tiny DIR] [--json]`: a leaderboard report.
 
 Reads a response matrix (models x items, 0/1, empty = unanswered), a long table (``model, task, item,
-score``) or harness output in any format of the reader registry (lm-evaluation-harness, HELM, Inspect AI, ...), fits the native 2PL and
-writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv`` and ``OUT/summary.json``; the
-folder appears whole or not at all. Bad input is one line on stderr and exit 2, before any fitting. Progress
-goes to stderr; the closing summary (or, with ``--json``, the content of ``summary.json``) to stdout.
+score``) or harness output in any format of the reader registry (lm-evaluation-harness, HELM, Inspect
+AI, ...), fits the native 2PL and writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv``
+and ``OUT/summary.json``; the folder appears whole or not at all. Bad input is one line on stderr and exit 2,
+before any fitting. Progress goes to stderr; the closing summary (or, with ``--json``, the content of ``summary.json``) to stdout.
 """
 
 from __future__ import annotations

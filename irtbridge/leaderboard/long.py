@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import read_csv, require_columns
+from irtbridge._validation import require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["responses_from_long", "responses_to_long", "collapse_repeats", "REPEATS_RULE"]

@@ -28,5 +28,6 @@ from irtbridge.leaderboard.readers.pyirt import read_pyirt, read_pyirt_parameter
 from irtbridge.leaderboard.readers.registry import FORMAT_NAMES, READERS
 
 __all__ = ["read_lm_eval", "lm_eval_metrics", "LM_EVAL_DEFAULT_METRICS", "read_helm", "HELM_MAIN_METRICS",
-           "read_pyirt", "write_pyirt", "read_pyirt_parameters", "read_inspect", "read_lighteval", "read_open_llm_leaderboard", "read_opencompass", "READERS",
+           "read_pyirt", "write_pyirt", "read_pyirt_parameters", "read_inspect",
+           "read_lighteval", "read_open_llm_leaderboard", "read_opencompass", "READERS",
            "FORMAT_NAMES"]

@@ -103,7 +103,7 @@ def _zip_json(z: zipfile.ZipFile, name: str, path: Path) -> Any:
         raise ValidationError(f"{where(path)}: member {name} is not valid JSON ({exc})") from None
 
 
-def _log(path: Path) -> tuple[dict, Iterator[tuple[str, dict]]]:
+def _log(path: Path) -> tuple[Any, Iterator[tuple[str, Any]]]:
     """The log's ``eval`` header and its ``(place, sample)`` pairs."""
     if path.suffix == ".eval":
         try:
@@ -117,7 +117,7 @@ def _log(path: Path) -> tuple[dict, Iterator[tuple[str, dict]]]:
         header = _zip_json(z, head_name, path)
         members = sorted((n for n in names if n.startswith("samples/") and n.endswith(".json")))
 
-        def samples() -> Iterator[tuple[str, dict]]:
+        def samples() -> Iterator[tuple[str, Any]]:
             with z:
                 for n in members:
                     yield f"{where(path)}:{n}", _zip_json(z, n, path)
@@ -134,8 +134,7 @@ def _log(path: Path) -> tuple[dict, Iterator[tuple[str, dict]]]:
 
 
 def _header(path: Path, header: Any) -> tuple[str, str, list[str]]:
-    if not isinstance(header, dict) or not isinstance(header.get("task"), str) or not isinstance(header.get("model"),
-                                                                                                   str):
+    if not (isinstance(header, dict) and isinstance(header.get("task"), str) and isinstance(header.get("model"), str)):
         raise ValidationError(f"{where(path)}: the log's eval has no 'task' and 'model' (not an Inspect log?)")
     scorers = [s.get("name") for s in header.get("scorers") or [] if isinstance(s, dict)]
     return header["task"], header["model"], [str(s) for s in scorers if s]
