@@ -29,7 +29,7 @@ import pandas as pd
 
 from irtbridge._validation import read_csv
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.long import collapse_repeats
+from irtbridge.leaderboard.long import long_to_matrix
 from irtbridge.leaderboard.readers.registry import FORMAT_NAMES, detect_format, read_format
 
 __all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES",
@@ -251,7 +251,7 @@ def _long(frame: pd.DataFrame, where: str, first_line: int | None, source: str) 
         r = int(np.flatnonzero((model.isna() | item.isna()).to_numpy())[0])
         at = f"line {r + first_line}" if first_line is not None else f"row {r}"
         raise ValidationError(f"{where}: {at} has no model or no item")
-    keep = values.notna().to_numpy().copy()
+    keep = values.notna().to_numpy()
     notes: list[str] = []
     task = frame[columns["task"]].astype(str) if "task" in columns else None
     key = item.astype(str)
@@ -260,20 +260,14 @@ def _long(frame: pd.DataFrame, where: str, first_line: int | None, source: str) 
         if pairs["i"].duplicated().any():
             key = task + "/" + key
             notes.append("item names repeat across tasks: items are named task/item")
-    m, k = model.astype(str)[keep], key[keep]
-    first = collapse_repeats(m, k, values.to_numpy(dtype=float)[keep], where)
-    if not first.all():
-        notes.append(f"{int((~first).sum())} repeated (model, item) row(s) with the same score counted once")
-        keep[np.flatnonzero(keep)[~first]] = False
-        m, k = m[first], k[first]
     if not keep.any():
         raise ValidationError(f"{where}: every score is empty")
-    r_codes, r_names = pd.factorize(m)
-    c_codes, c_names = pd.factorize(k)
-    out = np.full((len(r_names), len(c_names)), np.nan, dtype=np.float32)
-    out[r_codes, c_codes] = values.to_numpy(dtype=np.float32)[keep]
+    m, k = model.astype(str)[keep], key[keep]
+    matrix, collapsed = long_to_matrix(m, k, values.to_numpy(dtype=float)[keep], where)
+    if collapsed:
+        notes.append(f"{collapsed} repeated (model, item) row(s) with the same score counted once")
     tasks = dict(zip(k, task[keep])) if task is not None else None
-    return _finish(out, r_names, c_names, where, tasks, source, notes)
+    return _finish(matrix.to_numpy(), matrix.index, matrix.columns, where, tasks, source, notes)
 
 
 def _matrix(frame: pd.DataFrame, where: str, first_line: int | None, id_column: str | None, source: str,

@@ -11,7 +11,7 @@ import pandas as pd
 from irtbridge._validation import require_columns
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["responses_from_long", "responses_to_long", "collapse_repeats", "REPEATS_RULE"]
+__all__ = ["responses_from_long", "responses_to_long", "long_to_matrix", "collapse_repeats", "REPEATS_RULE"]
 
 REPEATS_RULE = ("a (model, item) pair given more than once is one answer when every repeat has the same score, "
                 "and an error naming the pair when the scores differ")
@@ -135,17 +135,50 @@ def responses_from_long(data: Any, respondent: str = "model", item: str = "item"
     keep = values.notna().to_numpy()
     rows_key = _names(frame[respondent][keep], "respondent", source)
     cols_key = _names(frame[item][keep], "item", source)
-    first = collapse_repeats(rows_key, cols_key, values.to_numpy(dtype=np.float64)[keep], source, "respondent")
-    rows_key, cols_key = rows_key[first], cols_key[first]
-    keep[np.flatnonzero(keep)[~first]] = False
-    r_codes, r_names = pd.factorize(rows_key)
-    c_codes, c_names = pd.factorize(cols_key)
     scores = values.to_numpy(dtype=np.float64)[keep]
     if sparse:
-        return _sparse(r_codes, c_codes, scores, r_names, c_names, source)
+        first = collapse_repeats(rows_key, cols_key, scores, source, "respondent")
+        r_codes, r_names = pd.factorize(rows_key[first])
+        c_codes, c_names = pd.factorize(cols_key[first])
+        return _sparse(r_codes, c_codes, scores[first], r_names, c_names, source)
+    return long_to_matrix(rows_key, cols_key, scores, source, respondent, item)[0]
+
+
+def long_to_matrix(respondents: pd.Series, items: pd.Series, scores: np.ndarray, source: str,
+                   respondent: str = "model", item: str = "item") -> tuple[pd.DataFrame, int]:
+    """The one long-to-matrix converter of every command: checked pairs in, a float32 matrix out.
+
+    Parameters
+    ----------
+    respondents, items : Series of str
+        Each answered row's pair (no missing names, scores not NaN: the caller has checked them).
+    scores : ndarray
+        Each row's score.
+    source : str
+        What was read, for error messages.
+    respondent, item : str, default "model", "item"
+        The names of the matrix's index and columns.
+
+    Returns
+    -------
+    matrix : DataFrame
+        Respondents x items (float32, NaN unanswered; rows and columns in order of first appearance).
+    collapsed : int
+        How many identical repeated rows counted once (:data:`REPEATS_RULE`; differing ones raise).
+
+    Examples
+    --------
+    >>> m, n = long_to_matrix(pd.Series(["a", "a", "b"]), pd.Series(["q", "q", "q"]), np.array([1.0, 1.0, 0.0]), "x")
+    >>> m.to_dict("index"), n
+    ({'a': {'q': 1.0}, 'b': {'q': 0.0}}, 1)
+    """
+    first = collapse_repeats(respondents, items, scores, source, respondent)
+    r_codes, r_names = pd.factorize(respondents[first])
+    c_codes, c_names = pd.factorize(items[first])
     out = np.full((len(r_names), len(c_names)), np.nan, dtype=np.float32)
-    out[r_codes, c_codes] = scores
-    return pd.DataFrame(out, index=pd.Index(r_names, name=respondent), columns=pd.Index(c_names, name=item))
+    out[r_codes, c_codes] = scores[first]
+    matrix = pd.DataFrame(out, index=pd.Index(r_names, name=respondent), columns=pd.Index(c_names, name=item))
+    return matrix, int((~first).sum())
 
 
 def _sparse(r_codes, c_codes, scores, r_names, c_names, source):
