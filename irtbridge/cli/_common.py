@@ -12,7 +12,7 @@ import pandas as pd
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge._validation import require_columns
+from irtbridge._validation import read_csv, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
@@ -80,7 +80,7 @@ def read_responses(args: argparse.Namespace, path: str | None = None, *, models:
         return wide
     from irtbridge.leaderboard.inputs import model_column, read_table  # kept off the CLI's start
 
-    data = read_table(path, "responses")
+    data = read_table(path, "responses") if str(path).endswith(".gz") else read_csv(path, "responses")
     if models:  # one model-name rule for every language-model command
         return model_column(data, getattr(args, "id_column", None), f"responses file {path!r}")
     if getattr(args, "id_column", None):
