@@ -41,7 +41,7 @@ from irtbridge.leaderboard.readers._common import (
     where,
 )
 
-__all__ = ["read_inspect", "inspect_value"]
+__all__ = ["read_inspect", "inspect_value", "inspect_metrics"]
 
 EXTRA_COLUMNS = ("metric", "epochs", "sample_id", "log")
 _WHAT = "Inspect AI logs"
@@ -131,6 +131,22 @@ def _log(path: Path) -> tuple[Any, Iterator[tuple[str, Any]]]:
     if not isinstance(listed, list):
         raise ValidationError(f"{where(path)}: 'samples' is not a list")
     return doc.get("eval"), ((f"{where(path)}: sample {i + 1}", s) for i, s in enumerate(listed))
+
+
+def _eval_header(path: Path) -> Any:
+    """The ``eval`` header of a log alone (an .eval's zip closed again at once)."""
+    if path.suffix != ".eval":
+        return _log(path)[0]
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            head_name = "header.json" if "header.json" in names else "_journal/start.json"
+            if head_name not in names:
+                raise ValidationError(f"{where(path)}: no header.json or _journal/start.json (not an Inspect log?)")
+            header = _zip_json(z, head_name, path)
+    except (OSError, zipfile.BadZipFile):
+        raise ValidationError(f"{where(path)}: not an Inspect .eval log (not a zip file)") from None
+    return header.get("eval") if isinstance(header, dict) else None
 
 
 def _header(path: Path, header: Any) -> tuple[str, str, list[str]]:
@@ -277,7 +293,7 @@ def read_inspect(path_or_paths: Any, *, metric: str | dict | None = None, epoch:
     model = check_model(model)
     paths = as_paths(path_or_paths, "read_inspect")
     files = find_files(paths, _is_log, "Inspect logs (*.eval, *.json)")
-    models = {f: _header(f, _log(f)[0])[1] for f in files}
+    models = {f: _header(f, _eval_header(f))[1] for f in files}
     if model is not None:
         names = sorted(set(models.values()))
         if len(names) > 1:
@@ -297,3 +313,37 @@ def read_inspect(path_or_paths: Any, *, metric: str | dict | None = None, epoch:
                       stacklevel=2)
     warn_continuous(continuous, "task")
     return long_table(rows, EXTRA_COLUMNS, _WHAT)
+
+
+def inspect_metrics(path_or_paths: Any) -> pd.DataFrame:
+    """The scorers each log's samples carry, to choose ``metric=`` of :func:`read_inspect` (``--list-metrics``).
+
+    Parameters
+    ----------
+    path_or_paths : path or list of paths
+        What :func:`read_inspect` reads.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (model, task, scorer): ``records`` (scored samples x epochs), ``binary`` (every value
+        0/1 as Inspect maps it) and ``default`` (what :func:`read_inspect` reads when nothing is chosen).
+    """
+    rows = []
+    for f in find_files(as_paths(path_or_paths, "inspect_metrics"), _is_log, "Inspect logs (*.eval, *.json)"):
+        header, samples = _log(f)
+        task, model, scorers = _header(f, header)
+        values: dict[str, list[float | None]] = {}
+        default = None
+        for place, sample in samples:
+            scores = sample.get("scores") if isinstance(sample, dict) else None
+            if not isinstance(scores, dict) or not scores:
+                continue
+            default = default or _choose_scorer(place, scores, None, scorers)
+            for name, entry in scores.items():
+                value = entry.get("value") if isinstance(entry, dict) else entry
+                values.setdefault(str(name), []).append(inspect_value(value))
+        for name, got in values.items():
+            rows.append({"model": model, "task": task, "metric": name, "records": len(got),
+                         "binary": all(v in (0.0, 1.0) for v in got), "default": name == default})
+    return pd.DataFrame(rows, columns=["model", "task", "metric", "records", "binary", "default"])

@@ -167,7 +167,7 @@ READERS: dict[str, Reader] = {r.name: r for r in (
     Reader("pyirt", "py-irt JSON Lines responses (.jsonlines)", f"{_R}.pyirt:read_pyirt", _is_pyirt,
            ("task",)),
     Reader("inspect", "Inspect AI logs (.eval and .json)", f"{_R}.inspect:read_inspect", _is_inspect,
-           ("metric", "epoch", "threshold", "model")),
+           ("metric", "epoch", "threshold", "model"), f"{_R}.inspect:inspect_metrics"),
     Reader("lighteval", "lighteval details (details_<task>|<shots>_<time>.parquet)",
            f"{_R}.details:read_lighteval", _is_lighteval, ("metric", "threshold", "model"),
            f"{_R}.details:lighteval_metrics"),

@@ -15,7 +15,7 @@ import pytest
 
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.leaderboard import read_inspect
-from irtbridge.leaderboard.readers.inspect import inspect_value
+from irtbridge.leaderboard.readers.inspect import inspect_metrics, inspect_value
 
 DATA = Path(__file__).parents[1] / "data" / "inspect"
 STREAMING = DATA / "log_streaming.eval"
@@ -132,3 +132,22 @@ def test_errored_samples_left_out_with_a_warning(tmp_path):
     with pytest.warns(DataWarning, match="1 sample"):
         table = read_inspect(path)
     assert table["item"].tolist() == ["t/1"]
+
+
+def test_a_running_log_without_header_reads_its_journal(tmp_path):
+    """An .eval still being written has _journal/start.json and no header.json yet."""
+    running = tmp_path / "running.eval"
+    with zipfile.ZipFile(STREAMING) as src, zipfile.ZipFile(running, "w") as dst:
+        for name in src.namelist():
+            if name != "header.json":
+                dst.writestr(name, src.read(name))
+    table = read_inspect(running, epoch=1)
+    assert table["score"].tolist() == read_inspect(STREAMING, epoch=1)["score"].tolist()
+
+
+def test_list_metrics_names_the_scorers():
+    listing = inspect_metrics(DATA)
+    by_model = {m: part for m, part in listing.groupby("model")}
+    assert by_model["openai/gpt-4o"]["metric"].tolist() == ["choice"]
+    assert listing["default"].all() and listing["binary"].all()
+    assert by_model["azureai/Meta-Llama-3-1-405B-Instruct-jqf"]["records"].tolist() == [4]  # 2 samples x 2 epochs
