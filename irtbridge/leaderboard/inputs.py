@@ -16,10 +16,7 @@ models or pairs (identical repeats count once, conflicting ones are an error nam
 
 from __future__ import annotations
 
-import gzip
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -29,7 +26,7 @@ import pandas as pd
 
 from irtbridge._validation import read_csv
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.long import long_to_matrix
+from irtbridge.leaderboard.long import long_to_matrix, read_table
 from irtbridge.leaderboard.readers.registry import FORMAT_NAMES, detect_format, read_format
 
 __all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES",
@@ -37,50 +34,6 @@ __all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input",
 
 SOURCES = ("auto", "matrix", "long", *FORMAT_NAMES)
 LONG_COLUMNS = ("model", "item", "score")
-
-
-def read_table(path: str | os.PathLike, what: str = "responses") -> pd.DataFrame:
-    """A CSV file, plain or gzip-compressed (``.csv.gz``), with :func:`irtbridge._validation.read_csv`'s checks.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file.
-    what : str, default "responses"
-        What it holds, for error messages (which name ``path`` itself).
-
-    Returns
-    -------
-    DataFrame
-        The table.
-
-    Examples
-    --------
-    >>> import gzip, pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.csv.gz"
-    >>> _ = path.write_bytes(gzip.compress(b"model,q1\\nm1,1\\n"))
-    >>> read_table(path).to_dict("list")
-    {'model': ['m1'], 'q1': [1]}
-    """
-    name = os.fspath(path)
-    if not name.endswith(".gz"):
-        return read_csv(path, what)
-    if not os.path.isfile(name):
-        return read_csv(path, what)  # read_csv's own one-line error (missing, a folder)
-    folder = tempfile.mkdtemp(prefix="irtbridge-gz-")
-    plain = os.path.join(folder, os.path.basename(name)[:-3] or "table.csv")
-    try:
-        try:
-            with gzip.open(name, "rb") as src, open(plain, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-        except (OSError, EOFError) as exc:
-            raise ValidationError(f"{what} file {name!r} is not a readable gzip file ({exc})") from None
-        try:
-            return read_csv(plain, what)
-        except ValidationError as exc:
-            raise ValidationError(str(exc).replace(repr(plain), repr(name)).replace(plain, name)) from None
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def model_column(frame: pd.DataFrame, id_column: str | None, where: str) -> pd.DataFrame:

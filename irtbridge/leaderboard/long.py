@@ -2,27 +2,73 @@
 
 from __future__ import annotations
 
+import gzip
 import os
+import shutil
+import tempfile
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import require_columns
+from irtbridge._validation import read_csv, require_columns
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["responses_from_long", "responses_to_long", "long_to_matrix", "collapse_repeats", "REPEATS_RULE"]
+__all__ = ["responses_from_long", "responses_to_long", "long_to_matrix", "collapse_repeats", "REPEATS_RULE",
+           "read_table"]
 
 REPEATS_RULE = ("a (model, item) pair given more than once is one answer when every repeat has the same score, "
                 "and an error naming the pair when the scores differ")
+
+
+def read_table(path: str | os.PathLike, what: str = "responses") -> pd.DataFrame:
+    """A CSV file, plain or gzip-compressed (``.csv.gz``), with :func:`irtbridge._validation.read_csv`'s checks.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    what : str, default "responses"
+        What it holds, for error messages (which name ``path`` itself).
+
+    Returns
+    -------
+    DataFrame
+        The table.
+
+    Examples
+    --------
+    >>> import gzip, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.csv.gz"
+    >>> _ = path.write_bytes(gzip.compress(b"model,q1\\nm1,1\\n"))
+    >>> read_table(path).to_dict("list")
+    {'model': ['m1'], 'q1': [1]}
+    """
+    name = os.fspath(path)
+    if not name.endswith(".gz"):
+        return read_csv(path, what)
+    if not os.path.isfile(name):
+        return read_csv(path, what)  # read_csv's own one-line error (missing, a folder)
+    folder = tempfile.mkdtemp(prefix="irtbridge-gz-")
+    plain = os.path.join(folder, os.path.basename(name)[:-3] or "table.csv")
+    try:
+        try:
+            with gzip.open(name, "rb") as src, open(plain, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except (OSError, EOFError) as exc:
+            raise ValidationError(f"{what} file {name!r} is not a readable gzip file ({exc})") from None
+        try:
+            return read_csv(plain, what)
+        except ValidationError as exc:
+            raise ValidationError(str(exc).replace(repr(plain), repr(name)).replace(plain, name)) from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _frame(data: Any) -> tuple[pd.DataFrame, str]:
     if isinstance(data, pd.DataFrame):
         return data, "long responses"
     if isinstance(data, (str, os.PathLike)):
-        from irtbridge.leaderboard.inputs import read_table  # .csv and .csv.gz, one reader for every command
-
         return read_table(data, "long responses"), f"long responses file {os.fspath(data)!r}"
     raise ValidationError(f"long responses must be a DataFrame or a CSV path, got {type(data).__name__}")
 
