@@ -232,3 +232,13 @@ def test_arc_and_hellaswag_default_to_acc_norm_and_list_metrics_says_so(tmp_path
     listing = lm_eval_metrics(tmp_path)
     assert set(listing.loc[listing["default"], "metric"]) == {"acc_norm", "acc"}
     assert listing.loc[listing["default"] & (listing["task"] == "arc_challenge"), "metric"].tolist() == ["acc_norm"]
+
+
+def test_one_output_folder_per_task_is_still_one_model(tmp_path):
+    """Folders holding other tasks of a model are one model; only overlapping runs are kept apart."""
+    recs = [{"doc_id": i, "doc": {}, "acc": 1.0} for i in range(2)]
+    _samples(tmp_path / "out_boolq" / "org__m", "boolq", recs)
+    _samples(tmp_path / "out_piqa" / "org__m", "piqa", recs)
+    assert set(read_lm_eval(tmp_path)["model"]) == {"org/m"}
+    _samples(tmp_path / "out_piqa" / "org__m", "boolq", recs)
+    assert set(read_lm_eval(tmp_path)["model"]) == {"org/m@out_boolq", "org/m@out_piqa"}

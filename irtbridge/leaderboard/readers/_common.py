@@ -203,12 +203,13 @@ def _distinct_part(folder: Path, others: set[Path]) -> str:
     return "/".join(own) or folder.name
 
 
-def run_labels(models: dict[Path, str], folder: Callable[[Path], Path] = lambda p: p.parent) -> dict[Path, str]:
-    """The model label of each file: its model name, or ``name@run`` where one name comes from several folders.
+def run_labels(models: dict[Path, str], folder: Callable[[Path], Path] = lambda p: p.parent,
+               tasks: dict[Path, str] | None = None) -> dict[Path, str]:
+    """The model label of each file: its model name, or ``name@run`` for one model's runs in several folders.
 
     Runs of one model kept in separate folders (ablations, reruns with other settings) stay apart: each is
-    named after what sets its folder apart (``org/model@ablation_a``). Files of one model in one folder
-    are one run.
+    named after what sets its folder apart (``org/model@ablation_a``). Folders that hold disjoint tasks of
+    one model (one output folder per task) are one model. Files of one model in one folder are one run.
 
     Parameters
     ----------
@@ -216,6 +217,8 @@ def run_labels(models: dict[Path, str], folder: Callable[[Path], Path] = lambda 
         Each file's model name.
     folder : callable, default the file's parent
         The folder that makes a run.
+    tasks : dict of Path to str, optional
+        Each file's task; without it, any two folders of one model are two runs.
 
     Returns
     -------
@@ -227,15 +230,24 @@ def run_labels(models: dict[Path, str], folder: Callable[[Path], Path] = lambda 
     >>> f = {Path("a/x/m/s.jsonl"): "m", Path("b/x/m/s.jsonl"): "m", Path("a/x/n/s.jsonl"): "n"}
     >>> sorted(run_labels(f).values())
     ['m@a', 'm@b', 'n']
+    >>> sorted(run_labels(f, tasks={p: str(p)[0] for p in f}).values())  # other tasks in each folder
+    ['m', 'm', 'n']
     """
-    folders: dict[str, set[Path]] = {}
+    folders: dict[str, dict[Path, set[str]]] = {}
     for path, name in models.items():
-        folders.setdefault(name, set()).add(Path(os.path.abspath(folder(path))))
+        own = Path(os.path.abspath(folder(path)))
+        folders.setdefault(name, {}).setdefault(own, set()).add(tasks[path] if tasks is not None else str(path))
+    apart = set()
+    for name, runs in folders.items():
+        seen: set[str] = set()
+        for held in runs.values():
+            if len(runs) > 1 and (tasks is None or seen & held):
+                apart.add(name)
+            seen |= held
     out = {}
     for path, name in models.items():
-        runs = folders[name]
         own = Path(os.path.abspath(folder(path)))
-        out[path] = name if len(runs) == 1 else f"{name}@{_distinct_part(own, runs)}"
+        out[path] = f"{name}@{_distinct_part(own, set(folders[name]))}" if name in apart else name
     return out
 
 

@@ -101,7 +101,8 @@ def _plan(path_or_paths: Any, what: str, names: tuple[re.Pattern, ...], model: s
         plan.append(_File(f, model or _model_of(f), m["task"], m["stamp"]))
     if model is None:  # one model's runs in separate folders (ablations) stay apart
         labels = run_labels({p.path: p.model for p in plan},
-                            lambda p: p.parent.parent if _DATE_FOLDER.match(p.parent.name) else p.parent)
+                            lambda p: p.parent.parent if _DATE_FOLDER.match(p.parent.name) else p.parent,
+                            {p.path: p.task for p in plan})
         plan = [_File(p.path, labels[p.path], p.task, p.stamp) for p in plan]
     best: dict[tuple[str, str], _File] = {}
     for p in plan:

@@ -293,14 +293,15 @@ def read_inspect(path_or_paths: Any, *, metric: str | dict | None = None, epoch:
     model = check_model(model)
     paths = as_paths(path_or_paths, "read_inspect")
     files = find_files(paths, _is_log, "Inspect logs (*.eval, *.json)")
-    models = {f: _header(f, _eval_header(f))[1] for f in files}
+    headers = {f: _header(f, _eval_header(f)) for f in files}
+    models = {f: h[1] for f, h in headers.items()}
     if model is not None:
         names = sorted(set(models.values()))
         if len(names) > 1:
             raise ValidationError(f"model={model!r} names one model but the logs hold {len(names)}: "
                                   f"{', '.join(names[:5])}")
         models = {f: model for f in files}
-    labels = run_labels(models)
+    labels = run_labels(models, tasks={f: h[0] for f, h in headers.items()})
     rows: dict[str, list] = {c: [] for c in ("model", "task", "item", "score", *EXTRA_COLUMNS)}
     continuous, unscored = [], 0
     for f in files:

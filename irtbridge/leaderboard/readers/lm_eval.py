@@ -179,7 +179,8 @@ def _plan(path_or_paths: Any) -> list[_SampleFile]:
             raise ValidationError(f"{where(folder)}: mixed formats: {kinds['{'].name} is JSON Lines (v0.4.3+) and "
                                   f"{kinds['['].name} a JSON array (v0.4.0-v0.4.2); read them separately")
         plan.extend(_array_form(folder, members) if "[" in kinds else _new_form(folder, members))
-    labels = run_labels({sf.path: sf.model for sf in plan})  # one model's runs in separate folders stay apart
+    # one model's runs in separate folders stay apart (folders holding other tasks of it are one model)
+    labels = run_labels({sf.path: sf.model for sf in plan}, tasks={sf.path: sf.task for sf in plan})
     plan = [_SampleFile(sf.path, labels[sf.path], sf.task, sf.stamp, sf.array, sf.group) for sf in plan]
     return _latest(plan)
 

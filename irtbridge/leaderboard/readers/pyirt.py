@@ -33,7 +33,7 @@ from irtbridge._io import atomic_write_text
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank, as_item_bank
 from irtbridge.leaderboard.readers._common import as_paths, find_files, json_document, json_lines, long_table
-from irtbridge.leaderboard.readers._common import number, warn_continuous, where
+from irtbridge.leaderboard.readers._common import number, run_labels, warn_continuous, where
 
 __all__ = ["read_pyirt", "write_pyirt", "read_pyirt_parameters"]
 
@@ -77,6 +77,8 @@ def read_pyirt(path_or_paths: Any, *, task: str | None = None) -> pd.DataFrame:
     rows: dict[str, list] = {c: [] for c in ("model", "task", "item", "score")}
     seen: dict[str, str] = {}
     continuous = []
+    # "" or "@<folder>": one task's files in several folders are several runs
+    folder_label = run_labels({f: "" for f in files}, tasks={f: task or f.name.split(".")[0] for f in files})
     for f in files:
         name = task if task is not None else f.name.split(".")[0]
         n_lines = 0
@@ -85,7 +87,7 @@ def read_pyirt(path_or_paths: Any, *, task: str | None = None) -> pd.DataFrame:
             subject, responses = rec.get("subject_id"), rec.get("responses")
             if isinstance(subject, bool) or not isinstance(subject, (str, int)) or not isinstance(responses, dict):
                 raise ValidationError(f"{where(f, n)}: expected {{\"subject_id\": ..., \"responses\": {{item: 0/1}}}}")
-            subject = str(subject)
+            subject = str(subject) + folder_label[f]
             if subject in seen:
                 raise ValidationError(f"{where(f, n)}: subject {subject!r} already read at {seen[subject]}")
             seen[subject] = where(f, n)
