@@ -53,6 +53,7 @@ def add_from_option(p: argparse.ArgumentParser, default: str, fixed: tuple[str, 
     what : str
         The help text's start: what the default reads.
     """
-    p.add_argument("--from", dest="source", default=default, choices=FormatChoices(fixed),
-                   help=f"{what}; or the format of harness output (the formats of the reader registry, "
-                        "as irtbridge ingest names them)")
+    # metavar given: argparse then looks at the choices only to parse or print help (%(choices)s), so the
+    # registry is imported when --from is used, not when the command line starts
+    p.add_argument("--from", dest="source", default=default, choices=FormatChoices(fixed), metavar="FORMAT",
+                   help=f"{what}; or the format of harness output, one of: %(choices)s")

@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="read evaluation-harness outputs (lm-eval, HELM, Inspect AI, ...) into a long CSV",
                        description="Read evaluation outputs in any format of the reader registry into one long "
                                    "table model,task,item,score,...")
-    p.add_argument("format", choices=FormatChoices(), help="the format (one of the choices above)")
+    p.add_argument("format", choices=FormatChoices(), metavar="FORMAT",
+                   help="the format, one of: %(choices)s")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (searched recursively)")
     p.add_argument("--out", metavar="FILE.csv", help="write the long table here (required unless --list-metrics)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME|TASK=NAME",

@@ -87,3 +87,13 @@ def test_ingest_opencompass_and_list_metrics_where_a_row_has_none(tmp_path, caps
     assert len(pd.read_csv(out)) == 14
     assert main(["ingest", "opencompass", str(FIXTURES["opencompass"]), "--list-metrics"]) == 2
     assert "--list-metrics is not an option of `ingest opencompass`" in capsys.readouterr().err
+
+
+def test_the_command_line_names_the_formats_without_loading_the_readers():
+    import subprocess
+    import sys
+
+    code = ("import sys; from irtbridge.cli import build_parser; build_parser(); "
+            "print(any(m.startswith('irtbridge.leaderboard') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"
