@@ -11,7 +11,8 @@ Formats read (learned from lighteval's ``src/lighteval/logging/evaluation_tracke
   schema, files ``details_harness|<task>|<few-shot>_<date>.parquet``, scores in ``metrics``.
 * **Open LLM Leaderboard v2** (``open-llm-leaderboard/<org>__<model>-details``): lm-evaluation-harness sample
   records, files ``samples_leaderboard_<task>_<date>.parquet`` (the ``.jsonl`` the harness writes, as parquet):
-  the record's keys are columns, each metric a flat numeric column (``acc_norm``, ``exact_match``, ...).
+  the record's keys are columns, each metric a flat numeric column (``acc_norm``, ``exact_match``, ...). The
+  ``.jsonl`` sample files themselves are lm-evaluation-harness output: ``read_lm_eval`` reads them.
 
 The item is ``<task>/<id>``: the record's ``doc_hash`` (its first 16 hex digits) or ``doc_id`` where the file
 has one, else the row's position (lighteval writes the documents of a task in the dataset's order, the same for
