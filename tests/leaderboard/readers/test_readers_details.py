@@ -129,3 +129,28 @@ def test_v1_schema_metrics_struct_and_nested_without_pyarrow(tmp_path, monkeypat
     with pytest.raises(ValidationError, match="column 'metrics' is nested; nanoparquet") as exc:
         read_open_llm_leaderboard(tmp_path)
     assert "\n" not in str(exc.value)
+
+
+def test_the_pyarrow_road_when_pyarrow_imports(tmp_path, monkeypatch):
+    """Where pyarrow imports it reads every column, structs included (pyarrow is not on this machine: a stand-in
+    module with pyarrow.parquet's two calls, returning what ``read_table(...).to_pandas()`` returns)."""
+    import sys
+    import types
+
+    import numpy as np
+
+    import irtbridge.leaderboard.readers._parquet as parquet
+
+    frame = pd.DataFrame({"metrics": [{"acc": 1.0, "acc_norm": 0.0}, {"acc": 0.0, "acc_norm": 1.0}],
+                          "predictions": [np.array([-1.5, -2.0]), np.array([-0.5, -3.0])]})
+    fake = types.ModuleType("pyarrow.parquet")
+    fake.ParquetFile = lambda path: types.SimpleNamespace(schema_arrow=types.SimpleNamespace(names=list(frame)))
+    fake.read_table = lambda path, columns: types.SimpleNamespace(to_pandas=lambda: frame[columns])
+    monkeypatch.setitem(sys.modules, "pyarrow", types.ModuleType("pyarrow"))
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", fake)
+    monkeypatch.setattr(parquet, "have_pyarrow", lambda: True)
+    path = _touch(tmp_path, "details_org__m/details_harness|arc:challenge|25_2023-08-09T10-11-12.345678.parquet")
+    assert parquet.parquet_columns(path) == {"metrics": True, "predictions": True}
+    assert parquet.read_parquet(path, ["predictions"])["predictions"].tolist() == [[-1.5, -2.0], [-0.5, -3.0]]
+    table = read_open_llm_leaderboard(tmp_path)
+    assert table["score"].tolist() == [0.0, 1.0] and set(table["metric"]) == {"acc_norm"}
