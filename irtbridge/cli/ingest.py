@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trial", default="0", metavar="N|mean", help="helm: train_trial_index read (default 0) or mean")
     p.add_argument("--perturbations", action="store_true", help="helm: also read perturbed instances")
     p.add_argument("--task", metavar="NAME", help="pyirt: the task column (default the file's name)")
-    p.add_argument("--epoch", metavar="N|mean", help="inspect: the epoch read (1, 2, ...), default mean (over epochs)")
+    p.add_argument("--epoch", metavar="N|mean|reduced",
+                   help="inspect: the epoch read (1, 2, ...), mean over the epochs (default) or reduced (the value "
+                        "Inspect's own reducer stored)")
     p.add_argument("--list-metrics", action="store_true",
                    help="list each task's metrics and the default read (formats with a metric list)")
     p.add_argument("--json", action="store_true",
@@ -94,9 +96,9 @@ def _given(args: argparse.Namespace) -> dict:
             raise ValidationError(f"--trial must be a train_trial_index (0, 1, ...) or mean, got {args.trial!r}")
     epoch = None
     if args.epoch is not None:
-        epoch = "mean" if args.epoch == "mean" else (int(args.epoch) if args.epoch.isdigit() else None)
+        epoch = args.epoch if args.epoch in ("mean", "reduced") else (int(args.epoch) if args.epoch.isdigit() else None)
         if epoch is None or epoch == 0:
-            raise ValidationError(f"--epoch must be an epoch number (1, 2, ...) or mean, got {args.epoch!r}")
+            raise ValidationError(f"--epoch must be an epoch number (1, 2, ...), mean or reduced, got {args.epoch!r}")
     values = {"metric": _per_task(args.metric, "metric"), "filter": _per_task(args.filter, "filter", positions=True),
               "threshold": args.threshold, "item_id": None if args.item_id == "doc_hash" else args.item_id,
               "model": args.model, "split": args.split, "trial": trial,

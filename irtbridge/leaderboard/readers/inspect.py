@@ -14,7 +14,8 @@ becomes a number as Inspect's ``value_to_float`` makes it one: numbers and boole
 ``yes``/``true`` 1 and ``no``/``false`` 0; a numeric string its number. Where Inspect would warn and count 0
 (a list, an unknown string), this reader refuses the sample, naming it. An item answered over several
 epochs is one item: by default its score is the mean over the epochs (Inspect's default
-``epochs_reducer``, ``mean``), or the score of one chosen epoch (``epoch=2``).
+``epochs_reducer``, ``mean``), the value Inspect's own reducer stored (``epoch="reduced"``), or the score
+of one chosen epoch (``epoch=2``).
 """
 
 from __future__ import annotations
@@ -149,6 +150,27 @@ def _eval_header(path: Path) -> Any:
     return header.get("eval") if isinstance(header, dict) else None
 
 
+def _reductions(path: Path, scorer: str) -> dict[str, float]:
+    """Inspect's own reduced value of each sample for ``scorer`` (its ``reductions``), as numbers."""
+    if path.suffix == ".eval":
+        with zipfile.ZipFile(path) as z:
+            listed = _zip_json(z, "reductions.json", path) if "reductions.json" in z.namelist() else None
+    else:
+        doc = json_document(path)
+        listed = doc.get("reductions") if isinstance(doc, dict) else None
+    entry = next((r for r in listed or [] if isinstance(r, dict) and r.get("scorer") == scorer), None)
+    if entry is None:
+        raise ValidationError(f"{where(path)}: no reductions for scorer {scorer!r} (the log was not reduced, or "
+                              "the run has not ended); choose epoch='mean' or an epoch")
+    out = {}
+    for r in entry.get("samples") or []:
+        value = inspect_value(r.get("value")) if isinstance(r, dict) else None
+        if value is None or "sample_id" not in r:
+            raise ValidationError(f"{where(path)}: a reduction of scorer {scorer!r} is not a sample_id and a number")
+        out[str(r["sample_id"])] = value
+    return out
+
+
 def _header(path: Path, header: Any) -> tuple[str, str, list[str]]:
     if not (isinstance(header, dict) and isinstance(header.get("task"), str) and isinstance(header.get("model"), str)):
         raise ValidationError(f"{where(path)}: the log's eval has no 'task' and 'model' (not an Inspect log?)")
@@ -190,10 +212,10 @@ def _score(place: str, sample: dict, scorer: str) -> float:
 
 
 def _check_epoch(epoch: Any) -> Any:
-    if epoch == "mean":
+    if epoch in ("mean", "reduced"):
         return epoch
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
-        raise ValidationError(f"epoch must be 'mean' or an epoch number (1, 2, ...), got {epoch!r}")
+        raise ValidationError(f"epoch must be 'mean', 'reduced' or an epoch number (1, 2, ...), got {epoch!r}")
     return epoch
 
 
@@ -225,11 +247,16 @@ def _read_log(path: Path, model: str, rows: dict, opts: dict) -> tuple[str, bool
     if not per_item:
         raise ValidationError(f"{where(path)}: no sample has a score (was the run scored?)")
     binary = True
+    reduced = _reductions(path, str(scorer)) if opts["epoch"] == "reduced" else {}
     for sample_id, values in per_item.items():
         epochs = sorted(e for e, _ in values)
         if len(set(epochs)) != len(epochs):
             raise ValidationError(f"{where(path)}: sample {sample_id!r} is logged twice for one epoch")
-        if opts["epoch"] == "mean":
+        if opts["epoch"] == "reduced":
+            if sample_id not in reduced:
+                raise ValidationError(f"{where(path)}: sample {sample_id!r} has no reduction of scorer {scorer!r}")
+            value = reduced[sample_id]
+        elif opts["epoch"] == "mean":
             value = sum(v for _, v in values) / len(values)
         else:
             hit = [v for e, v in values if e == opts["epoch"]]
@@ -257,9 +284,10 @@ def read_inspect(path_or_paths: Any, *, metric: str | dict | None = None, epoch:
     metric : str or dict, optional
         The scorer read (``"match"``, ``"choice"``, ...), for every task or as ``{task: scorer}``; a scorer
         whose value is a dict takes ``"scorer/key"``. Default: the log's first scorer.
-    epoch : "mean" or int, default "mean"
-        ``"mean"``: an item's score is its mean over the epochs (Inspect's default reducer); a number: that
-        epoch's score only (1 is the first).
+    epoch : "mean", "reduced" or int, default "mean"
+        ``"mean"``: an item's score is its mean over the epochs (Inspect's default reducer); ``"reduced"``:
+        the value Inspect's own reducer stored in the log (``reductions``: ``mode``, ``max``, ``pass_at_k``,
+        ... as the run chose); a number: that epoch's score only (1 is the first).
     threshold : float, optional
         Binarise: ``score = 1`` where the value is at least ``threshold``, else 0.
     model : str, optional

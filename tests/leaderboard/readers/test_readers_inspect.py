@@ -151,3 +151,26 @@ def test_list_metrics_names_the_scorers():
     assert by_model["openai/gpt-4o"]["metric"].tolist() == ["choice"]
     assert listing["default"].all() and listing["binary"].all()
     assert by_model["azureai/Meta-Llama-3-1-405B-Instruct-jqf"]["records"].tolist() == [4]  # 2 samples x 2 epochs
+
+
+def test_the_mean_over_epochs_is_what_inspect_reduced():
+    """Inspect's own reducer (mean, the run's default) stored its values in reductions.json: the oracle."""
+    with zipfile.ZipFile(STREAMING) as z:
+        inspect_reduced = {str(r["sample_id"]): float(r["value"]) for r in json.loads(z.read("reductions.json"))[0]
+                           ["samples"]}
+    with pytest.warns(DataWarning):
+        mean = read_inspect(STREAMING)
+    with pytest.warns(DataWarning):
+        reduced = read_inspect(STREAMING, epoch="reduced")
+    assert dict(zip(mean["sample_id"], mean["score"])) == inspect_reduced == \
+        dict(zip(reduced["sample_id"], reduced["score"]))
+    doc = json.loads(JSON_LOG.read_text())
+    want = {str(r["sample_id"]): float(r["value"]) for r in doc["reductions"][0]["samples"]}
+    got = read_inspect(JSON_LOG, epoch="reduced")
+    assert dict(zip(got["sample_id"], got["score"])) == want
+
+
+def test_reduced_needs_reductions(tmp_path):
+    path = _log(tmp_path, [{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}])
+    with pytest.raises(ValidationError, match="no reductions for scorer 'match'"):
+        read_inspect(path, epoch="reduced")
