@@ -14,6 +14,7 @@ import argparse
 
 import pandas as pd
 
+from irtbridge._outdir import FILE
 from irtbridge.cli._common import atomic_write_csv, print_json
 from irtbridge.cli._formats import FormatChoices
 from irtbridge.exceptions import ValidationError
@@ -61,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="list each task's metrics and the default read (formats with a metric list)")
     p.add_argument("--json", action="store_true",
                    help='print {"format", "out", "rows", "models", "tasks", "items", "by_task": [...]}')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def _per_task(values: list[str], option: str, positions: bool = False):

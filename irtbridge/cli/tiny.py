@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from irtbridge._outdir import FOLDER
 from irtbridge.cli._common import add_long_options, print_json, read_responses
 from irtbridge.cli._formats import add_from_option
 
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
                         "learning-curve point)")
     p.add_argument("--json", action="store_true", help="print summary.json")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                                                   repeats=args.repeats, NCYCLES=ncycles))
     summary = tiny.summary_dict()
     out = Path(args.out)
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="tiny") as stage:
         pd.DataFrame({"item": tiny.items}).to_csv(stage / "items.csv", index=False)
         tiny.save(stage / "bank.json")
         pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", "n_held_out", "mae", "coverage"]

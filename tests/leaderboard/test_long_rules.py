@@ -24,7 +24,7 @@ from irtbridge.leaderboard.inputs import read_leaderboard_input
 from irtbridge.leaderboard.readers.lm_eval import lm_eval_metrics
 
 DATA = Path(__file__).parent / "data"
-KT = DATA / "lm_eval_kt" / "output"
+KT = DATA / "lm_eval_limit"  # real, from allenlee-37/KT-lm-evaluation-harness (see its README)
 HELM_RUN = next((DATA / "helm").rglob("per_instance_stats.json")).parent
 
 
