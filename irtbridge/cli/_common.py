@@ -86,11 +86,13 @@ def add_long_options(p: argparse.ArgumentParser) -> None:
                    help="the long file's column names (default model,item,score)")
 
 
-def read_responses(args: argparse.Namespace, path: str | None = None) -> pd.DataFrame:
-    """The response matrix of ``path`` (default ``args.file``): wide, or long with ``--long``.
+def read_responses(args: argparse.Namespace, path: str | None = None, *, models: bool = False) -> pd.DataFrame:
+    """The response matrix of ``path`` (default ``args.file``, a CSV or ``.csv.gz``): wide, or long with ``--long``.
 
-    A wide file's ``--id-column`` (when the subcommand has it) becomes the index; a long file's respondent
-    column is the index, unanswered cells are NaN.
+    A wide file's ``--id-column`` (when the subcommand has it) becomes the index; with ``models=True`` (the
+    language-model commands: ``tiny``, ``estimate``, as ``leaderboard``) the one model-name rule of
+    :func:`irtbridge.leaderboard.inputs.model_column` applies instead. A long file's respondent column is the
+    index, unanswered cells are NaN.
     """
     path = args.file if path is None else path
     if getattr(args, "long", False):
@@ -104,7 +106,11 @@ def read_responses(args: argparse.Namespace, path: str | None = None) -> pd.Data
         wide = responses_from_long(path, *names).astype(float)
         wide.index.name, wide.columns.name = None, None
         return wide
-    data = read_csv(path, "responses")
+    from irtbridge.leaderboard.inputs import model_column, read_table  # kept off the CLI's start
+
+    data = read_table(path, "responses") if str(path).endswith(".gz") else read_csv(path, "responses")
+    if models:  # one model-name rule for every language-model command
+        return model_column(data, getattr(args, "id_column", None), f"responses file {path!r}")
     if getattr(args, "id_column", None):
         require_columns(data, [args.id_column], f"responses file {path!r}")
         data = data.set_index(args.id_column)

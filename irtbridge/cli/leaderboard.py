@@ -5,10 +5,11 @@ models with few answers (``--min-items``), items with few answers (``--min-model
 runs made with ``--limit`` are marked; every warning printed on stderr is also in the report's notes.
 
 Reads a response matrix (models x items, 0/1, empty = unanswered), a long table (``model, task, item,
-score``) or harness output (lm-evaluation-harness ``--log_samples``, HELM runs), fits the native 2PL and
-writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv`` and ``OUT/summary.json``; the
-folder appears whole or not at all. Bad input is one line on stderr and exit 2, before any fitting. Progress
-goes to stderr; the closing summary (or, with ``--json``, the content of ``summary.json``) to stdout.
+score``) or harness output in any format of the reader registry (lm-evaluation-harness, HELM, Inspect
+AI, ...), fits the native 2PL and writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv``
+and ``OUT/summary.json``; the folder appears whole or not at all. Bad input is one line on stderr and exit 2,
+before any fitting. Progress goes to stderr; the closing summary (or, with ``--json``, the content of
+``summary.json``) to stdout.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ import sys
 import time
 
 from irtbridge._outdir import FOLDER
-
-SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
+from irtbridge.cli._formats import add_from_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,11 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         epilog=("RESPONSES: a CSV response matrix (model names in the first column, one column per item, cells 1, 0 "
                 "or empty) or a long CSV table with columns model, item, score (and task); or harness output "
-                "folders/files (--from lm-eval, --from helm; detected by default)."),
+                "folders/files in a registered format (detected by default; --from names it)."),
     )
     p.add_argument("responses", nargs="+", metavar="RESPONSES", help="a CSV file, or harness output folders/files")
-    p.add_argument("--from", dest="source", default="auto", choices=SOURCES,
-                   help="what RESPONSES is (default auto: harness folders by their files, a CSV by its header)")
+    add_from_option(p, "auto", ("auto", "matrix", "long"),
+                    "what RESPONSES is (default auto: harness output by its files, a CSV by its header)")
     p.add_argument("--id-column", metavar="COL",
                    help="the matrix column naming the models (default: the first column, unless it holds only 0/1)")
     p.add_argument("--out", default="irtbridge-leaderboard", metavar="DIR",

@@ -21,6 +21,7 @@ import json
 
 from irtbridge._outdir import FOLDER
 from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
+from irtbridge.cli._formats import add_from_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,16 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Draw k items of a response matrix (models x items, 0/1), freeze a bank that "
                                    "predicts a new model's accuracy on all items from its answers to them (95%% "
                                    "interval), and measure its error on held-out models.")
-    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV (one row per model, one column per item), or "
-                                                     "with --from lm-eval/helm harness output folders")
-    p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
-                   help="what RESPONSES is (default a CSV; lm-eval: --log_samples folders, helm: run folders)")
+    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
+                                                     "per item), or with --from FORMAT harness output")
+    add_from_option(p, "csv", ("csv",),
+                    "what RESPONSES is (default a CSV, or .csv.gz)")
     p.add_argument("--threshold", type=float, metavar="T",
-                   help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
+                   help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="write items.csv, bank.json, errors.csv, learning_curve.csv, summary.json here")
-    p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
+    p.add_argument("--id-column", metavar="COL",
+                   help="the column naming the models (default: the first column, unless it holds only 0/1)")
     add_long_options(p)
     p.add_argument("--seed", type=seed_flag, default=0, help="seeds the item draw (default 0)")
     p.add_argument("--exclude", metavar="items.csv",
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
 
     if args.source == "csv":
-        data = read_responses(args)
+        data = read_responses(args, models=True)
     else:  # harness output: the leaderboard command's reader (one line for a bad file, nothing half-read)
         from irtbridge.leaderboard.inputs import read_leaderboard_input
 

@@ -114,7 +114,7 @@ def test_cli_harness_path_with_a_reader(tmp_path, capsys, monkeypatch):
         seen.append(paths)
         return long
 
-    monkeypatch.setattr(irtbridge.leaderboard.readers, "read_lm_eval", reader)
+    monkeypatch.setattr(irtbridge.leaderboard.readers.lm_eval, "read_lm_eval", reader)  # the registry row's function
     run = tmp_path / "harness" / "org__model"
     run.mkdir(parents=True)
     (run / "samples_arc_2024-01-01T00-00-00.jsonl").write_text("{}\n")

@@ -189,11 +189,11 @@ def test_estimate_scores_a_model_straight_from_its_harness_output(tmp_path, caps
         for line in path.read_text().splitlines():
             rec = json.loads(line)
             answers[f"{task}/{rec['doc_hash'][:16]}"] = float(rec["acc"] if "acc" in rec else rec["exact_match"])
-    wide = pd.DataFrame([[answers[i] for i in tiny.items]], columns=list(tiny.items), index=["EleutherAI__pythia-14m"])
+    wide = pd.DataFrame([[answers[i] for i in tiny.items]], columns=list(tiny.items), index=["EleutherAI/pythia-14m"])
     expected = tiny.predict(wide)
     assert main(["estimate", str(folder), "--from", "lm-eval", "--bank", str(tmp_path / "bank.json"), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["respondents"][0]
-    assert row["respondent"] == "EleutherAI__pythia-14m" and set(row) >= {"theta", "se", "lower", "upper"}
+    assert row["respondent"] == "EleutherAI/pythia-14m" and set(row) >= {"theta", "se", "lower", "upper"}
     assert row["accuracy"] == pytest.approx(float(expected["accuracy"].iloc[0]), abs=1e-12)
     assert main(["estimate", str(folder), "--from", "lm-eval", "--json"]) == 2  # harness output needs a bank
 
