@@ -1,0 +1,150 @@
+"""The two-phase design against AIPW and the plain mean on real leaderboard matrices, at the same number of items.
+
+The benchmark-prediction protocol of Zhang, Dorner & Hardt (NeurIPS 2025),
+:func:`irtbridge.leaderboard.tiny_cv.protocol_splits`: *interpolation* (25% of the models drawn at random are
+new, the rest calibrate) and *extrapolation* (calibrate on the weakest 50% by full accuracy, predict the
+strongest 30%). For each set, split, seed and total budget ``k`` (50, 100):
+
+* ``mean`` and ``aipw`` (:func:`irtbridge.leaderboard.estimate_accuracy`) answer ``k`` items drawn at random
+  (the same draw for every new model, as a tiny benchmark);
+* ``twophase-greg`` and ``twophase-difference`` (:mod:`irtbridge.leaderboard.twophase`) answer a random
+  ``n1 = share * k`` of them first (the first ``n1`` of the same draw), then a Poisson phase 2 of expected size
+  ``k - n1`` drawn per model from its phase-1 answers (seeded per model); the realized total is printed.
+
+The prediction uses the calibration models' answers (AIPW's features); ``--irt`` adds the 2PL feature of a
+native 2PL with the leaderboard's weak slope prior (``a1 ~ N(1, 2)``) fitted on the calibration models.
+
+Data (fetched from GitHub with the session's ``fetch`` tool, never shipped), under ``--data DIR`` (default
+``/work/data-twophase``): ``DIR/nlu/*_irt_all_coded.csv`` (nyu-mll/nlu-test-sets ``data/``: 90 checkpoints
+x one NLU test set; sets of 300-5,500 items kept) and ``DIR/atlas/arc_clean_response_matrix.csv``
+(Peiyu-Georgia-Li/ATLAS ``experiments/arc_by_family_mixtral/clean_response_matrix.csv``, 320 models x 735
+ARC items).
+
+Run: ``python speed/lm_twophase.py`` (all sets, k = 50 and 100, 3 seeds) or ``--quick``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from irtbridge.leaderboard.estimators import IRTParameters, estimate_accuracy  # noqa: E402
+from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
+from irtbridge.leaderboard.twophase import plan_phase_two, twophase_estimate  # noqa: E402
+
+QUICK_SETS = ("nlu/arct", "nlu/boolq", "nlu/commonsenseqa", "atlas/arc")
+METHODS = ("mean", "aipw", "twophase-greg", "twophase-difference")
+PRIORS = {"a1": ("norm", 1.0, 2.0)}
+
+
+def load_sets(data: str) -> dict[str, pd.DataFrame]:
+    """The matrices under ``data`` (models x items, float 0/1), 300-5,500 items."""
+    paths = {"nlu/" + os.path.basename(p).replace("_irt_all_coded.csv", ""): p
+             for p in sorted(glob.glob(os.path.join(data, "nlu", "*_irt_all_coded.csv")))}
+    atlas = os.path.join(data, "atlas", "arc_clean_response_matrix.csv")
+    if os.path.exists(atlas):
+        paths["atlas/arc"] = atlas
+    sets = {}
+    for name, path in paths.items():
+        frame = pd.read_csv(path, index_col=0).apply(pd.to_numeric, errors="coerce").astype(float)
+        frame.columns = [str(c) for c in frame.columns]
+        if 300 <= frame.shape[1] <= 5500:
+            sets[name] = frame
+    return sets
+
+
+def prior_2pl(cal: pd.DataFrame) -> IRTParameters:
+    """Native 2PL with the leaderboard's slope prior (100 EM cycles)."""
+    from irtbridge.em import fit_em, prepare_responses
+
+    res = fit_em(prepare_responses(cal.to_numpy(), list(cal.columns)), "2PL", NCYCLES=100, priors=PRIORS)
+    a = np.asarray(res.a, dtype=float)
+    b = np.clip(-np.asarray(res.d, dtype=float) / np.where(a != 0, a, 1.0), -50, 50)
+    return IRTParameters(tuple(cal.columns), a, b, float(res.variance), bool(res.converged))
+
+
+def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], share: float, irt: bool) -> list[dict]:
+    rows = []
+    for seed in seeds:
+        for split, (cal_idx, new_idx) in protocol_splits(frame, seed).items():
+            cal, new = frame.iloc[cal_idx], frame.iloc[new_idx]
+            truth = new.mean(axis=1).to_numpy()
+            bank = (cal, prior_2pl(cal) if irt else None)
+            for k in ks:
+                draw = np.random.default_rng([seed, k]).permutation(frame.shape[1])[:k]
+                items = [frame.columns[j] for j in draw]
+                est = {m: estimate_accuracy(cal, items, new[items], m) for m in ("mean", "aipw")}
+                n1 = int(round(share * k))
+                tp: dict[str, list] = {"twophase-greg": [], "twophase-difference": []}
+                sizes = []
+                for i, model in enumerate(new.index):
+                    y = new.iloc[i]
+                    plan = plan_phase_two(bank, y[items[:n1]], k - n1, seed=int(1000 * seed + i))
+                    sizes.append(n1 + len(plan.phase2))
+                    for m in tp:
+                        tp[m].append(twophase_estimate(plan, y, method=m.split("-")[1], bank=bank).iloc[0])
+                for m in tp:
+                    est[m] = pd.DataFrame(tp[m])
+                for m, out in est.items():
+                    acc, lo, hi = (out[c].to_numpy() for c in ("accuracy", "lower", "upper"))
+                    rows.append({"set": name, "split": split, "k": k, "seed": seed, "method": m,
+                                 "mae": float(np.abs(acc - truth).mean()),
+                                 "coverage": float(((lo <= truth) & (truth <= hi)).mean()),
+                                 "n_new": len(truth), "items": float(np.mean(sizes)) if m.startswith("two") else k})
+    return rows
+
+
+def table(rows: pd.DataFrame) -> str:
+    """MAE (averaged over sets), ratio to AIPW (mean over sets of the per-set ratio) and coverage."""
+    per_set = rows.groupby(["split", "k", "method", "set"]).apply(
+        lambda g: pd.Series({"mae": g["mae"].mean(), "cov": np.average(g["coverage"], weights=g["n_new"]),
+                             "n": g["n_new"].sum(), "items": g["items"].mean()}))
+    aipw = per_set.xs("aipw", level="method")["mae"]
+    out = []
+    for (split, k, method), g in per_set.groupby(level=["split", "k", "method"]):
+        ratio = (g["mae"].droplevel(["split", "k", "method"]) / aipw.xs((split, k))).mean()
+        out.append({"split": split, "k": k, "method": method, "mae": g["mae"].mean(), "x_aipw": ratio,
+                    "coverage": np.average(g["cov"], weights=g["n"]), "min_set_cov": g["cov"].min(),
+                    "items": g["items"].mean()})
+    return pd.DataFrame(out).to_string(index=False, float_format=lambda v: f"{v:.4f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="/work/data-twophase")
+    parser.add_argument("--quick", action="store_true", help="four sets, two seeds")
+    parser.add_argument("--k", default="50,100")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--share", type=float, default=0.5, help="phase 1's share of the budget (default 0.5)")
+    parser.add_argument("--irt", action="store_true", help="add the prior-2PL feature to the prediction")
+    parser.add_argument("--sets", help="comma-separated set names")
+    parser.add_argument("--csv", help="also write the per-seed rows here")
+    args = parser.parse_args()
+    sets = load_sets(args.data)
+    if not sets:
+        sys.exit(f"no matrices under {args.data} (see the docstring for what to fetch)")
+    names = args.sets.split(",") if args.sets else (list(QUICK_SETS) if args.quick else list(sets))
+    seeds = list(range(2 if args.quick else args.seeds))
+    ks = [int(k) for k in args.k.split(",")]
+    rows = []
+    for name in names:
+        t0 = time.time()
+        rows += run_set(name, sets[name], ks, seeds, args.share, args.irt)
+        print(f"{name} {sets[name].shape[0]} x {sets[name].shape[1]}: {time.time() - t0:.0f}s", file=sys.stderr)
+    frame = pd.DataFrame(rows)
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+    print(f"{len(names)} sets, seeds {seeds}, k = {ks}, phase-1 share {args.share}, 2PL feature: {args.irt}")
+    print(table(frame))
+
+
+if __name__ == "__main__":
+    main()
