@@ -20,6 +20,13 @@ x one NLU test set; sets of 300-5,500 items kept) and ``DIR/atlas/arc_clean_resp
 (Peiyu-Georgia-Li/ATLAS ``experiments/arc_by_family_mixtral/clean_response_matrix.csv``, 320 models x 735
 ARC items).
 
+``--bound`` prints, instead, the most any allocation by the predicted answer could gain: for each new model a
+ridge fitted on ``k`` random items predicts ``p_j`` on every item; if those predictions were calibrated, the
+variance of an estimator of the residual total with Neyman's allocation (``pi_j`` proportional to
+``sqrt(p_j (1 - p_j))``) is ``(mean_j sqrt(p_j (1 - p_j)))^2 / mean_j p_j (1 - p_j)`` times that of simple
+random sampling with the same predictor (Cochran 1977, sec. 5.5); its square root bounds the ratio of mean
+absolute errors.
+
 Run: ``python speed/lm_twophase.py`` (all sets, k = 50 and 100, 3 seeds) or ``--quick``.
 """
 
@@ -102,6 +109,27 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], sha
     return rows
 
 
+def allocation_bound(frame: pd.DataFrame, ks: list[int], seeds: list[int]) -> list[dict]:
+    """Neyman allocation's best variance ratio to simple random sampling, per split and k (docstring)."""
+    from irtbridge.leaderboard._predictors import item_features, ridge_cv
+    from irtbridge.leaderboard.estimators import ALPHAS
+
+    rows = []
+    for seed in seeds:
+        for split, (cal_idx, new_idx) in protocol_splits(frame, seed).items():
+            X = item_features(frame.iloc[cal_idx].to_numpy())
+            for k in ks:
+                draw = np.random.default_rng([seed, k]).permutation(frame.shape[1])[:k]
+                ratios = []
+                for i in new_idx:
+                    y = frame.iloc[i].to_numpy()
+                    p = np.clip(ridge_cv(X, draw, y[draw], np.asarray(ALPHAS))[0], 0.005, 0.995)
+                    v = p * (1 - p)
+                    ratios.append(np.mean(np.sqrt(v)) ** 2 / np.mean(v))
+                rows.append({"split": split, "k": k, "variance_ratio": float(np.mean(ratios))})
+    return rows
+
+
 def table(rows: pd.DataFrame) -> str:
     """MAE (averaged over sets), ratio to AIPW (mean over sets of the per-set ratio) and coverage."""
     per_set = rows.groupby(["split", "k", "method", "set"]).apply(
@@ -127,6 +155,7 @@ def main() -> None:
     parser.add_argument("--irt", action="store_true", help="add the prior-2PL feature to the prediction")
     parser.add_argument("--sets", help="comma-separated set names")
     parser.add_argument("--csv", help="also write the per-seed rows here")
+    parser.add_argument("--bound", action="store_true", help="print the allocation bound (docstring) instead")
     args = parser.parse_args()
     sets = load_sets(args.data)
     if not sets:
@@ -135,6 +164,16 @@ def main() -> None:
     seeds = list(range(2 if args.quick else args.seeds))
     ks = [int(k) for k in args.k.split(",")]
     rows = []
+    if args.bound:
+        for name in names:
+            rows += [{"set": name, **r} for r in allocation_bound(sets[name], ks, seeds)]
+        bound = pd.DataFrame(rows)
+        per_set = bound.groupby(["split", "k", "set"])["variance_ratio"].mean()
+        summary = per_set.groupby(level=["split", "k"]).agg(["mean", "min", "max"])
+        summary["mae_ratio_bound"] = np.sqrt(summary["mean"])
+        print(f"{len(names)} sets, seeds {seeds}: Neyman allocation's variance ratio to simple random sampling")
+        print(summary.to_string(float_format=lambda v: f"{v:.3f}"))
+        return
     for name in names:
         t0 = time.time()
         rows += run_set(name, sets[name], ks, seeds, args.share, args.irt)

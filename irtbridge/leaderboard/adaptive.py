@@ -23,11 +23,14 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+from scipy.special import logsumexp
 
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
 from irtbridge.exceptions import ValidationError
+from irtbridge.irt.fast import prob_correct
 from irtbridge.leaderboard._pirt import Z_95, bank_of, pirt_estimates
 from irtbridge.leaderboard.performance import estimate_performance, warn_small_calibration
 
@@ -102,6 +105,7 @@ class AdaptiveResult:
         return self.summary().as_html()
 
 
+_NODES = np.linspace(-6.0, 6.0, 121)
 #: never stop before this many items (the posterior SD of a handful of steep items is not to be trusted)
 MIN_ITEMS = 20
 #: a slope above this flags an item whose 2PL slope the data do not identify (as the leaderboard report's)
@@ -137,7 +141,8 @@ class _AccuracyStopper:
             return False
         x = np.asarray([self.asked.values], dtype=float)
         sd = pirt_estimates(x, self.bank, list(self.asked.items), self.var)[3][0]
-        return bool(Z_95 * sd < self.width)
+        misfit = _misfit_half_width(self.bank, self.asked.items, self.asked.values, self.var)
+        return bool(max(Z_95 * sd, misfit) < self.width)
 
     def stop(self, n_administered: np.ndarray, se: np.ndarray) -> np.ndarray:
         precise = self.base._precise(n_administered, se)
@@ -174,6 +179,33 @@ def _live(answer: Callable[[str], Any], names: list[str],
         return out
 
     return respond
+
+
+def _misfit_half_width(bank: Any, items: list[str], values: list[float], var: float) -> float:
+    """The 95% half-width of the accuracy from the asked items' leave-one-out residuals (the model's misfit).
+
+    Each asked item's answer is predicted from the posterior of theta given the *other* answers; with ``e``
+    those residuals (mean ``ebar``, variance ``s^2`` floored at ``1 / (k + 1)``) and ``N_u`` the items not
+    asked of ``J``, the unasked items' total is off by ``N_u ebar`` give or take ``N_u s / sqrt(k)``:
+    ``half = t_{k-1, 0.975} N_u sqrt(ebar^2 + (1 - k / J) s^2 / k) / J`` (the p-IRT interval of
+    :mod:`irtbridge.leaderboard.estimators`, which does not trust the 2PL's own posterior).
+    """
+    k = len(items)
+    if k < 2:
+        return 0.0
+    pos = {str(n): j for j, n in enumerate(bank.names)}
+    seen = np.array([pos[i] for i in items])
+    y = np.asarray(values, dtype=float)
+    p = np.clip(prob_correct(bank.take(seen), _NODES), 1e-12, 1 - 1e-12)  # nodes x k
+    cell = y[None, :] * np.log(p) + (1 - y[None, :]) * np.log1p(-p)
+    log_post = cell.sum(axis=1) - 0.5 * _NODES**2 / var
+    loo = log_post[:, None] - cell
+    w = np.exp(loo - logsumexp(loo, axis=0, keepdims=True))
+    e = y - (w * p).sum(axis=0)
+    n_items = len(pos)
+    s2 = max(float(np.var(e, ddof=1)), 1.0 / (k + 1.0))
+    sd = (n_items - k) * np.sqrt(float(e.mean()) ** 2 + (1.0 - k / n_items) * s2 / k) / n_items
+    return float(stats.t.ppf(0.975, k - 1)) * sd
 
 
 def _warn_steep(bank: Any) -> None:
@@ -263,7 +295,10 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
             warnings.filterwarnings("ignore", message="the calibration has", category=UserWarning)
             perf = estimate_performance(pd.DataFrame([values], columns=used), calibration, used).iloc[0]
         warn_small_calibration(calibration, "read lower and upper as a lower bound on the uncertainty")
-        accuracy, lower, upper = float(perf["accuracy"]), float(perf["lower"]), float(perf["upper"])
+        accuracy = float(perf["accuracy"])
+        half = max(float(perf["upper"]) - accuracy, accuracy - float(perf["lower"]),
+                   _misfit_half_width(bank, used, values, var))
+        lower, upper = max(accuracy - half, 0.0), min(accuracy + half, 1.0)
     else:
         accuracy = lower = upper = float("nan")
     return AdaptiveResult(theta=float(est["theta"]), se=float(est["se"]), items=tuple(used), responses=tuple(values),
