@@ -5,9 +5,9 @@ of the models held out) and the extrapolation split (calibrate on the weakest 50
 a native 2PL on the calibration models, either plain maximum likelihood (``none``) or with the leaderboard's
 weak slope prior ``a1 ~ N(1, 2)`` (``prior``), 100 EM cycles; each held-out model then takes the adaptive test,
 answering from its row of the matrix, and its predicted accuracy's interval is checked against its accuracy
-on all items. Rules: ``old`` (stop at posterior SD < 0.2 from the first item, the behaviour before issue 39),
-``default`` (at least 20 items, SD < 0.2), ``width`` (the default and the accuracy interval at most 0.05 on
-each side), all capped at 100 items.
+on all items. Rules: ``old`` (stop at posterior SD < 0.2 from the first item, the p-IRT posterior interval of
+:func:`irtbridge.estimate_performance`: the behaviour before issue 39) and ``default`` (at least 20 items, SD <
+0.2, the interval widened by the asked items' leave-one-out residuals), both capped at 100 items.
 
 Data as ``speed/lm_twophase.py`` (``--data``, default ``/work/data-twophase``).
 """
@@ -30,10 +30,11 @@ from lm_twophase import load_sets  # noqa: E402
 
 from irtbridge.irt import as_item_bank  # noqa: E402
 from irtbridge.leaderboard.adaptive import adaptive_evaluate  # noqa: E402
+from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 SETS = ("nlu/arct", "nlu/boolq", "nlu/commonsenseqa", "nlu/winogrande", "nlu/mutual", "atlas/arc")
-RULES = {"old": {"min_items": 1}, "default": {}, "width": {"accuracy_width": 0.05}}
+RULES = {"old": {"min_items": 1}, "default": {}}
 PRIORS = {"none": None, "prior": {"a1": ("norm", 1.0, 2.0)}}
 
 
@@ -69,13 +70,21 @@ def main() -> None:
                             with warnings.catch_warnings():
                                 warnings.simplefilter("ignore")
                                 res = adaptive_evaluate(row.__getitem__, bank, 0.2, max_items=100, **options)
+                            lower, upper = res.lower, res.upper
+                            if rule == "old":  # the interval before issue 39: p-IRT's posterior alone
+                                with warnings.catch_warnings():
+                                    warnings.simplefilter("ignore")
+                                    old = estimate_performance(pd.DataFrame([res.responses], columns=list(res.items)),
+                                                               bank, list(res.items)).iloc[0]
+                                lower, upper = old["lower"], old["upper"]
                             rows.append({"set": name, "split": split, "prior": prior, "rule": rule, "max_a": max_a,
                                          "n_items": res.n_items, "error": abs(res.accuracy - truth),
-                                         "covered": res.lower <= truth <= res.upper})
+                                         "covered": lower <= truth <= upper, "width": upper - lower})
         print(f"{name}: {time.time() - t0:.0f}s", file=sys.stderr)
     out = pd.DataFrame(rows)
     agg = out.groupby(["split", "prior", "rule"]).agg(coverage=("covered", "mean"), mae=("error", "mean"),
-                                                      items=("n_items", "mean"), max_a=("max_a", "max"),
+                                                      items=("n_items", "mean"), width=("width", "mean"),
+                                                      max_a=("max_a", "max"),
                                                       n=("covered", "size"))
     print(agg.to_string(float_format=lambda v: f"{v:.3f}"))
     print(out.groupby(["set", "prior", "rule"])["covered"].mean().unstack("rule").to_string(float_format=lambda v: f"{v:.3f}"))
