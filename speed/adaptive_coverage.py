@@ -7,7 +7,9 @@ weak slope prior ``a1 ~ N(1, 2)`` (``prior``), 100 EM cycles; each held-out mode
 answering from its row of the matrix, and its predicted accuracy's interval is checked against its accuracy
 on all items. Rules: ``old`` (stop at posterior SD < 0.2 from the first item, the p-IRT posterior interval of
 :func:`irtbridge.estimate_performance`: the behaviour before issue 39) and ``default`` (at least 20 items, SD <
-0.2, the interval widened by the asked items' leave-one-out residuals), both capped at 100 items.
+0.2, the interval widened by the asked items' leave-one-out residuals), both capped at 100 items, and
+``twophase`` (``selection="twophase"``, 50 items expected: 25 at random, 25 drawn by the 2PL prediction's
+uncertainty; the difference estimator and its design-based interval).
 
 Data as ``speed/lm_twophase.py`` (``--data``, default ``/work/data-twophase``).
 """
@@ -34,7 +36,7 @@ from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 SETS = ("nlu/arct", "nlu/boolq", "nlu/commonsenseqa", "nlu/winogrande", "nlu/mutual", "atlas/arc")
-RULES = {"old": {"min_items": 1}, "default": {}}
+RULES = {"old": {"min_items": 1}, "default": {}, "twophase": {"selection": "twophase", "max_items": 50}}
 PRIORS = {"none": None, "prior": {"a1": ("norm", 1.0, 2.0)}}
 
 
@@ -69,7 +71,8 @@ def main() -> None:
                         for rule, options in RULES.items():
                             with warnings.catch_warnings():
                                 warnings.simplefilter("ignore")
-                                res = adaptive_evaluate(row.__getitem__, bank, 0.2, max_items=100, **options)
+                                res = adaptive_evaluate(row.__getitem__, bank, 0.2, **{"max_items": 100, **options},
+                                                        seed=int(i))
                             lower, upper = res.lower, res.upper
                             if rule == "old":  # the interval before issue 39: p-IRT's posterior alone
                                 with warnings.catch_warnings():

@@ -36,7 +36,7 @@ from irtbridge.leaderboard.performance import estimate_performance, warn_small_c
 
 __all__ = ["AdaptiveResult", "adaptive_evaluate", "SELECTIONS", "MIN_ITEMS"]
 
-SELECTIONS = ("maxinfo", "random")
+SELECTIONS = ("maxinfo", "random", "twophase")
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class AdaptiveResult:
     accuracy, lower, upper : float
         Predicted share correct on the full item set and its 95% interval (:func:`estimate_performance`).
     stop : str
-        Why the test ended: ``"se"``, ``"accuracy"`` (with ``accuracy_width``), ``"max_items"`` or
-        ``"exhausted"``.
+        Why the test ended: ``"se"``, ``"accuracy"`` (with ``accuracy_width``), ``"max_items"``,
+        ``"exhausted"``, or ``"design"`` (``selection="twophase"``).
     se_history : numpy.ndarray
-        The SD after 0, 1, ..., n items.
+        The SD after 0, 1, ..., n items (``"twophase"``: before and after the test).
     """
 
     theta: float
@@ -239,8 +239,13 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     accuracy_width : float, optional
         Also require the 95% interval of the predicted accuracy to reach at most this far on each side of it
         (e.g. 0.05); the stop reason is then ``"accuracy"``.
-    selection : {"maxinfo", "random"}, default "maxinfo"
+    selection : {"maxinfo", "random", "twophase"}, default "maxinfo"
         Next item: the most informative at the current EAP (a CAT) or a uniformly random one (the baseline).
+        ``"twophase"``: the design of :mod:`irtbridge.leaderboard.twophase` with the 2PL's prediction: half of
+        ``max_items`` drawn at random, then a Poisson draw of ``max_items`` minus that many (in expectation) by
+        the uncertainty of the predicted answer; the accuracy is the difference estimator with its
+        design-based interval, which holds whatever the 2PL's fit (``stop``, ``min_items`` and
+        ``accuracy_width`` do not apply; the stop reason is ``"design"``).
     seed : int
         Seeds the random selection.
 
@@ -275,8 +280,10 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
         accuracy_width = check_number(accuracy_width, "accuracy_width", low=0.0, low_open=True)
     _warn_steep(bank)
     names = [str(n) for n in bank.names]
-    selector = MaxInfoSelector() if selection == "maxinfo" else RandomSelector()
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
+    if selection == "twophase":
+        return _two_phase(answer, bank, names, var, max_items, seed)
+    selector = MaxInfoSelector() if selection == "maxinfo" else RandomSelector()
     estimator = AbilityEstimator(method="EAP", prior=(0.0, float(np.sqrt(var))), quadrature=121)
     asked = _Asked()
     stopper = _AccuracyStopper(StandardErrorStopper(stop, min_items=min_items, max_items=max_items), accuracy_width,
@@ -304,3 +311,42 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     return AdaptiveResult(theta=float(est["theta"]), se=float(est["se"]), items=tuple(used), responses=tuple(values),
                           accuracy=accuracy, lower=lower, upper=upper, stop=str(est["stop"]),
                           se_history=cat.se_history[0][: len(given) + 1].copy())
+
+
+def _two_phase(answer: Callable[[str], Any], bank: Any, names: list[str], var: float, budget: int | None,
+               seed: int) -> AdaptiveResult:
+    """``selection="twophase"``: a random half, then a Poisson draw by the 2PL prediction's uncertainty."""
+    from irtbridge.leaderboard.twophase import FLOOR, difference_estimate, inclusion_probabilities
+
+    n_items = len(names)
+    if budget is None or budget < 6 or budget >= n_items:
+        raise ValidationError(f"selection='twophase' needs max_items between 6 and {n_items - 1} (the expected number "
+                              f"of items), got {budget}")
+    asked = _Asked()
+    respond = _live(answer, names, asked)
+    rng = np.random.default_rng(seed)
+    n1 = budget // 2
+    first = np.sort(rng.choice(n_items, n1, replace=False))
+    try:
+        y1 = np.asarray(respond(np.zeros(n1, dtype=int), first), dtype=float)
+    except _BadAnswer as exc:
+        raise ValidationError(str(exc)) from None
+    p = np.clip(prob_correct(bank, _NODES), 1e-12, 1 - 1e-12)  # nodes x items
+    log_post = (y1 * np.log(p[:, first]) + (1 - y1) * np.log1p(-p[:, first])).sum(axis=1) - 0.5 * _NODES**2 / var
+    pred = np.exp(log_post - logsumexp(log_post)) @ p
+    rest = np.setdiff1d(np.arange(n_items), first)
+    pi, _ = inclusion_probabilities(pred[rest], budget - n1, FLOOR)
+    drawn = rest[rng.random(len(rest)) < pi]
+    try:
+        y2 = np.asarray(respond(np.zeros(len(drawn), dtype=int), drawn), dtype=float)
+    except _BadAnswer as exc:
+        raise ValidationError(str(exc)) from None
+    pi2 = pi[np.searchsorted(rest, drawn)]
+    q = np.clip(pred[rest], 0.005, 0.995)
+    out = difference_estimate(y1, pred[rest], y2, pred[drawn], pi2,
+                              anticipated=float(((1 - pi) / pi * q * (1 - q)).sum()))
+    x = np.asarray([asked.values], dtype=float)
+    theta, se = (float(v[0]) for v in pirt_estimates(x, bank, list(asked.items), var)[:2])
+    return AdaptiveResult(theta=theta, se=se, items=tuple(asked.items), responses=tuple(asked.values),
+                          accuracy=out["accuracy"], lower=out["lower"], upper=out["upper"], stop="design",
+                          se_history=np.array([np.sqrt(var), se]))

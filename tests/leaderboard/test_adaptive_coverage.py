@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard import adaptive_evaluate
 
@@ -59,3 +60,21 @@ def test_accuracy_width_waits_for_a_narrow_interval():
     narrow = adaptive_evaluate(answer, _bank(A), 0.5, max_items=None, accuracy_width=0.08)
     assert narrow.stop == "accuracy" and narrow.n_items > plain.n_items
     assert max(narrow.upper - narrow.accuracy, narrow.accuracy - narrow.lower) < 0.08
+
+
+def test_twophase_selection_covers_whatever_the_fit():
+    """selection="twophase": design-based, so it covers a model the 2PL misdescribes (guessing, stronger than
+    the bank's scale) as well as one it describes."""
+    hits = []
+    for m in range(40):
+        theta = np.random.default_rng([m, 3]).normal() + (2.0 if m % 2 else 0.0)
+        p = 1 / (1 + np.exp(-A * (theta - B)))
+        if m % 4 < 2:
+            p = 0.25 + 0.75 * p
+        y = (np.random.default_rng([m, 4]).random(J) < p).astype(float)
+        res = adaptive_evaluate(dict(zip(NAMES, y)).__getitem__, _bank(A), selection="twophase", max_items=40, seed=m)
+        assert res.stop == "design" and len(set(res.items)) == res.n_items
+        hits.append(res.lower <= y.mean() <= res.upper)
+    assert np.mean(hits) >= 0.9
+    with pytest.raises(ValidationError, match="max_items"):
+        adaptive_evaluate(lambda item: 1.0, _bank(A), selection="twophase", max_items=None)
