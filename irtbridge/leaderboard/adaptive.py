@@ -11,8 +11,17 @@ interval.
 Why a minimum: on a bank fitted without a slope prior (slopes of hundreds on items that nearly split the
 calibration models), a few such items drive the posterior SD below 0.2 after 5-7 items, and the interval is
 too narrow (issue 39: 2 of 10 held-out models outside it). Calibrate with the leaderboard's weak slope prior
-(``priors={"a1": ("norm", 1, 2)}``); a bank with slopes above 8 gets a warning. Coverage measured on real
-held-out models is in ``speed/adaptive_coverage.py``'s docstring.
+(``priors={"a1": ("norm", 1, 2)}``); a bank with slopes above 8 gets a warning. The interval is the wider of
+p-IRT's posterior interval and one from the asked items' leave-one-out residuals (the 2PL's misfit).
+
+Measured on real held-out models (``speed/adaptive_coverage.py``: nyu-mll/nlu-test-sets arct, commonsenseqa,
+boolq and ATLAS' ARC, the splits of Zhang, Dorner & Hardt, 2PL with the weak slope prior; 146 interpolation
+and 177 extrapolation runs), share of models inside the 95% interval, interpolation / extrapolation: the rule
+before issue 39 (stop at SD < 0.2 from the first item, p-IRT interval) 0.53 / 0.00; the CAT now 0.99 / 0.71
+(mean half-width 0.18 / 0.21; mean absolute error 0.035 / 0.163: the 2PL's prediction of a model stronger than
+every calibrated one is wrong, and the asked items do not show it); ``selection="twophase"`` with 50 items
+0.98 / 0.93 (error 0.047 / 0.064, half-width 0.13 / 0.16). Only the two-phase design's interval holds for a
+model unlike the calibrated ones.
 """
 
 from __future__ import annotations
