@@ -19,7 +19,7 @@ import pytest
 
 from tests._synthetic import synthetic_evaluation
 
-from irtbridge._outdir import lock_path, output_lock, staged_output
+from irtbridge._outdir import MARKER, lock_path, output_lock, staged_output
 from irtbridge.cli import main
 from irtbridge.exceptions import OutputBusyError, OutputError
 from irtbridge.report import write_report
@@ -38,8 +38,10 @@ def _popen(cmd: list[str]) -> subprocess.Popen:
 
 
 def _previous_output(out: Path) -> None:
-    """A complete output of an earlier run, to be found intact."""
+    """A complete output of an earlier run (with irtbridge's marker, so a new run may replace it), to be found
+    intact."""
     (out / "tables").mkdir(parents=True)
+    (out / MARKER).write_text('{"written_by": "irtbridge", "command": "evaluate"}\n')
     (out / "summary.json").write_text('{"run": "previous"}\n')
     (out / "tables" / "responses_old.csv").write_text("x\n1\n")
 

@@ -75,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``irtbridge`` command line and return its exit status.
 
     Bad input (a ValidationError, a busy output folder) prints one line to stderr and gives 2; any other
-    irtbridge error (an R error included) or an OSError prints one line and gives 1; Ctrl-C gives 130.
+    irtbridge error (an R error included) or an OSError prints one line and gives 1; Ctrl-C at any moment
+    (while the commands are imported included) prints one line and gives 130. Before any work, the outputs a
+    command declares (``set_defaults(outputs=...)``) are checked against every path it reads and their
+    folders locked (:func:`irtbridge._outdir.guard_outputs`).
 
     Parameters
     ----------
@@ -87,30 +90,61 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status (2 and the help on stderr when no subcommand is given).
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
-        return 2
-    warnings.showwarning = _show_warning
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_of(argv)
     try:
-        return int(args.func(args) or 0)
+        parser = build_parser()  # imports every command: the seconds of start-up
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return 2
+        command = args.command
+        warnings.showwarning = _show_warning
+        from irtbridge._outdir import guard_outputs
+
+        outputs = _declared_outputs(args)
+        with guard_outputs(outputs, _inputs(args, {dest for dest, _ in getattr(args, "outputs", ())})):
+            return int(args.func(args) or 0)
     except (ValidationError, OutputBusyError) as exc:
-        print(f"irtbridge {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
+        print(f"irtbridge {command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except IrtBridgeError as exc:  # e.g. an R error: one line that includes R's message
-        print(f"irtbridge {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
+        print(f"irtbridge {command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `irtbridge ... --json | head`
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
         _quiet_sigint()
-        print(f"irtbridge {args.command}: interrupted", file=sys.stderr)
+        print(f"irtbridge {command}: interrupted" if command else "irtbridge: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # e.g. a full disk while writing: one line, not a traceback
-        print(f"irtbridge {args.command}: error: {exc}", file=sys.stderr)
+        print(f"irtbridge {command}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _command_of(argv: list[str]) -> str:
+    """The subcommand named in ``argv`` (for a message before the parser exists), or ``""``."""
+    first = next((a for a in argv if not a.startswith("-")), "")
+    return first if first.replace("-", "").isalpha() and first.islower() else ""
+
+
+def _declared_outputs(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """``(flag, path, kind)`` of each output the command declares and was given (``outputs=((dest, kind), ...)``)."""
+    return [(f"--{dest.replace('_', '-')}", getattr(args, dest), kind)
+            for dest, kind in getattr(args, "outputs", ()) if getattr(args, dest, None)]
+
+
+def _inputs(args: argparse.Namespace, outputs: set[str]) -> list[str]:
+    """Every other text argument: those naming a file or folder are what the run reads."""
+    found = []
+    for dest, value in vars(args).items():
+        if dest in outputs or dest in ("func", "command", "outputs"):
+            continue
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, str):
+                found.append(v)
+    return found
 
 
 def _quiet_sigint() -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from irtbridge._outdir import FOLDER
+
 # kept here (not imported from irtbridge.decodirt) so that `irtbridge --help` stays light
 _ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
            "discrimination_sd_low", "discrimination_sd_high")
@@ -81,7 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true",
                    help='print {"settings", "datasets", "tournaments", "seconds", "out", "files"} instead of the text summary')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         max_items=args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500),
     )
     # one run per folder: OUT is locked for the whole run and replaced only once every file is written
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="benchmark") as stage:
         result = run_benchmark(datasets, settings, orders=orders, score=args.score, jobs=args.jobs,
                                progress=not args.no_progress)
         files = [out / f.relative_to(stage) for f in result.save(stage, figures=not args.no_figures)]

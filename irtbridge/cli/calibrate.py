@@ -6,6 +6,7 @@ import argparse
 import os
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
+from irtbridge._outdir import FILE
 from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
                                    folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print {model, engine, loglik, aic, bic, converged, items: [{item, a, b, ...}], "
                         "standard_errors: [{item, a, b, ...}]} (standard_errors: not with --no-se)")
     p.add_argument("--out", metavar="items.csv", help="also write the item table to this CSV")
-    p.set_defaults(func=run_calibrate)
+    p.set_defaults(func=run_calibrate, outputs=(("out", FILE),))
 
     q = sub.add_parser("abilities", help="ability estimates from the engine's own scoring",
                        description="Calibrate, then score every respondent with the engine (mirt fscores / ltm factor.scores).")
@@ -75,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="EAP, MAP, ML or WLE (mirt); EAP or MAP (ltm); EAP, MAP or ML (native)")
     q.add_argument("--json", action="store_true", help="print {method, abilities: [{respondent, theta, se}]}")
     q.add_argument("--out", metavar="abilities.csv", help="also write the abilities to this CSV")
-    q.set_defaults(func=run_abilities)
+    q.set_defaults(func=run_abilities, outputs=(("out", FILE),))
 
 
 def _fit(args: argparse.Namespace):

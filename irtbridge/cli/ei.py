@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from irtbridge._outdir import FILE
 from irtbridge._validation import check_binary_labels, read_csv, require_columns, show_value
 from irtbridge.cli._common import atomic_write_csv, print_json
 from irtbridge.exceptions import ValidationError
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="counts: {acc, inacc, ei, ini, bei, blei, qei, uei: {value, lower, upper}}; file: one object per cut-off")
     p.add_argument("--out", metavar="table.csv", help="with FILE.csv: also write the cut-off table to this CSV")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def _number(text: str, flag: str) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 
+from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
 from irtbridge.exceptions import ValidationError
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="estimates.csv", help="also write the estimates to this CSV")
     p.add_argument("--json", action="store_true",
                    help='print {"respondents": [{respondent, theta, se, accuracy, lower, upper}]}')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def read_item_list(path: str, what: str = "anchors") -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from irtbridge._outdir import FOLDER
 from irtbridge.cli._common import add_long_options, print_json, read_responses
 
 
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the imputations (default 0)")
     p.add_argument("--plots", metavar="DIR", help="also write trace lines, item and test information and "
                    "expected-score plots (PNG; mirt's plot types)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("plots", FOLDER),))
 
 
 def _report(fit, args: argparse.Namespace) -> dict:
@@ -100,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
     fit = calibrate(data, model=args.model, engine="mirt", se=False)
     report = _report(fit, args)
     if args.plots:
-        report["plots"] = _plots(fit, args.plots)
+        from irtbridge._outdir import staged_output
+
+        with staged_output(args.plots, param="--plots", writer="fit") as stage:  # the folder appears whole
+            written = _plots(fit, str(stage))
+        report["plots"] = [os.path.join(args.plots, os.path.basename(p)) for p in written]
     if args.json:
         print_json(report)
         return 0

@@ -11,6 +11,7 @@ import argparse
 
 import pandas as pd
 
+from irtbridge._outdir import FILE
 from irtbridge.cli._common import atomic_write_csv, print_json
 from irtbridge.exceptions import ValidationError
 
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="lm-eval: list each task's filters and metrics (what --metric and --filter can choose)")
     p.add_argument("--json", action="store_true",
                    help='print {"format", "out", "rows", "models", "tasks", "items", "by_task": [...]}')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def _per_task(values: list[str], option: str, positions: bool = False):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from irtbridge._outdir import FOLDER
 from irtbridge.cli._common import add_long_options, print_json, read_responses
 
 
@@ -61,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--documents", metavar="items.csv",
                    help="each item's lm-eval document (columns item, task, doc_id), for samples.json")
     p.add_argument("--json", action="store_true", help="print summary.json")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     tiny = replace(tiny, documents=documents)
     summary = tiny.summary_dict()
     out = Path(args.out)
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="tiny") as stage:
         pd.DataFrame({"item": tiny.items}).to_csv(stage / "items.csv", index=False)
         tiny.save(stage / "bank.json")
         pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", "n_held_out", "mae", "coverage"]

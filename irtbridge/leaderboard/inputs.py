@@ -3,28 +3,33 @@
 * **matrix**: models x items, cells 1 (right), 0 (wrong) or empty (unanswered); in a CSV file the model
   names are the first column (or ``id_column``) unless that column holds only 0/1 cells.
 * **long**: one row per answered (model, item) pair, columns ``model, item, score`` and optionally ``task``
+  and ``limit`` (a run made with lm-evaluation-harness's ``--limit``: :attr:`LeaderboardInput.limits`)
   (detected by the header); what :func:`irtbridge.leaderboard.read_lm_eval` and ``read_helm`` return.
 * **lm-eval** / **helm**: folders of harness output, read by those readers (imported when asked for).
 
 Every check runs before any fitting: a cell that is not 0/1 (naming its line or row and column), fewer than
 two models, an empty file, a model with no answer, a (model, item) pair given twice are one-line
-:class:`~irtbridge.exceptions.ValidationError` s.
+:class:`~irtbridge.exceptions.ValidationError` s. Warnings raised while reading (a reader's older runs left
+out, continuous scores) are kept in :attr:`LeaderboardInput.notes` as well (:func:`capture_warnings`).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from irtbridge._validation import read_csv
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 
-__all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES"]
+__all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES",
+           "capture_warnings"]
 
 SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
 LONG_COLUMNS = ("model", "item", "score")
@@ -33,7 +38,8 @@ LONG_COLUMNS = ("model", "item", "score")
 @dataclass(frozen=True)
 class LeaderboardInput:
     """The checked responses: ``matrix`` (models x items, float 1/0/NaN), ``tasks`` (item -> task, or None),
-    ``source`` (what was read, for the report) and ``notes`` (what was left out and why).
+    ``source`` (what was read, for the report), ``notes`` (what was left out and why, and every warning
+    raised while reading) and ``limits`` (runs made with lm-evaluation-harness's ``--limit``).
 
     Parameters
     ----------
@@ -44,13 +50,62 @@ class LeaderboardInput:
     source : str, default "responses"
         What was read.
     notes : tuple of str
-        What was left out and why.
+        What was left out and why; the warnings raised while reading.
+    limits : mapping of str to mapping, optional
+        Model -> {task: limit} for the runs made with ``--limit`` (the ``limit`` column of a long table:
+        :func:`irtbridge.leaderboard.read_lm_eval` reads it from ``results_*.json``); None when there are none.
     """
 
     matrix: pd.DataFrame
     tasks: Mapping[str, str] | None = None
     source: str = "responses"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    limits: Mapping[str, Mapping[str, float]] | None = None
+
+
+@contextmanager
+def capture_warnings(notes: list[str]) -> Iterator[None]:
+    """Inside the block, every irtbridge warning's text is also appended to ``notes`` (once).
+
+    So that what a command prints on stderr also reaches the result's notes (the ``Summary`` notes: the text,
+    the HTML page and ``summary.json``). Every warning (each text once) is raised again when the block ends,
+    where it was first raised (:func:`warnings.warn_explicit`), so filters and the CLI's one-line display apply
+    as before.
+
+    Parameters
+    ----------
+    notes : list of str
+        Appended to.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from irtbridge.exceptions import DataWarning
+    >>> notes = []
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with capture_warnings(notes):
+    ...         warnings.warn("2 runs left out", DataWarning)
+    >>> notes
+    ['2 runs left out']
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for w in caught:
+                text = str(w.message)
+                if issubclass(w.category, IrtBridgeWarning) and text not in notes:
+                    notes.append(text)
+    shown = set()
+    for w in caught:  # each message once: "always" above turned off the per-location registry that dedupes
+        if (w.category, str(w.message)) not in shown:
+            shown.add((w.category, str(w.message)))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _cell(value: Any) -> str:
@@ -149,7 +204,23 @@ def _long(frame: pd.DataFrame, where: str, first_line: int | None, source: str) 
     out = np.full((len(r_names), len(c_names)), np.nan, dtype=np.float32)
     out[r_codes, c_codes] = values.to_numpy(dtype=np.float32)[keep]
     tasks = dict(zip(k, task[keep])) if task is not None else None
-    return _finish(out, r_names, c_names, where, tasks, source, notes)
+    data = _finish(out, r_names, c_names, where, tasks, source, notes)
+    return replace(data, limits=_limits(frame, columns, keep, model, task)) if "limit" in columns else data
+
+
+def _limits(frame: pd.DataFrame, columns: Mapping[str, Any], keep: np.ndarray, model: pd.Series,
+            task: pd.Series | None) -> dict[str, dict[str, float]] | None:
+    """Model -> {task: limit} from a long table's ``limit`` column (runs made with ``--limit``)."""
+    limit = pd.to_numeric(frame[columns["limit"]], errors="coerce")
+    on = limit.notna().to_numpy() & keep
+    if not on.any():
+        return None
+    runs = pd.DataFrame({"m": model.astype(str)[on], "t": task[on] if task is not None else "",
+                         "l": limit[on].astype(float)}).drop_duplicates()
+    out: dict[str, dict[str, float]] = {}
+    for m, t, v in runs.itertuples(index=False):
+        out.setdefault(m, {})[t] = float(v)
+    return out
 
 
 def _matrix(frame: pd.DataFrame, where: str, first_line: int | None, id_column: str | None, source: str,
@@ -259,6 +330,14 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
     >>> read_leaderboard_input([path]).matrix.to_dict("index")
     {'m1': {'q1': 1.0, 'q2': 0.0}, 'm2': {'q1': 1.0, 'q2': nan}}
     """
+    notes: list[str] = []
+    with capture_warnings(notes):
+        data = _read_input(paths, source, id_column, threshold)
+    return replace(data, notes=tuple(dict.fromkeys([*data.notes, *notes])))
+
+
+def _read_input(paths: Sequence[str | os.PathLike], source: str, id_column: str | None,
+                threshold: float | None) -> LeaderboardInput:
     if source not in SOURCES:
         raise ValidationError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
     if not paths:

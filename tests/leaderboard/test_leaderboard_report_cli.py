@@ -16,6 +16,7 @@ import pytest
 
 import irtbridge.leaderboard
 import irtbridge.leaderboard.readers
+from irtbridge._outdir import MARKER
 from irtbridge.cli import main
 from irtbridge.leaderboard import leaderboard_report
 from irtbridge.report import write_leaderboard_report
@@ -80,13 +81,14 @@ def test_a_failing_page_leaves_nothing_half_written(tmp_path, written):
     out = tmp_path / "board"
     out.mkdir()
     (out / "old.txt").write_text("previous run")
+    (out / MARKER).write_text("{}")  # irtbridge's folder: a new run may replace it, a failed one must not
 
     def broken(report, tables):
         raise RuntimeError("page failed")
 
     with pytest.raises(RuntimeError):
         rep.save(out, page=broken)
-    assert [p.name for p in out.iterdir()] == ["old.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "old.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board"]
 
 

@@ -102,7 +102,7 @@ def test_cli_end_to_end(tmp_path, responses, capsys):
                  "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert {p.name for p in out.iterdir()} == {"items.csv", "bank.json", "errors.csv", "learning_curve.csv",
-                                              "summary.json"}
+                                               "summary.json", ".irtbridge-output"}
     assert [r["split"] for r in summary["errors"]] == ["interpolation", "extrapolation"]
     assert summary["learning_curve"][0]["n_calibration"] == 10
     items = pd.read_csv(out / "items.csv")["item"].tolist()

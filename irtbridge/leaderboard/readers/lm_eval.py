@@ -52,7 +52,7 @@ LM_EVAL_DEFAULT_METRICS = ("acc", "exact_match")
 _SAMPLE_KEYS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
                           "doc_hash", "prompt_hash", "target_hash"})
 _NEW_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl$")
-EXTRA_COLUMNS = ("metric", "filter", "doc_id", "group")
+EXTRA_COLUMNS = ("metric", "filter", "doc_id", "group", "limit")
 _WHAT = "lm-evaluation-harness samples"
 
 
@@ -64,6 +64,7 @@ class _SampleFile:
     stamp: str  # the run's timestamp ('' for the v0.4.0-v0.4.2 form)
     array: bool  # the v0.4.0-v0.4.2 one-JSON-array form
     group: str | None
+    limit: float | None = None  # ``config.limit`` of the run's results_<stamp>.json: run with --limit
 
 
 def _results_files(folder: Path) -> list[Path]:
@@ -88,9 +89,16 @@ def _top_groups(results: list[dict]) -> dict[str, str]:
     return top
 
 
+def _limit(results: Any) -> float | None:
+    """``config.limit`` of a results file (set by ``--limit``: a count, or a share when below 1), else None."""
+    config = results.get("config") if isinstance(results, dict) else None
+    return number(config.get("limit")) if isinstance(config, dict) else None
+
+
 def _new_form(folder: Path, files: list[Path]) -> list[_SampleFile]:
-    results = [json_document(r) for r in _results_files(folder)]
-    results = [r for r in results if isinstance(r, dict)]
+    documents = {r.name[len("results_"):-len(".json")]: json_document(r) for r in _results_files(folder)}
+    results = [r for r in documents.values() if isinstance(r, dict)]
+    limits = {stamp: _limit(r) for stamp, r in documents.items()}
     names = sorted({str(r["model_name"]) for r in results if r.get("model_name")})
     if len(names) > 1:
         raise ValidationError(f"{where(folder)}: two models in one folder (its results_*.json files name "
@@ -103,7 +111,7 @@ def _new_form(folder: Path, files: list[Path]) -> list[_SampleFile]:
         if not m:
             raise ValidationError(f"{where(f)}: not named samples_<task>_<timestamp>.jsonl as lm-evaluation-harness "
                                   "v0.4.3+ names its sample files")
-        out.append(_SampleFile(f, model, m["task"], m["stamp"], False, groups.get(m["task"])))
+        out.append(_SampleFile(f, model, m["task"], m["stamp"], False, groups.get(m["task"]), limits.get(m["stamp"])))
     return out
 
 
@@ -133,7 +141,7 @@ def _array_form(folder: Path, files: list[Path]) -> list[_SampleFile]:
         if task is None:
             raise ValidationError(f"{where(f)}: not a sample file of {where(results_path)} (expected "
                                   f"{prefix}_<task>.jsonl for one of its tasks); two models in one folder?")
-        out.append(_SampleFile(f, _pretrained(model_args) or folder.name, task, "", True, None))
+        out.append(_SampleFile(f, _pretrained(model_args) or folder.name, task, "", True, None, _limit(res)))
     return out
 
 
@@ -313,7 +321,7 @@ def _read_file(sf: _SampleFile, rows: dict, metric: Any, filt: Any, item_id: str
         scores.append(value)
         score = value if threshold is None else float(value >= threshold)
         for col, v in (("model", sf.model), ("task", sf.task), ("item", item), ("score", score), ("metric", name),
-                       ("filter", chosen), ("doc_id", rec["doc_id"]), ("group", sf.group)):
+                       ("filter", chosen), ("doc_id", rec["doc_id"]), ("group", sf.group), ("limit", sf.limit)):
             rows[col].append(v)
     return name, all(s in (0.0, 1.0) for s in scores)
 
@@ -351,8 +359,10 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
     Returns
     -------
     pandas.DataFrame
-        Columns ``model, task, item, score, metric, filter, doc_id, group`` (``group``: the subtask's group
-        from ``results_*.json``, else missing); :func:`irtbridge.leaderboard.responses_from_long` takes it.
+        Columns ``model, task, item, score, metric, filter, doc_id, group, limit`` (``group``: the subtask's
+        group from ``results_*.json``, else missing; ``limit``: the run's ``config.limit`` in its
+        ``results_<timestamp>.json`` when it was made with ``--limit``, else missing);
+        :func:`irtbridge.leaderboard.responses_from_long` takes it.
 
     Raises
     ------
@@ -383,7 +393,7 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
         if len(models) > 1:
             raise ValidationError(f"model={model!r} names one model but the paths hold {len(models)}: "
                                   f"{', '.join(models[:5])}")
-        plan = [_SampleFile(sf.path, str(model), sf.task, sf.stamp, sf.array, sf.group) for sf in plan]
+        plan = [_SampleFile(sf.path, str(model), sf.task, sf.stamp, sf.array, sf.group, sf.limit) for sf in plan]
     rows: dict[str, list] = {c: [] for c in ("model", "task", "item", "score", *EXTRA_COLUMNS)}
     continuous = []
     for sf in plan:
