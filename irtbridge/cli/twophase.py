@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
+from irtbridge._outdir import FOLDER
 from irtbridge.cli._common import add_long_options, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
@@ -59,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
     add_long_options(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def documents_of(args: argparse.Namespace, names: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -165,7 +166,7 @@ def _write_plan(out: str, plan: Any, tiny: Any) -> None:
     from irtbridge.leaderboard.samples_file import write_samples
 
     pos = {n: j for j, n in enumerate(plan.item_names)}
-    with staged_output(Path(out), param="--out") as stage:
+    with staged_output(Path(out), param="--out", writer="twophase") as stage:
         plan.save(stage / "plan.json")
         pd.DataFrame({"item": list(plan.phase2), "pi": [plan.pi[pos[i]] for i in plan.phase2]}).to_csv(
             stage / "items.csv", index=False)
