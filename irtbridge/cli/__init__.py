@@ -39,6 +39,7 @@ COMMANDS = [
     "irtbridge.cli.ingest",
     "irtbridge.cli.leaderboard",
     "irtbridge.cli.tiny",
+    "irtbridge.cli.twophase",
 ]
 
 

@@ -9,7 +9,11 @@ Writes, atomically (one folder, :mod:`irtbridge._outdir`):
 * ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage) over held-out
   models, interpolation and extrapolation splits;
 * ``learning_curve.csv``: that error against the number of calibration models (10, 20, 50, 100, ...);
-* ``summary.json``: all of the above in one object (also printed by ``--json``).
+* ``summary.json``: all of the above in one object (also printed by ``--json``);
+* ``samples.json``: lm-evaluation-harness's ``--samples`` file of the k items (task -> document indices;
+  ``lm_eval ... --samples DIR/samples.json --log_samples``), when every item's document is known: read with
+  ``--from lm-eval``, items named ``task/<doc_id>``, or ``--documents items.csv`` (``item, task, doc_id``).
+  The bank keeps the documents, so ``irtbridge twophase`` writes the next phase's file.
 
 A new model is scored against the bank with ``irtbridge estimate ANSWERS.csv --bank DIR/bank.json``.
 """
@@ -57,6 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ncycles", type=int, default=500,
                    help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
                         "learning-curve point)")
+    p.add_argument("--documents", metavar="items.csv",
+                   help="each item's lm-eval document (columns item, task, doc_id), for samples.json")
     p.add_argument("--json", action="store_true", help="print summary.json")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
@@ -91,11 +97,18 @@ def run(args: argparse.Namespace) -> int:
         data = read_leaderboard_input([args.file], args.source, threshold=args.threshold).matrix
     data.index = data.index.map(str)
     exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
+    from dataclasses import replace
+
+    from irtbridge.cli.twophase import documents_of
+    from irtbridge.leaderboard.samples_file import write_samples
+
+    documents = documents_of(args, [str(c) for c in data.columns])  # --documents checked before the fit
     ncycles = check_int(args.ncycles, "--ncycles", low=1)
     tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, NCYCLES=ncycles)  # checks input, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
                                                   repeats=args.repeats, NCYCLES=ncycles))
+    tiny = replace(tiny, documents=documents)
     summary = tiny.summary_dict()
     out = Path(args.out)
     with staged_output(out, param="--out", writer="tiny") as stage:
@@ -105,7 +118,14 @@ def run(args: argparse.Namespace) -> int:
                      ).to_csv(stage / "errors.csv", index=False)
         pd.DataFrame(summary["learning_curve"], columns=["n_calibration", "n_held_out", "mae", "coverage"]
                      ).to_csv(stage / "learning_curve.csv", index=False)
+        if all(i in tiny.documents for i in tiny.items):
+            write_samples(stage / "samples.json", tiny.items, tiny.documents)
         (stage / "summary.json").write_text(json.dumps({**summary, "out": str(out)}, indent=2), encoding="utf-8")
+    if not all(i in tiny.documents for i in tiny.items):
+        import sys
+
+        print("irtbridge tiny: samples.json not written: the items' lm-eval documents are unknown (read with --from "
+              "lm-eval, name items task/<doc_id>, or pass --documents items.csv)", file=sys.stderr)
     if args.json:
         print_json({**summary, "out": str(out)})
     else:

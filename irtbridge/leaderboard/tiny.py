@@ -114,6 +114,9 @@ class TinyBenchmark:
     validation : dict
         The cross-validated error table and learning curve (:func:`~irtbridge.leaderboard.tiny_cv.validate_tiny`),
         empty until validated.
+    documents : dict
+        Item -> ``(task, doc_id)``: the lm-evaluation-harness document of each item where known (what the
+        ``--samples`` file names, :mod:`irtbridge.leaderboard.samples_file`); empty when unknown.
     """
 
     items: list[str]
@@ -125,6 +128,7 @@ class TinyBenchmark:
     seed: int
     alpha: float = 10.0
     validation: dict = field(default_factory=dict, repr=False)
+    documents: dict = field(default_factory=dict, repr=False)
     _values: np.ndarray | None = field(default=None, repr=False)  # calibration models x items, 0/1/NaN
 
     @property
@@ -192,7 +196,8 @@ class TinyBenchmark:
                 "item_names": list(self.item_names), "a": [float(v) for v in cal.a], "b": [float(v) for v in cal.b],
                 "latent_var": cal.variance, "converged": cal.converged, "models": list(self.models),
                 "responses": [_encode(values[:, j]) for j in range(values.shape[1])],
-                "validation": self.validation}
+                "validation": self.validation,
+                "documents": {item: [str(doc[0]), int(doc[1])] for item, doc in self.documents.items()}}
 
     def save(self, path: str | os.PathLike) -> str:
         """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path.
@@ -392,6 +397,7 @@ def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
                          exclude=tuple(str(e) for e in data.get("exclude", [])), method=method, calibration=cal,
                          models=tuple(str(m) for m in data["models"]), seed=int(data.get("seed", 0)),
                          alpha=float(data.get("alpha", 10.0)), validation=dict(data.get("validation") or {}),
+                         documents={str(k): (str(v[0]), int(v[1])) for k, v in (data.get("documents") or {}).items()},
                          _values=values)
 
 
