@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from irtbridge._constraints import Int, Seed, constraints
 from irtbridge._validation import check_choice, check_seed
 from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
 from irtbridge.calibration.engines import ENGINE_TABLE
@@ -302,6 +303,7 @@ def difficulty_agreement(difficulty: pd.Series, accuracy: pd.Series) -> float:
         return float(spearmanr(both.iloc[:, 0], both.iloc[:, 1])[0])
 
 
+@constraints(n_respondents=Int(low=1), n_items=Int(low=1), seed=Seed())
 def simulate_classifier_responses(n_respondents: int = 40, n_items: int = 200, seed: int = 0):
     """Classifier-shaped 3PL data with known parameters: ``(responses, theta, items)``.
 
