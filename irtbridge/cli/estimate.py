@@ -125,8 +125,11 @@ def _chosen(args: argparse.Namespace, data, what: str = "respondent"):
 
 
 def _respondents(args: argparse.Namespace):
+    from irtbridge.leaderboard._answers import unique_names
+
     data = read_responses(args)
     data.index = data.index.map(str)
+    unique_names(data.index, "model", f"{args.file!r}")  # the rule of every leaderboard command
     return _chosen(args, data)
 
 

@@ -20,6 +20,7 @@ import argparse
 import json
 
 from irtbridge.cli._common import add_long_options, print_json, read_responses
+from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
     p.add_argument("--no-validate", action="store_true", help="skip the error table and learning curve")
+    p.add_argument("--no-prior", action="store_true",
+                   help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2), as "
+                        "irtbridge leaderboard)")
     p.add_argument("--ncycles", type=int, default=500,
                    help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
                         "learning-curve point)")
@@ -79,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.cli.estimate import read_item_list
     from irtbridge._validation import check_int
     from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
+    from irtbridge.leaderboard.estimators import DEFAULT_PRIORS
+    from irtbridge.leaderboard.tiny_cv import MIN_MODELS
 
     if args.source == "csv":
         data = read_responses(args)
@@ -89,10 +95,16 @@ def run(args: argparse.Namespace) -> int:
     data.index = data.index.map(str)
     exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
     ncycles = check_int(args.ncycles, "--ncycles", low=1)
-    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, NCYCLES=ncycles)  # checks input, then fits
+    check_int(args.seed, "--seed", low=0)
+    repeats = check_int(args.repeats, "--repeats", low=1)
+    priors = None if args.no_prior else DEFAULT_PRIORS
+    if not args.no_validate and data.shape[0] < MIN_MODELS:  # refused before the fit, not after it
+        raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "
+                              f"{MIN_MODELS} (pass --no-validate to build it without the error table)")
+    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, priors=priors, NCYCLES=ncycles)  # checks, fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
-                                                  repeats=args.repeats, NCYCLES=ncycles))
+                                                  repeats=repeats, priors=priors, NCYCLES=ncycles))
     summary = tiny.summary_dict()
     out = Path(args.out)
     with staged_output(out, param="--out") as stage:

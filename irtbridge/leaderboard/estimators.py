@@ -70,7 +70,7 @@ same way, from the answers of public leaderboards' models.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -79,15 +79,23 @@ from scipy import stats
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix, response_values
-from irtbridge.leaderboard._predictors import bank_arrays, irt_predictions, item_features, ridge_cv, ridge_predictions
+from irtbridge.leaderboard._predictors import (bank_arrays, irt_predictions, item_features, item_means, ridge_cv,
+                                               ridge_predictions)
 
-__all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "estimate_accuracy", "calibrate_2pl", "IRTParameters"]
+__all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "DEFAULT_PRIORS", "estimate_accuracy", "calibrate_2pl", "IRTParameters",
+           "runaway_items"]
 
 ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
 ALPHAS = np.array([1.0, 3.0, 10.0, 30.0, 100.0])
 #: the composite weight of p-IRT is V / (V + COMPOSITE * d^2), d the p-IRT minus ppi difference
 COMPOSITE = 3.0
 DEFAULT_ESTIMATOR = "ppi"
+#: The item prior of every 2PL calibration of the leaderboard tools (tiny benchmarks and their banks,
+#: ``irtbridge leaderboard``, anchors and adaptive evaluation on a bank), mirt's spelling: a weak slope prior
+#: centred on 1, wide enough for negative slopes, that keeps the slope of an item which (nearly) splits the
+#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7.
+#: ``priors=None`` (``--no-prior``) fits by plain maximum likelihood.
+DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
 _NEEDS_IRT = {"ppi", "composite", "ppi_irt", "pirt", "gpirt"}
 
 
@@ -105,6 +113,9 @@ class IRTParameters:
         The latent variance.
     converged : bool, default True
         Whether the calibration converged.
+    priors : mapping or None, default None
+        The item priors of the fit (mirt's spelling, :data:`DEFAULT_PRIORS` for :func:`calibrate_2pl`'s
+        default); None: plain maximum likelihood, or not known.
     """
 
     names: tuple[str, ...]
@@ -112,19 +123,25 @@ class IRTParameters:
     b: np.ndarray
     variance: float = 1.0
     converged: bool = True
+    priors: Mapping[str, tuple] | None = None
 
 
-def calibrate_2pl(responses: pd.DataFrame, *, NCYCLES: int = 500) -> IRTParameters:
-    """Native 2PL (marginal maximum likelihood, :func:`irtbridge.em.fit_em`) on a models x items 0/1 matrix.
+def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
+                  NCYCLES: int = 500) -> IRTParameters:
+    """Native 2PL (marginal maximum a posteriori, :func:`irtbridge.em.fit_em`) on a models x items 0/1 matrix.
 
-    ``NCYCLES`` caps the EM cycles (mirt's default 500). With tens of calibration models, items that all of
-    them answer alike have no finite maximum and keep the fit from converging (``converged`` is then
-    False); their predictions are near 0 or 1 either way.
+    The one calibration of the leaderboard tools: ``irtbridge leaderboard`` fits with the same
+    :data:`DEFAULT_PRIORS` and the estimators flag the same items (:func:`runaway_items`). ``NCYCLES`` caps
+    the EM cycles (mirt's default 500). Items that every model answers alike have no finite difficulty
+    whatever the prior (they are flagged; their predictions are near 0 or 1 either way).
 
     Parameters
     ----------
     responses : DataFrame
         Models x items, 1/0/NaN.
+    priors : mapping or None, default :data:`DEFAULT_PRIORS`
+        Item priors as :func:`irtbridge.em.priors.item_priors` takes them (``{"a1": ("norm", 1, 2)}``);
+        ``None`` fits by plain maximum likelihood (``--no-prior`` on the command line).
     NCYCLES : int, default 500
         Maximum EM cycles.
 
@@ -145,11 +162,37 @@ def calibrate_2pl(responses: pd.DataFrame, *, NCYCLES: int = 500) -> IRTParamete
 
     values = response_values(responses, "responses")
     names = [str(c) for c in responses.columns]
-    res = fit_em(prepare_responses(values, names), "2PL", NCYCLES=NCYCLES)
+    priors = None if priors is None else {str(k): tuple(v) for k, v in dict(priors).items()}
+    res = fit_em(prepare_responses(values, names), "2PL", NCYCLES=NCYCLES, priors=priors)
     a = np.asarray(res.a, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         b = np.where(a != 0, -np.asarray(res.d, dtype=float) / np.where(a != 0, a, 1.0), 0.0)
-    return IRTParameters(tuple(names), a, np.clip(b, -50.0, 50.0), float(res.variance), bool(res.converged))
+    return IRTParameters(tuple(names), a, np.clip(b, -50.0, 50.0), float(res.variance), bool(res.converged), priors)
+
+
+def runaway_items(calibration: Any) -> list[str]:
+    """The items of a 2PL calibration whose estimates the data do not identify, in item order.
+
+    The engine's flags (:func:`irtbridge.calibration.results.flags.flag_items`: ``|a| > 10``, ``|b| > 6`` or
+    not finite). They stay in a tiny benchmark's sample frame; the estimators replace their 2PL prediction
+    by the calibration models' mean on the item (:func:`usable_items`).
+
+    Parameters
+    ----------
+    calibration : IRTParameters
+        A 2PL calibration (``names``, ``a``, ``b``).
+
+    Returns
+    -------
+    list of str
+        The flagged items.
+    """
+    from irtbridge.calibration.results.flags import flag_items
+
+    table = pd.DataFrame({"a": np.asarray(calibration.a, dtype=float), "b": np.asarray(calibration.b, dtype=float)},
+                         index=[str(n) for n in calibration.names])
+    flags = flag_items(table)
+    return [str(n) for n in flags.index[flags.to_numpy() != ""]]
 
 
 def _as_irt(calibration: Any) -> IRTParameters:
@@ -171,9 +214,11 @@ class Problem:
 
     features: np.ndarray  # items x calibration models, missing filled
     seen: np.ndarray  # indices of the sampled items
-    pool: np.ndarray  # bool per item: may be sampled (not excluded)
+    pool: np.ndarray  # bool per item: in the sample frame (not excluded by the caller)
     Y: np.ndarray  # new models x k, NaN unanswered
     names: tuple[str, ...]
+    fallback: np.ndarray  # per item: the calibration models' mean on it (item_means), the IRT feature's stand-in
+    answered: np.ndarray  # per item: how many calibration models answered it
 
 
 def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
@@ -183,11 +228,12 @@ def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame
     names = tuple(str(c) for c in responses.columns)
     if len(set(names)) != len(names):
         raise ValidationError("responses repeat an item name")
-    return problem_from_features(item_features(values), names, items, answers, exclude)
+    return problem_from_values(values, names, items, answers, exclude)
 
 
-def problem_from_features(features: np.ndarray, names: tuple[str, ...], items: Sequence[str], answers: Any,
-                          exclude: Sequence[str] | None) -> Problem:
+def problem_from_values(values: np.ndarray, names: tuple[str, ...], items: Sequence[str], answers: Any,
+                        exclude: Sequence[str] | None) -> Problem:
+    """The :class:`Problem` of calibration answers ``values`` (models x items), checked."""
     pos = {n: j for j, n in enumerate(names)}
     items = [str(i) for i in items]
     if len(items) < 3:
@@ -209,7 +255,15 @@ def problem_from_features(features: np.ndarray, names: tuple[str, ...], items: S
         raise ValidationError(f"answers: model {bad!r} answered fewer than 3 sampled items")
     pool = np.ones(len(names), dtype=bool)
     pool[[pos[e] for e in excluded if e in pos]] = False
-    return Problem(features, np.array([pos[i] for i in items]), pool, Y, names)
+    return Problem(item_features(values), np.array([pos[i] for i in items]), pool, Y, names, item_means(values),
+                   (~np.isnan(values)).sum(axis=0))
+
+
+def usable_items(irt: IRTParameters, prob: Problem) -> np.ndarray:
+    """Per item: its 2PL prediction is used (estimates identified, :func:`runaway_items`, and at least one
+    calibration model answered it); any other item's IRT feature is the calibration models' mean on it."""
+    flagged = set(runaway_items(irt))
+    return np.array([n not in flagged for n in irt.names]) & (prob.answered > 0)
 
 
 def _t(level: float, df: float) -> float:
@@ -220,8 +274,10 @@ def _floor(s2: float, k: int) -> float:
     return max(s2, 1.0 / (k + 1.0))
 
 
-def _regression(y: np.ndarray, Fs: np.ndarray, Fu: np.ndarray, Fe: np.ndarray, n_pool: int) -> tuple[float, float, int]:
-    """Total over sampled + unseen pool + excluded items, its variance, and the residual df (tuned GREG)."""
+def _regression(y: np.ndarray, Fs: np.ndarray, Fu: np.ndarray, Fe: np.ndarray, n_pool: int,
+                ) -> tuple[float, float, float, int]:
+    """Frame total (sampled + unseen frame items), its variance, the excluded items' predicted total and the
+    residual df (tuned GREG)."""
     k, p = Fs.shape
     Z = np.column_stack([np.ones(k), Fs])
     beta = np.linalg.lstsq(Z.T @ Z + 1e-8 * np.eye(p + 1), Z.T @ y, rcond=None)[0]
@@ -230,28 +286,33 @@ def _regression(y: np.ndarray, Fs: np.ndarray, Fu: np.ndarray, Fe: np.ndarray, n
     s2 = _floor(float(e @ e) / df, k)
     total = y.sum() + (beta[0] * len(Fu) + (Fu @ beta[1:]).sum())
     var = n_pool**2 * (1.0 - k / n_pool) * s2 / k
-    if len(Fe):
-        total += beta[0] * len(Fe) + (Fe @ beta[1:]).sum()
-        var += len(Fe) * s2 + len(Fe) ** 2 * s2 / k
-    return total, var, df
+    excl = float(beta[0] * len(Fe) + (Fe @ beta[1:]).sum()) if len(Fe) else 0.0
+    return total, var, excl, df
 
 
-def _difference(y: np.ndarray, loo: np.ndarray, n_pool: int, n_excl: int) -> tuple[float, float]:
-    """Variance of a total from leave-one-out residuals (design-based), with the excluded items' term."""
+def _difference(y: np.ndarray, loo: np.ndarray, n_pool: int) -> float:
+    """Design-based variance of a frame total from leave-one-out residuals."""
     k = len(y)
     s2 = _floor(float(np.var(y - loo, ddof=1)), k)
-    return n_pool**2 * (1.0 - k / n_pool) * s2 / k + n_excl * s2 + n_excl**2 * s2 / k, s2
+    return n_pool**2 * (1.0 - k / n_pool) * s2 / k
 
 
 def _per_model(method: str, prob: Problem, irt: IRTParameters | None, alpha: float, level: float,
                lam: float) -> np.ndarray:
-    """accuracy, se, lower, upper, theta, theta_se for each new model (rows)."""
+    """accuracy, se, lower, upper, theta, theta_se, predicted_share for each new model (rows).
+
+    Each method estimates the total over the sample frame (the items not excluded) with its design-based
+    variance, and predicts the excluded items' total; the interval is the frame's t interval plus the whole
+    range of the excluded share (each excluded answer may be 0 or 1: no assumption about them is made).
+    """
     X, seen, Y = prob.features, prob.seen, prob.Y
     J = X.shape[0]
     n_pool = int(prob.pool.sum())
-    out = np.full((Y.shape[0], 6), np.nan)
+    out = np.full((Y.shape[0], 7), np.nan)
     ridge = ridge_predictions(X, seen, Y.T, alpha) if method == "aipw" else None
-    irt_out = irt_predictions(irt.a, irt.b, seen, Y, irt.variance) if irt is not None else None
+    irt_out = None
+    if irt is not None:
+        irt_out = irt_predictions(irt.a, irt.b, seen, Y, irt.variance, usable_items(irt, prob), prob.fallback)
     for m in range(Y.shape[0]):
         obs = ~np.isnan(Y[m])
         s_idx = seen[obs]
@@ -263,28 +324,31 @@ def _per_model(method: str, prob: Problem, irt: IRTParameters | None, alpha: flo
         u_excl = unseen & ~prob.pool
         n_u, n_e = int(u_pool.sum()), int(u_excl.sum())
         df = k - 1
+        excl = 0.0  # the excluded items' predicted total
         if irt_out is not None:
             out[m, 4], out[m, 5] = irt_out[2][m], irt_out[3][m]
         if method == "mean":
             s2 = _floor(float(np.var(y, ddof=1)), k)
-            total = y.sum() + y.mean() * (n_u + n_e)
-            var = n_pool**2 * (1.0 - k / n_pool) * s2 / k + n_e * s2 + n_e**2 * s2 / k
+            total, excl = y.sum() + y.mean() * n_u, y.mean() * n_e
+            var = n_pool**2 * (1.0 - k / n_pool) * s2 / k
         elif method == "aipw":
             assert ridge is not None  # computed above for aipw
             pred, loo = ridge[0][:, m], ridge[1][obs, m]
-            n_all = n_u + n_e
             resid = y - pred[s_idx]
-            total = y.sum() + n_all * (pred[unseen].mean() + resid.mean() / (1.0 + k / n_all)) if n_all else y.sum()
-            var = _difference(y, loo, n_pool, n_e)[0]
+            total = y.sum() + (n_u * (pred[u_pool].mean() + resid.mean() / (1.0 + k / n_u)) if n_u else 0.0)
+            excl = float(pred[u_excl].sum() + n_e * resid.mean())
+            var = _difference(y, loo, n_pool)
         elif method in ("ppi", "composite"):
             assert irt_out is not None  # the methods in _NEEDS_IRT get their calibration
             feats = np.column_stack([X, irt_out[0][m]])
             pred, loo, _ = ridge_cv(feats, s_idx, y, ALPHAS)
-            total = y.sum() + pred[unseen].sum() + (n_u + n_e) * float(np.mean(y - pred[s_idx]))
-            var = _difference(y, loo, n_pool, n_e)[0]
+            mr = float(np.mean(y - pred[s_idx]))
+            total = y.sum() + pred[u_pool].sum() + n_u * mr
+            excl = float(pred[u_excl].sum() + n_e * mr)
+            var = _difference(y, loo, n_pool)
         if method == "composite":  # pull toward p-IRT where the two agree
             assert irt_out is not None
-            pirt_total = y.sum() + irt_out[0][m][unseen].sum()
+            pirt_total = y.sum() + irt_out[0][m][u_pool].sum()
             d2 = (pirt_total - total) ** 2
             w = var / (var + COMPOSITE * d2) if var + d2 > 0 else 0.0
             total = w * pirt_total + (1 - w) * total
@@ -292,26 +356,37 @@ def _per_model(method: str, prob: Problem, irt: IRTParameters | None, alpha: flo
             assert irt_out is not None
             F_all = irt_out[0][m][:, None]
             Fs = irt_out[1][m, obs][:, None]
-            total, var, df = _regression(y, Fs, F_all[u_pool], F_all[u_excl], n_pool)
+            total, var, excl, df = _regression(y, Fs, F_all[u_pool], F_all[u_excl], n_pool)
         elif method in ("pirt", "gpirt"):
             assert irt_out is not None
             pred, loo = irt_out[0][m], irt_out[1][m, obs]
             e = y - loo
-            total = y.sum() + pred[unseen].sum()
+            total, excl = y.sum() + pred[u_pool].sum(), float(pred[u_excl].sum())
             s2 = _floor(float(np.var(e, ddof=1)), k)
-            n_all = n_u + n_e
-            var = n_all**2 * (float(e.mean()) ** 2 + (1.0 - k / n_pool) * s2 / k) + n_e * s2
+            var = n_u**2 * (float(e.mean()) ** 2 + (1.0 - k / n_pool) * s2 / k)
             if method == "gpirt":
                 s2m = _floor(float(np.var(y, ddof=1)), k)
-                mean_total = y.sum() + y.mean() * n_all
-                var_mean = n_pool**2 * (1.0 - k / n_pool) * s2m / k + n_e * s2m
+                mean_total = y.sum() + y.mean() * n_u
+                var_mean = n_pool**2 * (1.0 - k / n_pool) * s2m / k
                 total = lam * mean_total + (1.0 - lam) * total
+                excl = lam * y.mean() * n_e + (1.0 - lam) * excl
                 var = (lam * np.sqrt(var_mean) + (1.0 - lam) * np.sqrt(var)) ** 2
-        acc = float(np.clip(total / J, 0.0, 1.0))
-        se = float(np.sqrt(var)) / J
-        half = _t(level, df) * se
-        out[m, :4] = acc, se, max(acc - half, 0.0), min(acc + half, 1.0)
+        out[m, :4] = _interval(total, var, excl, n_e, J, _t(level, df))
+        out[m, 6] = n_e / J
     return out
+
+
+def _interval(total: float, var: float, excl: float, n_e: int, J: int, t: float) -> tuple[float, float, float, float]:
+    """accuracy, se, lower, upper from the frame total, its variance and the excluded items' prediction.
+
+    The excluded share enters the interval with its whole range (0 to ``n_e`` right answers), so the
+    interval does not rest on how well they are predicted."""
+    excl = float(np.clip(excl, 0.0, n_e))
+    acc = float(np.clip((total + excl) / J, 0.0, 1.0))
+    half = t * float(np.sqrt(var))
+    lower = min(max((total - half) / J, 0.0), acc)
+    upper = max(min((total + half + n_e) / J, 1.0), acc)
+    return acc, float(np.sqrt(var)) / J, lower, upper
 
 
 def gpirt_lambda(prob: Problem, irt: IRTParameters) -> float:
@@ -320,7 +395,7 @@ def gpirt_lambda(prob: Problem, irt: IRTParameters) -> float:
     k = len(seen)
     Yc = X[seen].T  # calibration models x k (filled answers)
     truth = X.mean(axis=0)
-    pred = irt_predictions(irt.a, irt.b, seen, Yc, irt.variance)[0]
+    pred = irt_predictions(irt.a, irt.b, seen, Yc, irt.variance, usable_items(irt, prob), prob.fallback)[0]
     unseen = np.setdiff1d(np.arange(X.shape[0]), seen)
     pirt = (Yc.sum(axis=1) + pred[:, unseen].sum(axis=1)) / X.shape[0]
     b2 = float(np.mean((pirt - truth) ** 2))
@@ -341,6 +416,7 @@ def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, ind
     frame = pd.DataFrame(out[:, :4], columns=["accuracy", "se", "lower", "upper"], index=index)
     if method in _NEEDS_IRT:
         frame["theta"], frame["theta_se"] = out[:, 4], out[:, 5]
+    frame["predicted_share"] = out[:, 6]
     return frame
 
 

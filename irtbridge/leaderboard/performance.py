@@ -26,6 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
 
@@ -83,6 +84,9 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     """
     bank, anchors = checked_bank(calibration, anchors)
     x, index = _anchor_matrix(responses_on_anchors, anchors)
+    silent = np.isnan(x).all(axis=1)
+    if silent.any():  # a prior-only "estimate" is no estimate (TinyBenchmark.predict refuses it too)
+        raise ValidationError(f"responses_on_anchors: model {index[silent][0]!r} answered no anchor item")
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
     theta, se, accuracy, sd = pirt_estimates(x, bank, anchors, var)
     calibration = bank if isinstance(calibration, (str, os.PathLike)) else calibration

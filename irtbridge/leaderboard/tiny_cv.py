@@ -12,19 +12,22 @@ share of held-out models inside their 95% interval.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, calibrate_2pl, estimate_accuracy
+from irtbridge.leaderboard._answers import unique_names
+from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, DEFAULT_PRIORS, calibrate_2pl, estimate_accuracy
 from irtbridge.leaderboard.tiny import sample_items
 
 __all__ = ["protocol_splits", "held_out_error", "validate_tiny", "CURVE_SIZES"]
 
 CURVE_SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
+#: the fewest models validation splits (25% held out in interpolation, 30% in extrapolation)
+MIN_MODELS = 8
 
 
 def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -51,7 +54,8 @@ def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.nd
 
 
 def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, items: list[str],
-                   method: str, exclude: Sequence[str] | None = None, NCYCLES: int = 500) -> tuple[np.ndarray, np.ndarray]:
+                   method: str, exclude: Sequence[str] | None = None, NCYCLES: int = 500,
+                   priors: Mapping[str, tuple] | None = DEFAULT_PRIORS) -> tuple[np.ndarray, np.ndarray]:
     """Absolute errors and interval hits of ``method`` for the models ``new_idx`` calibrated on ``cal_idx``.
 
     Parameters
@@ -68,6 +72,8 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Items left out of the calibration.
     NCYCLES : int, default 500
         Maximum EM cycles.
+    priors : mapping or None
+        Item priors of the 2PL fit.
 
     Returns
     -------
@@ -75,7 +81,7 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Per held-out model.
     """
     cal = responses.iloc[cal_idx]
-    irt = calibrate_2pl(cal, NCYCLES=NCYCLES) if method not in ("mean", "aipw") else None
+    irt = calibrate_2pl(cal, priors=priors, NCYCLES=NCYCLES) if method not in ("mean", "aipw") else None
     out = estimate_accuracy(cal, items, responses.iloc[new_idx][items], method, calibration=irt, exclude=exclude)
     truth = responses.iloc[new_idx].mean(axis=1).to_numpy()
     return (np.abs(out["accuracy"].to_numpy() - truth),
@@ -84,7 +90,7 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
 
 def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                   method: str = DEFAULT_ESTIMATOR, repeats: int = 3, sizes: Sequence[int] | None = None,
-                  NCYCLES: int = 500) -> dict[str, Any]:
+                  priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> dict[str, Any]:
     """The cross-validated error table and the learning curve of a tiny benchmark of ``k`` items.
 
     Parameters
@@ -101,6 +107,8 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     sizes : sequence of int, optional
         Calibration sizes of the learning curve (default 10, 20, 50, 100, 200, 500, ... up to the models
         left after holding out 25%).
+    priors : mapping or None, default ``DEFAULT_PRIORS``
+        Item priors of each 2PL fit (as :func:`~irtbridge.leaderboard.build_tiny`).
     NCYCLES : int
         EM cycles of each 2PL fit.
 
@@ -122,9 +130,11 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     k = check_int(k, "k", low=3)
     repeats = check_int(repeats, "repeats", low=1)
     n = responses.shape[0]
-    if n < 8:
-        raise ValidationError(f"responses has {n} models; validating a tiny benchmark needs at least 8")
+    if n < MIN_MODELS:
+        raise ValidationError(f"responses has {n} models; validating a tiny benchmark needs at least {MIN_MODELS}")
     names = [str(c) for c in responses.columns]
+    unique_names(names, "item", "responses")
+    unique_names([str(i) for i in responses.index], "model", "responses")
     frame = responses.rename(columns=str)
     errors = []
     for split in ("interpolation", "extrapolation"):
@@ -132,7 +142,7 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
         for r in range(repeats if split == "interpolation" else 1):
             cal_idx, new_idx = protocol_splits(frame, seed + r)[split]
             items = sample_items(names, k, seed + r, exclude)
-            e, h = held_out_error(frame, cal_idx, new_idx, items, method, exclude, NCYCLES)
+            e, h = held_out_error(frame, cal_idx, new_idx, items, method, exclude, NCYCLES, priors)
             abs_err.append(e)
             hits.append(h)
             n_cal = len(cal_idx)
@@ -151,7 +161,7 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
             order = np.random.default_rng([seed, r, size]).permutation(n)
             new_idx, cal_idx = np.sort(order[:n_test]), np.sort(order[n_test:n_test + size])
             e, h = held_out_error(frame, cal_idx, new_idx, sample_items(names, k, seed + r, exclude), method,
-                                  exclude, NCYCLES)
+                                  exclude, NCYCLES, priors)
             abs_err.append(e)
             hits.append(h)
         curve.append({"n_calibration": size, "n_held_out": int(len(np.concatenate(hits))),

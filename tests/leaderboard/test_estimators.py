@@ -132,7 +132,10 @@ def test_default_interval_covers_on_simulated_2pl():
     assert np.mean(errors) < 0.05
 
 
-def test_excluded_items_are_predicted_and_widen_the_interval():
+def test_excluded_items_are_predicted_and_the_interval_spans_their_range():
+    """Items the caller excludes are predicted (here by the sample mean); the frame's total gets the textbook
+    finite-population variance over the 57 items that may be sampled, and the interval adds the excluded
+    share's whole range (3 of 60 items: 0.05), whatever the prediction."""
     rng = np.random.default_rng(4)
     x = (rng.random((40, 60)) < 0.6).astype(float)
     cal = pd.DataFrame(x[:30], columns=[f"q{j}" for j in range(60)])
@@ -141,12 +144,41 @@ def test_excluded_items_are_predicted_and_widen_the_interval():
     excl = estimate_accuracy(cal, items, new, "mean", exclude=["q0", "q1", "q2"])
     y = new.to_numpy()
     s2 = np.maximum(y.var(axis=1, ddof=1), 1 / 31)
-    # 57 items may be sampled, 30 are; the 3 excluded ones are predicted by the sample mean
-    var_total = 57**2 * (1 - 30 / 57) * s2 / 30 + 3 * s2 + 9 * s2 / 30
-    np.testing.assert_allclose(excl["se"], np.sqrt(var_total) / 60, rtol=1e-12)
+    se = np.sqrt(57**2 * (1 - 30 / 57) * s2 / 30) / 60
+    np.testing.assert_allclose(excl["se"], se, rtol=1e-12)
     np.testing.assert_allclose(excl["accuracy"], y.mean(axis=1), rtol=1e-12)
+    frame_total = y.mean(axis=1) * 57
+    half = stats.t.ppf(0.975, 29) * se * 60
+    np.testing.assert_allclose(excl["lower"], np.clip((frame_total - half) / 60, 0, 1), rtol=1e-12)
+    np.testing.assert_allclose(excl["upper"], np.clip((frame_total + half + 3) / 60, 0, 1), rtol=1e-12)
+    np.testing.assert_allclose(excl["predicted_share"], 3 / 60)
     with pytest.raises(ValidationError, match="also sampled"):
         estimate_accuracy(cal, items, new, "mean", exclude=["q10"])
+
+
+@pytest.mark.parametrize("method", ["mean", "aipw", "ppi", "ppi_irt", "pirt", "gpirt", "composite"])
+def test_excluded_items_that_behave_differently_stay_inside_the_interval(method):
+    """Issue 39: the excluded fifth of the items is one the calibration models solve and the new models fail.
+    Every method predicts it from the calibration (wrongly); the interval still covers every new model's
+    true accuracy, because it spans the excluded share's range instead of trusting its prediction."""
+    rng = np.random.default_rng(11)
+    n_items = 150
+    b = rng.normal(size=n_items)
+    names = [f"q{j}" for j in range(n_items)]
+    th = rng.normal(size=(70, 1))
+    x = (rng.random((70, n_items)) < 1 / (1 + np.exp(-(th - b)))).astype(float)
+    excluded = names[:30]
+    x[:50, :30] = 1.0 * (rng.random((50, 30)) < 0.9)   # the calibration models solve them
+    x[50:, :30] = 0.0                                   # the new models fail them all
+    cal = pd.DataFrame(x[:50], columns=names)
+    hits = []
+    for seed in range(4):
+        items = sorted(np.random.default_rng(seed).choice(names[30:], 40, replace=False), key=names.index)
+        out = estimate_accuracy(cal, items, pd.DataFrame(x[50:], columns=names)[items], method, exclude=excluded)
+        truth = x[50:].mean(axis=1)
+        hits += list((out["lower"] <= truth) & (truth <= out["upper"]))
+        assert (out["predicted_share"] == 0.2).all()
+    assert np.mean(hits) >= 0.88, np.mean(hits)  # 80 intervals; today's main: 0.17-0.33
 
 
 def test_bad_input_is_one_line():
