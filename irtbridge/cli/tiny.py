@@ -6,8 +6,10 @@ Writes, atomically (one folder, :mod:`irtbridge._outdir`):
 * ``bank.json``: the frozen bank (item parameters and the calibration models' answers; read offline by
   :func:`irtbridge.leaderboard.load_tiny`, :func:`~irtbridge.leaderboard.load_bank`,
   ``irtbridge estimate --bank``, and as a calibration by ``estimate_performance`` / ``adaptive_evaluate``);
-* ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage) over held-out
-  models, interpolation and extrapolation splits;
+* ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage, each with its
+  standard error over ``--repeats`` draws, and the coverage's Wilson interval) over held-out models,
+  interpolation and extrapolation splits, every draw rebuilt on the calibration models of its fold alone;
+  a coverage below 0.90 is a warning on stderr and a note of ``summary.json``;
 * ``learning_curve.csv``: that error against the number of calibration models (10, 20, 50, 100, ...);
 * ``summary.json``: all of the above in one object (also printed by ``--json``).
 
@@ -110,9 +112,10 @@ def run(args: argparse.Namespace) -> int:
     with staged_output(out, param="--out") as stage:
         pd.DataFrame({"item": tiny.items}).to_csv(stage / "items.csv", index=False)
         tiny.save(stage / "bank.json")
-        pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", "n_held_out", "mae", "coverage"]
+        stats = ["n_held_out", "draws", "mae", "mae_se", "coverage", "coverage_se", "coverage_lower", "coverage_upper"]
+        pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", *stats]
                      ).to_csv(stage / "errors.csv", index=False)
-        pd.DataFrame(summary["learning_curve"], columns=["n_calibration", "n_held_out", "mae", "coverage"]
+        pd.DataFrame(summary["learning_curve"], columns=["n_calibration", *stats]
                      ).to_csv(stage / "learning_curve.csv", index=False)
         (stage / "summary.json").write_text(json.dumps({**summary, "out": str(out)}, indent=2), encoding="utf-8")
     if args.json:

@@ -250,8 +250,25 @@ class TinyBenchmark:
             rows = self.validation.get(key)
             if rows:
                 tables.append((caption, pd.DataFrame(rows)))
-        notes = () if self.validation else ("not validated: run irtbridge.leaderboard.tiny_cv.validate_tiny",)
-        return Summary("tiny benchmark", tuple(lines), tuple(tables), notes, data=self.summary_dict())
+        return Summary("tiny benchmark", tuple(lines), tuple(tables), tuple(self.notes), data=self.summary_dict())
+
+    @property
+    def notes(self) -> list[str]:
+        """What a reader of the numbers must know: a coverage below 0.90 in the error table, no validation,
+        items excluded from the sample frame.
+
+        Returns
+        -------
+        list of str
+            The notes of :meth:`summary` and of ``summary.json``.
+        """
+        notes = [str(n) for n in self.validation.get("notes", [])]
+        if not self.validation:
+            notes.append("not validated: run irtbridge.leaderboard.tiny_cv.validate_tiny")
+        if self.exclude:
+            notes.append(f"{len(self.exclude)} of {len(self.item_names)} items are excluded from the sample frame: "
+                         "their share of the accuracy is predicted only, and the interval spans its whole range")
+        return notes
 
     def summary_dict(self) -> dict[str, Any]:
         """The summary's data (the CLI's ``--json``).
@@ -260,14 +277,14 @@ class TinyBenchmark:
         -------
         dict of str to Any
             ``k``, ``n_items``, ``n_models``, ``method``, ``seed``, ``excluded``, ``flagged``, ``priors``,
-            ``converged``, ``errors`` and
+            ``converged``, ``notes``, ``errors`` and
             ``learning_curve``.
         """
         priors = self.calibration.priors
         return {"k": self.k, "n_items": len(self.item_names), "n_models": len(self.models), "method": self.method,
                 "seed": self.seed, "excluded": len(self.exclude), "flagged": len(self.flagged),
                 "priors": None if priors is None else {k: list(v) for k, v in priors.items()},
-                "converged": self.calibration.converged,
+                "converged": self.calibration.converged, "notes": self.notes,
                 **{key: self.validation.get(key, []) for key in ("errors", "learning_curve")}}
 
     def _repr_html_(self) -> str:

@@ -365,3 +365,66 @@ def test_estimate_performance_refuses_a_model_without_answers(tiny, responses):
         estimate_performance(answers, tiny.bank(), tiny.items)
     with pytest.raises(ValidationError, match="answered fewer than 3"):
         tiny.predict(answers)
+
+
+def _hard_case(seed=5, n_models=80, n_easy=120, n_hard=60):
+    """The weakest half of the models fail every hard item; the others solve some (2PL answers)."""
+    rng = np.random.default_rng(seed)
+    theta = np.sort(rng.normal(0.0, 1.2, n_models))
+    b = np.r_[rng.normal(-0.5, 1.0, n_easy), rng.uniform(0.5, 2.0, n_hard)]
+    x = (rng.random((n_models, len(b))) < 1 / (1 + np.exp(-1.5 * (theta[:, None] - b)))).astype(float)
+    x[: n_models // 2, n_easy:] = 0.0
+    return pd.DataFrame(x, columns=[f"q{j}" for j in range(len(b))], index=[f"m{i}" for i in range(n_models)])
+
+
+def test_the_error_table_is_what_a_users_runs_measure():
+    """Issue 39, cause 2: the table rebuilds every repeat on the fold's calibration models alone (2PL with the
+    prior, flags, features, item draw) and draws the items anew in extrapolation too. Measured here
+    independently, with the public build_tiny + predict on the same folds and draw seeds: the same MAE and
+    coverage (today's main scores extrapolation on one draw, from flags of every model)."""
+    import warnings
+
+    frame = _hard_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = validate_tiny(frame, 30, seed=2, repeats=4, sizes=[20])
+        rows = {r["split"]: r for r in table["errors"]}
+        for split in ("interpolation", "extrapolation"):
+            errs, hits = [], []
+            for r in range(4):
+                cal_idx, new_idx = protocol_splits(frame, 2 + r)[split]
+                tiny = build_tiny(frame.iloc[cal_idx], 30, seed=2 + r)
+                out = tiny.predict(frame.iloc[new_idx][tiny.items])
+                truth = frame.iloc[new_idx].mean(axis=1).to_numpy()
+                errs.append(np.abs(out["accuracy"].to_numpy() - truth))
+                hits.append((out["lower"].to_numpy() <= truth) & (truth <= out["upper"].to_numpy()))
+            row = rows[split]
+            assert row["draws"] == 4 and row["n_held_out"] == sum(len(h) for h in hits)
+            assert row["mae"] == pytest.approx(float(np.concatenate(errs).mean()), abs=1e-12)
+            assert abs(row["coverage"] - float(np.concatenate(hits).mean())) <= 0.03
+            per_draw = [float(e.mean()) for e in errs]
+            assert row["mae_se"] == pytest.approx(np.std(per_draw, ddof=1) / 2, rel=1e-9)
+            assert row["coverage_lower"] <= row["coverage"] <= row["coverage_upper"]
+
+
+def test_low_coverage_is_a_warning_and_a_note_everywhere(tmp_path, capsys, monkeypatch):
+    """A coverage below the threshold: a DataWarning on the CLI's stderr, a note of the Summary (text and HTML)
+    and of summary.json. (The threshold is raised above 1 here so that any table trips it.)"""
+    import irtbridge.leaderboard.tiny_cv as tiny_cv
+
+    monkeypatch.setattr(tiny_cv, "LOW_COVERAGE", 1.01)
+    out = tmp_path / "tiny"
+    assert main(["tiny", str(DATA), "--id-column", "model", "--k", "20", "--out", str(out), "--repeats", "2",
+                 "--no-validate"]) == 0
+    assert "below" not in capsys.readouterr().err
+    out2 = tmp_path / "tiny2"
+    assert main(["tiny", str(DATA), "--id-column", "model", "--k", "20", "--out", str(out2), "--repeats", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "DataWarning" in captured.err and "below 1.01" in captured.err
+    summary = json.loads((out2 / "summary.json").read_text())
+    assert any("below 1.01" in n for n in summary["notes"]) and "below 1.01" in captured.out
+    tiny = load_tiny(out2)
+    assert any("below 1.01" in n for n in tiny.summary().notes) and "below 1.01" in tiny.summary().as_html()
+    errors = pd.read_csv(out2 / "errors.csv")
+    assert list(errors.columns) == ["split", "k", "n_calibration", "n_held_out", "draws", "mae", "mae_se", "coverage",
+                                    "coverage_se", "coverage_lower", "coverage_upper"]
