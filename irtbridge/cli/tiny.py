@@ -24,6 +24,11 @@ import json
 from irtbridge.cli._common import add_long_options, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
+#: the estimators' names and the default, as irtbridge.leaderboard.estimators.REGISTRY holds them (the CLI starts
+#: without importing the numerics; tests/leaderboard/test_estimators.py checks the two agree)
+ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
+DEFAULT_ESTIMATOR = "ppi"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``tiny`` subcommand to the ``irtbridge`` command line.
@@ -50,6 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
     add_long_options(p)
     p.add_argument("--seed", type=int, default=0, help="seeds the item draw (default 0)")
+    p.add_argument("--method", default=DEFAULT_ESTIMATOR, choices=ESTIMATORS,
+                   help=f"the estimator the bank predicts with (default {DEFAULT_ESTIMATOR}; see "
+                        "irtbridge.leaderboard.estimators)")
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
@@ -103,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_validate and data.shape[0] < MIN_MODELS:  # refused before the fit, not after it
         raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "
                               f"{MIN_MODELS} (pass --no-validate to build it without the error table)")
-    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, priors=priors, NCYCLES=ncycles)  # checks, fits
+    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, method=args.method, priors=priors,
+                      NCYCLES=ncycles)  # checks, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
                                                   repeats=repeats, priors=priors, NCYCLES=ncycles))

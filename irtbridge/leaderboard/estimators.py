@@ -1,6 +1,10 @@
 """A new model's accuracy on the full item set from its answers to ``k`` randomly sampled items, with a 95% interval.
 
-One entry, :func:`estimate_accuracy`, several estimators (``method=``). ``J`` items in all, ``S`` the ``k``
+One entry, :func:`estimate_accuracy`, several estimators (``method=``), each a row of :data:`REGISTRY`
+(:mod:`irtbridge.leaderboard._estimator_rows`: whether it needs the 2PL, whether its interval is
+design-based, what it prepares once, and one model's frame total, variance and degrees of freedom). Every
+estimate has the same columns, :data:`COLUMNS` (``theta, theta_se, accuracy, accuracy_se, lower, upper,
+predicted_share``). ``J`` items in all, ``S`` the ``k``
 sampled ones (a simple random sample of the items that may be sampled), ``U`` the others, ``N = |U|``,
 ``y_j`` the new model's 0/1 answers:
 
@@ -69,61 +73,56 @@ same way, from the answers of public leaderboards' models.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix, response_values
-from irtbridge.leaderboard._predictors import (bank_arrays, irt_predictions, item_features, item_means, ridge_cv,
-                                               ridge_predictions)
+from irtbridge.leaderboard._answers import response_values
+from irtbridge.leaderboard._estimator_rows import AIPW, GPIRT, PIRT, PPI, PPIIRT, Composite, Estimator, Mean
+from irtbridge.leaderboard._predictors import bank_arrays
+from irtbridge.leaderboard._sample import (IRTParameters, Problem, interval, problem_from_values, runaway_items, samples,
+                                           shared_arrays)
 
-__all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "DEFAULT_PRIORS", "estimate_accuracy", "calibrate_2pl", "IRTParameters",
-           "runaway_items"]
+__all__ = ["ESTIMATORS", "REGISTRY", "Estimator", "DEFAULT_ESTIMATOR", "DEFAULT_PRIORS", "COLUMNS", "estimate_accuracy",
+           "calibrate_2pl", "IRTParameters", "runaway_items", "get_estimator"]
 
-ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
-ALPHAS = np.array([1.0, 3.0, 10.0, 30.0, 100.0])
-#: the composite weight of p-IRT is V / (V + COMPOSITE * d^2), d the p-IRT minus ppi difference
-COMPOSITE = 3.0
+#: the estimators by name, the default first: each a row (:mod:`irtbridge.leaderboard._estimator_rows`) that
+#: says whether it needs the 2PL and whether its interval is design-based
+_ROWS: tuple[Estimator, ...] = (PPI(), Composite(), PPIIRT(), AIPW(), Mean(), PIRT(), GPIRT())
+REGISTRY: Mapping[str, Estimator] = {e.name: e for e in _ROWS}
+ESTIMATORS = tuple(REGISTRY)
 DEFAULT_ESTIMATOR = "ppi"
+#: the columns of every estimate (``estimate_accuracy``, ``TinyBenchmark.predict``), in order; ``theta`` and
+#: ``theta_se`` are NaN for an estimator that does not use the 2PL. ``se`` follows them: a deprecated alias of
+#: ``accuracy_se`` (removed in 0.3.0)
+COLUMNS = ("theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "predicted_share")
 #: The item prior of every 2PL calibration of the leaderboard tools (tiny benchmarks and their banks,
 #: ``irtbridge leaderboard``, anchors and adaptive evaluation on a bank), mirt's spelling: a weak slope prior
 #: centred on 1, wide enough for negative slopes, that keeps the slope of an item which (nearly) splits the
 #: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7.
 #: ``priors=None`` (``--no-prior``) fits by plain maximum likelihood.
 DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
-_NEEDS_IRT = {"ppi", "composite", "ppi_irt", "pirt", "gpirt"}
 
 
-@dataclass(frozen=True)
-class IRTParameters:
-    """A 2PL calibration reduced to what the estimators use: item names, ``a``, ``b``, latent variance.
+def get_estimator(method: str, what: str = "method") -> Estimator:
+    """The registry's row for ``method`` (a one-line error naming the choices otherwise).
 
     Parameters
     ----------
-    names : tuple of str
-        The items.
-    a, b : ndarray
-        Discrimination and difficulty of each item.
-    variance : float, default 1.0
-        The latent variance.
-    converged : bool, default True
-        Whether the calibration converged.
-    priors : mapping or None, default None
-        The item priors of the fit (mirt's spelling, :data:`DEFAULT_PRIORS` for :func:`calibrate_2pl`'s
-        default); None: plain maximum likelihood, or not known.
-    """
+    method : str
+        A name of :data:`REGISTRY`.
+    what : str, default "method"
+        The parameter's name in the error.
 
-    names: tuple[str, ...]
-    a: np.ndarray
-    b: np.ndarray
-    variance: float = 1.0
-    converged: bool = True
-    priors: Mapping[str, tuple] | None = None
+    Returns
+    -------
+    Estimator
+        The row.
+    """
+    return REGISTRY[check_choice(method, what, ESTIMATORS)]
 
 
 def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
@@ -170,31 +169,6 @@ def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None
     return IRTParameters(tuple(names), a, np.clip(b, -50.0, 50.0), float(res.variance), bool(res.converged), priors)
 
 
-def runaway_items(calibration: Any) -> list[str]:
-    """The items of a 2PL calibration whose estimates the data do not identify, in item order.
-
-    The engine's flags (:func:`irtbridge.calibration.results.flags.flag_items`: ``|a| > 10``, ``|b| > 6`` or
-    not finite). They stay in a tiny benchmark's sample frame; the estimators replace their 2PL prediction
-    by the calibration models' mean on the item (:func:`usable_items`).
-
-    Parameters
-    ----------
-    calibration : IRTParameters
-        A 2PL calibration (``names``, ``a``, ``b``).
-
-    Returns
-    -------
-    list of str
-        The flagged items.
-    """
-    from irtbridge.calibration.results.flags import flag_items
-
-    table = pd.DataFrame({"a": np.asarray(calibration.a, dtype=float), "b": np.asarray(calibration.b, dtype=float)},
-                         index=[str(n) for n in calibration.names])
-    flags = flag_items(table)
-    return [str(n) for n in flags.index[flags.to_numpy() != ""]]
-
-
 def _as_irt(calibration: Any) -> IRTParameters:
     if isinstance(calibration, IRTParameters):
         return calibration
@@ -208,19 +182,6 @@ def _as_irt(calibration: Any) -> IRTParameters:
     return IRTParameters(tuple(str(n) for n in bank.names), a, b, float(getattr(calibration, "latent_var", 1.0) or 1.0))
 
 
-@dataclass(frozen=True)
-class Problem:
-    """The arrays every estimator works on (built once by :func:`prepare`)."""
-
-    features: np.ndarray  # items x calibration models, missing filled
-    seen: np.ndarray  # indices of the sampled items
-    pool: np.ndarray  # bool per item: in the sample frame (not excluded by the caller)
-    Y: np.ndarray  # new models x k, NaN unanswered
-    names: tuple[str, ...]
-    fallback: np.ndarray  # per item: the calibration models' mean on it (item_means), the IRT feature's stand-in
-    answered: np.ndarray  # per item: how many calibration models answered it
-
-
 def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
             exclude: Sequence[str] | None = None) -> Problem:
     """Check the inputs (one-line errors) and build the arrays."""
@@ -231,192 +192,23 @@ def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame
     return problem_from_values(values, names, items, answers, exclude)
 
 
-def problem_from_values(values: np.ndarray, names: tuple[str, ...], items: Sequence[str], answers: Any,
-                        exclude: Sequence[str] | None) -> Problem:
-    """The :class:`Problem` of calibration answers ``values`` (models x items), checked."""
-    pos = {n: j for j, n in enumerate(names)}
-    items = [str(i) for i in items]
-    if len(items) < 3:
-        raise ValidationError(f"items: at least 3 sampled items are needed, got {len(items)}")
-    unknown = [i for i in items if i not in pos]
-    if unknown:
-        raise ValidationError(f"items: {len(unknown)} are not items of responses, e.g. {unknown[:3]}")
-    if len(set(items)) != len(items):
-        raise ValidationError("items repeat an item")
-    excluded = [str(e) for e in (exclude or [])]
-    clash = sorted(set(excluded) & set(items))
-    if clash:
-        raise ValidationError(f"exclude: item(s) {clash[:3]} are also sampled; an excluded item is never sampled")
-    Y, index = _anchor_matrix(answers, items, "answers", "sampled item")
-    if len(index) == 0:
-        raise ValidationError("answers has no rows (no new model)")
-    if (np.isnan(Y).sum(axis=1) > len(items) - 3).any():
-        bad = index[np.isnan(Y).sum(axis=1) > len(items) - 3][0]
-        raise ValidationError(f"answers: model {bad!r} answered fewer than 3 sampled items")
-    pool = np.ones(len(names), dtype=bool)
-    pool[[pos[e] for e in excluded if e in pos]] = False
-    return Problem(item_features(values), np.array([pos[i] for i in items]), pool, Y, names, item_means(values),
-                   (~np.isnan(values)).sum(axis=0))
-
-
-def usable_items(irt: IRTParameters, prob: Problem) -> np.ndarray:
-    """Per item: its 2PL prediction is used (estimates identified, :func:`runaway_items`, and at least one
-    calibration model answered it); any other item's IRT feature is the calibration models' mean on it."""
-    flagged = set(runaway_items(irt))
-    return np.array([n not in flagged for n in irt.names]) & (prob.answered > 0)
-
-
-def _t(level: float, df: float) -> float:
-    return float(stats.t.ppf(0.5 + level / 2.0, max(df, 1.0)))
-
-
-def _floor(s2: float, k: int) -> float:
-    return max(s2, 1.0 / (k + 1.0))
-
-
-def _regression(y: np.ndarray, Fs: np.ndarray, Fu: np.ndarray, Fe: np.ndarray, n_pool: int,
-                ) -> tuple[float, float, float, int]:
-    """Frame total (sampled + unseen frame items), its variance, the excluded items' predicted total and the
-    residual df (tuned GREG)."""
-    k, p = Fs.shape
-    Z = np.column_stack([np.ones(k), Fs])
-    beta = np.linalg.lstsq(Z.T @ Z + 1e-8 * np.eye(p + 1), Z.T @ y, rcond=None)[0]
-    e = y - Z @ beta
-    df = max(k - p - 1, 1)
-    s2 = _floor(float(e @ e) / df, k)
-    total = y.sum() + (beta[0] * len(Fu) + (Fu @ beta[1:]).sum())
-    var = n_pool**2 * (1.0 - k / n_pool) * s2 / k
-    excl = float(beta[0] * len(Fe) + (Fe @ beta[1:]).sum()) if len(Fe) else 0.0
-    return total, var, excl, df
-
-
-def _difference(y: np.ndarray, loo: np.ndarray, n_pool: int) -> float:
-    """Design-based variance of a frame total from leave-one-out residuals."""
-    k = len(y)
-    s2 = _floor(float(np.var(y - loo, ddof=1)), k)
-    return n_pool**2 * (1.0 - k / n_pool) * s2 / k
-
-
-def _per_model(method: str, prob: Problem, irt: IRTParameters | None, alpha: float, level: float,
-               lam: float) -> np.ndarray:
-    """accuracy, se, lower, upper, theta, theta_se, predicted_share for each new model (rows).
-
-    Each method estimates the total over the sample frame (the items not excluded) with its design-based
-    variance, and predicts the excluded items' total; the interval is the frame's t interval plus the whole
-    range of the excluded share (each excluded answer may be 0 or 1: no assumption about them is made).
-    """
-    X, seen, Y = prob.features, prob.seen, prob.Y
-    J = X.shape[0]
-    n_pool = int(prob.pool.sum())
-    out = np.full((Y.shape[0], 7), np.nan)
-    ridge = ridge_predictions(X, seen, Y.T, alpha) if method == "aipw" else None
-    irt_out = None
-    if irt is not None:
-        irt_out = irt_predictions(irt.a, irt.b, seen, Y, irt.variance, usable_items(irt, prob), prob.fallback)
-    for m in range(Y.shape[0]):
-        obs = ~np.isnan(Y[m])
-        s_idx = seen[obs]
-        y = Y[m, obs]
-        k = len(y)
-        unseen = np.ones(J, dtype=bool)
-        unseen[s_idx] = False
-        u_pool = unseen & prob.pool
-        u_excl = unseen & ~prob.pool
-        n_u, n_e = int(u_pool.sum()), int(u_excl.sum())
-        df = k - 1
-        excl = 0.0  # the excluded items' predicted total
-        if irt_out is not None:
-            out[m, 4], out[m, 5] = irt_out[2][m], irt_out[3][m]
-        if method == "mean":
-            s2 = _floor(float(np.var(y, ddof=1)), k)
-            total, excl = y.sum() + y.mean() * n_u, y.mean() * n_e
-            var = n_pool**2 * (1.0 - k / n_pool) * s2 / k
-        elif method == "aipw":
-            assert ridge is not None  # computed above for aipw
-            pred, loo = ridge[0][:, m], ridge[1][obs, m]
-            resid = y - pred[s_idx]
-            total = y.sum() + (n_u * (pred[u_pool].mean() + resid.mean() / (1.0 + k / n_u)) if n_u else 0.0)
-            excl = float(pred[u_excl].sum() + n_e * resid.mean())
-            var = _difference(y, loo, n_pool)
-        elif method in ("ppi", "composite"):
-            assert irt_out is not None  # the methods in _NEEDS_IRT get their calibration
-            feats = np.column_stack([X, irt_out[0][m]])
-            pred, loo, _ = ridge_cv(feats, s_idx, y, ALPHAS)
-            mr = float(np.mean(y - pred[s_idx]))
-            total = y.sum() + pred[u_pool].sum() + n_u * mr
-            excl = float(pred[u_excl].sum() + n_e * mr)
-            var = _difference(y, loo, n_pool)
-        if method == "composite":  # pull toward p-IRT where the two agree
-            assert irt_out is not None
-            pirt_total = y.sum() + irt_out[0][m][u_pool].sum()
-            d2 = (pirt_total - total) ** 2
-            w = var / (var + COMPOSITE * d2) if var + d2 > 0 else 0.0
-            total = w * pirt_total + (1 - w) * total
-        elif method == "ppi_irt":
-            assert irt_out is not None
-            F_all = irt_out[0][m][:, None]
-            Fs = irt_out[1][m, obs][:, None]
-            total, var, excl, df = _regression(y, Fs, F_all[u_pool], F_all[u_excl], n_pool)
-        elif method in ("pirt", "gpirt"):
-            assert irt_out is not None
-            pred, loo = irt_out[0][m], irt_out[1][m, obs]
-            e = y - loo
-            total, excl = y.sum() + pred[u_pool].sum(), float(pred[u_excl].sum())
-            s2 = _floor(float(np.var(e, ddof=1)), k)
-            var = n_u**2 * (float(e.mean()) ** 2 + (1.0 - k / n_pool) * s2 / k)
-            if method == "gpirt":
-                s2m = _floor(float(np.var(y, ddof=1)), k)
-                mean_total = y.sum() + y.mean() * n_u
-                var_mean = n_pool**2 * (1.0 - k / n_pool) * s2m / k
-                total = lam * mean_total + (1.0 - lam) * total
-                excl = lam * y.mean() * n_e + (1.0 - lam) * excl
-                var = (lam * np.sqrt(var_mean) + (1.0 - lam) * np.sqrt(var)) ** 2
-        out[m, :4] = _interval(total, var, excl, n_e, J, _t(level, df))
-        out[m, 6] = n_e / J
-    return out
-
-
-def _interval(total: float, var: float, excl: float, n_e: int, J: int, t: float) -> tuple[float, float, float, float]:
-    """accuracy, se, lower, upper from the frame total, its variance and the excluded items' prediction.
-
-    The excluded share enters the interval with its whole range (0 to ``n_e`` right answers), so the
-    interval does not rest on how well they are predicted."""
-    excl = float(np.clip(excl, 0.0, n_e))
-    acc = float(np.clip((total + excl) / J, 0.0, 1.0))
-    half = t * float(np.sqrt(var))
-    lower = min(max((total - half) / J, 0.0), acc)
-    upper = max(min((total + half + n_e) / J, 1.0), acc)
-    return acc, float(np.sqrt(var)) / J, lower, upper
-
-
-def gpirt_lambda(prob: Problem, irt: IRTParameters) -> float:
-    """tinyBenchmarks' weight of the sample mean in gp-IRT, from the calibration models' own answers."""
-    X, seen = prob.features, prob.seen
-    k = len(seen)
-    Yc = X[seen].T  # calibration models x k (filled answers)
-    truth = X.mean(axis=0)
-    pred = irt_predictions(irt.a, irt.b, seen, Yc, irt.variance, usable_items(irt, prob), prob.fallback)[0]
-    unseen = np.setdiff1d(np.arange(X.shape[0]), seen)
-    pirt = (Yc.sum(axis=1) + pred[:, unseen].sum(axis=1)) / X.shape[0]
-    b2 = float(np.mean((pirt - truth) ** 2))
-    sigma2 = float(np.mean(truth * (1.0 - truth))) / k * (1.0 - k / X.shape[0])
-    return b2 / (b2 + sigma2) if b2 + sigma2 > 0 else 0.5
-
-
 def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, index: pd.Index, *,
                       alpha: float = 10.0, level: float = 0.95) -> pd.DataFrame:
     """:func:`estimate_accuracy` on checked arrays (used by the tiny benchmark, which stores them)."""
+    est = get_estimator(method)
     if irt is not None and len(irt.a) != len(prob.names):
         raise ValidationError(f"calibration has {len(irt.a)} items, responses {len(prob.names)}")
-    lam = 0.0
-    if method == "gpirt":
-        assert irt is not None  # both callers pass a calibration to every method in _NEEDS_IRT
-        lam = gpirt_lambda(prob, irt)
-    out = _per_model(method, prob, irt if method in _NEEDS_IRT else None, alpha, level, lam)
-    frame = pd.DataFrame(out[:, :4], columns=["accuracy", "se", "lower", "upper"], index=index)
-    if method in _NEEDS_IRT:
-        frame["theta"], frame["theta_se"] = out[:, 4], out[:, 5]
-    frame["predicted_share"] = out[:, 6]
+    shared = shared_arrays(prob, irt if est.needs_irt else None, alpha)
+    state = est.prepare(shared)
+    J = len(prob.names)
+    out = np.full((prob.Y.shape[0], len(COLUMNS)), np.nan)
+    for s in samples(prob):
+        out[s.m, 2:6] = interval(est.estimate(state, shared, s), s.n_e, J, level)
+        out[s.m, 6] = s.n_e / J
+    if shared.irt_out is not None:
+        out[:, 0], out[:, 1] = shared.irt_out[2], shared.irt_out[3]
+    frame = pd.DataFrame(out, columns=list(COLUMNS), index=index)
+    frame["se"] = frame["accuracy_se"]  # deprecated alias (0.3.0 removes it): theta's SE is theta_se
     return frame
 
 
@@ -433,13 +225,13 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
         The sampled items (a simple random sample of the items not in ``exclude``).
     answers : DataFrame
         New models x ``items`` (more columns are ignored), 0/1, NaN for unanswered.
-    method : {"ppi", "ppi_irt", "aipw", "mean", "pirt", "gpirt"}, default "ppi"
-        The estimator (see the module docstring).
+    method : str, default "ppi"
+        A name of :data:`REGISTRY` (see the module docstring).
     calibration : IRTParameters, Calibration or ItemBank, optional
-        A 2PL calibration of ``responses``' items for the IRT-based methods; fitted natively
-        (:func:`calibrate_2pl`) when not given.
+        A 2PL calibration of ``responses``' items for the estimators that need one; fitted natively
+        (:func:`calibrate_2pl`, its default prior) when not given.
     exclude : sequence of str, optional
-        Items that were never eligible for sampling (e.g. runaway items): predicted only.
+        Items left out of the sample frame: predicted only, and the interval spans their whole range.
     alpha : float
         The ridge penalty (10, as Zhang, Dorner & Hardt).
     level : float
@@ -448,8 +240,11 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
     Returns
     -------
     DataFrame
-        One row per new model: ``accuracy``, ``se``, ``lower``, ``upper`` (and ``theta``, ``theta_se`` for the
-        IRT-based methods).
+        One row per new model, the columns :data:`COLUMNS`: ``theta``, ``theta_se`` (the 2PL posterior mean
+        and SD of ability given the sampled answers; NaN for an estimator without the 2PL), ``accuracy``
+        (predicted share correct on all items), ``accuracy_se``, ``lower``, ``upper`` (the interval),
+        ``predicted_share`` (the share of the items excluded from the frame), then ``se``, a deprecated alias
+        of ``accuracy_se`` (removed in 0.3.0).
 
     Examples
     --------
@@ -457,15 +252,15 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
     >>> cal = pd.DataFrame((rng.random((30, 40)) < 0.6) * 1.0, columns=[f"q{j}" for j in range(40)])
     >>> new = pd.DataFrame([[1.0, 0.0, 1.0, 1.0, 0.0]], columns=["q0", "q1", "q2", "q3", "q4"])
     >>> out = estimate_accuracy(cal, list(new.columns), new, "mean")
-    >>> round(float(out["accuracy"].iloc[0]), 3)
-    0.6
+    >>> round(float(out["accuracy"].iloc[0]), 3), list(out.columns[:6])
+    (0.6, ['theta', 'theta_se', 'accuracy', 'accuracy_se', 'lower', 'upper'])
     """
-    method = check_choice(method, "method", ESTIMATORS)
+    est = get_estimator(method)
     check_number(alpha, "alpha", low=0.0, low_open=True)
     check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     prob = prepare(responses, items, answers, exclude)
     irt = None
-    if method in _NEEDS_IRT:
+    if est.needs_irt:
         irt = _as_irt(calibration) if calibration is not None else calibrate_2pl(responses)
         if tuple(irt.names) != prob.names:
             raise ValidationError("calibration's items are not responses' items (same names, same order)")

@@ -30,8 +30,9 @@ from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import response_values, unique_names
 from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encode, read_bank, writable_path
+from irtbridge.leaderboard._sample import problem_from_values
 from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, IRTParameters, calibrate_2pl,
-                                              estimate_prepared, problem_from_values, runaway_items)
+                                              estimate_prepared, get_estimator, runaway_items)
 
 __all__ = ["TinyBenchmark", "build_tiny", "load_tiny", "load_bank", "sample_items", "answers_from_long",
            "BANK_FORMAT"]
@@ -128,9 +129,11 @@ class TinyBenchmark:
         return len(self.items)
 
     def predict(self, answers: Any) -> pd.DataFrame:
-        """Predicted share correct on all items (``accuracy``, ``lower``, ``upper``: 95% interval, ``se``,
-        and the 2PL ability ``theta`` with its posterior SD ``theta_se``) for each row of ``answers``
-        (new models x :attr:`items`, 0/1, NaN for unanswered).
+        """Predicted share correct on all items for each row of ``answers`` (new models x :attr:`items`, 0/1,
+        NaN for unanswered): the columns of every estimate (:data:`~irtbridge.leaderboard.estimators.COLUMNS`),
+        ``theta``, ``theta_se`` (the 2PL ability and its posterior SD; NaN for an estimator without the 2PL),
+        ``accuracy``, ``accuracy_se``, ``lower``, ``upper`` (95% interval), ``predicted_share`` (the share of
+        items excluded from the frame), then ``se``, a deprecated alias of ``accuracy_se`` (removed in 0.3.0).
 
         Parameters
         ----------
@@ -149,16 +152,14 @@ class TinyBenchmark:
         >>> x = (rng.random((40, 60)) < 1 / (1 + np.exp(-(theta - np.linspace(-2, 2, 60))))) * 1.0
         >>> tiny = build_tiny(pd.DataFrame(x, columns=[f"q{j}" for j in range(60)]), 20)
         >>> out = tiny.predict(pd.DataFrame([np.ones(20)], columns=tiny.items))
-        >>> list(out.columns[:3]), bool(out["lower"].iloc[0] <= out["accuracy"].iloc[0] <= out["upper"].iloc[0])
-        (['accuracy', 'lower', 'upper'], True)
+        >>> list(out.columns[2:6]), bool(out["lower"].iloc[0] <= out["accuracy"].iloc[0] <= out["upper"].iloc[0])
+        (['accuracy', 'accuracy_se', 'lower', 'upper'], True)
         """
         values = self._values
         assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
         prob = problem_from_values(values, self.item_names, self.items, answers, self.exclude)
         index = answers.index if isinstance(answers, pd.DataFrame) else pd.RangeIndex(1)
-        out = estimate_prepared(prob, self.method, self.calibration, index, alpha=self.alpha)
-        return out[["accuracy", "lower", "upper", "se"] + [c for c in ("theta", "theta_se") if c in out]
-                   + ["predicted_share"]]
+        return estimate_prepared(prob, self.method, self.calibration, index, alpha=self.alpha)
 
     def bank(self):
         """The 2PL item bank (:class:`~irtbridge.irt.ItemBank`) of all items.
@@ -342,8 +343,7 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     >>> tiny.k, "q0" in tiny.items, tiny.exclude
     (10, False, ('q0',))
     """
-    if method not in ESTIMATORS:
-        raise ValidationError(f"method must be one of {', '.join(ESTIMATORS)}, got {method!r}")
+    method = get_estimator(method).name
     values = response_values(responses, "responses")
     names = tuple(str(c) for c in responses.columns)
     unique_names(names, "item", "responses")

@@ -18,7 +18,7 @@ from scipy import stats
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard import DEFAULT_ESTIMATOR, calibrate_2pl, estimate_accuracy
 from irtbridge.leaderboard._predictors import irt_predictions, item_features, ridge_cv, ridge_predictions
-from irtbridge.leaderboard.estimators import IRTParameters
+from irtbridge.leaderboard.estimators import COLUMNS, REGISTRY, IRTParameters
 
 CAL = np.array([[1, 0, 1, 1, 0, 1, 0],
                 [1, 1, 1, 0, 0, 1, 1],
@@ -156,7 +156,7 @@ def test_excluded_items_are_predicted_and_the_interval_spans_their_range():
         estimate_accuracy(cal, items, new, "mean", exclude=["q10"])
 
 
-@pytest.mark.parametrize("method", ["mean", "aipw", "ppi", "ppi_irt", "pirt", "gpirt", "composite"])
+@pytest.mark.parametrize("method", list(REGISTRY))
 def test_excluded_items_that_behave_differently_stay_inside_the_interval(method):
     """Issue 39: the excluded fifth of the items is one the calibration models solve and the new models fail.
     Every method predicts it from the calibration (wrongly); the interval still covers every new model's
@@ -199,3 +199,88 @@ def test_bad_input_is_one_line():
 def test_item_features_fill_missing_with_the_item_mean():
     f = item_features(np.array([[1.0, np.nan], [0.0, np.nan], [1.0, 1.0]]))
     np.testing.assert_allclose(f, [[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+
+
+# ---- the contract every estimator of the registry keeps (scikit-learn's check_estimator, for these rows) ----
+
+def _world(seed, n_items=240, hard_half=False):
+    """2PL items; calibration models and a source of new models. ``hard_half``: the calibration models are
+    weak and fail every item of the harder half (the 2PL cannot place those items), the new models are
+    stronger and solve some of them: the extrapolation case."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.7, 2.0, n_items)
+    b = rng.normal(size=n_items)
+    if hard_half:
+        b[n_items // 2:] = rng.uniform(1.0, 2.5, n_items - n_items // 2)
+    names = [f"q{j}" for j in range(n_items)]
+
+    def draw(n, mean=0.0):
+        th = rng.normal(mean, 1.0, size=(n, 1))
+        return (rng.random((n, n_items)) < 1 / (1 + np.exp(-a * (th - b)))).astype(float)
+
+    cal = draw(100, -1.0 if hard_half else 0.0)
+    if hard_half:
+        cal[:, n_items // 2:] = 0.0
+    return rng, names, a, b, cal, draw
+
+
+def _coverage(name, seed, reps=25, k=50, hard_half=False, true_params=True):
+    rng, names, a, b, cal, draw = _world(seed, hard_half=hard_half)
+    frame = pd.DataFrame(cal, columns=names)
+    irt = IRTParameters(tuple(names), a, b) if true_params else calibrate_2pl(frame, NCYCLES=200)
+    hits, errors = [], []
+    for _ in range(reps):
+        new = draw(8, 1.0 if hard_half else 0.0)
+        items = list(np.array(names)[np.sort(rng.choice(len(names), k, replace=False))])
+        out = estimate_accuracy(frame, items, pd.DataFrame(new, columns=names)[items], name, calibration=irt)
+        truth = new.mean(axis=1)
+        hits += list((out["lower"] <= truth) & (truth <= out["upper"]))
+        errors += list(out["accuracy"] - truth)
+    return float(np.mean(hits)), float(np.mean(np.abs(errors))), float(np.mean(errors))
+
+
+def test_the_registry_is_the_one_list():
+    from irtbridge.cli import tiny as tiny_cli
+    from irtbridge.leaderboard.estimators import ESTIMATORS, REGISTRY
+
+    assert tuple(REGISTRY) == ESTIMATORS == tiny_cli.ESTIMATORS and tiny_cli.DEFAULT_ESTIMATOR == DEFAULT_ESTIMATOR
+    assert all(REGISTRY[n].name == n for n in REGISTRY) and REGISTRY[DEFAULT_ESTIMATOR].design_based
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_contract_shapes_and_interval_order(name):
+    rng, names, a, b, cal, draw = _world(1, n_items=80)
+    new = pd.DataFrame(draw(5), columns=names, index=[f"new{i}" for i in range(5)])
+    items = names[::4]
+    answers = new[items].copy()
+    answers.iloc[0, :3] = np.nan  # a model that skipped some sampled items
+    out = estimate_accuracy(pd.DataFrame(cal, columns=names), items, answers, name,
+                            calibration=IRTParameters(tuple(names), a, b))
+    assert list(out.columns) == [*COLUMNS, "se"] and list(out.index) == list(answers.index)
+    assert ((0 <= out["lower"]) & (out["lower"] <= out["accuracy"]) & (out["accuracy"] <= out["upper"])
+            & (out["upper"] <= 1)).all()
+    assert (out["accuracy_se"] > 0).all() and (out["se"] == out["accuracy_se"]).all()
+    assert out["theta"].notna().all() == REGISTRY[name].needs_irt
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_contract_coverage_on_simulated_2pl(name):
+    """Data from a 2PL, the true item parameters given: 200 intervals (25 draws of 50 items x 8 new models);
+    the 95% intervals must cover 0.88-1.00 of the truths (binomial sd at 0.95: 0.015; 0.88 is 4.5 sd)."""
+    coverage, mae, _ = _coverage(name, seed=7)
+    assert 0.88 <= coverage <= 1.0, coverage
+    assert mae < 0.06
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_contract_extrapolation_half_the_items_unsolved(name):
+    """The calibration models (weak) solve none of the harder half of the items; the new models (stronger)
+    solve some. The 2PL is fitted on the calibration models, as a user would. A design-based estimator must
+    still cover 0.88-1.00 of 200 truths with little bias; a model-based one (``design_based`` False) makes no
+    such promise and is only checked for shape here (its failure is measured in speed/lm_estimators.py)."""
+    coverage, mae, bias = _coverage(name, seed=3, hard_half=True, true_params=False)
+    if REGISTRY[name].design_based:
+        assert 0.88 <= coverage <= 1.0, coverage
+        assert abs(bias) < 0.02, bias
+    else:
+        assert 0.0 <= coverage <= 1.0 and mae < 0.5

@@ -38,7 +38,8 @@ def tiny(responses):
 def test_contract(tiny, responses):
     assert len(tiny.items) == 30 and set(tiny.items) <= set(responses.columns)
     out = tiny.predict(responses.iloc[70:][tiny.items])
-    assert list(out.columns[:3]) == ["accuracy", "lower", "upper"]
+    assert list(out.columns) == ["theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "predicted_share", "se"]
+    assert (out["se"] == out["accuracy_se"]).all()  # the deprecated alias
     assert list(out.index) == list(responses.index[70:])
     assert ((out["lower"] <= out["accuracy"]) & (out["accuracy"] <= out["upper"])).all()
     assert "tiny benchmark" in tiny.summary().as_text() and "<" in tiny._repr_html_()
