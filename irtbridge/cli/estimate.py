@@ -54,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds for --validate (default 5)")
     p.add_argument("--out", metavar="estimates.csv", help="also write the estimates to this CSV")
     p.add_argument("--json", action="store_true",
-                   help='print {"respondents": [{respondent, theta, se, accuracy, lower, upper}]}')
+                   help='print {"respondents": [{respondent, theta, theta_se, accuracy, accuracy_se, lower, upper, '
+                        '...}]} (se: a deprecated alias of theta_se)')
     p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
@@ -127,8 +128,11 @@ def _chosen(args: argparse.Namespace, data, what: str = "respondent"):
 
 
 def _respondents(args: argparse.Namespace):
+    from irtbridge.leaderboard._answers import unique_names
+
     data = read_responses(args, models=True)
     data.index = data.index.map(str)
+    unique_names(data.index, "model", f"{args.file!r}")  # the rule of every leaderboard command
     return _chosen(args, data)
 
 
@@ -152,14 +156,16 @@ def _run_bank(args: argparse.Namespace) -> int:
 
     tiny = load_tiny(args.bank)
     result = tiny.predict(_harness_answers(args, tiny.items) if args.source != "csv" else _respondents(args))
-    result = result.rename(columns={"se": "accuracy_se"})
-    if "theta_se" in result:
-        result = result.rename(columns={"theta_se": "se"})
-    cols = [c for c in ("theta", "se", "accuracy", "lower", "upper", "accuracy_se") if c in result]
-    return _report(args, result[cols])
+    return _report(args, result)
+
+
+#: the columns ``estimate`` writes, the vocabulary of every estimate; ``se`` last, a deprecated alias of
+#: ``theta_se`` (what this command's ``se`` always was; removed in 0.3.0)
+COLUMNS = ("theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "predicted_share")
 
 
 def _report(args: argparse.Namespace, result) -> int:
+    result = result[[c for c in COLUMNS if c in result]].assign(se=result["theta_se"])
     result.index.name = "respondent"
     if args.out:
         atomic_write_csv(args.out, result)

@@ -39,17 +39,18 @@ from irtbridge.leaderboard._pirt import pirt_estimates
 from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, Z95, connected_groups, describe_groups, few_below,
                                                information_curve, informative_range, item_statistics, model_marks,
                                                predicted_interval, saturation, task_breakdown, wilson_interval)
+from irtbridge.leaderboard.estimators import DEFAULT_PRIORS as LEADERBOARD_PRIORS
 from irtbridge.leaderboard.inputs import LeaderboardInput, as_leaderboard_input, capture_warnings
 
 __all__ = ["LeaderboardReport", "leaderboard_report", "IDENTIFICATION"]
 
 IDENTIFICATION = ("theta ~ N(0, 1) over the calibration's models; sign fixed so that ability correlates "
                   "positively with accuracy")
-#: The slope prior of the report's 2PL (mirt's spelling): weak, centred on 1, wide enough for negative
-#: slopes (a mis-keyed item still shows as one) but keeping the slope of an item that (nearly) splits the
-#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7, the EM
-#: from 182 cycles to 97, and Spearman(theta, accuracy) from 0.764 to 0.774. ``priors=None``: plain ML.
-DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
+#: The slope prior of the report's 2PL: the one of every leaderboard calibration (tiny benchmarks and their
+#: banks too), :data:`irtbridge.leaderboard.estimators.DEFAULT_PRIORS`. On ATLAS's ARC matrix (320 x 735) the
+#: largest ``|a|`` goes from 1,168 to 5.7, the EM from 182 cycles to 97, and Spearman(theta, accuracy) from
+#: 0.764 to 0.774. ``priors=None``: plain ML.
+DEFAULT_PRIORS = LEADERBOARD_PRIORS
 RUNAWAY_SLOPE = 8.0  # |a| above this: an item that (nearly) separates the models perfectly, its a not identified
 _SCORE_CHUNK = 512  # models scored at a time (memory: models x items x 121 nodes is avoided)
 DISCONNECTED = ("per-group", "refuse")  # what to do when models fall into groups that share no item
