@@ -61,7 +61,8 @@ from scipy import stats
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._predictors import irt_predictions, item_features, ridge_cv
-from irtbridge.leaderboard.estimators import ALPHAS, IRTParameters
+from irtbridge.leaderboard._estimator_rows import ALPHAS
+from irtbridge.leaderboard.estimators import IRTParameters
 
 __all__ = ["PhaseTwoPlan", "plan_phase_two", "twophase_estimate", "inclusion_probabilities", "predict_answers",
            "difference_estimate", "greg_estimate", "load_plan", "TWOPHASE_ESTIMATORS", "PLAN_FORMAT", "FLOOR"]

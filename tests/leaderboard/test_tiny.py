@@ -352,6 +352,9 @@ def test_duplicate_models_and_too_few_models_are_refused_before_the_fit(tiny, re
     code = main(["tiny", str(tmp_path / "six.csv"), "--id-column", "model", "--k", "10", "--out", str(tmp_path / "t")])
     err = capsys.readouterr().err
     assert code == 2 and "needs at least 8" in err and err.count("\n") == 1
+    # the commands' one rule (leaderboard.inputs.one_row_per_model): identical repeats count once, differing ones
+    # are refused before any work
+    twice = pd.concat([responses.iloc[:20], 1.0 - responses.iloc[:1]])
     twice.to_csv(tmp_path / "twice.csv")
     code = main(["tiny", str(tmp_path / "twice.csv"), "--id-column", "model", "--k", "10", "--out", str(tmp_path / "t")])
     assert code == 2 and "appear more than once" in capsys.readouterr().err
