@@ -18,7 +18,7 @@ covers every item and a wrong prediction cannot make a weight explode.
 Two estimators of the total ``T = sum_j y_j`` (accuracy ``T / J``), interval ``T_hat / J +- t_{df} sqrt(V) / J``:
 
 * ``"difference"``: the difference estimator with the phase-1 prediction (Sarndal, Swensson & Wretman 1992,
-  Model Assisted Survey Sampling, sec. 6.3), Horvitz-Thompson on the residuals of phase 2,
+  Model Assisted Survey Sampling, sec. 6.3), Horvitz-Thompson on the residuals of phase 2::
 
       T_hat = sum_s1 y_j + sum_U2 p_j + sum_s2 (y_j - p_j) / pi_j,
       V     = sum_s2 (1 - pi_j) (y_j - p_j)^2 / pi_j^2,        df = |s2| - 1.
@@ -29,7 +29,7 @@ Two estimators of the total ``T = sum_j y_j`` (accuracy ``T / J``), interval ``T
 * ``"greg"`` (the default): every answered item serves both to predict and to correct. The ridge is refitted
   on ``s1`` and ``s2``; with ``e_j`` its leave-one-out residuals and ``pi*_j = n1 / J + (1 - n1 / J) min(1,
   c * w_j)`` each item's inclusion probability over the two phases (phase 1 a simple random sample of
-  ``n1`` of ``J``),
+  ``n1`` of ``J``)::
 
       T_hat = sum_s y_j + sum_{not s} yhat_j + sum_s e_j (1 - pi*_j) / pi*_j,
       V     = sum_s (1 - pi*_j) e_j^2 / pi*_j^2,                 df = |s| - 1,
