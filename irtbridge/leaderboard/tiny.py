@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._io import atomic_write_text
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
@@ -212,10 +213,7 @@ class TinyBenchmark:
             The path written.
         """
         path = writable_path(path)
-        tmp = f"{path}.partial-{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self.to_dict(), fh)
-        os.replace(tmp, path)
+        atomic_write_text(path, json.dumps(self.to_dict()))
         return path
 
     def with_validation(self, validation: dict) -> "TinyBenchmark":

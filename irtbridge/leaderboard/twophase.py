@@ -58,8 +58,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from irtbridge._io import atomic_write_text
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
+from irtbridge.leaderboard._bank import writable_path
 from irtbridge.leaderboard._predictors import irt_predictions, item_features, ridge_cv
 from irtbridge.leaderboard._estimator_rows import ALPHAS
 from irtbridge.leaderboard.estimators import IRTParameters
@@ -289,11 +291,8 @@ class PhaseTwoPlan:
         str
             The path written.
         """
-        path = os.fspath(path)
-        tmp = f"{path}.partial-{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self.to_dict(), fh)
-        os.replace(tmp, path)
+        path = writable_path(path)
+        atomic_write_text(path, json.dumps(self.to_dict()))
         return path
 
 
