@@ -64,6 +64,8 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, log_expit, logit, logsumexp
 from scipy.stats import norm
 
+from irtbridge._catalogue import NATIVE_DOMAINS
+from irtbridge._constraints import Choice, InDomain, Int, constraints
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.accelerate import ACCELERATORS, iterate
@@ -379,6 +381,9 @@ def _project(trial: np.ndarray) -> np.ndarray:
     return trial
 
 
+@constraints(quadpts=InDomain(NATIVE_DOMAINS["quadpts"], 61, (0, 2, 2.5), allow_none=False),
+             TOL=InDomain(NATIVE_DOMAINS["TOL"], 1e-4, (0, -1e-4, float("nan"), "1e-4"), allow_none=False),
+             NCYCLES=Int(low=1), accelerate=Choice(ACCELERATORS))
 def fit_3pl(data: ResponseData, priors: ItemPriors | Any = None, *, quadpts: int = 61, TOL: float = 1e-4,
             NCYCLES: int = 500, accelerate: str = "squarem",
             progress: Callable[[int, float], None] | None = None) -> ThreePLResult:
