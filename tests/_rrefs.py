@@ -30,6 +30,7 @@ import math
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -125,14 +126,21 @@ def _restore(args: list[str], outputs: dict[str, str]) -> None:
 
 
 def _module() -> str:
-    """The test module asking (``tests/em/test_native_em.py`` -> ``em__test_native_em``)."""
-    current = os.environ.get("PYTEST_CURRENT_TEST", "")
-    file = current.split("::", 1)[0]
-    if not file:
-        raise RuntimeError("run_r is for tests: PYTEST_CURRENT_TEST is not set")
-    rel = Path(file).with_suffix("")
-    parts = rel.parts[1:] if rel.parts and rel.parts[0] == "tests" else rel.parts
-    return "__".join(parts)
+    """The test module whose code calls :func:`run_r` (``tests/em/test_native_em.py`` -> ``em__test_native_em``).
+
+    The caller's file, not the running test's: a fixture defined in one module and used by another (as
+    ``tests/em/test_dense.py`` uses ``test_native_em``'s ``ref``) stores its references once, with the module
+    that holds the R call, which ``make refs`` runs (the modules that name ``run_r``).
+    """
+    here = Path(__file__).resolve()
+    frame = sys._getframe(1)
+    while frame is not None:
+        file = Path(frame.f_code.co_filename).resolve()
+        if file != here and file.is_relative_to(ROOT / "tests"):
+            rel = file.relative_to(ROOT / "tests").with_suffix("")
+            return "__".join(rel.parts)
+        frame = frame.f_back  # type: ignore[assignment]
+    raise RuntimeError("run_r is for the tests under tests/: no caller there")
 
 
 @contextmanager

@@ -130,3 +130,10 @@ def test_a_folder_argument_gives_its_new_files_back(fake, monkeypatch):
 def test_only_rscript_is_run():
     with pytest.raises(ValueError, match="Rscript"):
         run_r(["python3", "-c", "pass"])
+
+
+def test_references_belong_to_the_module_that_calls_r_not_the_test_that_runs(monkeypatch):
+    # tests/em/test_dense.py runs test_native_em's `ref` fixture: its R call is stored (and recorded by
+    # `make refs`, which runs the modules naming run_r) with test_native_em, whichever test asks
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/em/test_dense.py::test_x (setup)")
+    assert _rrefs._module() == "test_r_refs"
