@@ -62,7 +62,8 @@ from irtbridge.em.identify import orient, standardise
 from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.mstep import mstep
 from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl
-from irtbridge.em.window import NodeWindows, log_pq, pair
+from irtbridge.em.window import NodeWindows, pair
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded",
            "fit_em", "estep", "node_windows"]

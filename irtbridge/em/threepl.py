@@ -72,6 +72,7 @@ from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.priors import PRIOR_FAMILIES, ItemPriors, item_priors, log_prior
 from irtbridge.em.priors import mirt_prior_information as _mirt_prior_information
 from irtbridge.em.priors import prior_terms as _prior_terms
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["ACCELERATORS", "PRIOR_FAMILIES", "ItemPriors", "crossprod_covariance_3pl", "irt_standard_errors_3pl",
            "item_priors", "ThreePLResult", "estep_3pl", "fit_3pl", "irt_table_3pl", "start_values_3pl",
@@ -101,9 +102,7 @@ def _penalty(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray):
 def _log_pq(a: np.ndarray, d: np.ndarray, lam: np.ndarray, theta: np.ndarray):
     """``z``, ``log P`` and ``log Q`` (items x nodes)."""
     z = a[:, None] * theta[None, :] + d[:, None]
-    lg, l1g = log_expit(lam)[:, None], log_expit(-lam)[:, None]
-    ls = log_expit(z)
-    return z, np.logaddexp(lg, l1g + ls), l1g + ls - z
+    return (z, *log_pq(z, log_expit(lam)[:, None], -np.inf, log_expit(-lam)[:, None]))
 
 
 def estep_3pl(data: ResponseData, a: np.ndarray, d: np.ndarray, lam: np.ndarray, theta: np.ndarray,

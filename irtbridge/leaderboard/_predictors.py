@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, logsumexp
+
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["item_features", "ridge_predictions", "irt_predictions", "GRID"]
 
@@ -86,7 +88,7 @@ def ridge_predictions(X: np.ndarray, seen: np.ndarray, Y: np.ndarray, alpha: flo
 
 def _logpq(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     z = a[None, :] * (GRID[:, None] - b[None, :])  # nodes x items
-    return log_expit(z), log_expit(-z), expit(z)
+    return (*log_pq(z), expit(z))
 
 
 def irt_predictions(a: np.ndarray, b: np.ndarray, seen: np.ndarray, Y: np.ndarray, variance: float = 1.0,
