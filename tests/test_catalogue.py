@@ -49,7 +49,7 @@ def test_every_model_list_is_a_view_of_the_catalogue():
     assert bank.MODELS == tuple(r.name for r in cat.CATALOGUE.values() if r.scoring)
     assert bank.DICHOTOMOUS_MODELS == tuple(r.name for r in cat.CATALOGUE.values()
                                             if r.scoring and r.kind == "dichotomous")
-    assert EM_MODELS == tuple(r.name for r in cat.CATALOGUE.values() if r.native == "core")
+    assert EM_MODELS == tuple(r.name for r in cat.CATALOGUE.values() if r.native == "em")
     assert result.MODELS == tuple(cat.CATALOGUE)
     assert set(itemtypes.ITEMTYPES) == {r.name for r in cat.CATALOGUE.values() if r.named_by == "mirt"}
     assert itemtypes.NESTED_LOGIT == ("2PLNRM", "3PLNRM", "3PLuNRM", "4PLNRM")

@@ -18,8 +18,8 @@ __all__ = ["log_pq"]
 
 
 def log_pq(z: np.ndarray, log_g: np.ndarray | float | None = None, log_1mu: np.ndarray | float | None = None,
-           log_span: np.ndarray | float | None = None, out: tuple[np.ndarray, np.ndarray] | None = None
-           ) -> tuple[np.ndarray, np.ndarray]:
+           log_span: np.ndarray | float | None = None, out: tuple[np.ndarray, np.ndarray] | None = None,
+           base: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``log P`` and ``log Q`` of the logistic item at logits ``z``.
 
     Without asymptotes (``log_g`` None): ``log expit(z)`` and ``log expit(-z)``, computed with one ``exp``
@@ -37,6 +37,8 @@ def log_pq(z: np.ndarray, log_g: np.ndarray | float | None = None, log_1mu: np.n
         ``u = 1``); all three or none.
     out : tuple of ndarray, optional
         Arrays like ``z`` to write ``log P`` and ``log Q`` into (without asymptotes only).
+    base : tuple of ndarray, optional
+        ``log_pq(z)`` if the caller has it already (with asymptotes only): not computed again.
 
     Returns
     -------
@@ -52,13 +54,16 @@ def log_pq(z: np.ndarray, log_g: np.ndarray | float | None = None, log_1mu: np.n
     >>> np.exp(lp).round(3).tolist(), np.exp(lq).round(3).tolist()
     ([0.2, 0.9], [0.8, 0.1])
     """
-    shared = np.log1p(np.exp(-np.abs(z)))
-    lp, lq = out if out is not None else (np.empty_like(z), np.empty_like(z))
-    np.subtract(np.minimum(z, 0.0), shared, out=lp)
-    np.subtract(np.minimum(-z, 0.0), shared, out=lq)
+    if base is not None and log_g is not None:
+        lp, lq = base
+    else:
+        shared = np.log1p(np.exp(-np.abs(z)))
+        lp, lq = out if out is not None else (np.empty_like(z), np.empty_like(z))
+        np.subtract(np.minimum(z, 0.0), shared, out=lp)
+        np.subtract(np.minimum(-z, 0.0), shared, out=lq)
     if log_g is None:
         return lp, lq
-    if out is not None:
-        raise ValueError("log_pq: out= is for the item without asymptotes")
+    if out is not None or log_1mu is None or log_span is None:
+        raise ValueError("log_pq: log_g, log_1mu and log_span go together, and out= is for the item without them")
     return (np.minimum(np.logaddexp(log_g, log_span + lp), 0.0),
             np.minimum(np.logaddexp(log_1mu, log_span + lq), 0.0))

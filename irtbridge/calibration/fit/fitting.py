@@ -73,8 +73,8 @@ def calibrate(
         ``lca`` (use ``irtbridge.mirt.mdirt``) and ``experimental`` (``createItem`` items, R code) are
         refused in one line.
     engine : {"mirt", "ltm", "native"}
-        ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, graded) and
-        :mod:`irtbridge.em.threepl` (3PL, with or without priors), checked against mirt;
+        ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, 3PL, 4PL, graded; priors
+        on the 1PL to 4PL), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, ``accelerate=``
         (``"squarem"``, the default: SQUAREM with a monotone safeguard; ``"none"``: plain EM),
         ``progress=True`` (a bar over the EM cycles) and ``client=`` for Dask.
@@ -102,7 +102,7 @@ def calibrate(
         are an error naming them; with ``drop_constant=True`` they are dropped with a
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
     priors : mapping or list of Prior, optional
-        mirt, and the native 1PL, 2PL and 3PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
+        mirt, and the native 1PL, 2PL, 3PL and 4PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
         ("expbeta", 5, 17)}`` (see :mod:`irtbridge.calibration.inputs.priors`); with priors the fit is a MAP
         estimate. Each named parameter must be one the model estimates, checked against mirt's
         ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.inputs.checks`; the native engine
