@@ -20,7 +20,7 @@ import pandas as pd
 
 from irtbridge._validation import check_bool, check_number
 from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import find_stack_level, ValidationError
 
 __all__ = ["InferenceMixin"]
 
@@ -237,7 +237,7 @@ class InferenceMixin:
         problem = self.options.get("se_unavailable")
         if problem:
             warnings.warn(f"coefficients: standard errors unavailable ({problem}); se, lower and upper are NaN",
-                          RWarning, stacklevel=3)
+                          RWarning, stacklevel=find_stack_level())
             return model
         return self._information_model("coefficients")
 

@@ -41,7 +41,7 @@ from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS,
 from irtbridge.calibration.engines.request import DESIGNS, FitRequest
 from irtbridge.calibration.results.flags import warn_flagged
 from irtbridge.calibration.inputs.options import LTM_OPTIONS, MIRT_OPTIONS, check_options
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import find_stack_level, ValidationError
 
 if TYPE_CHECKING:  # the result module reads this table: the table names only the results' base class
     from irtbridge.calibration.results._base import FitResult
@@ -125,7 +125,7 @@ class Engine:
                                   f"use engine={self.who_else_fits(request.design)}")
         fit = importlib.import_module(self.module).fit(request)
         if request.design == "calibrate":
-            warn_flagged(fit, stacklevel=4)
+            warn_flagged(fit, stacklevel=find_stack_level())
         return fit
 
     def checked_options(self, options: Mapping[str, Any], model: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from irtbridge.calibration.engines.rbacked import from_r_model
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.mixed_result import MixedCalibration
 from irtbridge.calibration.results.result import Calibration
+from irtbridge.exceptions import find_stack_level
 
 __all__ = ["fit"]
 
@@ -63,7 +64,7 @@ def _mixed(request: FitRequest) -> MixedCalibration:
                                itemdesign=s["itemdesign"], fixed=s["fixed"], random=s["random"] or None,
                                itemtype=s["itemtype"], se=bool(request.se), options=dict(request.options))
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=5)
+        warnings.warn(w.message, w.category, stacklevel=find_stack_level())
     effective = {**request.options, "se": bool(request.se), "itemtype": s["itemtype"],
                  **({"item_formula": s["item_formula"]} if s["item_formula"] is not None else {"fixed": s["fixed"]}),
                  **({"random": s["random"]} if s["random"] else {}),

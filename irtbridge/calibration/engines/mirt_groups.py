@@ -20,7 +20,7 @@ from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.calibration.inputs.responses import item_minimums
 from irtbridge.calibration.results.group_result import GroupCalibration, item_table
-from irtbridge.exceptions import ConvergenceWarning, RWarning
+from irtbridge.exceptions import find_stack_level, ConvergenceWarning, RWarning
 
 __all__ = ["fit", "from_r_model"]
 
@@ -61,11 +61,11 @@ def fit(request: FitRequest) -> GroupCalibration:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if request.se and out.get("se_problem") is not None:
         message = f"mirt: standard errors unavailable ({str(out['se_problem']).strip()}); estimates kept"
-        warnings.warn(message, RWarning, stacklevel=5)
+        warnings.warn(message, RWarning, stacklevel=find_stack_level())
         r_warnings.append(message)
     if not bool(out["converged"]):
         warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
-                      ConvergenceWarning, stacklevel=5)
+                      ConvergenceWarning, stacklevel=find_stack_level())
     recorded = dict(request.options, se=bool(request.se),
                     **({"priors": [p.to_r() for p in request.priors]} if request.priors else {}),
                     **{k: v for k, v in structure.items() if k in ("dims", "syntax")})
@@ -99,7 +99,7 @@ def from_r_model(model: Any) -> GroupCalibration:
                          per_item=tuple(per_item) if mixed else None, design="groups")
     if not bool(out["converged"]):
         warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
-                      ConvergenceWarning, stacklevel=4)
+                      ConvergenceWarning, stacklevel=find_stack_level())
     invariance = [str(v) for v in np.atleast_1d(out["invariance"]) if v]
     labels = [str(g) for g in np.atleast_1d(out["membership"])]
     return _assemble(out, request, labels, invariance, {"se": bool(out["se_done"])}, [], float(out["seconds"]))

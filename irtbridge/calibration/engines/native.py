@@ -40,7 +40,7 @@ from irtbridge._parallel import progress_bar
 from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.result import Calibration
-from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
+from irtbridge.exceptions import find_stack_level, ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
 from irtbridge.em.accelerate import ACCELERATORS
 from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
 from irtbridge.em.items import Dichotomous, ItemModel, item_model
@@ -194,7 +194,8 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, dro
         keep = np.flatnonzero(~np.isin(np.asarray(data.item_names, dtype=object), const))
         if len(keep) < 2:
             raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
-        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=5)
+        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning,
+                      stacklevel=find_stack_level())
         data = ResponseData(data.A[:, keep], data.M[:, keep], tuple(data.item_names[j] for j in keep), data.index)
     empty = int((np.asarray(data.M.sum(axis=1)).ravel() == 0).sum())
     if empty:
@@ -242,7 +243,7 @@ def _calibration(result: Any, items: pd.DataFrame, model: str, n: int, latent_va
     se_table, notes = _se_state(se, items, compute)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
-                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=7)
+                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=find_stack_level())
     return Calibration(
         items=items, standard_errors=se_table, loglik=result.loglik,
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
@@ -264,7 +265,7 @@ def _se_state(se: bool | None, items, compute):
         return items * np.nan, []
     outcome = compute()
     if outcome.message:
-        warnings.warn(outcome.message, IrtBridgeWarning, stacklevel=7)
+        warnings.warn(outcome.message, IrtBridgeWarning, stacklevel=find_stack_level())
     return outcome.table, [outcome.message] if outcome.message else []
 
 

@@ -42,7 +42,7 @@ import pandas as pd
 from irtbridge._moved import deprecated_form, warn_form
 from irtbridge._summary import Line, Summary, fit_lines
 from irtbridge.calibration.results._pickle import WithoutRModel
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import find_stack_level, ValidationError
 
 __all__ = ["FitResult", "Reliability", "RenamedColumns", "STATISTICS", "renamed_columns", "with_adjusted"]
 
@@ -276,4 +276,4 @@ class FitResult(WithoutRModel):
 def deprecated_theta(theta: Any) -> None:
     """The DeprecationWarning of ``reliability(theta=...)``, when it is given."""
     if theta is not None:
-        warn_form(THETA, stacklevel=4)
+        warn_form(THETA, stacklevel=find_stack_level())
