@@ -194,7 +194,7 @@ def models_where(**conditions: Any) -> tuple[str, ...]:
     Examples
     --------
     >>> models_where(native="em")
-    ('rasch', '1PL', '2PL', 'graded')
+    ('rasch', '1PL', '2PL', '3PL', '4PL', 'graded')
     """
     return tuple(r.name for r in _ROWS if all(getattr(r, k) == v for k, v in conditions.items()))
 

@@ -222,13 +222,17 @@ def derivatives(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, 
     grad = np.stack([grads[c] @ thetas[e] for c, e in zip(coords, powers)], axis=1) + pg
     p = len(free)
     hess, fisher = np.empty((len(x), p, p)), np.empty((len(x), p, p))
+    pairs: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # per pair of coordinates, once
     for i in range(p):
         for k in range(i, p):
             c, e = coords[i], coords[k]
-            h = r * (second(c, e, rp, mp) - rp[c] * rp[e]) - w * (second(c, e, rq, mq) + rq[c] * rq[e])
+            if (c, e) not in pairs:
+                pairs[c, e] = (r * (second(c, e, rp, mp) - rp[c] * rp[e]) - w * (second(c, e, rq, mq) + rq[c] * rq[e]),
+                               n * rp[c] * rq[e])
+            h, info = pairs[c, e]
             t = thetas[powers[i] + powers[k]]
             hess[:, i, k] = hess[:, k, i] = h @ t
-            fisher[:, i, k] = fisher[:, k, i] = (n * rp[c] * rq[e]) @ t
+            fisher[:, i, k] = fisher[:, k, i] = info @ t
     idx = np.arange(p)
     hess[:, idx, idx] += ph
     fisher[:, idx, idx] -= np.minimum(ph, 0.0)
