@@ -12,7 +12,8 @@ What an *engine* accepts and can do afterwards is its row of
 
 The same module holds the option domains (:class:`Domain`): the values each option irtbridge passes to
 mirt or ltm may take (:data:`ESTIMATION_DOMAINS`, mirt's ``technical`` entries, :data:`LTM_DOMAINS`,
-:data:`FSCORES_DOMAINS`), checked by :func:`check_values` before anything reaches R, so that no value
+:data:`FSCORES_DOMAINS`; :data:`GROUP_DOMAINS`, :data:`MIXED_DOMAINS` and :data:`NATIVE_DOMAINS` where a
+door reads ``TOL`` more narrowly than ``mirt()``), checked by :func:`check_values` before anything reaches R, so that no value
 makes R abort or stop in its own words.
 
 This module sits on the ground floor (it imports only :mod:`irtbridge.exceptions`), so every floor may
@@ -55,6 +56,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -65,7 +67,8 @@ from irtbridge.exceptions import ValidationError
 __all__ = ["Model", "CATALOGUE", "MODELS", "KERNEL_MODELS", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY",
            "KERNEL_SCORING", "MIRT_METHODS", "MIRT_SCORING", "ENGINE_COLUMNS", "models_where", "engine_models",
            "mirt_itemtype", "equal_slope_items", "from_mirt_itemtype", "item_type_readers",
-           "Domain", "SE_TYPES", "ESTIMATION_DOMAINS", "LTM_DOMAINS", "FSCORES_DOMAINS", "check_values"]
+           "Domain", "SE_TYPES", "TOL_DOMAIN", "ESTIMATION_DOMAINS", "GROUP_DOMAINS",
+           "MIXED_DOMAINS", "NATIVE_DOMAINS", "LTM_DOMAINS", "FSCORES_DOMAINS", "check_values", "evaluates_only"]
 
 #: mirt's estimation methods (``method``): fixed-quadrature EM, quasi- and Monte Carlo EM,
 #: Metropolis-Hastings Robbins-Monro, stochastic EM, Bock-Lieberman
@@ -288,6 +291,20 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
 
 
+def evaluates_only(tol: Any) -> bool:
+    """True for a ``TOL`` that makes mirt evaluate the starting or given values without estimating: R's
+    ``NaN`` or ``NA`` as Python writes them (a float NaN, or ``pandas.NA``, R's logical ``NA``)."""
+    return _is_nan(tol)
+
+
+def _is_nan(v: Any) -> bool:
+    """R's ``NaN`` or ``NA`` as Python writes them: a float NaN, or ``pandas.NA`` (R's logical ``NA``)."""
+    if isinstance(v, (float, np.floating)):
+        return math.isnan(float(v))
+    pd = sys.modules.get("pandas")  # a pandas.NA exists only once pandas is imported
+    return pd is not None and v is pd.NA
+
+
 def _integer(low: int) -> Domain:
     return Domain(f"an integer of at least {low}", lambda v: _is_int(v) and v >= low)
 
@@ -320,6 +337,11 @@ def _one_of(*choices: str) -> Domain:
 _FLAG = Domain("True or False", lambda v: isinstance(v, (bool, np.bool_)))
 _ANY = Domain("any value")
 _NOT_FROM_PYTHON = Domain("an R function, which cannot be passed from Python (set it in R)", lambda v: False)
+#: mirt's ``TOL``: a positive number, or (``?mirt``) ``NaN`` to evaluate the model at its starting or given
+#: values without estimating, ``NA`` to do so without computing the log-likelihood
+TOL_DOMAIN = Domain("a positive number, NaN (mirt's TOL = NaN: evaluate the starting or given values) or pandas.NA "
+                    "(TOL = NA: the same without the log-likelihood)",
+                    lambda v: (_is_number(v) and v > 0) or _is_nan(v))
 _THETA_LIM = _pair("two finite numbers, lower < upper (e.g. [-6, 6])")
 
 #: mirt 1.48's SE.type values (``?mirt``): the information matrix the standard errors come from
@@ -357,7 +379,25 @@ ESTIMATION_DOMAINS: dict[str, Domain] = {
     "SEtol": _positive(), "solnp_args": _ANY, "spline_args": _ANY,
     "survey.weights": _numbers("non-negative numbers, one per respondent", lambda x: x >= 0),
     "technical": Domain("a mapping of mirt's technical options", entries=_TECHNICAL),
-    "TOL": _positive(), "upper": _numbers("numbers in (0, 1]", lambda x: 0 < x <= 1),
+    "TOL": TOL_DOMAIN, "upper": _numbers("numbers in (0, 1]", lambda x: 0 < x <= 1),
+}
+
+#: ``multipleGroup()`` and ``mdirt()`` (mirt 1.48) return no model (``NULL``) for ``TOL = NA``: their ``TOL``
+#: takes ``NaN`` but not ``NA`` (:func:`irtbridge.calibrate_groups`, :func:`irtbridge.calibrate_classes`)
+GROUP_DOMAINS: dict[str, Domain] = {
+    **ESTIMATION_DOMAINS,
+    "TOL": Domain("a positive number or NaN (evaluate the starting or given values; mirt's multipleGroup and mdirt "
+                  "return no model for TOL = NA)", lambda v: (_is_number(v) and v > 0)
+                  or (isinstance(v, (float, np.floating)) and math.isnan(float(v)))),
+}
+#: ``mixedmirt()`` estimates by MH-RM, which stops on ``TOL = NaN`` or ``NA``: a positive ``TOL`` only
+MIXED_DOMAINS: dict[str, Domain] = {
+    **ESTIMATION_DOMAINS, "TOL": _positive("a positive number (mixedmirt's MH-RM stops on TOL = NaN or NA)")}
+#: the domains of the native EM's options (:mod:`irtbridge.calibration.engines.native`): mirt's, but ``TOL``
+#: a positive number only (evaluating given values, ``TOL = NaN``, is mirt's)
+NATIVE_DOMAINS: dict[str, Domain] = {
+    **ESTIMATION_DOMAINS,
+    "TOL": _positive("a positive number (TOL = NaN or NA, evaluating given values, needs engine='mirt')"),
 }
 
 # ltm's control list (the union over rasch, ltm, tpm, grm and gpcm)

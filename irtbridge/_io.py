@@ -15,7 +15,7 @@ __all__ = ["to_jsonable", "atomic_write_text", "atomic_write_csv", "make_readabl
 
 
 def to_jsonable(value: Any) -> Any:
-    """Turn numpy/pandas scalars and containers into JSON types; NaN and ±inf become ``null``."""
+    """Turn numpy/pandas scalars and containers into JSON types; NaN, ±inf and ``pandas.NA`` become ``null``."""
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -26,6 +26,8 @@ def to_jsonable(value: Any) -> Any:
         return to_jsonable(value.to_dict())
     if isinstance(value, np.ndarray):
         return to_jsonable(value.tolist())
+    if value is pd.NA:  # e.g. mirt's TOL = NA among a fit's options
+        return None
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):

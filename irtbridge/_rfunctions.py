@@ -59,7 +59,8 @@ class RFunction:
         try:
             value = passthrough.call_function(self.package, self.r_name, r_args, kwargs, stacklevel=2,
                                               check=not allow_extra, extra=_dots(self.package, self.r_name),
-                                              label=label)
+                                              forward=_FORWARDS.get((self.package, self.r_name), ()),
+                                              per_group=(self.package, self.r_name) in _PER_GROUP, label=label)
         except TypeError as exc:  # a value with no R counterpart, named by the converter
             raise ValidationError(f"{label}: {exc}; pass numbers, strings, booleans, None, numpy arrays, "
                                   "pandas objects, dicts, lists or irtbridge fits") from None
@@ -69,13 +70,23 @@ class RFunction:
 # mirt's fitting functions hand their `...` on to its estimation routine (mirt:::ESTIMATION): the option
 # names and domains of the catalogue (irtbridge._catalogue); fscores' bounded arguments have domains too
 _FITTERS = ("mirt", "multipleGroup", "bfactor", "mdirt", "mixedmirt")
+# functions whose `...` reaches other exports (mirt 1.48's source): their keywords may also be the formals of
+# those (read from R at the call); itemfit and residuals score the respondents with fscores(x, ...)
+_FORWARDS: dict[tuple[str, str], tuple[str, ...]] = {("mirt", "itemfit"): ("fscores",), ("mirt", "residuals"): ("fscores",)}
+# the names a `...` reaches inside a function (no export to read them from): M2's goes to its local
+# M2internal, whose one argument beyond M2's own is use_dentype_estimate (it never calls fscores)
+_INNER_DOTS: dict[tuple[str, str], tuple[str, ...]] = {("mirt", "M2"): ("use_dentype_estimate",)}
+# generics whose MultipleGroupClass method (formals `object, ...`) calls the same generic on every group:
+# their keywords may be the formals of the SingleGroupClass method
+_PER_GROUP = {("mirt", "coef"), ("mirt", "summary"), ("mirt", "residuals")}
 _DOMAINS: dict[tuple[str, str], Mapping[str, Domain]] = {
-    **{("mirt", f): ESTIMATION_DOMAINS for f in _FITTERS}, ("mirt", "fscores"): FSCORES_DOMAINS}
+    **{("mirt", f): ESTIMATION_DOMAINS for f in _FITTERS},
+    **{key: FSCORES_DOMAINS for key in (("mirt", "fscores"), *_FORWARDS, *_INNER_DOTS)}}
 
 
 def _dots(package: str, name: str) -> tuple[str, ...]:
-    """The argument names the function's ``...`` reads (beyond its formals)."""
-    return tuple(ESTIMATION_DOMAINS) if package == "mirt" and name in _FITTERS else ()
+    """The argument names the function's ``...`` reads (beyond its formals and those of :data:`_FORWARDS`)."""
+    return tuple(ESTIMATION_DOMAINS) if package == "mirt" and name in _FITTERS else _INNER_DOTS.get((package, name), ())
 
 
 def _plain(value: Any) -> bool:

@@ -7,6 +7,7 @@ parameter (or file and column), shows the bad value, and says what would be acce
 from __future__ import annotations
 
 import csv
+import json
 import numbers
 import os
 import re
@@ -15,6 +16,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._outdir import ctrl_c_noted
 from irtbridge.exceptions import ValidationError
 
 __all__ = [
@@ -24,11 +26,14 @@ __all__ = [
     "check_int",
     "check_probability",
     "check_random_state",
+    "check_seed",
     "check_binary_labels",
     "check_scores",
     "check_same_length",
     "as_response_matrix",
     "read_csv",
+    "read_text",
+    "read_json",
     "require_columns",
     "constant_items",
     "numeric_table",
@@ -92,8 +97,10 @@ def check_number(
 
 
 def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
-    """Return ``value`` as an int after checking it is a whole number inside ``[low, high]``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    """Return ``value`` as an int after checking it is a whole number inside ``[low, high]`` (a bool is not)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{name} must be a whole number, got {value!r}")
+    if not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
             value = int(value)
         else:
@@ -111,17 +118,50 @@ def check_probability(value: Any, name: str, *, open_interval: bool = False) -> 
     return check_number(value, name, low=0.0, high=1.0, low_open=open_interval, high_open=open_interval)
 
 
+#: the largest seed numpy and scikit-learn share (``random_state`` < 2**32)
+SEED_MAX = 2**32 - 1
+#: the largest seed R's ``set.seed`` takes (a 32-bit signed integer): seeds that reach R, and every ``--seed``
+R_SEED_MAX = 2**31 - 1
+
+
+def check_seed(seed: Any, name: str = "seed", *, allow_none: bool = False, high: int = SEED_MAX) -> int | None:
+    """Return ``seed`` as an int: a whole number from 0 to ``high`` (``None`` too when ``allow_none``).
+
+    The one seed check of the house: every ``seed``/``random_state`` keyword and every ``--seed`` flag says
+    the same thing for a negative, fractional, boolean or text seed, in one line naming the argument.
+    ``high`` is :data:`SEED_MAX` for numpy and scikit-learn, :data:`R_SEED_MAX` for a seed that reaches R.
+
+    Examples
+    --------
+    >>> check_seed(7), check_seed(7.0)
+    (7, 7)
+    >>> check_seed(-1, "--seed", high=R_SEED_MAX)
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: --seed must be a whole number from 0 to 2147483647, got -1
+    """
+    if seed is None and allow_none:
+        return None
+    whole = (isinstance(seed, numbers.Integral)
+             or (isinstance(seed, numbers.Real) and np.isfinite(float(seed)) and float(seed).is_integer()))
+    if isinstance(seed, (bool, np.bool_)) or not whole or not 0 <= int(seed) <= high:
+        none = "None or " if allow_none else ""
+        raise ValidationError(f"{name} must be {none}a whole number from 0 to {high}, got {show_value(seed)}")
+    return int(seed)
+
+
 def check_random_state(seed: Any, name: str = "random_state") -> np.random.Generator:
-    """Turn ``None``, an int or a Generator into a :class:`numpy.random.Generator`."""
-    if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
-        if isinstance(seed, (bool, np.bool_)):
-            raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {seed!r}")
-        if isinstance(seed, numbers.Integral) and int(seed) < 0:
-            raise ValidationError(f"{name} must be a non-negative int, got {seed}")
-        return np.random.default_rng(int(seed) if isinstance(seed, numbers.Integral) else seed)
+    """Turn ``None``, a seed (:func:`check_seed`), a SeedSequence or a Generator into a
+    :class:`numpy.random.Generator`."""
     if isinstance(seed, np.random.Generator):
         return seed
-    raise ValidationError(f"{name} must be None, an int or a numpy Generator, got {show_value(seed)}")
+    if isinstance(seed, np.random.SeedSequence) or seed is None:
+        return np.random.default_rng(seed)
+    try:
+        return np.random.default_rng(check_seed(seed, name))
+    except ValidationError:
+        raise ValidationError(f"{name} must be None, a whole number from 0 to {SEED_MAX} or a numpy Generator, "
+                              f"got {show_value(seed)}") from None
 
 
 def _as_1d_float(values: Any, name: str) -> np.ndarray:
@@ -143,7 +183,8 @@ def check_binary_labels(y: Any, name: str = "y") -> np.ndarray:
         raise ValidationError(f"{name} has {int(np.isnan(arr).sum())} missing value(s); labels must be 0 or 1")
     bad = np.setdiff1d(np.unique(arr), [0.0, 1.0])
     if bad.size:
-        raise ValidationError(f"{name} must hold only the labels 0 and 1, found {show_value(bad[:5].tolist())}")
+        shown = ", ".join(f"{v:.6g}" for v in bad[:5]) + (", ..." if bad.size > 5 else "")
+        raise ValidationError(f"{name} must hold only the labels 0 and 1, found {bad.size} other value(s): {shown}")
     return arr.astype(np.int8)
 
 
@@ -269,13 +310,73 @@ def constant_items(values: np.ndarray, names: Sequence[str]) -> list[str]:
     return [names[j] for j in np.flatnonzero(lo == hi)]
 
 
+def not_utf8(path: str | os.PathLike, what: str = "input") -> ValidationError:
+    """The one-line error for a file that is not UTF-8 text, naming the file, the line and the column of its
+    first byte that is not (read again from the bytes: a decoder reading in chunks knows no line)."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return ValidationError(f"{what} file {path!r} is not UTF-8 text: line {line}, column {column} holds the byte "
+                               f"0x{data[exc.start]:02x}; save the file as UTF-8")
+    return ValidationError(f"{what} file {path!r} is not UTF-8 text; save the file as UTF-8")
+
+
+def read_text(path: str | os.PathLike, what: str = "input") -> str:
+    """The text of a UTF-8 file, a byte-order mark at its start left out (as :func:`read_csv` reads CSV).
+
+    A missing file, a folder, or a byte that is not UTF-8 is a one-line :class:`ValidationError` naming the
+    file (and for the byte, its line and column).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bom.json"
+    >>> _ = path.write_bytes(b'\\xef\\xbb\\xbf{"a": 1}')
+    >>> read_json(path)
+    {'a': 1}
+    >>> _ = path.write_bytes(b'{"a":\\n "caf\\xe9"}')
+    >>> read_json(path, "bank")
+    Traceback (most recent call last):
+    ...
+    irtbridge.exceptions.ValidationError: bank file '...bom.json' is not UTF-8 text: line 2, column 6 holds the byte 0xe9; ...
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ValidationError(f"{what} file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ValidationError(f"{what} file {path!r} is a directory, not a file")
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            return fh.read()
+    except UnicodeDecodeError:
+        raise not_utf8(path, what) from None
+    except OSError as exc:
+        raise ValidationError(f"{what} file {path!r}: {exc.strerror or exc}") from None
+
+
+def read_json(path: str | os.PathLike, what: str = "input") -> Any:
+    """A JSON file's value, read by :func:`read_text` (a BOM accepted); invalid JSON is a one-line
+    :class:`ValidationError` naming the file, the line and the column."""
+    text = read_text(path, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{what} file {os.fspath(path)!r} is not valid JSON: {exc.msg} (line {exc.lineno}, "
+                              f"column {exc.colno})") from None
+
+
 def _header(path: str, what: str) -> tuple[list[str], str]:
     """The header fields and the delimiter: ',' unless the header only makes sense split by ';' or a tab."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             first = fh.readline()
     except UnicodeDecodeError:
-        raise ValidationError(f"{what} file {path!r} is not UTF-8 text") from None
+        raise not_utf8(path, what) from None
     first = first.rstrip("\r\n")
     delimiter = ","
     if "," not in first:
@@ -369,11 +470,19 @@ def read_csv(path: str | os.PathLike, what: str = "input") -> pd.DataFrame:
             "every column needs its own name"
         )
     options = {"sep": delimiter, "decimal": _decimal_mark(path, delimiter, fields, what)}
+    interrupted: list[int] = []
     try:
-        frame = pd.read_csv(path, **options)
+        with ctrl_c_noted(interrupted):
+            frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise ValidationError(f"{what} file {path!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise not_utf8(path, what) from None
+    except pd.errors.ParserError as exc:
+        if interrupted:  # pandas' C reader turns a Ctrl-C during its read() into a ParserError: give it back
+            raise KeyboardInterrupt from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValidationError(f"{what} file {path!r} is not a readable CSV file: {first}") from None
     if frame.shape[0] == 0:

@@ -29,7 +29,10 @@ dotted argument: ``full_scores_SE=True`` is ``full.scores.SE = TRUE``; ``fit_sta
 Every keyword must name a formal argument of the function, or of the method R will dispatch to for the
 first argument (``coef`` of a group fit is ``coef`` of ``MultipleGroupClass``, whose formals are only
 ``object, ...``); mirt's fitting functions (``mirt``, ``multipleGroup``, ``bfactor``, ``mdirt``,
-``mixedmirt``) also take the estimation options their ``...`` hands on (``TOL``, ``technical``, ...).
+``mixedmirt``) also take the estimation options their ``...`` hands on (``TOL``, ``technical``, ...);
+``itemfit`` and ``residuals`` those of ``fscores`` (``itemfit(fit, QMC=True)``), ``M2`` its internal
+``use_dentype_estimate``, and ``coef``, ``summary`` and ``residuals`` of a group fit those of each group's
+method (``coef(group_fit, printSE=True)``), as mirt's own code hands them on.
 Any other keyword would vanish into R's ``...``: it is a one-line
 :class:`~irtbridge.exceptions.ValidationError` naming close formal names (``fscores(fit,
 full_scores_se=True)``: did you mean ``'full.scores.SE'``?), raised before R runs anything. For the rare
@@ -40,7 +43,8 @@ each group), ``allow_extra=True`` passes every keyword as given. Values with a b
 
 Conversion (both ways, at the call): an irtbridge ``Calibration`` or ``GroupCalibration`` is its live
 R model; DataFrame -> data.frame (names verbatim), numpy -> vector/matrix (NaN -> NA), Series -> named
-vector, dict -> named list, list -> vector or list, None -> NULL. Back: data.frame -> DataFrame, matrix
+vector, dict -> named list, list -> vector or list, None -> NULL, a lone float NaN -> NaN and ``pandas.NA``
+-> NA (mirt's ``TOL = NaN`` and ``TOL = NA``). Back: data.frame -> DataFrame, matrix
 -> DataFrame with dimnames, named vector -> Series, unnamed vector -> ndarray (length one: a scalar),
 list -> dict or list, a fitted mirt model -> ``Calibration`` (``MultipleGroupClass`` ->
 ``GroupCalibration``), anything else -> an opaque ``RObject`` (an S3 list: ``RList``, readable by

@@ -9,7 +9,8 @@
 # until nothing moves (a package pulled to CRAN may bring stricter constraints of its own).
 # The lock is a tab-separated table: package, version, source (cran|debian), debian package name.
 
-targets <- c("mirt", "ltm", "EstCRM", "catR", "PlayerRatings", "airt")
+# nanoparquet: parquet details (lighteval, the Open LLM Leaderboard) read where pyarrow cannot be imported
+targets <- c("mirt", "ltm", "EstCRM", "catR", "PlayerRatings", "airt", "nanoparquet")
 # data-only packages taken from Debian as they are (apt resolves their dependencies): mlbench for the
 # benchmark datasets, caret for the German Credit data
 debian_targets <- c("mlbench", "caret")

@@ -7,6 +7,7 @@ timeouts only so that a regression cannot hang the suite.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,11 +16,13 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from tests._synthetic import synthetic_evaluation
 
-from irtbridge._outdir import lock_path, output_lock, staged_output
+from irtbridge._outdir import MARKER, lock_path, output_lock, staged_output
 from irtbridge.cli import main
 from irtbridge.exceptions import OutputBusyError, OutputError
 from irtbridge.report import write_report
@@ -38,8 +41,10 @@ def _popen(cmd: list[str]) -> subprocess.Popen:
 
 
 def _previous_output(out: Path) -> None:
-    """A complete output of an earlier run, to be found intact."""
+    """A complete output of an earlier run (with irtbridge's marker, so a new run may replace it), to be found
+    intact."""
     (out / "tables").mkdir(parents=True)
+    (out / MARKER).write_text('{"written_by": "irtbridge", "command": "evaluate"}\n')
     (out / "summary.json").write_text('{"run": "previous"}\n')
     (out / "tables" / "responses_old.csv").write_text("x\n1\n")
 
@@ -90,8 +95,8 @@ def _has_r(pid: int, library: str = "libR.so") -> bool:
         return False
 
 
-def _wait(cond, proc: subprocess.Popen, what: str):
-    """Poll ``cond()`` until it is truthy (the run must still be going)."""
+def _wait(cond, proc: subprocess.Popen, what: str, every: float = 0.1):
+    """Poll ``cond()`` every ``every`` seconds until it is truthy (the run must still be going)."""
     deadline = time.monotonic() + HANG
     while time.monotonic() < deadline:
         value = cond()
@@ -99,7 +104,7 @@ def _wait(cond, proc: subprocess.Popen, what: str):
             return value
         if proc.poll() is not None:
             pytest.fail(f"the run ended (status {proc.returncode}) before {what}: {proc.stderr.read().decode()}")
-        time.sleep(0.1)
+        time.sleep(every)
     proc.kill()
     pytest.fail(f"no {what} within {HANG} s")
 
@@ -347,4 +352,149 @@ def test_what_a_killed_run_left_is_tidied_by_the_next(tmp_path):
         assert _is_previous(out)  # the last complete output is back before anything else happens
         (stage / "summary.json").write_text('{"run": "new"}')
     assert json.loads((out / "summary.json").read_text()) == {"run": "new"}
+    assert _leftovers(out) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Ctrl-C at every moment of each command that writes a folder: start-up (the seconds of imports), reading,
+# the fit, publishing. Each run starts over a previous complete output, which must be found intact (or,
+# when Ctrl-C comes while the new output is being moved into place, replaced whole): exit 130, one line,
+# nothing half-written beside it, the lock released.
+# --------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def big_input(tmp_path_factory) -> Path:
+    """4,000 models x 500 items (4 MB): read for most of a second, fitted for far longer; with a target column
+    it is also a classification dataset for ``evaluate``."""
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=(4000, 1))
+    x = rng.random((4000, 500)) < 1 / (1 + np.exp(-(theta - np.linspace(-2, 2, 500))))  # a 1PL's answers
+    frame = pd.DataFrame(x.astype(int), columns=[f"q{j}" for j in range(500)])
+    frame.insert(0, "model", [f"m{i}" for i in range(4000)])
+    frame["target"] = frame["q0"]  # 0/1: one more item for the leaderboard, two classes for evaluate
+    path = tmp_path_factory.mktemp("big") / "big.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _command(name: str, data: Path, out: Path, phase: str = "reading") -> list[str]:
+    dataset = f"{data}:target" if phase == "reading" else "iris"  # evaluate: the big CSV only to be read
+    args = {"leaderboard": ["leaderboard", str(data), "--id-column", "model"],
+            "tiny": ["tiny", str(data), "--id-column", "model", "--k", "50"],
+            "evaluate": ["evaluate", "--quick", "--jobs", "1", "--datasets", dataset]}[name]
+    return [sys.executable, "-m", "irtbridge", *args, "--out", str(out)]
+
+
+def _loaded(pid: int, library: str) -> bool:
+    try:
+        return library in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def _open_in(pid: int, path: Path) -> bool:
+    """Whether the process or one of its children has ``path`` open."""
+    for p in [pid, *_children(pid)]:
+        try:
+            fds = list(Path(f"/proc/{p}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) == str(path):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _read_then_closed(pid: int, path: Path, seen: list[int], quiet: int = 30):
+    """Once ``path`` was open: True after ``quiet`` polls in a row without it (reading is over)."""
+    if _open_in(pid, path):
+        seen[:] = [1]
+    elif seen:
+        seen.append(1)
+    return len(seen) > quiet
+
+
+PHASES = {
+    # numpy is loaded by the imports of the commands (irtbridge's own start-up), before any argument is read
+    "start-up": lambda proc, data: _loaded(proc.pid, "_multiarray_umath"),
+    "reading": lambda proc, data: _open_in(proc.pid, data),
+}
+
+
+@pytest.mark.parametrize("phase", ["start-up", "reading", "fit"])
+@pytest.mark.parametrize("command", ["leaderboard", "tiny",
+                                     pytest.param("evaluate", marks=[pytest.mark.r, pytest.mark.slow])])
+def test_ctrl_c_at_any_moment_exits_130_and_keeps_the_previous_output(command, phase, big_input, tmp_path):
+    out = tmp_path / "out"
+    _previous_output(out)
+    proc = _popen(_command(command, big_input, out, phase))
+    if phase in PHASES:  # polled often: the imports go on for a fraction of a second after numpy's
+        _wait(lambda: PHASES[phase](proc, big_input), proc, phase, every=0.002)
+    elif command == "evaluate":  # the calibration: mirt loaded in the run's R
+        _wait(lambda: _loaded(proc.pid, "mirt.so"), proc, "mirt loaded")
+    else:  # the native fit follows the reading at once and lasts seconds
+        seen: list[int] = []
+        _wait(lambda: _read_then_closed(proc.pid, big_input, seen), proc, "the input read")
+    os.killpg(proc.pid, signal.SIGINT)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    assert err.rstrip().splitlines()[-1] == f"irtbridge {command}: interrupted", err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert _session(proc.pid) == []
+    assert _is_previous(out)
+    assert _leftovers(out) == []  # no staging folder, no lock
+
+
+@contextlib.contextmanager
+def _ctrl_c_while_publishing(monkeypatch, out: Path):
+    """Send this process SIGINT the moment the previous ``out`` has been moved aside (between the two renames
+    of the publish), with Python's own handler in place."""
+    rename, sent = os.rename, []
+
+    def renaming(src, dst, *args, **kwargs):
+        rename(src, dst, *args, **kwargs)
+        if Path(src) == out and not sent:
+            sent.append(dst)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(os, "rename", renaming)
+    try:
+        yield sent
+    finally:
+        monkeypatch.undo()
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "tiny"])
+def test_ctrl_c_while_publishing_leaves_one_whole_output(command, tmp_path, monkeypatch, capsys):
+    from tests.test_outputs import _matrix
+
+    data = _matrix(tmp_path / "m.csv", models=30, items=20)
+    out = tmp_path / "out"
+    _previous_output(out)
+    argv = _command(command, data, out)[3:] + (["--no-validate", "--k", "10"] if command == "tiny" else [])
+    with _ctrl_c_while_publishing(monkeypatch, out) as sent:
+        code = main(argv)
+    err = capsys.readouterr().err
+    assert sent, "the publish never moved the previous output aside"
+    assert code == 130, err
+    assert err.rstrip().splitlines()[-1] == f"irtbridge {command}: interrupted" and "Traceback" not in err
+    # Ctrl-C came after the previous output was moved aside: the publish completes, then the run stops
+    expected = {"leaderboard": "index.html", "tiny": "bank.json"}[command]
+    assert (out / expected).is_file() and (out / MARKER).is_file() and not (out / "tables" / "responses_old.csv").exists()
+    assert _leftovers(out) == []
+
+
+def test_ctrl_c_while_a_report_is_published_leaves_one_whole_report(tmp_path, monkeypatch):
+    """`evaluate`'s publish (write_report), without R."""
+    out = tmp_path / "report"
+    _previous_output(out)
+    with _ctrl_c_while_publishing(monkeypatch, out) as sent:
+        with pytest.raises(KeyboardInterrupt):
+            write_report(synthetic_evaluation(), out)
+    assert sent and (out / "index.html").is_file() and (out / "summary.json").is_file()
     assert _leftovers(out) == []

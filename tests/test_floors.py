@@ -21,7 +21,7 @@ PACKAGE = Path(irtbridge.__file__).parent
 
 # the floors of helper-rules/CONTRIBUTING, from the ground up; a module not named here is a method (floor 3)
 FLOORS = {
-    0: ("exceptions", "_validation", "_ties", "_summary", "_outdir", "_io", "_parallel", "_plotting", "_moved", "_catalogue"),
+    0: ("exceptions", "_validation", "_ties", "_summary", "_outdir", "_io", "_parallel", "_plotting", "_moved", "_catalogue", "_constraints"),
     1: ("_r", "irt", "em", "example_data", "classifiers", "rankstats", "matches"),
     2: ("calibration",),
     4: ("decodirt", "pipeline", "batch", "report", "cli", "__main__"),

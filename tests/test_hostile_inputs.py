@@ -1,4 +1,4 @@
-"""Hostile inputs (issue 34): each bad input is a one-line error before any work.
+"""Hostile inputs (issues 34 and 40): each bad input is a one-line error before any work.
 
 Two tables, one row per case; add a row to add a case:
 
@@ -7,6 +7,7 @@ Two tables, one row per case; add a row to add a case:
   and no traceback. A case that would do work first (read data, start R, calibrate) fails: the entry
   points that do the work are patched to raise while the case runs.
 * ``API_CASES``: a call -> the argument name the :class:`ValidationError` must name (one line).
+* ``ACCEPTED_CASES``: a call that must work (returns True), e.g. a JSON file with a byte-order mark.
 """
 
 from __future__ import annotations
@@ -39,6 +40,19 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     "benchmark --score nope": (["benchmark", "--score", "nope", "--out", "{missing}"], "--score"),
     "benchmark --ability nope": (["benchmark", "--ability", "nope", "--out", "{missing}"], "--ability"),
     "unknown option": (["calibrate", "{csv}", "--bogus"], "--bogus"),
+    # issue 40 item 3: one seed check for every --seed, the late and the cryptic cases, before any work
+    "tiny --seed -1": (["tiny", "{csv}", "5", "--out", "{missing}", "--seed", "-1"],
+                       "argument --seed: must be a whole number from 0 to 2147483647, got -1"),
+    "tiny --seed 1.5": (["tiny", "{csv}", "5", "--out", "{missing}", "--seed", "1.5"], "--seed: must be a whole number"),
+    "mlc --seed -3 (the same words)": (["mlc", "{csv}", "--target", "g", "--out", "{missing}", "--seed", "-3"],
+                                       "argument --seed: must be a whole number from 0 to 2147483647, got -3"),
+    "ei --seed abc (the same words)": (["ei", "--tp", "1", "--fp", "1", "--fn", "1", "--tn", "1", "--seed", "abc"],
+                                       "argument --seed: must be a whole number from 0 to 2147483647, got 'abc'"),
+    "benchmark --seed 2**40": (["benchmark", "--seed", str(2**40), "--out", "{missing}"], "--seed"),
+    "dif --items typo (before the group fit)": (["dif", "{csv}", "--groups", "g", "--items", "a,zz"],
+                                                "--items: 'zz' is not an item"),
+    "portfolio --bins 1": (["portfolio", "{csv}", "--model", "polytomous", "--bins", "1", "--out", "{missing}"],
+                           "--bins must be a whole number of at least 2"),
 }
 
 
@@ -48,9 +62,19 @@ def no_work(monkeypatch):
     def refuse(*args: Any, **kwargs: Any):
         raise AssertionError("work started before the input was checked")
 
+    import importlib
+    import pkgutil
+
+    import irtbridge
     import irtbridge._r.session as session
     import irtbridge.calibration as calibration
     import irtbridge.cli._common as common
+
+    # every module imported first: one first imported under the patch (`from ... import calibrate`) would keep
+    # `refuse` for good and fail later tests
+    for info in pkgutil.walk_packages(irtbridge.__path__, "irtbridge."):
+        if not info.name.endswith("__main__"):  # runs the CLI
+            importlib.import_module(info.name)
 
     monkeypatch.setattr(session, "call", refuse)
     monkeypatch.setattr(calibration, "calibrate", refuse)
@@ -108,7 +132,96 @@ def _abilities_mins() -> None:
     estimate_abilities(pd.DataFrame({"i1": [1, 0]}), _fit(), mins="yes")
 
 
+def _files(tmp: Any, **contents: bytes) -> Any:
+    """Files named by the keywords (``.`` for ``_``: ``bank_json`` is ``bank.json``) holding those bytes."""
+    import pathlib
+
+    folder = pathlib.Path(tmp)
+    for name, data in contents.items():
+        (folder / name.replace("_", ".")).write_bytes(data)
+    return folder
+
+
+def _seed_cases() -> dict[str, tuple[Callable[[], Any], str]]:
+    from irtbridge.decodirt.modes import simulate_classifier_responses
+    from irtbridge.efficiency import efficiency_frame
+    from irtbridge.hardness import default_estimators
+    from irtbridge.pipeline import Settings
+
+    return {
+        "simulate_classifier_responses: seed=-1": (lambda: simulate_classifier_responses(5, 10, seed=-1), "seed must"),
+        "simulate_classifier_responses: seed=1.5": (lambda: simulate_classifier_responses(5, 10, seed=1.5), "seed must"),
+        "efficiency_frame: random_state='3' (was silently ignored)": (
+            lambda: efficiency_frame([5], [1], [2], [9], random_state="3"), "random_state must"),
+        "Settings: seed=True (was seed 1)": (lambda: Settings(seed=True), "seed must"),
+        "default_estimators: random_state=True (was 1)": (lambda: default_estimators(random_state=True), "random_state"),
+    }
+
+
+def _labels_not_zero_one() -> None:
+    from irtbridge.hardness import instance_hardness
+
+    rng = np.random.default_rng(0)
+    instance_hardness(rng.random(20), rng.random(20))
+
+
+def _estimate_performance(**kwargs: Any) -> Callable[[], Any]:
+    def call() -> None:
+        from irtbridge.leaderboard import estimate_performance
+
+        bank = pd.DataFrame({"a": [1.0, 1.2, 0.8], "b": [0.0, 0.5, -0.5]}, index=["i1", "i2", "i3"])
+        answers = pd.DataFrame([[1.0, 0.0]], columns=["i1", "i2"])
+        estimate_performance(answers, kwargs.pop("calibration", bank), ["i1", "i2"], **kwargs)
+    return call
+
+
+def _not_utf8_csv() -> None:
+    import tempfile
+
+    from irtbridge._validation import read_csv
+
+    with tempfile.TemporaryDirectory() as tmp:
+        read_csv(_files(tmp, r_csv=b"a,b\n1,0\n0,caf\xe9\n1,1\n") / "r.csv", "responses")
+
+
+def _not_utf8_calibration_json() -> None:
+    import tempfile
+
+    from irtbridge.cli._common import read_calibration
+
+    with tempfile.TemporaryDirectory() as tmp:
+        read_calibration(str(_files(tmp, c_json=b'{"model": "2PL",\n "items": [],\n "x": "\xff"}') / "c.json"))
+
+
+def _manifest_typo(options: dict, kind: str = "hardness", target: Any = None) -> Callable[[], Any]:
+    def call() -> None:
+        import json
+        import tempfile
+
+        from irtbridge.batch import load_manifest
+
+        unit = {"id": "u", "kind": kind, "data": "in.csv", "options": options, **({"target": target} if target else {})}
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = _files(tmp, in_csv=b"y,m1,m2,who\n0,0.2,0.4,a\n1,0.9,0.7,b\n",
+                            m_json=json.dumps({"units": [unit]}).encode())
+            load_manifest(folder / "m.json")
+    return call
+
+
 API_CASES: dict[str, tuple[Callable[[], Any], str]] = {
+    **_seed_cases(),
+    "hardness: labels that are not 0/1 are shown, not 'a list of length 5'": (
+        _labels_not_zero_one, "y must hold only the labels 0 and 1, found 20 other value(s): 0.0027385, 0.0165276"),
+    "estimate_performance: validation='x' (was AttributeError)": (_estimate_performance(validation="x"), "validation"),
+    "read_csv: a byte that is not UTF-8 names its line": (_not_utf8_csv, "r.csv' is not UTF-8 text: line 3, column 6"),
+    "calibration file: a byte that is not UTF-8 names its line": (
+        _not_utf8_calibration_json, "is not UTF-8 text: line 3, column 8 holds the byte 0xff"),
+    "batch: a unit's mistyped column fails the manifest": (
+        _manifest_typo({"label": "y", "scores": ["m1", "m3"]}), "option 'scores': input file"),
+    "batch: a mistyped id_column fails the manifest": (
+        _manifest_typo({"id_column": "whoo"}, kind="calibrate"), "option 'id_column': input file"),
+    "batch: a mistyped target fails the manifest": (
+        _manifest_typo({"scores": "m1"}, target="yy"), "option 'target': input file"),
     "evaluate: a DataFrame without a target": (_evaluate_frame, "datasets"),
     "item_fit: na_rm not a flag": (_item_fit(na_rm="yes"), "na_rm"),
     "item_fit: negative impute": (_item_fit(impute=-1), "impute"),
@@ -127,3 +240,45 @@ def test_api_refuses_with_a_validation_error_naming_the_argument(name):
     message = str(info.value)
     assert "\n" not in message and argument in message, message
     assert len(message) < 400, message  # never a whole object pasted in
+
+
+# -- what must work (issue 40 item 3: a JSON file with a byte-order mark is read as a CSV file with one is) ---
+def _bom_manifest() -> Any:
+    import json
+    import tempfile
+
+    from irtbridge.batch import load_manifest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        unit = {"id": "u", "kind": "ei", "data": "t.csv"}
+        folder = _files(tmp, t_csv=b"tp,fp,fn,tn\n5,1,2,9\n",
+                        m_json=b"\xef\xbb\xbf" + json.dumps({"units": [unit]}).encode())
+        return load_manifest(folder / "m.json").units[0].id == "u"
+
+
+def _bom_calibration(reader: str) -> Callable[[], Any]:
+    def call() -> Any:
+        import tempfile
+
+        from irtbridge.calibration import Calibration
+        from irtbridge.cli._common import read_calibration
+
+        text = _fit().to_json()
+        if reader == "from_json":  # text read from a file without utf-8-sig keeps the mark
+            return Calibration.from_json("\ufeff" + text).items.equals(_fit().items)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = _files(tmp, c_json=b"\xef\xbb\xbf" + text.encode()) / "c.json"
+            return read_calibration(str(path)).items.equals(_fit().items)
+    return call
+
+
+ACCEPTED_CASES: dict[str, Callable[[], Any]] = {
+    "batch manifest JSON with a BOM": _bom_manifest,
+    "calibration JSON file with a BOM (irtbridge abilities/estimate --calibration)": _bom_calibration("file"),
+    "Calibration.from_json of text with a BOM": _bom_calibration("from_json"),
+}
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED_CASES))
+def test_accepted_inputs_work(name):
+    assert ACCEPTED_CASES[name]() is True

@@ -317,8 +317,6 @@ def test_formals_are_those_of_the_method_r_dispatches_to(lsat):
     assert set(accepted_names("mirt", "coef", group_fit.r_model)) == set(group_formals) - {"..."}
     assert set(single_formals) - {"..."} <= set(accepted_names("mirt", "coef", single_fit.r_model))
     assert set(accepted_names("mirt", "fscores", single_fit.r_model)) == set(r_names("names(formals(fscores))")) - {"..."}
-    with pytest.raises(ValidationError, match="irtbridge.mirt.coef takes no argument 'as_data_frame'"):
-        irtbridge.mirt.coef(group_fit, as_data_frame=True)
     table = irtbridge.mirt.coef(single_fit, as_data_frame=True)
     expected = r_array('coef(mirt(expand.table(LSAT7), 1, "2PL", verbose = FALSE), as.data.frame = TRUE)')
     np.testing.assert_allclose(table.to_numpy(dtype=float).ravel(), expected.ravel(), rtol=0, atol=1e-6)
@@ -338,3 +336,44 @@ def test_allow_extra_hands_a_keyword_to_the_functions_dots(lsat):
     np.testing.assert_allclose(by_group["odd"].to_numpy(dtype=float).ravel(), expected.ravel(), rtol=0, atol=1e-6)
     with pytest.raises(ValidationError, match="allow_extra must be True or False"):
         irtbridge.mirt.coef(group_fit, allow_extra="yes")
+
+
+# --- keywords a function's ... hands on (issue 40 item 4) ---------------------------------------------------
+@pytest.mark.r
+def test_itemfit_and_residuals_take_what_their_dots_hand_to_fscores(science_fit):
+    """mirt's itemfit and residuals score the respondents with fscores(x, ...): fscores' formals pass."""
+    fit_table = irtbridge.mirt.itemfit(science_fit, QMC=True)
+    np.testing.assert_allclose(fit_table["S_X2"], r_array("itemfit(pt_sci, QMC = TRUE)$S_X2"), rtol=0, atol=1e-8)
+    q3 = irtbridge.mirt.residuals(science_fit, type="Q3", method="MAP")  # method is fscores', not residuals'
+    np.testing.assert_allclose(q3.to_numpy(), r_array('residuals(pt_sci, type = "Q3", method = "MAP", verbose = FALSE)'),
+                               rtol=0, atol=1e-8)
+    # M2's ... reaches its local M2internal (not fscores): use_dentype_estimate passes, fscores' names do not
+    m2 = irtbridge.mirt.M2(science_fit, type="C2", use_dentype_estimate=False)
+    expected = float(r("M2(pt_sci, type = 'C2', use_dentype_estimate = FALSE)$M2")[0])
+    assert m2.loc["stats", "M2"] == pytest.approx(expected, abs=1e-8)
+    for call, bad in ((lambda: irtbridge.mirt.itemfit(science_fit, QMCC=True), "QMCC"),
+                      (lambda: irtbridge.mirt.M2(science_fit, full_scores=True), "full_scores")):
+        with pytest.raises(ValidationError, match=f"takes no argument '{bad}'"):
+            call()
+    with pytest.raises(ValidationError, match="QMC='yes' is outside its domain"):
+        irtbridge.mirt.itemfit(science_fit, QMC="yes")  # a forwarded name's domain is checked too
+
+
+@pytest.mark.r
+def test_a_group_method_takes_the_keywords_of_each_groups_method(lsat):
+    """coef, summary and residuals of a MultipleGroupClass (formals object, ...) call the same generic on
+    each group: the SingleGroupClass method's keywords pass."""
+    group_fit = irtbridge.calibrate_groups(lsat, ["even", "odd"] * 500, "2PL")
+    r(f'pt_mgse <- multipleGroup(expand.table(LSAT7), 1, {LSAT_GROUPS}, SE = TRUE, verbose = FALSE)')
+    with_se = irtbridge.mirt.coef(group_fit, printSE=True, IRTpars=True)
+    for group in ("even", "odd"):
+        for item in lsat.columns[:2]:
+            np.testing.assert_allclose(with_se[group][item].to_numpy(dtype=float),
+                                       r_array(f'coef(pt_mgse, printSE = TRUE, IRTpars = TRUE)${group}$"{item}"'),
+                                       rtol=0, atol=1e-6)
+    ld = irtbridge.mirt.residuals(group_fit, type="LD", df_p=True)
+    np.testing.assert_allclose(ld["odd"]["LD"].to_numpy(dtype=float),
+                               r_array('residuals(pt_mgse, type = "LD", df.p = TRUE)$odd$LD'),
+                               rtol=0, atol=1e-8)
+    with pytest.raises(ValidationError, match="takes no argument 'printSEE'; did you mean 'printSE'"):
+        irtbridge.mirt.coef(group_fit, printSEE=True)

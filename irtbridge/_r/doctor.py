@@ -14,7 +14,8 @@ __all__ = ["doctor", "locked_r_packages", "DIRECT_R_PACKAGES"]
 
 LOCK_FILE = Path(__file__).resolve().parent / "R" / "packages.lock"
 # the R packages irtbridge calls or loads data from; the rest of the lock file are their dependencies
-DIRECT_R_PACKAGES = ("mirt", "ltm", "EstCRM", "catR", "PlayerRatings", "airt", "mlbench", "caret")
+DIRECT_R_PACKAGES = ("mirt", "ltm", "EstCRM", "catR", "PlayerRatings", "airt", "mlbench", "caret",
+                     "nanoparquet")
 
 
 def locked_r_packages(path: Path = LOCK_FILE) -> dict[str, dict[str, str]]:

@@ -79,8 +79,9 @@ R_ATTRIBUTES, R_CLASS = "r_attributes", "r_class"
 
 
 def to_r_value(value: Any, where: str = "argument") -> Any:
-    """A Python value as an R object: None -> NULL, scalars -> length-one vectors, numpy arrays ->
-    vectors/matrices (NaN -> NA), Series -> named vectors (categoricals -> factors), DataFrames ->
+    """A Python value as an R object: None -> NULL, scalars -> length-one vectors (a float NaN -> R's NaN,
+    ``pandas.NA`` -> R's logical NA: mirt's ``TOL = NaN`` and ``TOL = NA``), numpy arrays -> vectors/matrices
+    (NaN -> NA, a missing value), Series -> named vectors (categoricals -> factors), DataFrames ->
     data.frames (column names verbatim, a non-default index as row names), dicts -> named lists,
     lists/tuples -> vectors when of one scalar type else lists, :class:`RObject` -> the object itself.
 
@@ -89,10 +90,8 @@ def to_r_value(value: Any, where: str = "argument") -> Any:
     ri = session._STATE["ri"]
     if value is None or isinstance(value, RObject):
         return session.to_r(value)
-    if isinstance(value, (float, np.floating)):
-        return ri.FloatSexpVector([_NA_REAL if np.isnan(value) else float(value)])
-    if isinstance(value, (bool, np.bool_, int, np.integer, str)):
-        return session.to_r(value)
+    if isinstance(value, (bool, np.bool_, int, np.integer, float, np.floating, str)) or value is pd.NA:
+        return session.to_r(value)  # a lone NaN is R's NaN (mirt's TOL = NaN), pandas.NA R's NA (TOL = NA)
     if isinstance(value, pd.DataFrame):
         return _data_frame(value, where)
     if isinstance(value, pd.Series):
@@ -284,14 +283,18 @@ def accepted_names(package: str, name: str, first: Any = None) -> tuple[str, ...
 
 
 def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[str, Any], *,
-                  stacklevel: int = 2, check: bool = False, extra: Sequence[str] = (), label: str = "") -> Any:
+                  stacklevel: int = 2, check: bool = False, extra: Sequence[str] = (), forward: Sequence[str] = (),
+                  per_group: bool = False, label: str = "") -> Any:
     """Run ``package::name(*args, **kwargs)`` in R and return its value converted by :func:`to_py_value`.
 
     Argument names follow ``irtb_pass_call``'s rules (``full_scores`` reaches R as ``full.scores`` when the
     function has that argument; ``seed``). With ``check``, every keyword must name a formal argument of the
     function, or of the method R will dispatch to for the first positional argument (S4: ``selectMethod``,
-    S3: ``getS3method``), or be one of ``extra`` (the names its ``...`` hands on); otherwise nothing runs and
-    a one-line :class:`ValidationError` (``label`` names the function) suggests close formal names.
+    S3: ``getS3method``), or be one of ``extra`` (the names its ``...`` hands on), or name a formal of a
+    function its ``...`` reaches: each of ``forward`` (the package's exports, e.g. ``fscores`` for ``itemfit``)
+    and, with ``per_group`` and a multiple-group fit first, the method each group answers (a
+    ``MultipleGroupClass`` method calling it on every group); otherwise nothing runs and a one-line
+    :class:`ValidationError` (``label`` names the function) suggests close formal names.
     R's warnings are re-raised as :class:`RWarning` at the caller's line (``stacklevel`` frames up from
     here), each distinct one once; an R error raises :class:`RError`.
     Raises TypeError (naming the argument) for a value that cannot become an R object.
@@ -305,7 +308,7 @@ def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[
         arglist = ri.ListSexpVector(values)
         if values:
             arglist = ri.baseenv["names<-"](arglist, ri.StrSexpVector([""] * len(args) + list(kwargs)))
-        value, warns = _envelope(package, name, arglist, check, extra)
+        value, warns = _envelope(package, name, arglist, check, extra, forward, per_group)
     if isinstance(value, RList) and value.r_class == ("irtb_unknown_arguments",):
         raise ValidationError(_unknown_arguments(label or f"{package}::{name}", value["unknown"], value["formals"]))
     for w, n in Counter(warns).items():
@@ -330,13 +333,15 @@ def _unknown_arguments(label: str, unknown: Any, formals: Any) -> str:
             "for a function whose ... takes it)")
 
 
-def _envelope(package: str, name: str, arglist: Any, check: bool = False,
-              extra: Sequence[str] = ()) -> tuple[Any, list[str]]:
+def _envelope(package: str, name: str, arglist: Any, check: bool = False, extra: Sequence[str] = (),
+              forward: Sequence[str] = (), per_group: bool = False) -> tuple[Any, list[str]]:
     """One envelope call of irtb_pass_call; the value converted while the lock is still held."""
     ri = session._STATE["ri"]
     wrapped = session._named_list({"pkg": ri.StrSexpVector([package]), "name": ri.StrSexpVector([name]),
                                    "args": arglist, "check": ri.BoolSexpVector([bool(check)]),
-                                   "extra": ri.StrSexpVector([str(e) for e in extra])})
+                                   "extra": ri.StrSexpVector([str(e) for e in extra]),
+                                   "forward": ri.StrSexpVector([str(f) for f in forward]),
+                                   "per_group": ri.BoolSexpVector([bool(per_group)])})
     out = session._STATE["envelope"](ri.StrSexpVector(["irtb_pass_call"]), wrapped)
     parts = dict(zip(cast("list[str]", session._names(out)), [out[i] for i in range(len(out))]))  # the envelope's names
     warns = cast("list[str]", session._strings(parts["warnings"]) or [])  # R's warning messages are never NA

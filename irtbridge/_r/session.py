@@ -119,9 +119,11 @@ def to_r(value: Any) -> Any:
     if isinstance(value, (int, np.integer)):
         return ri.IntSexpVector([int(value)])
     if isinstance(value, (float, np.floating)):
-        return ri.FloatSexpVector([float(value)])
+        return ri.FloatSexpVector([float(value)])  # a NaN stays R's NaN (mirt's TOL = NaN)
     if isinstance(value, str):
         return ri.StrSexpVector([value])
+    if value is pd.NA:  # R's NA (logical, as R's bare NA: mirt's TOL = NA)
+        return ri.BoolSexpVector([ri.NA_Logical])
     if isinstance(value, Mapping):
         return _named_list({str(k): to_r(v) for k, v in value.items()})
     if isinstance(value, np.ndarray):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge._validation import read_csv, require_columns
+from irtbridge._validation import read_csv, read_text, require_columns
 from irtbridge.batch.options import calibrate_arguments
 
 if TYPE_CHECKING:
@@ -127,9 +127,9 @@ def _stored_scores(unit: Unit, frame: pd.DataFrame, method: str, folder: Path) -
     from irtbridge.irt import estimate_abilities
 
     path = unit.paths["calibration"]
+    text = read_text(path, "calibration")  # a BOM accepted, a non-UTF-8 byte named by its line
     try:
-        with open(path, encoding="utf-8") as handle:
-            cal = Calibration.from_json(handle.read())
+        cal = Calibration.from_json(text)
     except (ValueError, KeyError, TypeError) as exc:
         raise ValidationError(f"calibration file {path!r} is not a calibration written by Calibration.to_json "
                               f"(a calibrate unit's calibration.json): {type(exc).__name__}: {exc}") from None

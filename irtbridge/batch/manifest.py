@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from irtbridge._validation import check_int, read_csv, require_columns, show_value
-from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit
+from irtbridge._validation import check_int, csv_header, read_csv, read_json, require_columns, show_value
+from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit, named_columns
 from irtbridge.batch.unit import Unit, sha256
 from irtbridge.exceptions import ValidationError
 
@@ -120,10 +120,7 @@ def load_manifest(path: str | os.PathLike, *, output: str | os.PathLike | None =
 def _read(path: Path, problems: list[str]) -> tuple[list[Any], Any, int]:
     """The unit entries, the ``output`` field and ``retries`` of a JSON or CSV manifest."""
     if path.suffix.lower() == ".json":
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValidationError(f"manifest {str(path)!r} is not valid JSON: {exc}") from None
+        raw = read_json(path, "manifest")  # a BOM accepted; a bad byte or bad JSON named by its line
         if isinstance(raw, list):
             raw = {"units": raw}
         if not isinstance(raw, dict) or not isinstance(raw.get("units"), list):
@@ -208,6 +205,21 @@ def _check_entry(i: int, e: Any, base: Path, problems: list[str]) -> tuple[str |
             paths[key] = str((base / options[key]).resolve())
             if not os.path.isfile(paths[key]):
                 problems.append(f"{where}, option {key!r}: file {paths[key]!r} does not exist")
+    if len(problems) == before and data_path is not None and data_path.suffix.lower() == ".csv":
+        problems.extend(_missing_columns(where, kind, options, target, data_path))
     if len(problems) > before:
         return uid, None
     return uid, (uid, kind, str(data_path), None if target is None else str(target), dict(options), paths)
+
+
+def _missing_columns(where: str, kind: str, options: dict, target: Any, data_path: Path) -> list[str]:
+    """The columns the unit names that its CSV input's header lacks (read from the header alone)."""
+    named = named_columns(kind, options, target)
+    if not named:
+        return []
+    try:
+        header = csv_header(data_path, "input")
+    except ValidationError as exc:
+        return [f"{where}: {exc}"]
+    return [f"{where}, option {key!r}: input file {str(data_path)!r} has no column {column!r}; its columns are "
+            f"{', '.join(map(repr, header[:20]))}" for key, column in named if column not in header]

@@ -6,9 +6,10 @@ checks :func:`irtbridge.calibrate` makes before a fit, without the data) and ret
 one-line messages naming the unit and the option; :func:`irtbridge.batch.load_manifest` gathers them for
 every unit and refuses the manifest if there is any.
 
-Only the manifest is checked here: whether the input file holds the columns and values a unit needs is
-the unit's own check when it runs, so a changed input fails that unit (and marks its folder failed)
-instead of leaving the previous results in place.
+The columns a unit names (:func:`named_columns`) are looked up in its input file's header when the
+manifest is read, so a mistyped column is refused before any unit runs; whether the file holds the values
+a unit needs is the unit's own check when it runs, so a changed input fails that unit (and marks its folder
+failed) instead of leaving the previous results in place.
 
 The IRT kinds (``calibrate``, ``abilities``, ``fit``) share the keys of :data:`IRT_KEYS`; two of them
 are spelled so that no name means two things: ``estimation_method`` is mirt's estimation method
@@ -29,7 +30,7 @@ from irtbridge._validation import check_choice, check_int, check_number, show_va
 from irtbridge.efficiency.core import CI_METHODS
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["KIND_OPTIONS", "IRT_KINDS", "IRT_KEYS", "FILE_OPTIONS", "check_unit", "calibrate_arguments"]
+__all__ = ["KIND_OPTIONS", "IRT_KINDS", "IRT_KEYS", "FILE_OPTIONS", "check_unit", "calibrate_arguments", "named_columns"]
 
 Check = Callable[[Any, str], Any]
 
@@ -88,6 +89,14 @@ def _number(**bounds: Any) -> Check:
     return check
 
 
+def _real(value: Any, name: str) -> Any:
+    """A JSON number, NaN included (mirt's ``TOL = NaN``); its range is the engine's domain to check."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        what = " (not a string)" if isinstance(value, str) else ""
+        raise ValidationError(f"{name} must be a number{what}, got {show_value(value)}")
+    return value
+
+
 #: the keys every IRT unit (calibrate, abilities, fit) reads itself; the rest are engine options
 IRT_KEYS: dict[str, Check] = {
     "model": _model, "engine": _choice(("mirt", "ltm", "native")), "id_column": _text,
@@ -97,7 +106,7 @@ IRT_KEYS: dict[str, Check] = {
 IRT_KINDS = ("calibrate", "abilities", "fit")
 #: JSON types of the engine options most manifests use (names and values are the engine's to check)
 ENGINE_OPTION_TYPES: dict[str, Check] = {
-    "quadpts": _whole(1), "TOL": _number(low=0.0, low_open=True), "technical": _mapping, "draws": _whole(1),
+    "quadpts": _whole(1), "TOL": _real, "technical": _mapping, "draws": _whole(1),
     "SE_type": _text, "SE.type": _text, "accelerate": _text, "optimizer": _text, "progress": _boolean,
 }
 
@@ -232,7 +241,8 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     if not ENGINE_TABLE[engine].runs_r:  # the R-free engine checks its names only when it fits: check them here
         from irtbridge.calibration.engines.native import NATIVE_OPTIONS
 
-        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})")
+        check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})",
+                      ENGINE_TABLE[engine].domains)
     checked = ENGINE_TABLE[engine].checked_options(rest, model)
     estimation_options(engine, checked, method=options.get("estimation_method"), seed=options.get("seed"))
 
@@ -262,6 +272,42 @@ def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
     except (ValidationError, TypeError) as exc:
         return [f"{where}: {exc}"]
     return []
+
+
+def named_columns(kind: str, options: Mapping[str, Any], target: Any = None) -> list[tuple[str, str]]:
+    """The columns of its input file a unit's manifest entry names, as ``(option, column)`` pairs, for the
+    manifest check to look up in the file's header (a mistyped column is refused before any unit runs; the
+    columns a kind always reads, such as an ei unit's ``tp, fp, fn, tn``, are the unit's own check).
+
+    Parameters
+    ----------
+    kind : str
+        The unit's kind.
+    options : mapping of str to Any
+        Its options (already checked for their types).
+    target : str, optional
+        Its ``target``.
+
+    Returns
+    -------
+    list of tuple of (str, str)
+        The option (``"target"`` for the target) and the column it names.
+
+    Examples
+    --------
+    >>> named_columns("hardness", {"label": "y", "scores": ["m1", "m2"]})
+    [('label', 'y'), ('scores', 'm1'), ('scores', 'm2')]
+    >>> named_columns("calibrate", {"id_column": "respondent"}, None)
+    [('id_column', 'respondent')]
+    """
+    out: list[tuple[str, str]] = [] if target is None else [("target", str(target))]
+    keys = {"calibrate": ("id_column",), "abilities": ("id_column",), "fit": ("id_column",),
+            "hardness": ("label", "scores", "id"), "ei": ("name",)}.get(kind, ())
+    for key in keys:
+        value = options.get(key)
+        for column in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+            out.append((key, str(column)))
+    return out
 
 
 def calibrate_arguments(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._io import atomic_write_text, make_readable, to_jsonable
-from irtbridge._outdir import output_lock
+from irtbridge._outdir import FOLDER, check_outputs, claim_folder, output_lock
 from irtbridge._parallel import WORKER_ENV, progress_bar, sigint_ignored
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_int
@@ -34,6 +34,11 @@ __all__ = ["BatchResult", "is_complete", "is_transient", "mark_failed", "run_uni
 # --------------------------------------------------------------------------------------------------
 # running one unit (on a worker)
 # --------------------------------------------------------------------------------------------------
+
+# what a batch writes at the top of its folder: a folder holding only these (an earlier release's, without the
+# marker) is still resumed
+_OWN = ("units", "batch.json")
+
 
 def _units_dir(out: str | os.PathLike) -> Path:
     return Path(out) / "units"
@@ -400,9 +405,14 @@ def run_batch(
     elif out is not None:
         manifest = Manifest(manifest.path, manifest.units, Path(out).resolve(), manifest.retries)
     retries = manifest.retries if retries is None else check_int(retries, "retries", low=0)
+    # before any work: the folder is no input (nor holds one) and is irtbridge's (its marker) or new or empty
+    inputs: list[str | os.PathLike] = [manifest.path, *(u.data for u in manifest.units),
+                                       *(p for u in manifest.units for p in u.paths.values())]
+    check_outputs([("out", manifest.output, FOLDER)], inputs, known=_OWN)
     # one driver per folder (OUT.lock beside it); the folder itself is not staged: each unit is
     # published atomically into OUT/units/<id>, which is what lets a rerun resume
     with output_lock(manifest.output, param="out"):
+        claim_folder(manifest.output, param="out", writer="batch", known=_OWN)
         return _run_locked(manifest, scheduler, workers, retries, client, progress)
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge._validation import read_csv, require_columns
+from irtbridge._validation import R_SEED_MAX, check_seed, read_csv, read_text, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
@@ -25,6 +25,34 @@ ENGINES = ENGINE_COLUMNS
 ESTIMATION_METHODS = MIRT_METHODS
 SCORING_METHODS = {"mirt": MIRT_SCORING, "ltm": ("EAP", "MAP"), "native": KERNEL_SCORING}
 P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")  # ...group_result.P_ADJUST
+
+
+def seed_flag(text: str) -> int:
+    """The value of a ``--seed`` flag: a whole number from 0 to 2**31 - 1 (R's ``set.seed`` takes no larger),
+    checked by :func:`irtbridge._validation.check_seed` while the command line is read (a bad seed is one line
+    naming ``--seed``, before any work).
+
+    Parameters
+    ----------
+    text : str
+        The flag's text.
+
+    Returns
+    -------
+    int
+        The seed.
+    """
+    try:
+        value: Any = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = text
+    try:
+        return int(check_seed(value, "--seed", high=R_SEED_MAX))  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--seed ")) from None
 
 
 def folded(choices: tuple[str, ...]):
@@ -58,11 +86,13 @@ def add_long_options(p: argparse.ArgumentParser) -> None:
                    help="the long file's column names (default model,item,score)")
 
 
-def read_responses(args: argparse.Namespace, path: str | None = None) -> pd.DataFrame:
-    """The response matrix of ``path`` (default ``args.file``): wide, or long with ``--long``.
+def read_responses(args: argparse.Namespace, path: str | None = None, *, models: bool = False) -> pd.DataFrame:
+    """The response matrix of ``path`` (default ``args.file``, a CSV or ``.csv.gz``): wide, or long with ``--long``.
 
-    A wide file's ``--id-column`` (when the subcommand has it) becomes the index; a long file's respondent
-    column is the index, unanswered cells are NaN.
+    A wide file's ``--id-column`` (when the subcommand has it) becomes the index; with ``models=True`` (the
+    language-model commands: ``tiny``, ``estimate``, as ``leaderboard``) the one model-name rule of
+    :func:`irtbridge.leaderboard.inputs.model_column` applies instead. A long file's respondent column is the
+    index, unanswered cells are NaN.
     """
     path = args.file if path is None else path
     if getattr(args, "long", False):
@@ -76,7 +106,11 @@ def read_responses(args: argparse.Namespace, path: str | None = None) -> pd.Data
         wide = responses_from_long(path, *names).astype(float)
         wide.index.name, wide.columns.name = None, None
         return wide
-    data = read_csv(path, "responses")
+    from irtbridge.leaderboard.inputs import model_column, read_table  # kept off the CLI's start
+
+    data = read_table(path, "responses") if str(path).endswith(".gz") else read_csv(path, "responses")
+    if models:  # one model-name rule for every language-model command
+        return model_column(data, getattr(args, "id_column", None), f"responses file {path!r}")
     if getattr(args, "id_column", None):
         require_columns(data, [args.id_column], f"responses file {path!r}")
         data = data.set_index(args.id_column)
@@ -92,12 +126,9 @@ def read_calibration(path: str):
     from irtbridge.calibration.results.result import Calibration  # kept off the CLI's start
     from irtbridge.irt import as_item_bank
 
+    text = read_text(path, "calibration")  # a BOM accepted, a non-UTF-8 byte named by its line
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
         d = json.loads(text)
-    except OSError as exc:
-        raise ValidationError(f"calibration file {path!r}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ValidationError(f"calibration file {path!r} is not JSON: {exc.msg} (line {exc.lineno})") from None
     if isinstance(d, dict) and str(d.get("format", "")).startswith("irtbridge-tiny"):  # a tiny benchmark's bank

@@ -6,7 +6,8 @@ import argparse
 
 import pandas as pd
 
-from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
+from irtbridge._outdir import FILE
+from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses, seed_flag
 
 # irtbridge.leaderboard.anchors.ANCHOR_METHODS (kept off the CLI's start; tests/cli/test_cli_choices.py)
 ANCHOR_METHODS = ("random", "stratified", "cluster")
@@ -32,10 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the calibration's response file: --method cluster clusters the items' response profiles")
     p.add_argument("--id-column", metavar="COL", help="a column of --responses that identifies respondents")
     add_long_options(p)
-    p.add_argument("--seed", type=int, default=0, help="seeds random and cluster (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seeds random and cluster (default 0)")
     p.add_argument("--out", metavar="anchors.csv", help="write the anchors here (one column, item)")
     p.add_argument("--json", action="store_true", help='print {"method", "k", "anchors": [item, ...]}')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from irtbridge._outdir import FOLDER
+from irtbridge.cli._common import seed_flag
+
 # kept here (not imported from irtbridge.decodirt) so that `irtbridge --help` stays light
 _ORDERS = ("given", "difficulty", "discrimination", "difficulty_sd_low", "difficulty_sd_high",
            "discrimination_sd_low", "discrimination_sd_high")
@@ -72,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
                         "as in `irtbridge evaluate`")
-    p.add_argument("--seed", type=int, default=0, help="random seed (split, classifiers, random guessers)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="random seed (split, classifiers, random guessers)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke run, as `irtbridge evaluate --quick`: datasets iris, wine, Sonar, the quick pool, "
                         f"{_QUICK_MAX_ITEMS} items per dataset (explicit --datasets/--pool/--max-items win)")
@@ -81,7 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true",
                    help='print {"settings", "datasets", "tournaments", "seconds", "out", "files"} instead of the text summary')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         max_items=args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500),
     )
     # one run per folder: OUT is locked for the whole run and replaced only once every file is written
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="benchmark") as stage:
         result = run_benchmark(datasets, settings, orders=orders, score=args.score, jobs=args.jobs,
                                progress=not args.no_progress)
         files = [out / f.relative_to(stage) for f in result.save(stage, figures=not args.no_figures)]

@@ -6,6 +6,8 @@ import argparse
 import os
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
+from irtbridge._outdir import FILE
+from irtbridge._validation import read_text
 from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
                                    folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
@@ -65,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print {model, engine, loglik, aic, bic, converged, items: [{item, a, b, ...}], "
                         "standard_errors: [{item, a, b, ...}]} (standard_errors: not with --no-se)")
     p.add_argument("--out", metavar="items.csv", help="also write the item table to this CSV")
-    p.set_defaults(func=run_calibrate)
+    p.set_defaults(func=run_calibrate, outputs=(("out", FILE),))
 
     q = sub.add_parser("abilities", help="ability estimates from the engine's own scoring",
                        description="Calibrate, then score every respondent with the engine (mirt fscores / ltm factor.scores).")
@@ -75,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="EAP, MAP, ML or WLE (mirt); EAP or MAP (ltm); EAP, MAP or ML (native)")
     q.add_argument("--json", action="store_true", help="print {method, abilities: [{respondent, theta, se}]}")
     q.add_argument("--out", metavar="abilities.csv", help="also write the abilities to this CSV")
-    q.set_defaults(func=run_abilities)
+    q.set_defaults(func=run_abilities, outputs=(("out", FILE),))
 
 
 def _fit(args: argparse.Namespace):
@@ -122,11 +124,7 @@ def _alternatives(text: str):
 
 
 def _read_text(path: str, what: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise ValidationError(f"{what} {path!r}: {exc.strerror or exc}") from None
+    return read_text(path, what.removesuffix(" file"))  # a BOM accepted, a non-UTF-8 byte named by its line
 
 
 def _structure_options(args: argparse.Namespace, columns: list[str]) -> dict:

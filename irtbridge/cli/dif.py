@@ -13,6 +13,7 @@ import argparse
 
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import P_ADJUST, folded, print_json
+from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,10 +64,16 @@ def run(args: argparse.Namespace) -> int:
         data = data.set_index(args.id_column)
     groups = data.pop(args.groups)
     scheme = args.scheme.lower()
+    which = [w.strip() for w in args.which.split(",") if w.strip()]
+    if not which:
+        raise ValidationError("--which names no parameter; give mirt's names, e.g. a1,d")
+    items = [i.strip() for i in args.items.split(",")] if args.items else None
+    unknown = [i for i in items or [] if i not in set(map(str, data.columns))]
+    if unknown:  # before the multiple-group fit, not after it
+        raise ValidationError(f"--items: {', '.join(map(repr, unknown[:5]))} is not an item of {args.file!r}; its items "
+                              f"are {', '.join(map(repr, map(str, data.columns[:20])))}")
     invariance = [*map(str, data.columns), "free_means", "free_var"] if scheme == "drop" else []
     fit = calibrate_groups(data, groups, args.model, invariance=invariance, se=not args.no_se)
-    which = [w.strip() for w in args.which.split(",") if w.strip()]
-    items = [i.strip() for i in args.items.split(",")] if args.items else None
     table = dif(fit, which, scheme, items, p_adjust=args.p_adjust)
     if args.json:
         rows = [{"item": str(k), "X2": r["X2"], "df": r["df"], "p": r["p"], "p_adjusted": r["p_adjusted"],

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from irtbridge._outdir import FILE
 from irtbridge._validation import check_binary_labels, read_csv, require_columns, show_value
-from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.cli._common import atomic_write_csv, print_json, seed_flag
 from irtbridge.exceptions import ValidationError
 
 _COUNT_FLAGS = ("tp", "fp", "fn", "tn")
@@ -48,11 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--correction", default="0", metavar="C",
                    help="add C to every cell of a table with an empty cell, e.g. 0.5 (default 0)")
     p.add_argument("--n-boot", default="2000", metavar="B", help="bootstrap replicates (default 2000)")
-    p.add_argument("--seed", default="0", help="bootstrap seed (default 0)")
+    p.add_argument("--seed", default=0, type=seed_flag, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true",
                    help="counts: {acc, inacc, ei, ini, bei, blei, qei, uei: {value, lower, upper}}; file: one object per cut-off")
     p.add_argument("--out", metavar="table.csv", help="with FILE.csv: also write the cut-off table to this CSV")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def _number(text: str, flag: str) -> float:
@@ -75,15 +76,12 @@ def _whole(text: str, flag: str) -> int:
 
 def _options(args: argparse.Namespace) -> dict:
     n_boot = _number(args.n_boot, "--n-boot")
-    seed = _number(args.seed, "--seed")
-    if not float(seed).is_integer() or seed < 0:
-        raise ValidationError(f"--seed must be a whole number >= 0, got {show_value(args.seed)}")
     return {
         "level": _number(args.level, "--level"),
         "ci_method": args.ci_method,
         "correction": _number(args.correction, "--correction"),
         "n_boot": n_boot,
-        "random_state": int(seed),
+        "random_state": args.seed,  # checked as the command line was read (seed_flag)
     }
 
 

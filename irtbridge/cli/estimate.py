@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 
+from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
+from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
 
@@ -36,12 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bank", metavar="bank.json",
                    help="a tiny benchmark's bank (irtbridge tiny --out DIR): predict with its estimator from "
                         "the answers to its items (instead of --calibration and --anchors)")
-    p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
-                   help="with --bank: RESPONSES is a CSV (default) or a model's harness output (an lm-evaluation-harness "
-                        "--log_samples folder, HELM run folders), read by irtbridge.leaderboard's readers")
+    add_from_option(p, "csv", ("csv",),
+                    "with --bank: RESPONSES is a CSV (default) or a model's harness output")
     p.add_argument("--threshold", type=float, metavar="T",
-                   help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
-    p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")
+                   help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
+    p.add_argument("--id-column", metavar="COL",
+                   help="the column naming the respondents (default: the first column, unless it holds only 0/1)")
     add_long_options(p)
     p.add_argument("--respondent", action="append", default=[], metavar="NAME",
                    help="only this respondent (repeatable); an unknown name is an error")
@@ -52,8 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds for --validate (default 5)")
     p.add_argument("--out", metavar="estimates.csv", help="also write the estimates to this CSV")
     p.add_argument("--json", action="store_true",
-                   help='print {"respondents": [{respondent, theta, se, accuracy, lower, upper}]}')
-    p.set_defaults(func=run)
+                   help='print {"respondents": [{respondent, theta, theta_se, accuracy, accuracy_se, lower, upper, '
+                        '...}]} (se: a deprecated alias of theta_se)')
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def read_item_list(path: str, what: str = "anchors") -> list[str]:
@@ -107,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     data = _respondents(args)
     validation = None
     if args.validate:
-        train = read_responses(args, args.validate)
+        train = read_responses(args, args.validate, models=True)
         validation = validate_anchors(train, calibration, anchors, folds=args.folds, progress=True)
         print(validation, file=sys.stderr)
     result = estimate_performance(data, calibration, anchors, validation=validation)
@@ -125,19 +128,27 @@ def _chosen(args: argparse.Namespace, data, what: str = "respondent"):
 
 
 def _respondents(args: argparse.Namespace):
-    data = read_responses(args)
+    from irtbridge.leaderboard._answers import unique_names
+
+    data = read_responses(args, models=True)
     data.index = data.index.map(str)
+    unique_names(data.index, "model", f"{args.file!r}")  # the rule of every leaderboard command
     return _chosen(args, data)
 
 
 def _harness_answers(args: argparse.Namespace, items):
     """The tiny items' answers of the model(s) in a harness output folder (issue 32: scoring straight from it)."""
-    from irtbridge.leaderboard.readers import read_helm, read_lm_eval
-    from irtbridge.leaderboard.tiny import answers_from_long
+    from irtbridge.leaderboard.long import responses_from_long
+    from irtbridge.leaderboard.readers.registry import read_format
 
-    long = (read_lm_eval(args.file, threshold=args.threshold) if args.source == "lm-eval"
-            else read_helm(args.file, threshold=args.threshold))
-    return _chosen(args, answers_from_long(long, items), "model")
+    long = read_format(args.source, [args.file], threshold=args.threshold)
+    wide = responses_from_long(long.assign(item=long["item"].astype(str)))
+    absent = [i for i in items if i not in wide.columns]
+    if absent:
+        raise ValidationError(f"{args.file}: no answers to {len(absent)} tiny item(s), e.g. {absent[:3]}")
+    wide = wide[list(items)].astype(float)
+    wide.index.name, wide.columns.name = None, None
+    return _chosen(args, wide, "model")
 
 
 def _run_bank(args: argparse.Namespace) -> int:
@@ -145,14 +156,16 @@ def _run_bank(args: argparse.Namespace) -> int:
 
     tiny = load_tiny(args.bank)
     result = tiny.predict(_harness_answers(args, tiny.items) if args.source != "csv" else _respondents(args))
-    result = result.rename(columns={"se": "accuracy_se"})
-    if "theta_se" in result:
-        result = result.rename(columns={"theta_se": "se"})
-    cols = [c for c in ("theta", "se", "accuracy", "lower", "upper", "accuracy_se") if c in result]
-    return _report(args, result[cols])
+    return _report(args, result)
+
+
+#: the columns ``estimate`` writes, the vocabulary of every estimate; ``se`` last, a deprecated alias of
+#: ``theta_se`` (what this command's ``se`` always was; removed in 0.3.0)
+COLUMNS = ("theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "predicted_share")
 
 
 def _report(args: argparse.Namespace, result) -> int:
+    result = result[[c for c in COLUMNS if c in result]].assign(se=result["theta_se"])
     result.index.name = "respondent"
     if args.out:
         atomic_write_csv(args.out, result)

@@ -13,6 +13,9 @@ import os
 import sys
 import time
 
+from irtbridge._outdir import FOLDER
+from irtbridge.cli._common import seed_flag
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``evaluate`` subcommand to the ``irtbridge`` command line.
@@ -49,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes, each with its own R (default: one per CPU)")
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seed of every random choice (default 0)")
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
                    help=f"stable (default): {stable.describe()}; paper: {paper.describe()} "
                         "(see docs/calibration-modes.md)")
@@ -60,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-items", type=int, default=None, metavar="N",
                    help="cap on the test instances per dataset (default 500; 60 with --quick)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     # one run per folder: OUT is locked for the whole run and replaced only once the new report is whole
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="evaluate") as stage:
         print(f"irtbridge evaluate: {len(refs)} dataset(s): {', '.join(refs)}", file=sys.stderr)
         evaluation = evaluate(refs, settings, jobs=args.jobs, progress=True)
         print("irtbridge evaluate: writing the report", file=sys.stderr)

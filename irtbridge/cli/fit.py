@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from irtbridge.cli._common import add_long_options, print_json, read_responses
+from irtbridge._outdir import FOLDER
+from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,10 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="item fit with missing answers: leave out respondents with any (mirt's na.rm = TRUE)")
     p.add_argument("--impute", type=int, default=0, metavar="N",
                    help="item fit with missing answers: impute them N times and average (instead of --na-rm)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the imputations (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seed of the imputations (default 0)")
     p.add_argument("--plots", metavar="DIR", help="also write trace lines, item and test information and "
                    "expected-score plots (PNG; mirt's plot types)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("plots", FOLDER),))
 
 
 def _report(fit, args: argparse.Namespace) -> dict:
@@ -89,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
     if args.na_rm and args.impute:
         raise ValidationError("pass --na-rm (leave out incomplete respondents) or --impute N, not both")
-    if args.impute < 0 or args.seed < 0:
-        raise ValidationError(f"--impute and --seed must be 0 or more, got {args.impute} and {args.seed}")
+    if args.impute < 0:
+        raise ValidationError(f"--impute must be 0 or more, got {args.impute}")
     data = read_responses(args)
     incomplete = int(data.isna().any(axis=1).sum())
     if incomplete and not (args.na_rm or args.impute):  # S-X2 needs complete rows: say so before calibrating
@@ -100,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
     fit = calibrate(data, model=args.model, engine="mirt", se=False)
     report = _report(fit, args)
     if args.plots:
-        report["plots"] = _plots(fit, args.plots)
+        from irtbridge._outdir import staged_output
+
+        with staged_output(args.plots, param="--plots", writer="fit") as stage:  # the folder appears whole
+            written = _plots(fit, str(stage))
+        report["plots"] = [os.path.join(args.plots, os.path.basename(p)) for p in written]
     if args.json:
         print_json(report)
         return 0

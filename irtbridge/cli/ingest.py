@@ -1,4 +1,7 @@
-"""`irtbridge ingest {lm-eval,helm,pyirt} PATHS... --out FILE`: evaluation outputs to one long CSV table.
+"""`irtbridge ingest FORMAT PATHS... --out FILE`: evaluation outputs to one long CSV table.
+
+FORMAT is a row of the reader registry (:data:`irtbridge.leaderboard.readers.registry.READERS`): its
+options are the row's, its reader the row's.
 
 The table's first columns are ``model, task, item, score`` (one row per model and item), what
 ``irtbridge ... --long`` and :func:`irtbridge.leaderboard.responses_from_long` read. Everything is read and
@@ -11,10 +14,15 @@ import argparse
 
 import pandas as pd
 
+from irtbridge._outdir import FILE
 from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.cli._formats import FormatChoices
 from irtbridge.exceptions import ValidationError
 
-FORMATS = ("lm-eval", "helm", "pyirt")
+# each command-line option -> the reader keyword it sets (the registry rows say which readers take it)
+_OPTION_KEYWORDS = {"metric": "metric", "filter": "filter", "threshold": "threshold", "item_id": "item_id",
+                    "model": "model", "split": "split", "trial": "trial", "perturbations": "perturbations",
+                    "task": "task", "epoch": "epoch"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,31 +34,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
         that runs it.
     """
-    p = sub.add_parser("ingest", help="read lm-evaluation-harness, HELM or py-irt outputs into a long CSV table",
-                       description="Read evaluation outputs (lm-evaluation-harness --log_samples folders, HELM run "
-                                   "folders, py-irt JSON Lines) into one long table model,task,item,score,...")
-    p.add_argument("format", choices=FORMATS, help="lm-eval, helm or pyirt")
+    p = sub.add_parser("ingest", help="read evaluation-harness outputs (lm-eval, HELM, Inspect AI, ...) into a long CSV",
+                       description="Read evaluation outputs in any format of the reader registry into one long "
+                                   "table model,task,item,score,...")
+    p.add_argument("format", choices=FormatChoices(), metavar="FORMAT",
+                   help="the format, one of: %(choices)s")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (searched recursively)")
     p.add_argument("--out", metavar="FILE.csv", help="write the long table here (required unless --list-metrics)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME|TASK=NAME",
-                   help="the metric read as the score, for every task or (repeatable) one task's; default: "
-                        "lm-eval acc, else exact_match, else the first; helm the scenario's main metric")
+                   help="the metric (or scorer) read as the score, for every task or (repeatable) one task's; "
+                        "default: the task's default (--list-metrics shows it)")
     p.add_argument("--filter", action="append", default=[], metavar="NAME|POSITION|TASK=...",
                    help="lm-eval: the filter read where a task logs several (default its first)")
     p.add_argument("--threshold", type=float, metavar="T",
                    help="binarise scores: 1 where value >= T, else 0 (default: keep the values)")
     p.add_argument("--item-id", default="doc_hash", metavar="ID",
                    help="lm-eval: doc_hash (default), doc_id or doc:<field>")
-    p.add_argument("--model", metavar="NAME", help="lm-eval: the model's name when the paths hold one model")
+    p.add_argument("--model", metavar="NAME", help="the model's name when the paths hold one model")
     p.add_argument("--split", metavar="SPLIT", help="helm: only this split (test, valid)")
     p.add_argument("--trial", default="0", metavar="N|mean", help="helm: train_trial_index read (default 0) or mean")
     p.add_argument("--perturbations", action="store_true", help="helm: also read perturbed instances")
     p.add_argument("--task", metavar="NAME", help="pyirt: the task column (default the file's name)")
+    p.add_argument("--epoch", metavar="N|mean|reduced",
+                   help="inspect: the epoch read (1, 2, ...), mean over the epochs (default) or reduced (the value "
+                        "Inspect's own reducer stored)")
     p.add_argument("--list-metrics", action="store_true",
-                   help="lm-eval: list each task's filters and metrics (what --metric and --filter can choose)")
+                   help="list each task's metrics and the default read (formats with a metric list)")
     p.add_argument("--json", action="store_true",
                    help='print {"format", "out", "rows", "models", "tasks", "items", "by_task": [...]}')
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
 def _per_task(values: list[str], option: str, positions: bool = False):
@@ -76,35 +88,39 @@ def _per_task(values: list[str], option: str, positions: bool = False):
     return out
 
 
-def _check_options(args: argparse.Namespace) -> None:
-    own = {"lm-eval": {"filter", "item_id", "model", "list_metrics"},
-           "helm": {"split", "trial", "perturbations"}, "pyirt": {"task"}}
-    given = {"filter": bool(args.filter), "item_id": args.item_id != "doc_hash", "model": args.model is not None,
-             "list_metrics": args.list_metrics, "split": args.split is not None, "trial": args.trial != "0",
-             "perturbations": args.perturbations, "task": args.task is not None}
-    for name, was_given in given.items():
-        if was_given and name not in own[args.format]:
-            raise ValidationError(f"--{name.replace('_', '-')} is not an option of `ingest {args.format}`")
-    if args.format == "pyirt" and (args.metric or args.threshold is not None):
-        raise ValidationError("--metric and --threshold are not options of `ingest pyirt` (its scores are read as is)")
-    if not args.out and not args.list_metrics:
-        raise ValidationError("--out FILE.csv is required (where the long table goes)")
-
-
-def _read(args: argparse.Namespace) -> pd.DataFrame:
-    from irtbridge.leaderboard import read_helm, read_lm_eval, read_pyirt  # kept off the CLI's start
-
-    if args.format == "lm-eval":
-        return read_lm_eval(args.paths, metric=_per_task(args.metric, "metric"),
-                            filter=_per_task(args.filter, "filter", positions=True), item_id=args.item_id,
-                            threshold=args.threshold, model=args.model)
-    if args.format == "helm":
+def _given(args: argparse.Namespace) -> dict:
+    """The reader keywords the command line set (options left at their default are not passed)."""
+    trial = None
+    if args.trial != "0":
         trial = "mean" if args.trial == "mean" else (int(args.trial) if args.trial.isdigit() else None)
         if trial is None:
             raise ValidationError(f"--trial must be a train_trial_index (0, 1, ...) or mean, got {args.trial!r}")
-        return read_helm(args.paths, metric=_per_task(args.metric, "metric"), split=args.split, trial=trial,
-                         perturbations=args.perturbations, threshold=args.threshold)
-    return read_pyirt(args.paths, task=args.task)
+    epoch = None
+    if args.epoch is not None:
+        epoch = args.epoch if args.epoch in ("mean", "reduced") else (int(args.epoch) if args.epoch.isdigit() else None)
+        if epoch is None or epoch == 0:
+            raise ValidationError(f"--epoch must be an epoch number (1, 2, ...), mean or reduced, got {args.epoch!r}")
+    values = {"metric": _per_task(args.metric, "metric"), "filter": _per_task(args.filter, "filter", positions=True),
+              "threshold": args.threshold, "item_id": None if args.item_id == "doc_hash" else args.item_id,
+              "model": args.model, "split": args.split, "trial": trial,
+              "perturbations": True if args.perturbations else None, "task": args.task, "epoch": epoch}
+    return {_OPTION_KEYWORDS[k]: v for k, v in values.items() if v is not None}
+
+
+def _check_options(args: argparse.Namespace):
+    from irtbridge.leaderboard.readers.registry import reader
+
+    row = reader(args.format, "format")
+    for name in _given(args):
+        if name not in row.options:
+            raise ValidationError(f"--{name.replace('_', '-')} is not an option of `ingest {args.format}` (its "
+                                  f"options: {', '.join('--' + o.replace('_', '-') for o in row.options) or 'none'})")
+    if args.list_metrics and row.metrics is None:
+        raise ValidationError(f"--list-metrics is not an option of `ingest {args.format}` (formats with a metric "
+                              "list: see irtbridge ingest --help)")
+    if not args.out and not args.list_metrics:
+        raise ValidationError("--out FILE.csv is required (where the long table goes)")
+    return row
 
 
 def summary(table: pd.DataFrame, fmt: str, out: str | None) -> dict:
@@ -149,17 +165,17 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    _check_options(args)
+    row = _check_options(args)
     if args.list_metrics:
-        from irtbridge.leaderboard import lm_eval_metrics  # kept off the CLI's start
-
-        listing = lm_eval_metrics(args.paths)
+        listing = row.list_metrics()(args.paths)
         if args.json:
             print_json({"metrics": listing})
         else:
             print(listing.to_csv(index=False), end="")
         return 0
-    table = _read(args)
+    from irtbridge.leaderboard.readers.registry import read_format  # kept off the CLI's start
+
+    table = read_format(args.format, args.paths, **_given(args))
     atomic_write_csv(args.out, table, index=False)
     info = summary(table, args.format, args.out)
     if args.json:

@@ -1,10 +1,15 @@
 """`irtbridge leaderboard RESPONSES... --out DIR [--from KIND] [--tiny DIR] [--json]`: a leaderboard report.
 
+Models that share no item (a model-item graph in pieces) are ranked per group or refused (``--disconnected``);
+models with few answers (``--min-items``), items with few answers (``--min-models``) and lm-evaluation-harness
+runs made with ``--limit`` are marked; every warning printed on stderr is also in the report's notes.
+
 Reads a response matrix (models x items, 0/1, empty = unanswered), a long table (``model, task, item,
-score``) or harness output (lm-evaluation-harness ``--log_samples``, HELM runs), fits the native 2PL and
-writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv`` and ``OUT/summary.json``; the
-folder appears whole or not at all. Bad input is one line on stderr and exit 2, before any fitting. Progress
-goes to stderr; the closing summary (or, with ``--json``, the content of ``summary.json``) to stdout.
+score``) or harness output in any format of the reader registry (lm-evaluation-harness, HELM, Inspect
+AI, ...), fits the native 2PL and writes ``OUT/index.html`` (one self-contained page), ``OUT/tables/*.csv``
+and ``OUT/summary.json``; the folder appears whole or not at all. Bad input is one line on stderr and exit 2,
+before any fitting. Progress goes to stderr; the closing summary (or, with ``--json``, the content of
+``summary.json``) to stdout.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import os
 import sys
 import time
 
-SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
+from irtbridge._outdir import FOLDER
+from irtbridge.cli._formats import add_from_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,11 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         epilog=("RESPONSES: a CSV response matrix (model names in the first column, one column per item, cells 1, 0 "
                 "or empty) or a long CSV table with columns model, item, score (and task); or harness output "
-                "folders/files (--from lm-eval, --from helm; detected by default)."),
+                "folders/files in a registered format (detected by default; --from names it)."),
     )
     p.add_argument("responses", nargs="+", metavar="RESPONSES", help="a CSV file, or harness output folders/files")
-    p.add_argument("--from", dest="source", default="auto", choices=SOURCES,
-                   help="what RESPONSES is (default auto: harness folders by their files, a CSV by its header)")
+    add_from_option(p, "auto", ("auto", "matrix", "long"),
+                    "what RESPONSES is (default auto: harness output by its files, a CSV by its header)")
     p.add_argument("--id-column", metavar="COL",
                    help="the matrix column naming the models (default: the first column, unless it holds only 0/1)")
     p.add_argument("--out", default="irtbridge-leaderboard", metavar="DIR",
@@ -53,9 +59,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="harness output: a continuous metric (F1, mc2, ...) scores 1 where it is at least T")
     p.add_argument("--no-prior", action="store_true",
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2))")
+    p.add_argument("--disconnected", default="per-group", choices=("per-group", "refuse"),
+                   help="when the models fall into groups that share no item: rank each group on its own, with a "
+                        "warning naming the groups (default), or refuse (exit 2)")
+    p.add_argument("--min-items", type=int, default=30, metavar="N",
+                   help="mark models that answered fewer than N items and than half the items (default 30)")
+    p.add_argument("--min-models", type=int, default=5, metavar="N",
+                   help="flag items answered by fewer than N models and than half the models (default 5)")
     p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.leaderboard.report import leaderboard_report
     from irtbridge.report.leaderboard import write_leaderboard_report
 
-    if args.top < 1:
-        raise ValidationError(f"--top must be at least 1, got {args.top}")
+    for flag, value in (("--top", args.top), ("--min-items", args.min_items), ("--min-models", args.min_models)):
+        if value < 1:
+            raise ValidationError(f"{flag} must be at least 1, got {value}")
     out = os.path.abspath(args.out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
@@ -86,13 +100,14 @@ def run(args: argparse.Namespace) -> int:
     data = read_leaderboard_input(args.responses, args.source, id_column=args.id_column, threshold=args.threshold)
     tiny, tiny_source = read_tiny_errors(args.tiny) if args.tiny else (None, "")
     started = time.perf_counter()
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="leaderboard") as stage:
         n, j = data.matrix.shape
         print(f"irtbridge leaderboard: {n:,} models x {j:,} items from {data.source}; fitting the native 2PL",
               file=sys.stderr)
         prior = {} if not args.no_prior else {"priors": None}
         report = leaderboard_report(data, top=args.top, tiny_errors=tiny, tiny_source=tiny_source, progress=True,
-                                    **prior)
+                                    disconnected=args.disconnected, min_items=args.min_items,
+                                    min_models=args.min_models, **prior)
         print("irtbridge leaderboard: writing the report", file=sys.stderr)
         files = write_leaderboard_report(report, out, staging=stage)
     elapsed = time.perf_counter() - started

@@ -23,9 +23,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from irtbridge._outdir import FOLDER
 from irtbridge._plotting import close, figure_of
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json
+from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, seed_flag
 from irtbridge.exceptions import ValidationError
 
 
@@ -56,10 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"classifier: {', '.join(CLASSIFIERS)} (default mlp, a small neural network)")
     p.add_argument("--features", default="binary", choices=FEATURES,
                    help="binary: 0/1 features, 2PL (default); quartiles: features cut at their quartiles, graded model")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split, the classifier and the CAT noise (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seed of the split, the classifier and the CAT noise (default 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the tables and figures")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
+    from irtbridge._outdir import staged_output
     from irtbridge.mlc import (
         evaluate_mlc,
         plot_accuracy_by_cdi,
@@ -83,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
         plot_difficulty_kde,
     )
 
-    if args.seed < 0:
-        raise ValidationError(f"--seed must be a non-negative integer, got {args.seed}")
     frame = read_csv(args.file, "mlc input")
     require_columns(frame, [args.target], args.file)
     y = frame[args.target]
@@ -101,16 +101,16 @@ def run(args: argparse.Namespace) -> int:
 
     result = evaluate_mlc(X, y, args.classifier, features=args.features, random_state=args.seed)
 
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_csv(out / "mlc_table.csv", result.table())
-    atomic_write_csv(out / "cases.csv", result.cases.rename_axis("case"))
-    for cat in result.classes:
-        atomic_write_csv(out / f"trajectory_class{cat.label}.csv", cat.trajectory)
-    atomic_write_csv(out / "orientation.csv", result.orientation.rename_axis("feature"))
-    atomic_write_csv(out / "accuracy_by_mlc.csv", result.accuracy_by_mlc())
-    atomic_write_text(out / "summary.txt", result.summary().as_text() + "\n")
-    _save_figures(result, out, Path(args.file).stem,
-                  (plot_cdi_distributions, plot_difficulty_kde, plot_accuracy_by_cdi, plot_cat_trajectories))
+    with staged_output(out, param="--out", writer="mlc") as stage:  # the folder appears whole
+        atomic_write_csv(stage / "mlc_table.csv", result.table())
+        atomic_write_csv(stage / "cases.csv", result.cases.rename_axis("case"))
+        for cat in result.classes:
+            atomic_write_csv(stage / f"trajectory_class{cat.label}.csv", cat.trajectory)
+        atomic_write_csv(stage / "orientation.csv", result.orientation.rename_axis("feature"))
+        atomic_write_csv(stage / "accuracy_by_mlc.csv", result.accuracy_by_mlc())
+        atomic_write_text(stage / "summary.txt", result.summary().as_text() + "\n")
+        _save_figures(result, stage, Path(args.file).stem,
+                      (plot_cdi_distributions, plot_difficulty_kde, plot_accuracy_by_cdi, plot_cat_trajectories))
 
     if args.json:
         print_json(result.to_dict())

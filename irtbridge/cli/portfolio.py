@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from irtbridge._outdir import FOLDER
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, to_jsonable
 from irtbridge.exceptions import ValidationError
@@ -71,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--convention", default="irtbridge", choices=["irtbridge", "airt"],
                    help="irtbridge (default) or airt 0.2.2's own computation of goodness and effectiveness")
     p.add_argument("--no-figures", action="store_true", help="write the tables only")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def _bound(text: str | None, flag: str, names: list[str]):
@@ -122,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
     """
     from irtbridge.portfolio import bin_performance, evaluate_portfolio
 
+    if args.bins is not None and args.bins < 2:  # before reading anything (bin_performance would say "levels")
+        raise ValidationError(f"--bins must be a whole number of at least 2 (the polytomous model's levels), "
+                              f"got {args.bins}")
     frame = _read(args)
     names = [str(c) for c in frame.columns]
     lo = _bound(args.min_item, "--min", names)
@@ -142,7 +146,10 @@ def run(args: argparse.Namespace) -> int:
             raise ValidationError("--bins applies to --model polytomous")
         evaluation = evaluate_portfolio(frame, "continuous", min_item=lo, max_item=hi, scale=args.scale,
                                         epsilon=args.epsilon, convention=args.convention)
-    _write(evaluation, args)
+    from irtbridge._outdir import staged_output
+
+    with staged_output(args.out, param="--out", writer="portfolio") as stage:  # the folder appears whole
+        _write(evaluation, args, stage)
     if args.json:
         print_json(evaluation.to_dict())
     else:
@@ -151,10 +158,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(evaluation, args: argparse.Namespace) -> None:
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValidationError(f"--out {args.out!r} exists and is not a directory")
+def _write(evaluation, args: argparse.Namespace, out: Path) -> None:
     algorithms = evaluation.algorithms
     atomic_write_csv(out / "algorithms.csv", algorithms, index_label="algorithm")
     atomic_write_csv(out / "datasets.csv", evaluation.datasets, index_label="dataset")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv
 from irtbridge.cli._common import atomic_write_csv, print_json
 
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help='print {"ratings": [{player, rating, rd, volatility, lower, upper}, ...]}, best first')
     p.add_argument("--history", metavar="history.csv",
                    help="also write the ratings after every period (period, player, rating, rd, volatility, games)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("history", FILE),))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,10 +6,16 @@ Writes, atomically (one folder, :mod:`irtbridge._outdir`):
 * ``bank.json``: the frozen bank (item parameters and the calibration models' answers; read offline by
   :func:`irtbridge.leaderboard.load_tiny`, :func:`~irtbridge.leaderboard.load_bank`,
   ``irtbridge estimate --bank``, and as a calibration by ``estimate_performance`` / ``adaptive_evaluate``);
-* ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage) over held-out
-  models, interpolation and extrapolation splits;
+* ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage, each with its
+  standard error over ``--repeats`` draws, and the coverage's Wilson interval) over held-out models,
+  interpolation and extrapolation splits, every draw rebuilt on the calibration models of its fold alone;
+  a coverage below 0.90 is a warning on stderr and a note of ``summary.json``;
 * ``learning_curve.csv``: that error against the number of calibration models (10, 20, 50, 100, ...);
-* ``summary.json``: all of the above in one object (also printed by ``--json``).
+* ``summary.json``: all of the above in one object (also printed by ``--json``);
+* ``samples.json``: lm-evaluation-harness's ``--samples`` file of the k items (task -> document indices;
+  ``lm_eval ... --samples DIR/samples.json --log_samples``), when every item's document is known: read with
+  ``--from lm-eval``, items named ``task/<doc_id>``, or ``--documents items.csv`` (``item, task, doc_id``).
+  The bank keeps the documents, so ``irtbridge twophase`` writes the next phase's file.
 
 A new model is scored against the bank with ``irtbridge estimate ANSWERS.csv --bank DIR/bank.json``.
 """
@@ -19,7 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from irtbridge.cli._common import add_long_options, print_json, read_responses
+from irtbridge._outdir import FOLDER
+from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
+from irtbridge.cli._formats import add_from_option
+from irtbridge.exceptions import ValidationError
+
+#: the estimators' names and the default, as irtbridge.leaderboard.estimators.REGISTRY holds them (the CLI starts
+#: without importing the numerics; tests/leaderboard/test_estimators.py checks the two agree)
+ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
+DEFAULT_ESTIMATOR = "ppi"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,27 +49,36 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Draw k items of a response matrix (models x items, 0/1), freeze a bank that "
                                    "predicts a new model's accuracy on all items from its answers to them (95%% "
                                    "interval), and measure its error on held-out models.")
-    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV (one row per model, one column per item), or "
-                                                     "with --from lm-eval/helm harness output folders")
-    p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
-                   help="what RESPONSES is (default a CSV; lm-eval: --log_samples folders, helm: run folders)")
+    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
+                                                     "per item), or with --from FORMAT harness output")
+    add_from_option(p, "csv", ("csv",),
+                    "what RESPONSES is (default a CSV, or .csv.gz)")
     p.add_argument("--threshold", type=float, metavar="T",
-                   help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
+                   help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="write items.csv, bank.json, errors.csv, learning_curve.csv, summary.json here")
-    p.add_argument("--id-column", metavar="COL", help="a column that identifies models (not an item)")
+    p.add_argument("--id-column", metavar="COL",
+                   help="the column naming the models (default: the first column, unless it holds only 0/1)")
     add_long_options(p)
-    p.add_argument("--seed", type=int, default=0, help="seeds the item draw (default 0)")
+    p.add_argument("--seed", type=seed_flag, default=0, help="seeds the item draw (default 0)")
+    p.add_argument("--method", default=DEFAULT_ESTIMATOR, choices=ESTIMATORS,
+                   help=f"the estimator the bank predicts with (default {DEFAULT_ESTIMATOR}; see "
+                        "irtbridge.leaderboard.estimators)")
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
     p.add_argument("--no-validate", action="store_true", help="skip the error table and learning curve")
+    p.add_argument("--no-prior", action="store_true",
+                   help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2), as "
+                        "irtbridge leaderboard)")
     p.add_argument("--ncycles", type=int, default=500,
                    help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
                         "learning-curve point)")
+    p.add_argument("--documents", metavar="items.csv",
+                   help="each item's lm-eval document (columns item, task, doc_id), for samples.json")
     p.add_argument("--json", action="store_true", help="print summary.json")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,30 +102,54 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.cli.estimate import read_item_list
     from irtbridge._validation import check_int
     from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
+    from irtbridge.leaderboard.estimators import DEFAULT_PRIORS
+    from irtbridge.leaderboard.tiny_cv import MIN_MODELS
 
     if args.source == "csv":
-        data = read_responses(args)
+        data = read_responses(args, models=True)
     else:  # harness output: the leaderboard command's reader (one line for a bad file, nothing half-read)
         from irtbridge.leaderboard.inputs import read_leaderboard_input
 
         data = read_leaderboard_input([args.file], args.source, threshold=args.threshold).matrix
     data.index = data.index.map(str)
     exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
+    from dataclasses import replace
+
+    from irtbridge.cli.twophase import documents_of
+    from irtbridge.leaderboard.samples_file import write_samples
+
+    documents = documents_of(args, [str(c) for c in data.columns])  # --documents checked before the fit
     ncycles = check_int(args.ncycles, "--ncycles", low=1)
-    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, NCYCLES=ncycles)  # checks input, then fits
+    check_int(args.seed, "--seed", low=0)
+    repeats = check_int(args.repeats, "--repeats", low=1)
+    priors = None if args.no_prior else DEFAULT_PRIORS
+    if not args.no_validate and data.shape[0] < MIN_MODELS:  # refused before the fit, not after it
+        raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "
+                              f"{MIN_MODELS} (pass --no-validate to build it without the error table)")
+    tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, method=args.method, priors=priors,
+                      NCYCLES=ncycles)  # checks, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
-                                                  repeats=args.repeats, NCYCLES=ncycles))
+                                                  repeats=repeats, priors=priors, NCYCLES=ncycles))
+    tiny = replace(tiny, documents=documents)
     summary = tiny.summary_dict()
     out = Path(args.out)
-    with staged_output(out, param="--out") as stage:
+    with staged_output(out, param="--out", writer="tiny") as stage:
         pd.DataFrame({"item": tiny.items}).to_csv(stage / "items.csv", index=False)
         tiny.save(stage / "bank.json")
-        pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", "n_held_out", "mae", "coverage"]
+        stats = ["n_held_out", "draws", "mae", "mae_se", "coverage", "coverage_se", "coverage_lower", "coverage_upper"]
+        pd.DataFrame(summary["errors"], columns=["split", "k", "n_calibration", *stats]
                      ).to_csv(stage / "errors.csv", index=False)
-        pd.DataFrame(summary["learning_curve"], columns=["n_calibration", "n_held_out", "mae", "coverage"]
+        pd.DataFrame(summary["learning_curve"], columns=["n_calibration", *stats]
                      ).to_csv(stage / "learning_curve.csv", index=False)
+        if all(i in tiny.documents for i in tiny.items):
+            write_samples(stage / "samples.json", tiny.items, tiny.documents)
         (stage / "summary.json").write_text(json.dumps({**summary, "out": str(out)}, indent=2), encoding="utf-8")
+    if not all(i in tiny.documents for i in tiny.items):
+        import sys
+
+        print("irtbridge tiny: samples.json not written: the items' lm-eval documents are unknown (read with --from "
+              "lm-eval, name items task/<doc_id>, or pass --documents items.csv)", file=sys.stderr)
     if args.json:
         print_json({**summary, "out": str(out)})
     else:

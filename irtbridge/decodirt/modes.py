@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from irtbridge._validation import check_choice
+from irtbridge._constraints import Int, Seed, constraints
+from irtbridge._validation import check_choice, check_seed
 from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.calibration.results.result import ENGINES
@@ -302,6 +303,7 @@ def difficulty_agreement(difficulty: pd.Series, accuracy: pd.Series) -> float:
         return float(spearmanr(both.iloc[:, 0], both.iloc[:, 1])[0])
 
 
+@constraints(n_respondents=Int(low=1), n_items=Int(low=1), seed=Seed())
 def simulate_classifier_responses(n_respondents: int = 40, n_items: int = 200, seed: int = 0):
     """Classifier-shaped 3PL data with known parameters: ``(responses, theta, items)``.
 
@@ -333,7 +335,7 @@ def simulate_classifier_responses(n_respondents: int = 40, n_items: int = 200, s
     >>> x.shape, len(theta), list(items.columns)
     ((40, 200), 40, ['a', 'b', 'g', 'u'])
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed, "seed"))
     a = rng.lognormal(0.2, 0.4, n_items)
     negative = rng.random(n_items) < 0.05
     a[negative] = -rng.uniform(0.5, 1.5, int(negative.sum()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from irtbridge._validation import check_choice, check_int, check_number
+from irtbridge._validation import R_SEED_MAX, check_choice, check_int, check_number, check_seed
 from irtbridge.decodirt.classification_data import QUICK_MAX_ITEMS
 from irtbridge.decodirt.modes import CalibrationMode
 from irtbridge.exceptions import ValidationError
@@ -138,7 +138,7 @@ class Settings:
     def __post_init__(self) -> None:
         from irtbridge.decodirt.tournaments import ORDERS  # kept off the import of `irtbridge --help`
 
-        check_int(self.seed, "seed", low=0)
+        check_seed(self.seed, "seed", high=R_SEED_MAX)
         mode = CalibrationMode.resolve(self.calibration, self.engine, self.fallback, self.engine_options)
         object.__setattr__(self, "mode", mode)
         object.__setattr__(self, "calibration", mode.name)

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, Number, RandomState, constraints
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_binary_labels, check_random_state, check_same_length, check_scores, show_value
 from irtbridge.exceptions import ValidationError
@@ -19,7 +20,7 @@ from irtbridge.efficiency._core import (
     check_count_array,
     index_columns,
 )
-from irtbridge.efficiency.core import INDICES
+from irtbridge.efficiency.core import CI_METHODS, INDICES
 
 __all__ = [
     "Interval",
@@ -222,7 +223,7 @@ class _Settings:
     @classmethod
     def checked(cls, level: Any, ci_method: Any, correction: Any, n_boot: Any, random_state: Any) -> "_Settings":
         level, ci_method, correction, n_boot = check_common(level, ci_method, correction, n_boot)
-        rng = check_random_state(random_state) if ci_method == "bootstrap" else None
+        rng = check_random_state(random_state)  # checked whatever the method: a bad seed is never silent
         return cls(level, ci_method, correction, n_boot, rng)
 
     def columns(self, raw: np.ndarray) -> tuple[np.ndarray, dict, dict, dict]:
@@ -237,6 +238,8 @@ class _Settings:
 # public API
 
 
+@constraints(level=Number(low=0.0, high=1.0, low_open=True, high_open=True), ci_method=Choice(CI_METHODS),
+             correction=Number(low=0.0), n_boot=Int(low=100), random_state=RandomState())
 def efficiency_indices(
     tp: Any,
     fp: Any,
@@ -359,6 +362,8 @@ def efficiency_indices_from_predictions(y_true: Any, y_pred: Any, **kwargs: Any)
     return efficiency_indices(*_counts_from_labels(y_true, y_pred), **kwargs)
 
 
+@constraints(level=Number(low=0.0, high=1.0, low_open=True, high_open=True), ci_method=Choice(CI_METHODS),
+             correction=Number(low=0.0), n_boot=Int(low=100), random_state=RandomState())
 def efficiency_frame(
     tp: Any,
     fp: Any,

@@ -51,7 +51,8 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit, logsumexp
 
-from irtbridge._catalogue import CATALOGUE, models_where
+from irtbridge._catalogue import CATALOGUE, NATIVE_DOMAINS, models_where
+from irtbridge._constraints import InDomain, Int, Choice, constraints
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import dense as em_dense
@@ -458,6 +459,9 @@ class _Cycles:
         return self.converged or self.cycle >= self.NCYCLES
 
 
+@constraints(quadpts=InDomain(NATIVE_DOMAINS["quadpts"], 61, (0, 2, 2.5), allow_none=False),
+             TOL=InDomain(NATIVE_DOMAINS["TOL"], 1e-4, (0, -1e-4, float("nan"), "1e-4"), allow_none=False),
+             NCYCLES=Int(low=1), accelerate=Choice(ACCELERATORS))
 def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int = 61, TOL: float = 1e-4,
            NCYCLES: int = 500, accelerate: str = "squarem", estep_fn: Callable | None = None,
            progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Number, constraints
 from irtbridge._validation import check_probability, check_scores
 from irtbridge.exceptions import ValidationError
 from irtbridge.hardness._curves_core import (
@@ -84,6 +85,7 @@ def positive_rate(scores: Any) -> pd.DataFrame:
     )
 
 
+@constraints(method=Choice(METHODS, ignore_case=True), threshold=Number(low=0.0, high=1.0))
 def instance_hardness(y: Any, scores: Any, method: str = "rd", threshold: float = 0.5) -> pd.Series:
     """Instance hardness: area under each instance's cost curve, averaged over a pool of models.
 
@@ -137,6 +139,7 @@ def instance_hardness(y: Any, scores: Any, method: str = "rd", threshold: float 
     return pd.Series(values, index=pool.index, name=method)
 
 
+@constraints(method=Choice(METHODS, ignore_case=True), threshold=Number(low=0.0, high=1.0))
 def class_hardness(y: Any, scores: Any, method: str = "rd", threshold: float = 0.5) -> pd.Series:
     """Class hardness: the mean instance hardness within class 0 and within class 1.
 
@@ -172,6 +175,7 @@ def class_hardness(y: Any, scores: Any, method: str = "rd", threshold: float = 0
     return pd.Series(class_means(values, pool.y), index=pd.Index([0, 1], name="class"), name=method)
 
 
+@constraints(method=Choice(METHODS, ignore_case=True), threshold=Number(low=0.0, high=1.0))
 def hardness_by_model(y: Any, scores: Any, method: str = "rd", threshold: float = 0.5) -> pd.DataFrame:
     """Instance hardness under each model of the pool separately (before averaging).
 

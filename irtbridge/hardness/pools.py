@@ -11,8 +11,9 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from irtbridge._constraints import Seed, constraints
 from irtbridge._summary import HasSummary, Line, Summary
-from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, show_value
+from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, check_seed, show_value
 from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
 from irtbridge.exceptions import ValidationError
 from irtbridge.hardness._curves_core import as_pool
@@ -30,6 +31,7 @@ from irtbridge.hardness.plots import plot_cost_curves
 __all__ = ["default_estimators", "hardness_from_estimators", "PoolHardness"]
 
 
+@constraints(random_state=Seed(allow_none=True))
 def default_estimators(random_state: int | None = None) -> dict[str, Any]:
     """The paper's five-model pool as scikit-learn estimators (unfitted).
 
@@ -64,7 +66,7 @@ def default_estimators(random_state: int | None = None) -> dict[str, Any]:
     ['knn5', 'logistic', 'naive_bayes', 'random_forest', 'tree']
     """
     if random_state is not None:
-        random_state = check_int(random_state, "random_state", low=0)
+        random_state = check_seed(random_state, "random_state")
     # the registry builds them (irtbridge.classifiers.HARDNESS_NAMES: these names -> its keys)
     return {name: REGISTRY[key].build(random_state) for name, key in HARDNESS_NAMES.items()}
 

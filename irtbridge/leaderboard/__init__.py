@@ -9,7 +9,8 @@ answers to the anchors alone, with an interval (p-IRT, as in tinyBenchmarks, Pol
 (a blend weight and an interval scale for small calibrations);
 :mod:`~irtbridge.leaderboard.adaptive` evaluates a new model adaptively on the CAT engine;
 :mod:`~irtbridge.leaderboard.readers` reads what evaluators already have (lm-evaluation-harness samples, HELM
-runs, py-irt files) into the long table ``model, task, item, score``;
+runs, py-irt files, Inspect AI logs, lighteval and Open LLM Leaderboard details, OpenCompass results; one row
+each in its registry) into the long table ``model, task, item, score``;
 :mod:`~irtbridge.leaderboard.report` ranks a whole leaderboard with intervals and flags its broken items
 (:mod:`~irtbridge.leaderboard.diagnostics` computes, :mod:`~irtbridge.leaderboard.inputs` reads and checks);
 :mod:`~irtbridge.leaderboard.estimators` predicts the full accuracy from k randomly sampled items with
@@ -31,7 +32,11 @@ from irtbridge.leaderboard.performance import estimate_performance
 from irtbridge.leaderboard.readers import (
     lm_eval_metrics,
     read_helm,
+    read_inspect,
+    read_lighteval,
     read_lm_eval,
+    read_open_llm_leaderboard,
+    read_opencompass,
     read_pyirt,
     read_pyirt_parameters,
     write_pyirt,
@@ -43,7 +48,8 @@ from irtbridge.leaderboard.validation import AnchorValidation, validate_anchors
 
 __all__ = ["responses_from_long", "responses_to_long", "select_anchors", "ANCHOR_METHODS", "estimate_performance",
            "validate_anchors", "AnchorValidation", "adaptive_evaluate", "AdaptiveResult", "read_lm_eval", "lm_eval_metrics",
-           "read_helm", "read_pyirt", "write_pyirt", "read_pyirt_parameters", "leaderboard_report",
+           "read_helm", "read_inspect", "read_lighteval", "read_open_llm_leaderboard", "read_opencompass",
+           "read_pyirt", "write_pyirt", "read_pyirt_parameters", "leaderboard_report",
            "LeaderboardReport", "read_leaderboard_input", "read_tiny_errors", "estimate_accuracy", "ESTIMATORS",
            "DEFAULT_ESTIMATOR", "calibrate_2pl", "build_tiny", "load_tiny", "load_bank", "TinyBenchmark",
            "validate_tiny"]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["answer_matrix", "response_values"]
+__all__ = ["answer_matrix", "response_values", "unique_names"]
 
 
 def answer_matrix(responses: Any, anchors: list[str], what: str = "responses_on_anchors",
@@ -46,3 +46,12 @@ def response_values(frame: Any, what: str) -> np.ndarray:
         raise ValidationError(f"{what} must be 0/1 (NaN for unanswered): row {frame.index[r]!r}, column "
                               f"{frame.columns[c]!r} holds {values[r, c]!r}")
     return values
+
+
+def unique_names(names: Any, what: str, where: str) -> None:
+    """A one-line error when a name repeats: the rule of every leaderboard command (``leaderboard``, ``tiny``,
+    ``estimate``), "{where}: {what} name(s) ... appear more than once"."""
+    seen = pd.Index(list(names))
+    if seen.has_duplicates:
+        dup = list(dict.fromkeys(seen[seen.duplicated()]))
+        raise ValidationError(f"{where}: {what} name(s) {', '.join(map(repr, dup[:5]))} appear more than once")

@@ -25,17 +25,29 @@ from scipy.special import expit, logsumexp
 
 from irtbridge.irt.logistic import log_pq
 
-__all__ = ["item_features", "ridge_predictions", "irt_predictions", "GRID"]
+__all__ = ["item_features", "item_means", "ridge_predictions", "irt_predictions", "GRID"]
 
 GRID = np.linspace(-6.0, 6.0, 121)
 
 
 def item_features(calibration_values: np.ndarray) -> np.ndarray:
-    """Items x calibration models: the answers, a missing one filled with the item's mean (0.5 if none)."""
+    """Items x calibration models: the answers, a missing one filled with the item's mean over the calibration
+    models that answered it (:func:`item_means`)."""
     x = np.asarray(calibration_values, dtype=float).T
-    with np.errstate(invalid="ignore"):
-        means = np.nanmean(np.where(np.isnan(x).all(axis=1, keepdims=True), 0.5, x), axis=1)
-    return np.where(np.isnan(x), means[:, None], x)
+    return np.where(np.isnan(x), item_means(calibration_values)[:, None], x)
+
+
+def item_means(calibration_values: np.ndarray) -> np.ndarray:
+    """Each item's share right over the calibration models that answered it; an item none answered gets the
+    share right over every answer of the calibration (0.5 when there is none): the fallback feature of an
+    item whose own answers or 2PL parameters say nothing."""
+    x = np.asarray(calibration_values, dtype=float)
+    answered = ~np.isnan(x)
+    grand = float(np.nanmean(x)) if answered.any() else 0.5
+    n = answered.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(answered, x, 0.0).sum(axis=0) / n
+    return np.where(n > 0, means, grand)
 
 
 def _ridge_block(X: np.ndarray, seen: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -86,19 +98,35 @@ def ridge_predictions(X: np.ndarray, seen: np.ndarray, Y: np.ndarray, alpha: flo
     return pred, loo
 
 
-def _logpq(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    z = a[None, :] * (GRID[:, None] - b[None, :])  # nodes x items
-    return (*log_pq(z), expit(z))
+def _logpq(a: np.ndarray, b: np.ndarray, usable: np.ndarray | None,
+           fallback: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log P, log Q and P on the grid (nodes x items); an item not ``usable`` adds nothing to the likelihood
+    (log P = log Q = 0) and is predicted by its ``fallback`` at every node."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        z = a[None, :] * (GRID[:, None] - b[None, :])  # nodes x items
+    if usable is None:
+        return (*log_pq(z), expit(z))
+    z = np.where(usable[None, :], z, 0.0)
+    keep = usable[None, :]
+    fill = np.asarray(fallback if fallback is not None else np.full(len(a), 0.5), dtype=float)
+    lp, lq = log_pq(z)
+    return np.where(keep, lp, 0.0), np.where(keep, lq, 0.0), np.where(keep, expit(z), fill[None, :])
 
 
 def irt_predictions(a: np.ndarray, b: np.ndarray, seen: np.ndarray, Y: np.ndarray, variance: float = 1.0,
+                    usable: np.ndarray | None = None, fallback: np.ndarray | None = None,
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Posterior-mean ``P_j(theta)`` for each new model (rows of ``Y``, models x k, NaN unanswered).
+
+    ``usable`` (bool per item, default all): items whose 2PL estimates are identified. Any other item (a
+    runaway slope or difficulty, or an item no calibration model answered) is left out of theta's
+    likelihood and predicted by ``fallback`` (per item; the calibration models' mean on it,
+    :func:`item_means`), which does not depend on theta.
 
     Returns ``(pred, loo, theta, se)``: models x items predictions, models x k leave-one-out predictions on
     the sampled items (each without its own answer), and the posterior mean and sd of theta.
     """
-    lp, lq, P = _logpq(a, b)
+    lp, lq, P = _logpq(a, b, usable, fallback)
     obs = ~np.isnan(Y)
     right = np.where(obs, np.nan_to_num(Y), 0.0)
     wrong = np.where(obs, 1.0 - np.nan_to_num(Y), 0.0)

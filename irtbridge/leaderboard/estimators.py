@@ -1,6 +1,10 @@
 """A new model's accuracy on the full item set from its answers to ``k`` randomly sampled items, with a 95% interval.
 
-One entry, :func:`estimate_accuracy`, several estimators (``method=``). ``J`` items in all, ``S`` the ``k``
+One entry, :func:`estimate_accuracy`, several estimators (``method=``), each a row of :data:`REGISTRY`
+(:mod:`irtbridge.leaderboard._estimator_rows`: whether it needs the 2PL, whether its interval is
+design-based, what it prepares once, and one model's frame total, variance and degrees of freedom). Every
+estimate has the same columns, :data:`COLUMNS` (``theta, theta_se, accuracy, accuracy_se, lower, upper,
+predicted_share``). ``J`` items in all, ``S`` the ``k``
 sampled ones (a simple random sample of the items that may be sampled), ``U`` the others, ``N = |U|``,
 ``y_j`` the new model's 0/1 answers:
 
@@ -40,91 +44,111 @@ sampled ones (a simple random sample of the items that may be sampled), ``U`` th
 
 Intervals are Student-t (``df = k - 1`` for the mean, ``k - 1 - p`` for ``p`` tuned control variates) on the
 estimator's own design-based variance; a residual variance below ``1 / (k + 1)`` is raised to it, so a
-model that answered every sampled item right still gets an interval. Items named in ``exclude`` (e.g. items
-whose calibration ran away) are never sampled: they are predicted only (by the method's own prediction,
-plus the mean sample residual), and their prediction error widens the interval by
-``|E| s_e^2 + |E|^2 s_e^2 / k`` on the total.
+model that answered every sampled item right still gets an interval. The sample frame is every item but
+those named in ``exclude``. Items whose 2PL estimates are not identified (:func:`runaway_items`) and items no
+calibration model answered stay in the frame; their 2PL prediction (a feature of ``ppi``, ``composite``,
+``ppi_irt``, ``pirt``, ``gpirt``) is replaced by the calibration models' mean on the item and they do not
+enter theta's likelihood. Excluded items ``E`` are never sampled: the point estimate predicts them (the
+method's own prediction, plus the mean sample residual for the difference estimators), but the interval makes
+no assumption about them: ``[T_lower, T_upper + |E|] / J`` with ``[T_lower, T_upper]`` the frame total's t
+interval (each excluded answer may be 0 or 1); ``predicted_share = |E| / J`` says how much that is.
 
-Measured (``speed/lm_estimators.py``: 21 real matrices, 20 NLU test sets of nyu-mll/nlu-test-sets
-with 90 checkpoints and ATLAS' 320 x 735 ARC matrix; the protocol of Zhang, Dorner & Hardt; 5 seeds), mean
-absolute error of the predicted full accuracy, interpolation / extrapolation:
+Measured (``speed/lm_estimators.py --seeds 3 --k 50 100``, issue 39: 21 real matrices, 20 NLU test sets of
+nyu-mll/nlu-test-sets with 90 checkpoints and ATLAS' 320 x 735 ARC matrix; the protocol of Zhang, Dorner &
+Hardt; 3 seeds; k items drawn from every item as ``build_tiny`` draws them; the 2PL with the default prior),
+mean absolute error of the predicted full accuracy over sets, interpolation / extrapolation / hard (the harder
+half of the items, calibrated on the weakest half of the models, predicting the strongest 30%), and the share
+of new models inside the 95% interval:
 
-=========  ===================  ===================  ===================  ===================
-method     k = 50               k = 100              95% coverage, k=50   k=100
-=========  ===================  ===================  ===================  ===================
-ppi        0.0384 / 0.0481      0.0259 / 0.0314      0.954 / 0.939        0.950 / 0.954
-composite  0.0345 / 0.0497      0.0238 / 0.0319      0.959 / 0.932        0.960 / 0.951
-aipw       0.0386 / 0.0492      0.0264 / 0.0327      0.957 / 0.942        0.959 / 0.954
-mean       0.0487 / 0.0509      0.0346 / 0.0350      0.950 / 0.944        0.940 / 0.936
-pirt       0.0387 / 0.1965      0.0305 / 0.1877      0.989 / 0.971        0.981 / 0.992
-gpirt      0.0347 / 0.1565      0.0271 / 0.1340      0.993 / 0.977        0.987 / 0.992
-=========  ===================  ===================  ===================  ===================
+=========  ==========================  ==========================  =====================  =====================
+method     MAE, k = 50                 MAE, k = 100                coverage, k = 50       coverage, k = 100
+=========  ==========================  ==========================  =====================  =====================
+ppi        0.0375 / 0.0479 / 0.0452    0.0257 / 0.0304 / 0.0313    0.953 / 0.938 / 0.952  0.954 / 0.961 / 0.941
+ppi_irt    0.0396 / 0.0478 / 0.0446    0.0275 / 0.0301 / 0.0317    0.939 / 0.940 / 0.956  0.958 / 0.962 / 0.940
+aipw       0.0376 / 0.0491 / 0.0463    0.0259 / 0.0314 / 0.0324    0.957 / 0.942 / 0.955  0.963 / 0.960 / 0.939
+mean       0.0480 / 0.0513 / 0.0451    0.0354 / 0.0353 / 0.0324    0.950 / 0.941 / 0.957  0.936 / 0.927 / 0.939
+=========  ==========================  ==========================  =====================  =====================
 
-``ppi`` is the default: the only estimator at or below AIPW in all four cells, with a purely design-based
-interval. ``composite`` is best where the new models resemble the calibration ones and falls behind AIPW
-when they are stronger; p-IRT and gp-IRT (and their intervals) fail in extrapolation, 4-6x AIPW's error.
-tinyBenchmarks (Maia Polo et al. 2024) and metabench (Kipnis et al. 2025) build their small item sets the
-same way, from the answers of public leaderboards' models.
+``ppi`` stays the default: at or below the better of the plain mean and AIPW in interpolation and
+extrapolation at both k (0.966-0.997x), and in the hard case at k = 100 (0.966x); at k = 50 in the hard case
+it is 1.002x the plain mean. Per set (3 seeds, 22-80 new models each) its coverage ranges 0.74-1.00; five of
+126 set x split x k cells are below 0.85 (nlu/mctaco extrapolation k = 50: 0.74). ``composite``, ``pirt``
+and ``gpirt`` were not rerun on this calibration; before issue 39 (plain ML, 5 seeds) p-IRT and gp-IRT erred
+4-6x AIPW in extrapolation, and ``composite`` fell behind AIPW there. tinyBenchmarks (Maia Polo et al. 2024)
+and metabench (Kipnis et al. 2025) build their small item sets the same way, from the answers of public
+leaderboards' models.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from irtbridge._validation import check_choice, check_number
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix, response_values
-from irtbridge.leaderboard._predictors import bank_arrays, irt_predictions, item_features, ridge_cv, ridge_predictions
+from irtbridge.leaderboard._answers import response_values
+from irtbridge.leaderboard._estimator_rows import AIPW, GPIRT, PIRT, PPI, PPIIRT, Composite, Estimator, Mean
+from irtbridge.leaderboard._predictors import bank_arrays
+from irtbridge.leaderboard._sample import (IRTParameters, Problem, interval, problem_from_values, runaway_items, samples,
+                                           shared_arrays)
 
-__all__ = ["ESTIMATORS", "DEFAULT_ESTIMATOR", "estimate_accuracy", "calibrate_2pl", "IRTParameters"]
+__all__ = ["ESTIMATORS", "REGISTRY", "Estimator", "DEFAULT_ESTIMATOR", "DEFAULT_PRIORS", "COLUMNS", "estimate_accuracy",
+           "calibrate_2pl", "IRTParameters", "runaway_items", "get_estimator"]
 
-ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
-ALPHAS = np.array([1.0, 3.0, 10.0, 30.0, 100.0])
-#: the composite weight of p-IRT is V / (V + COMPOSITE * d^2), d the p-IRT minus ppi difference
-COMPOSITE = 3.0
+#: the estimators by name, the default first: each a row (:mod:`irtbridge.leaderboard._estimator_rows`) that
+#: says whether it needs the 2PL and whether its interval is design-based
+_ROWS: tuple[Estimator, ...] = (PPI(), Composite(), PPIIRT(), AIPW(), Mean(), PIRT(), GPIRT())
+REGISTRY: Mapping[str, Estimator] = {e.name: e for e in _ROWS}
+ESTIMATORS = tuple(REGISTRY)
 DEFAULT_ESTIMATOR = "ppi"
-_NEEDS_IRT = {"ppi", "composite", "ppi_irt", "pirt", "gpirt"}
+#: the columns of every estimate (``estimate_accuracy``, ``TinyBenchmark.predict``), in order; ``theta`` and
+#: ``theta_se`` are NaN for an estimator that does not use the 2PL. ``se`` follows them: a deprecated alias of
+#: ``accuracy_se`` (removed in 0.3.0)
+COLUMNS = ("theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "predicted_share")
+#: The item prior of every 2PL calibration of the leaderboard tools (tiny benchmarks and their banks,
+#: ``irtbridge leaderboard``, anchors and adaptive evaluation on a bank), mirt's spelling: a weak slope prior
+#: centred on 1, wide enough for negative slopes, that keeps the slope of an item which (nearly) splits the
+#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7.
+#: ``priors=None`` (``--no-prior``) fits by plain maximum likelihood.
+DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
 
 
-@dataclass(frozen=True)
-class IRTParameters:
-    """A 2PL calibration reduced to what the estimators use: item names, ``a``, ``b``, latent variance.
+def get_estimator(method: str, what: str = "method") -> Estimator:
+    """The registry's row for ``method`` (a one-line error naming the choices otherwise).
 
     Parameters
     ----------
-    names : tuple of str
-        The items.
-    a, b : ndarray
-        Discrimination and difficulty of each item.
-    variance : float, default 1.0
-        The latent variance.
-    converged : bool, default True
-        Whether the calibration converged.
+    method : str
+        A name of :data:`REGISTRY`.
+    what : str, default "method"
+        The parameter's name in the error.
+
+    Returns
+    -------
+    Estimator
+        The row.
     """
-
-    names: tuple[str, ...]
-    a: np.ndarray
-    b: np.ndarray
-    variance: float = 1.0
-    converged: bool = True
+    return REGISTRY[check_choice(method, what, ESTIMATORS)]
 
 
-def calibrate_2pl(responses: pd.DataFrame, *, NCYCLES: int = 500) -> IRTParameters:
-    """Native 2PL (marginal maximum likelihood, :func:`irtbridge.em.fit_em`) on a models x items 0/1 matrix.
+def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
+                  NCYCLES: int = 500) -> IRTParameters:
+    """Native 2PL (marginal maximum a posteriori, :func:`irtbridge.em.fit_em`) on a models x items 0/1 matrix.
 
-    ``NCYCLES`` caps the EM cycles (mirt's default 500). With tens of calibration models, items that all of
-    them answer alike have no finite maximum and keep the fit from converging (``converged`` is then
-    False); their predictions are near 0 or 1 either way.
+    The one calibration of the leaderboard tools: ``irtbridge leaderboard`` fits with the same
+    :data:`DEFAULT_PRIORS` and the estimators flag the same items (:func:`runaway_items`). ``NCYCLES`` caps
+    the EM cycles (mirt's default 500). Items that every model answers alike have no finite difficulty
+    whatever the prior (they are flagged; their predictions are near 0 or 1 either way).
 
     Parameters
     ----------
     responses : DataFrame
         Models x items, 1/0/NaN.
+    priors : mapping or None, default :data:`DEFAULT_PRIORS`
+        Item priors as :func:`irtbridge.em.priors.item_priors` takes them (``{"a1": ("norm", 1, 2)}``);
+        ``None`` fits by plain maximum likelihood (``--no-prior`` on the command line).
     NCYCLES : int, default 500
         Maximum EM cycles.
 
@@ -145,11 +169,12 @@ def calibrate_2pl(responses: pd.DataFrame, *, NCYCLES: int = 500) -> IRTParamete
 
     values = response_values(responses, "responses")
     names = [str(c) for c in responses.columns]
-    res = fit_em(prepare_responses(values, names), "2PL", NCYCLES=NCYCLES)
+    priors = None if priors is None else {str(k): tuple(v) for k, v in dict(priors).items()}
+    res = fit_em(prepare_responses(values, names), "2PL", NCYCLES=NCYCLES, priors=priors)
     a = np.asarray(res.a, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         b = np.where(a != 0, -np.asarray(res.d, dtype=float) / np.where(a != 0, a, 1.0), 0.0)
-    return IRTParameters(tuple(names), a, np.clip(b, -50.0, 50.0), float(res.variance), bool(res.converged))
+    return IRTParameters(tuple(names), a, np.clip(b, -50.0, 50.0), float(res.variance), bool(res.converged), priors)
 
 
 def _as_irt(calibration: Any) -> IRTParameters:
@@ -165,17 +190,6 @@ def _as_irt(calibration: Any) -> IRTParameters:
     return IRTParameters(tuple(str(n) for n in bank.names), a, b, float(getattr(calibration, "latent_var", 1.0) or 1.0))
 
 
-@dataclass(frozen=True)
-class Problem:
-    """The arrays every estimator works on (built once by :func:`prepare`)."""
-
-    features: np.ndarray  # items x calibration models, missing filled
-    seen: np.ndarray  # indices of the sampled items
-    pool: np.ndarray  # bool per item: may be sampled (not excluded)
-    Y: np.ndarray  # new models x k, NaN unanswered
-    names: tuple[str, ...]
-
-
 def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
             exclude: Sequence[str] | None = None) -> Problem:
     """Check the inputs (one-line errors) and build the arrays."""
@@ -183,164 +197,26 @@ def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame
     names = tuple(str(c) for c in responses.columns)
     if len(set(names)) != len(names):
         raise ValidationError("responses repeat an item name")
-    return problem_from_features(item_features(values), names, items, answers, exclude)
-
-
-def problem_from_features(features: np.ndarray, names: tuple[str, ...], items: Sequence[str], answers: Any,
-                          exclude: Sequence[str] | None) -> Problem:
-    pos = {n: j for j, n in enumerate(names)}
-    items = [str(i) for i in items]
-    if len(items) < 3:
-        raise ValidationError(f"items: at least 3 sampled items are needed, got {len(items)}")
-    unknown = [i for i in items if i not in pos]
-    if unknown:
-        raise ValidationError(f"items: {len(unknown)} are not items of responses, e.g. {unknown[:3]}")
-    if len(set(items)) != len(items):
-        raise ValidationError("items repeat an item")
-    excluded = [str(e) for e in (exclude or [])]
-    clash = sorted(set(excluded) & set(items))
-    if clash:
-        raise ValidationError(f"exclude: item(s) {clash[:3]} are also sampled; an excluded item is never sampled")
-    Y, index = _anchor_matrix(answers, items, "answers", "sampled item")
-    if len(index) == 0:
-        raise ValidationError("answers has no rows (no new model)")
-    if (np.isnan(Y).sum(axis=1) > len(items) - 3).any():
-        bad = index[np.isnan(Y).sum(axis=1) > len(items) - 3][0]
-        raise ValidationError(f"answers: model {bad!r} answered fewer than 3 sampled items")
-    pool = np.ones(len(names), dtype=bool)
-    pool[[pos[e] for e in excluded if e in pos]] = False
-    return Problem(features, np.array([pos[i] for i in items]), pool, Y, names)
-
-
-def _t(level: float, df: float) -> float:
-    return float(stats.t.ppf(0.5 + level / 2.0, max(df, 1.0)))
-
-
-def _floor(s2: float, k: int) -> float:
-    return max(s2, 1.0 / (k + 1.0))
-
-
-def _regression(y: np.ndarray, Fs: np.ndarray, Fu: np.ndarray, Fe: np.ndarray, n_pool: int) -> tuple[float, float, int]:
-    """Total over sampled + unseen pool + excluded items, its variance, and the residual df (tuned GREG)."""
-    k, p = Fs.shape
-    Z = np.column_stack([np.ones(k), Fs])
-    beta = np.linalg.lstsq(Z.T @ Z + 1e-8 * np.eye(p + 1), Z.T @ y, rcond=None)[0]
-    e = y - Z @ beta
-    df = max(k - p - 1, 1)
-    s2 = _floor(float(e @ e) / df, k)
-    total = y.sum() + (beta[0] * len(Fu) + (Fu @ beta[1:]).sum())
-    var = n_pool**2 * (1.0 - k / n_pool) * s2 / k
-    if len(Fe):
-        total += beta[0] * len(Fe) + (Fe @ beta[1:]).sum()
-        var += len(Fe) * s2 + len(Fe) ** 2 * s2 / k
-    return total, var, df
-
-
-def _difference(y: np.ndarray, loo: np.ndarray, n_pool: int, n_excl: int) -> tuple[float, float]:
-    """Variance of a total from leave-one-out residuals (design-based), with the excluded items' term."""
-    k = len(y)
-    s2 = _floor(float(np.var(y - loo, ddof=1)), k)
-    return n_pool**2 * (1.0 - k / n_pool) * s2 / k + n_excl * s2 + n_excl**2 * s2 / k, s2
-
-
-def _per_model(method: str, prob: Problem, irt: IRTParameters | None, alpha: float, level: float,
-               lam: float) -> np.ndarray:
-    """accuracy, se, lower, upper, theta, theta_se for each new model (rows)."""
-    X, seen, Y = prob.features, prob.seen, prob.Y
-    J = X.shape[0]
-    n_pool = int(prob.pool.sum())
-    out = np.full((Y.shape[0], 6), np.nan)
-    ridge = ridge_predictions(X, seen, Y.T, alpha) if method == "aipw" else None
-    irt_out = irt_predictions(irt.a, irt.b, seen, Y, irt.variance) if irt is not None else None
-    for m in range(Y.shape[0]):
-        obs = ~np.isnan(Y[m])
-        s_idx = seen[obs]
-        y = Y[m, obs]
-        k = len(y)
-        unseen = np.ones(J, dtype=bool)
-        unseen[s_idx] = False
-        u_pool = unseen & prob.pool
-        u_excl = unseen & ~prob.pool
-        n_u, n_e = int(u_pool.sum()), int(u_excl.sum())
-        df = k - 1
-        if irt_out is not None:
-            out[m, 4], out[m, 5] = irt_out[2][m], irt_out[3][m]
-        if method == "mean":
-            s2 = _floor(float(np.var(y, ddof=1)), k)
-            total = y.sum() + y.mean() * (n_u + n_e)
-            var = n_pool**2 * (1.0 - k / n_pool) * s2 / k + n_e * s2 + n_e**2 * s2 / k
-        elif method == "aipw":
-            assert ridge is not None  # computed above for aipw
-            pred, loo = ridge[0][:, m], ridge[1][obs, m]
-            n_all = n_u + n_e
-            resid = y - pred[s_idx]
-            total = y.sum() + n_all * (pred[unseen].mean() + resid.mean() / (1.0 + k / n_all)) if n_all else y.sum()
-            var = _difference(y, loo, n_pool, n_e)[0]
-        elif method in ("ppi", "composite"):
-            assert irt_out is not None  # the methods in _NEEDS_IRT get their calibration
-            feats = np.column_stack([X, irt_out[0][m]])
-            pred, loo, _ = ridge_cv(feats, s_idx, y, ALPHAS)
-            total = y.sum() + pred[unseen].sum() + (n_u + n_e) * float(np.mean(y - pred[s_idx]))
-            var = _difference(y, loo, n_pool, n_e)[0]
-        if method == "composite":  # pull toward p-IRT where the two agree
-            assert irt_out is not None
-            pirt_total = y.sum() + irt_out[0][m][unseen].sum()
-            d2 = (pirt_total - total) ** 2
-            w = var / (var + COMPOSITE * d2) if var + d2 > 0 else 0.0
-            total = w * pirt_total + (1 - w) * total
-        elif method == "ppi_irt":
-            assert irt_out is not None
-            F_all = irt_out[0][m][:, None]
-            Fs = irt_out[1][m, obs][:, None]
-            total, var, df = _regression(y, Fs, F_all[u_pool], F_all[u_excl], n_pool)
-        elif method in ("pirt", "gpirt"):
-            assert irt_out is not None
-            pred, loo = irt_out[0][m], irt_out[1][m, obs]
-            e = y - loo
-            total = y.sum() + pred[unseen].sum()
-            s2 = _floor(float(np.var(e, ddof=1)), k)
-            n_all = n_u + n_e
-            var = n_all**2 * (float(e.mean()) ** 2 + (1.0 - k / n_pool) * s2 / k) + n_e * s2
-            if method == "gpirt":
-                s2m = _floor(float(np.var(y, ddof=1)), k)
-                mean_total = y.sum() + y.mean() * n_all
-                var_mean = n_pool**2 * (1.0 - k / n_pool) * s2m / k + n_e * s2m
-                total = lam * mean_total + (1.0 - lam) * total
-                var = (lam * np.sqrt(var_mean) + (1.0 - lam) * np.sqrt(var)) ** 2
-        acc = float(np.clip(total / J, 0.0, 1.0))
-        se = float(np.sqrt(var)) / J
-        half = _t(level, df) * se
-        out[m, :4] = acc, se, max(acc - half, 0.0), min(acc + half, 1.0)
-    return out
-
-
-def gpirt_lambda(prob: Problem, irt: IRTParameters) -> float:
-    """tinyBenchmarks' weight of the sample mean in gp-IRT, from the calibration models' own answers."""
-    X, seen = prob.features, prob.seen
-    k = len(seen)
-    Yc = X[seen].T  # calibration models x k (filled answers)
-    truth = X.mean(axis=0)
-    pred = irt_predictions(irt.a, irt.b, seen, Yc, irt.variance)[0]
-    unseen = np.setdiff1d(np.arange(X.shape[0]), seen)
-    pirt = (Yc.sum(axis=1) + pred[:, unseen].sum(axis=1)) / X.shape[0]
-    b2 = float(np.mean((pirt - truth) ** 2))
-    sigma2 = float(np.mean(truth * (1.0 - truth))) / k * (1.0 - k / X.shape[0])
-    return b2 / (b2 + sigma2) if b2 + sigma2 > 0 else 0.5
+    return problem_from_values(values, names, items, answers, exclude)
 
 
 def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, index: pd.Index, *,
                       alpha: float = 10.0, level: float = 0.95) -> pd.DataFrame:
     """:func:`estimate_accuracy` on checked arrays (used by the tiny benchmark, which stores them)."""
+    est = get_estimator(method)
     if irt is not None and len(irt.a) != len(prob.names):
         raise ValidationError(f"calibration has {len(irt.a)} items, responses {len(prob.names)}")
-    lam = 0.0
-    if method == "gpirt":
-        assert irt is not None  # both callers pass a calibration to every method in _NEEDS_IRT
-        lam = gpirt_lambda(prob, irt)
-    out = _per_model(method, prob, irt if method in _NEEDS_IRT else None, alpha, level, lam)
-    frame = pd.DataFrame(out[:, :4], columns=["accuracy", "se", "lower", "upper"], index=index)
-    if method in _NEEDS_IRT:
-        frame["theta"], frame["theta_se"] = out[:, 4], out[:, 5]
+    shared = shared_arrays(prob, irt if est.needs_irt else None, alpha)
+    state = est.prepare(shared)
+    J = len(prob.names)
+    out = np.full((prob.Y.shape[0], len(COLUMNS)), np.nan)
+    for s in samples(prob):
+        out[s.m, 2:6] = interval(est.estimate(state, shared, s), s.n_e, J, level)
+        out[s.m, 6] = s.n_e / J
+    if shared.irt_out is not None:
+        out[:, 0], out[:, 1] = shared.irt_out[2], shared.irt_out[3]
+    frame = pd.DataFrame(out, columns=list(COLUMNS), index=index)
+    frame["se"] = frame["accuracy_se"]  # deprecated alias (0.3.0 removes it): theta's SE is theta_se
     return frame
 
 
@@ -357,13 +233,13 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
         The sampled items (a simple random sample of the items not in ``exclude``).
     answers : DataFrame
         New models x ``items`` (more columns are ignored), 0/1, NaN for unanswered.
-    method : {"ppi", "ppi_irt", "aipw", "mean", "pirt", "gpirt"}, default "ppi"
-        The estimator (see the module docstring).
+    method : str, default "ppi"
+        A name of :data:`REGISTRY` (see the module docstring).
     calibration : IRTParameters, Calibration or ItemBank, optional
-        A 2PL calibration of ``responses``' items for the IRT-based methods; fitted natively
-        (:func:`calibrate_2pl`) when not given.
+        A 2PL calibration of ``responses``' items for the estimators that need one; fitted natively
+        (:func:`calibrate_2pl`, its default prior) when not given.
     exclude : sequence of str, optional
-        Items that were never eligible for sampling (e.g. runaway items): predicted only.
+        Items left out of the sample frame: predicted only, and the interval spans their whole range.
     alpha : float
         The ridge penalty (10, as Zhang, Dorner & Hardt).
     level : float
@@ -372,8 +248,11 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
     Returns
     -------
     DataFrame
-        One row per new model: ``accuracy``, ``se``, ``lower``, ``upper`` (and ``theta``, ``theta_se`` for the
-        IRT-based methods).
+        One row per new model, the columns :data:`COLUMNS`: ``theta``, ``theta_se`` (the 2PL posterior mean
+        and SD of ability given the sampled answers; NaN for an estimator without the 2PL), ``accuracy``
+        (predicted share correct on all items), ``accuracy_se``, ``lower``, ``upper`` (the interval),
+        ``predicted_share`` (the share of the items excluded from the frame), then ``se``, a deprecated alias
+        of ``accuracy_se`` (removed in 0.3.0).
 
     Examples
     --------
@@ -381,15 +260,15 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
     >>> cal = pd.DataFrame((rng.random((30, 40)) < 0.6) * 1.0, columns=[f"q{j}" for j in range(40)])
     >>> new = pd.DataFrame([[1.0, 0.0, 1.0, 1.0, 0.0]], columns=["q0", "q1", "q2", "q3", "q4"])
     >>> out = estimate_accuracy(cal, list(new.columns), new, "mean")
-    >>> round(float(out["accuracy"].iloc[0]), 3)
-    0.6
+    >>> round(float(out["accuracy"].iloc[0]), 3), list(out.columns[:6])
+    (0.6, ['theta', 'theta_se', 'accuracy', 'accuracy_se', 'lower', 'upper'])
     """
-    method = check_choice(method, "method", ESTIMATORS)
+    est = get_estimator(method)
     check_number(alpha, "alpha", low=0.0, low_open=True)
     check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     prob = prepare(responses, items, answers, exclude)
     irt = None
-    if method in _NEEDS_IRT:
+    if est.needs_irt:
         irt = _as_irt(calibration) if calibration is not None else calibrate_2pl(responses)
         if tuple(irt.names) != prob.names:
             raise ValidationError("calibration's items are not responses' items (same names, same order)")

@@ -3,37 +3,120 @@
 * **matrix**: models x items, cells 1 (right), 0 (wrong) or empty (unanswered); in a CSV file the model
   names are the first column (or ``id_column``) unless that column holds only 0/1 cells.
 * **long**: one row per answered (model, item) pair, columns ``model, item, score`` and optionally ``task``
+  and ``limit`` (a run made with lm-evaluation-harness's ``--limit``: :attr:`LeaderboardInput.limits`)
   (detected by the header); what :func:`irtbridge.leaderboard.read_lm_eval` and ``read_helm`` return.
-* **lm-eval** / **helm**: folders of harness output, read by those readers (imported when asked for).
+* a **harness format** (``lm-eval``, ``helm``, ``inspect``, ...): read by the row of
+  :data:`irtbridge.leaderboard.readers.registry.READERS` of that name (detected by default).
 
 Every check runs before any fitting: a cell that is not 0/1 (naming its line or row and column), fewer than
-two models, an empty file, a model with no answer, a (model, item) pair given twice are one-line
-:class:`~irtbridge.exceptions.ValidationError` s.
+two models, an empty file, a model with no answer, a (model, item) pair given twice with different scores are
+one-line :class:`~irtbridge.exceptions.ValidationError` s. Two rules hold for every command that reads
+responses, each in one function here: the model-name column of a matrix (:func:`model_column`) and repeated
+models or pairs (identical repeats count once, conflicting ones are an error naming them). Warnings raised
+while reading (a reader's older runs left out, continuous scores) are kept in :attr:`LeaderboardInput.notes`
+as well (:func:`capture_warnings`).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from irtbridge._validation import read_csv
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import IrtBridgeWarning, ValidationError
+from irtbridge.leaderboard.long import long_to_matrix, read_table
+from irtbridge.leaderboard.readers.registry import FORMAT_NAMES, detect_format, read_format
 
-__all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES"]
+__all__ = ["LeaderboardInput", "read_leaderboard_input", "as_leaderboard_input", "read_tiny_errors", "SOURCES",
+           "capture_warnings", "read_table", "model_column", "one_row_per_model"]
 
-SOURCES = ("auto", "matrix", "long", "lm-eval", "helm")
+SOURCES = ("auto", "matrix", "long", *FORMAT_NAMES)
 LONG_COLUMNS = ("model", "item", "score")
+
+
+def model_column(frame: pd.DataFrame, id_column: str | None, where: str) -> pd.DataFrame:
+    """The one model-name rule of a response matrix read from a file, for every command.
+
+    ``id_column`` names the column when given; otherwise the first column holds the model names when its
+    header is ``model``/``models``/empty or it holds anything but 0/1/empty cells; otherwise the rows are
+    numbered ``model 1, model 2, ...``. A model named twice counts once when its rows are identical and is
+    an error naming it when they differ.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The file as read (a header row, one row per model).
+    id_column : str or None
+        The column of model names (``--id-column``).
+    where : str
+        The file, for error messages.
+
+    Returns
+    -------
+    DataFrame
+        Items as columns, models as the index (strings).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a", "b", "a"], "q1": [1, 0, 1], "q2": [0, 0, 0]})
+    >>> model_column(frame, None, "example").index.tolist()
+    ['a', 'b']
+    """
+    if id_column is not None:
+        if id_column not in frame.columns:
+            raise ValidationError(f"{where}: no column {id_column!r} (the model names)")
+        frame = frame.set_index(id_column)
+    elif frame.shape[1] and (
+            str(frame.columns[0]).strip().lower() in ("model", "models", "") or str(frame.columns[0]).startswith("Unnamed:")
+            or not _is_binary_column(frame.iloc[:, 0])):
+        frame = frame.set_index(frame.columns[0])
+    else:
+        frame = frame.set_axis([f"model {i + 1}" for i in range(len(frame))], axis=0)
+    return one_row_per_model(frame, where)
+
+
+def one_row_per_model(frame: pd.DataFrame, where: str) -> pd.DataFrame:
+    """A matrix with each model once: identical repeated rows count once, differing ones are an error.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Models (the index) x items.
+    where : str
+        What was read, for the error message.
+
+    Returns
+    -------
+    DataFrame
+        The matrix, index as strings, the first of identical repeats kept.
+    """
+    if frame.index.isna().any():
+        r = int(np.flatnonzero(frame.index.isna())[0])
+        raise ValidationError(f"{where}: row {r + 1} has no model name")
+    frame = frame.set_axis(frame.index.map(str), axis=0)
+    if not frame.index.has_duplicates:
+        return frame
+    dup = frame.index.duplicated(keep=False)
+    same = frame[dup].astype(str).groupby(level=0).nunique(dropna=False).le(1).all(axis=1)
+    differ = same.index[~same.to_numpy()].tolist()
+    if differ:
+        raise ValidationError(f"{where}: model(s) {', '.join(map(repr, differ[:5]))} appear more than once with "
+                              "different answers; keep one row per model (identical repeats count once)")
+    return frame[~frame.index.duplicated(keep="first")]
 
 
 @dataclass(frozen=True)
 class LeaderboardInput:
     """The checked responses: ``matrix`` (models x items, float 1/0/NaN), ``tasks`` (item -> task, or None),
-    ``source`` (what was read, for the report) and ``notes`` (what was left out and why).
+    ``source`` (what was read, for the report), ``notes`` (what was left out and why, and every warning
+    raised while reading) and ``limits`` (runs made with lm-evaluation-harness's ``--limit``).
 
     Parameters
     ----------
@@ -44,13 +127,62 @@ class LeaderboardInput:
     source : str, default "responses"
         What was read.
     notes : tuple of str
-        What was left out and why.
+        What was left out and why; the warnings raised while reading.
+    limits : mapping of str to mapping, optional
+        Model -> {task: limit} for the runs made with ``--limit`` (the ``limit`` column of a long table:
+        :func:`irtbridge.leaderboard.read_lm_eval` reads it from ``results_*.json``); None when there are none.
     """
 
     matrix: pd.DataFrame
     tasks: Mapping[str, str] | None = None
     source: str = "responses"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    limits: Mapping[str, Mapping[str, float]] | None = None
+
+
+@contextmanager
+def capture_warnings(notes: list[str]) -> Iterator[None]:
+    """Inside the block, every irtbridge warning's text is also appended to ``notes`` (once).
+
+    So that what a command prints on stderr also reaches the result's notes (the ``Summary`` notes: the text,
+    the HTML page and ``summary.json``). Every warning (each text once) is raised again when the block ends,
+    where it was first raised (:func:`warnings.warn_explicit`), so filters and the CLI's one-line display apply
+    as before.
+
+    Parameters
+    ----------
+    notes : list of str
+        Appended to.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from irtbridge.exceptions import DataWarning
+    >>> notes = []
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with capture_warnings(notes):
+    ...         warnings.warn("2 runs left out", DataWarning)
+    >>> notes
+    ['2 runs left out']
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for w in caught:
+                text = str(w.message)
+                if issubclass(w.category, IrtBridgeWarning) and text not in notes:
+                    notes.append(text)
+    shown = set()
+    for w in caught:  # each message once: "always" above turned off the per-location registry that dedupes
+        if (w.category, str(w.message)) not in shown:
+            shown.add((w.category, str(w.message)))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _cell(value: Any) -> str:
@@ -136,34 +268,38 @@ def _long(frame: pd.DataFrame, where: str, first_line: int | None, source: str) 
         if pairs["i"].duplicated().any():
             key = task + "/" + key
             notes.append("item names repeat across tasks: items are named task/item")
-    m, k = model.astype(str)[keep], key[keep]
-    dup = pd.DataFrame({"m": m, "k": k}).duplicated(keep=False).to_numpy()
-    if dup.any():
-        pairs = list(dict.fromkeys(zip(m[dup], k[dup])))
-        shown = ", ".join(f"({a!r}, {b!r})" for a, b in pairs[:3])
-        raise ValidationError(f"{where}: {len(pairs)} (model, item) pair(s) appear more than once, e.g. {shown}")
     if not keep.any():
         raise ValidationError(f"{where}: every score is empty")
-    r_codes, r_names = pd.factorize(m)
-    c_codes, c_names = pd.factorize(k)
-    out = np.full((len(r_names), len(c_names)), np.nan, dtype=np.float32)
-    out[r_codes, c_codes] = values.to_numpy(dtype=np.float32)[keep]
+    m, k = model.astype(str)[keep], key[keep]
+    matrix, collapsed = long_to_matrix(m, k, values.to_numpy(dtype=float)[keep], where)
+    if collapsed:
+        notes.append(f"{collapsed} repeated (model, item) row(s) with the same score counted once")
     tasks = dict(zip(k, task[keep])) if task is not None else None
-    return _finish(out, r_names, c_names, where, tasks, source, notes)
+    data = _finish(matrix.to_numpy(), matrix.index, matrix.columns, where, tasks, source, notes)
+    return replace(data, limits=_limits(frame, columns, keep, model, task)) if "limit" in columns else data
+
+
+def _limits(frame: pd.DataFrame, columns: Mapping[str, Any], keep: np.ndarray, model: pd.Series,
+            task: pd.Series | None) -> dict[str, dict[str, float]] | None:
+    """Model -> {task: limit} from a long table's ``limit`` column (runs made with ``--limit``)."""
+    limit = pd.to_numeric(frame[columns["limit"]], errors="coerce")
+    on = limit.notna().to_numpy() & keep
+    if not on.any():
+        return None
+    runs = pd.DataFrame({"m": model.astype(str)[on], "t": task[on] if task is not None else "",
+                         "l": limit[on].astype(float)}).drop_duplicates()
+    out: dict[str, dict[str, float]] = {}
+    for m, t, v in runs.itertuples(index=False):
+        out.setdefault(m, {})[t] = float(v)
+    return out
 
 
 def _matrix(frame: pd.DataFrame, where: str, first_line: int | None, id_column: str | None, source: str,
             tasks: Mapping[str, str] | None = None) -> LeaderboardInput:
-    if id_column is not None:
-        if id_column not in frame.columns:
-            raise ValidationError(f"{where}: no column {id_column!r} (the model names)")
-        frame = frame.set_index(id_column)
-    elif first_line is not None and frame.shape[1] and (
-            str(frame.columns[0]).strip().lower() in ("model", "models", "") or str(frame.columns[0]).startswith("Unnamed:")
-            or not _is_binary_column(frame.iloc[:, 0])):
-        frame = frame.set_index(frame.columns[0])
-    elif first_line is not None:
-        frame = frame.set_axis([f"model {i + 1}" for i in range(len(frame))], axis=0)
+    if first_line is not None or id_column is not None:
+        frame = model_column(frame, id_column, where)
+    else:
+        frame = one_row_per_model(frame, where)
     if frame.shape[1] == 0:
         raise ValidationError(f"{where} has no item columns")
     values = _check_cells(frame, where, first_line)
@@ -207,25 +343,8 @@ def as_leaderboard_input(responses: Any, *, tasks: Mapping[str, str] | None = No
     return _matrix(responses, "responses", None, None, "response matrix", tasks)
 
 
-def _harness_kind(paths: Sequence[Path]) -> str | None:
-    for p in paths:
-        if p.is_dir():
-            if next(p.rglob("per_instance_stats.json"), None) is not None:
-                return "helm"
-            if next(p.rglob("samples_*.json*"), None) is not None:
-                return "lm-eval"
-        elif p.name == "per_instance_stats.json":
-            return "helm"
-        elif p.name.startswith("samples_") and ".json" in p.name:
-            return "lm-eval"
-    return None
-
-
 def _from_harness(kind: str, paths: list[str], threshold: float | None = None) -> LeaderboardInput:
-    from irtbridge.leaderboard.readers import read_helm, read_lm_eval  # imported when a harness format is asked for
-
-    target = paths if len(paths) > 1 else paths[0]
-    long = read_lm_eval(target, threshold=threshold) if kind == "lm-eval" else read_helm(target, threshold=threshold)
+    long = read_format(kind, paths, threshold=threshold)
     return _long(pd.DataFrame(long).reset_index(drop=True), f"{kind} output {', '.join(paths)}", None, f"{kind} output")
 
 
@@ -237,9 +356,11 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
     ----------
     paths : sequence of paths
         One CSV file (matrix or long table), or harness output files/folders.
-    source : {"auto", "matrix", "long", "lm-eval", "helm"}
-        ``"auto"``: folders and ``samples_*.jsonl`` / ``per_instance_stats.json`` files go to the harness
-        readers; a CSV whose header has ``model, item, score`` is a long table, any other CSV a matrix.
+    source : {"auto", "matrix", "long"} or a format of the reader registry
+        ``"auto"``: paths a row of :data:`~irtbridge.leaderboard.readers.registry.READERS` recognises
+        (``samples_*.jsonl``, ``per_instance_stats.json``, Inspect logs, ``.jsonlines``, ...) go to that
+        reader; a CSV (or ``.csv.gz``) whose header has ``model, item, score`` is a long table, any other a
+        matrix.
     id_column : str, optional
         The matrix column holding the model names (default: the first column, unless it holds only 0/1).
     threshold : float, optional
@@ -259,6 +380,14 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
     >>> read_leaderboard_input([path]).matrix.to_dict("index")
     {'m1': {'q1': 1.0, 'q2': 0.0}, 'm2': {'q1': 1.0, 'q2': nan}}
     """
+    notes: list[str] = []
+    with capture_warnings(notes):
+        data = _read_input(paths, source, id_column, threshold)
+    return replace(data, notes=tuple(dict.fromkeys([*data.notes, *notes])))
+
+
+def _read_input(paths: Sequence[str | os.PathLike], source: str, id_column: str | None,
+                threshold: float | None) -> LeaderboardInput:
     if source not in SOURCES:
         raise ValidationError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
     if not paths:
@@ -267,13 +396,13 @@ def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "au
     for p in found:
         if not p.exists():
             raise ValidationError(f"responses {str(p)!r} does not exist")
-    kind = (_harness_kind(found) or "csv") if source == "auto" else source  # "csv": its header decides
-    if kind in ("lm-eval", "helm"):
+    kind = (detect_format(found) or "csv") if source == "auto" else source  # "csv": its header decides
+    if kind in FORMAT_NAMES:
         return _from_harness(kind, [str(p) for p in found], threshold)
     if len(found) > 1:
         raise ValidationError(f"a response matrix or long table is one CSV file, got {len(found)} paths")
     where = f"responses file {str(found[0])!r}"
-    frame = read_csv(found[0], "responses")
+    frame = read_table(found[0], "responses")
     if kind == "csv":
         kind = "long" if set(LONG_COLUMNS) <= {str(c).strip().lower() for c in frame.columns} else "matrix"
     if kind == "long":

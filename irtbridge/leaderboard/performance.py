@@ -26,6 +26,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._validation import show_value
+from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
 
@@ -69,8 +71,10 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     Returns
     -------
     DataFrame
-        One row per respondent: ``theta`` and ``se`` (posterior mean and sd given the anchors),
-        ``accuracy`` (predicted share correct on all items), ``lower``, ``upper`` (95% interval).
+        One row per respondent, the column vocabulary of every estimate: ``theta`` and ``theta_se``
+        (posterior mean and sd given the anchors), ``accuracy`` (predicted share correct on all items),
+        ``accuracy_se`` (its model sd, scaled by ``validation`` when given), ``lower``, ``upper`` (95%
+        interval), then ``se``, a deprecated alias of ``theta_se`` (removed in 0.3.0).
 
     Examples
     --------
@@ -79,10 +83,15 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     >>> out = estimate_performance(pd.DataFrame({"q0": [1.0], "q25": [1.0], "q49": [0.0]}),
     ...                            as_item_bank(items, "2PL"), ["q0", "q25", "q49"])
     >>> list(out.columns), bool(0 < out["accuracy"].iloc[0] < 1)
-    (['theta', 'se', 'accuracy', 'lower', 'upper'], True)
+    (['theta', 'theta_se', 'accuracy', 'accuracy_se', 'lower', 'upper', 'se'], True)
     """
+    if validation is not None and not callable(getattr(validation, "apply", None)):  # before any work (issue 40)
+        raise ValidationError(f"validation must be validate_anchors(...)'s AnchorValidation, got {show_value(validation)}")
     bank, anchors = checked_bank(calibration, anchors)
     x, index = _anchor_matrix(responses_on_anchors, anchors)
+    silent = np.isnan(x).all(axis=1)
+    if silent.any():  # a prior-only "estimate" is no estimate (TinyBenchmark.predict refuses it too)
+        raise ValidationError(f"responses_on_anchors: model {index[silent][0]!r} answered no anchor item")
     var = float(getattr(calibration, "latent_var", 1.0) or 1.0)
     theta, se, accuracy, sd = pirt_estimates(x, bank, anchors, var)
     calibration = bank if isinstance(calibration, (str, os.PathLike)) else calibration
@@ -90,6 +99,7 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
         accuracy, sd = validation.apply(x, anchors, accuracy, sd)
     else:
         warn_small_calibration(calibration, "pass validation=validate_anchors(responses, calibration, anchors)")
-    return pd.DataFrame({"theta": theta, "se": se, "accuracy": accuracy,
-                         "lower": np.clip(accuracy - Z_95 * sd, 0.0, 1.0), "upper": np.clip(accuracy + Z_95 * sd, 0.0, 1.0)},
+    return pd.DataFrame({"theta": theta, "theta_se": se, "accuracy": accuracy, "accuracy_se": sd,
+                         "lower": np.clip(accuracy - Z_95 * sd, 0.0, 1.0), "upper": np.clip(accuracy + Z_95 * sd, 0.0, 1.0),
+                         "se": se},  # deprecated alias of theta_se (0.3.0 removes it)
                         index=index)

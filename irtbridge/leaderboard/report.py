@@ -10,13 +10,19 @@ theta ~ N(0, 1) over the models of this leaderboard; the direction of the scale 
 correlates positively with accuracy (if the fit came out the other way round, every theta, a and b changes
 sign: the same likelihood). Abilities are EAP estimates with their posterior SD as SE, on 121 nodes over
 [-6, 6]; the 95% interval is theta -/+ 1.96 SE.
+
+**What it does not know, it says.** Models that share no item (the model-item graph, an edge for each answer,
+is not connected) are fitted and ranked group by group, or refused (``disconnected=``); models that answered
+few items and runs made with lm-evaluation-harness's ``--limit`` are marked in the ranking; items answered by
+few models are flagged; every irtbridge warning raised while reading and building is kept in the notes.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -28,22 +34,26 @@ from irtbridge._outdir import staged_output
 from irtbridge._summary import HasSummary, Line, Strong, Summary, Warn
 from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_int
+from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.leaderboard._pirt import pirt_estimates
-from irtbridge.leaderboard.diagnostics import (Z95, information_curve, informative_range, item_statistics, saturation,
-                                               task_breakdown, wilson_interval)
-from irtbridge.leaderboard.inputs import LeaderboardInput, as_leaderboard_input
+from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, Z95, connected_groups, describe_groups, few_below,
+                                               information_curve, informative_range, item_statistics, model_marks,
+                                               predicted_interval, saturation, task_breakdown, wilson_interval)
+from irtbridge.leaderboard.estimators import DEFAULT_PRIORS as LEADERBOARD_PRIORS
+from irtbridge.leaderboard.inputs import LeaderboardInput, as_leaderboard_input, capture_warnings
 
 __all__ = ["LeaderboardReport", "leaderboard_report", "IDENTIFICATION"]
 
 IDENTIFICATION = ("theta ~ N(0, 1) over the calibration's models; sign fixed so that ability correlates "
                   "positively with accuracy")
-#: The slope prior of the report's 2PL (mirt's spelling): weak, centred on 1, wide enough for negative
-#: slopes (a mis-keyed item still shows as one) but keeping the slope of an item that (nearly) splits the
-#: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7, the EM
-#: from 182 cycles to 97, and Spearman(theta, accuracy) from 0.764 to 0.774. ``priors=None``: plain ML.
-DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
+#: The slope prior of the report's 2PL: the one of every leaderboard calibration (tiny benchmarks and their
+#: banks too), :data:`irtbridge.leaderboard.estimators.DEFAULT_PRIORS`. On ATLAS's ARC matrix (320 x 735) the
+#: largest ``|a|`` goes from 1,168 to 5.7, the EM from 182 cycles to 97, and Spearman(theta, accuracy) from
+#: 0.764 to 0.774. ``priors=None``: plain ML.
+DEFAULT_PRIORS = LEADERBOARD_PRIORS
 RUNAWAY_SLOPE = 8.0  # |a| above this: an item that (nearly) separates the models perfectly, its a not identified
 _SCORE_CHUNK = 512  # models scored at a time (memory: models x items x 121 nodes is avoided)
+DISCONNECTED = ("per-group", "refuse")  # what to do when models fall into groups that share no item
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,12 +63,16 @@ class LeaderboardReport(HasSummary):
     Attributes
     ----------
     ranking : DataFrame
-        One row per model, best first: ``rank``, ``theta``, ``theta_se``, ``theta_lower``, ``theta_upper``
-        (95%), ``accuracy``, ``accuracy_lower``, ``accuracy_upper`` (95%), ``accuracy_kind`` (``observed``:
-        every item answered, Wilson interval; ``predicted``: unanswered items predicted by the 2PL, p-IRT
-        interval; ``answered only``: no 2PL to predict with, Wilson interval on the answered items),
+        One row per model, by group and best first: ``rank`` (within its group), ``group`` (1 unless the
+        models fall into groups that share no item; group 1 has the most models), ``theta``, ``theta_se``,
+        ``theta_lower``, ``theta_upper`` (95%), ``accuracy``, ``accuracy_lower``, ``accuracy_upper`` (95%),
+        ``accuracy_kind`` (``observed``: every item of its group answered, Wilson interval; ``predicted``:
+        unanswered items predicted by the 2PL, Wilson's interval on all the items widened by the prediction's
+        spread, :func:`~irtbridge.leaderboard.diagnostics.predicted_interval`, never of width zero;
+        ``answered only``: no 2PL to predict with, Wilson interval on the answered items),
         ``observed_accuracy`` (on the answered items), ``n_answered``, ``overlaps`` (other models whose
-        ability interval overlaps this one's).
+        ability interval overlaps this one's), ``marks`` (fewer items answered than ``min_items``; tasks run
+        with lm-evaluation-harness's ``--limit``; "" when none).
     items : DataFrame
         One row per item (:func:`~irtbridge.leaderboard.diagnostics.item_statistics`): answers, share right,
         item-rest correlation, ``a``, ``b`` (NaN for items left out of the fit), the flags and ``flag``.
@@ -71,7 +85,7 @@ class LeaderboardReport(HasSummary):
     facts : mapping
         The headline numbers (what ``summary().to_dict()`` and ``summary.json`` hold).
     notes : tuple of str
-        What was left out, fit warnings.
+        What was left out, fit notes, and every irtbridge warning raised while reading and building.
     """
 
     ranking: pd.DataFrame
@@ -85,9 +99,11 @@ class LeaderboardReport(HasSummary):
 
     @property
     def flagged_items(self) -> pd.DataFrame:
-        """The items with a flag, by kind (everyone right, everyone wrong, negative discrimination, answered once)."""
+        """The items with a flag, by kind (negative discrimination, everyone wrong, everyone right, few answers,
+        answered once)."""
         f = self.items[self.items["flag"] != ""]
-        kind = pd.Categorical(f["flag"], ["negative discrimination", "everyone wrong", "everyone right", "answered once"])
+        kind = pd.Categorical(f["flag"], ["negative discrimination", "everyone wrong", "everyone right", "few answers",
+                                          "answered once"])
         return f.iloc[np.lexsort((f["a"].fillna(0).to_numpy(), kind.codes))]
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -154,7 +170,7 @@ class LeaderboardReport(HasSummary):
         """
         out = Path(out)
         if staging is None:
-            with staged_output(out, param="out") as stage:
+            with staged_output(out, param="out", writer="LeaderboardReport.save") as stage:
                 return self.save(out, staging=stage, page=page)
         stage = Path(staging)
         (stage / "tables").mkdir(parents=True, exist_ok=True)
@@ -177,6 +193,10 @@ class LeaderboardReport(HasSummary):
 
 def _top(ranking: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     cols = ["rank", "theta", "theta_lower", "theta_upper", "accuracy", "accuracy_lower", "accuracy_upper", "accuracy_kind"]
+    if "group" in ranking.columns and ranking["group"].max() > 1:
+        cols.insert(1, "group")
+    if "marks" in ranking.columns and (ranking["marks"] != "").any():
+        cols.append("marks")
     return ranking.head(n)[[c for c in cols if c in ranking.columns]]
 
 
@@ -189,22 +209,38 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
     lines = [Line.of("data", f"{f['n_models']:,} models x {f['n_items']:,} items ({f['answered_share']:.0%} of the "
                              f"cells answered)", f", {f['n_tasks']} tasks" if f.get("n_tasks") else "",
                      f"; from {f['source']}")]
+    groups = f.get("groups") or []
+    if len(groups) > 1:
+        lines.append(Line.of("groups", Warn(f"The models fall into {len(groups)} groups that share no item, ranked each on "
+                                            "its own (compare ranks within a group only): "
+                                            + "; ".join(f"group {g['group']}: {g['n_models']} model(s), {g['n_items']:,} "
+                                                        "item(s)" for g in groups[:5]))))
     b = f["best"]
-    kind = {"observed": "observed, Wilson 95%", "predicted": "predicted on all items, p-IRT 95%",
+    kind = {"observed": "observed, Wilson 95%", "predicted": "predicted on all items, Wilson 95% widened by p-IRT",
             "answered only": "on answered items, Wilson 95%"}[b["accuracy_kind"]]
     theta = (f"ability theta = {_num(b['theta'])} [{_num(b['theta_lower'])}, {_num(b['theta_upper'])}], "
              if b["theta"] is not None and np.isfinite(b["theta"]) else "")
-    lines.append(Line.of("best", "Best model: ", Strong(b["model"]), f", {theta}accuracy {_num(b['accuracy'], 3)} "
-                         f"[{_num(b['accuracy_lower'], 3)}, {_num(b['accuracy_upper'], 3)}] ({kind})"))
+    lines.append(Line.of("best", "Best model" + (" of group 1" if len(groups) > 1 else "") + ": ", Strong(b["model"]),
+                         f", {theta}accuracy {_num(b['accuracy'], 3)} "
+                         f"[{_num(b['accuracy_lower'], 3)}, {_num(b['accuracy_upper'], 3)}] ({kind})",
+                         Warn(f"; marked: {b['marks']}") if b.get("marks") else ""))
+    mk = f.get("marks") or {"few_items": 0, "limited": 0}
+    if mk["few_items"] or mk["limited"]:
+        said = ([f"{mk['few_items']} model(s) answered fewer than {mk['min_items']} items"] if mk["few_items"] else []) + (
+            [f"{mk['limited']} model(s) were run with lm-evaluation-harness's --limit"] if mk["limited"] else [])
+        lines.append(Line.of("marks", Warn("; ".join(said)), " (the ranking's marks column)"))
     if b.get("overlaps") is not None:
         lines.append(Line.of("separation", f"Its 95% ability interval overlaps those of {b['overlaps']} other model(s)"))
     fl = f["flags"]
-    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"]
+    n_flag = fl["everyone_right"] + fl["everyone_wrong"] + fl["negative_discrimination"] + fl.get("few_answers", 0)
     text = (f"{fl['everyone_right']} answered right by every model, {fl['everyone_wrong']} wrong by every model, "
-            f"{fl['negative_discrimination']} with negative discrimination")
+            f"{fl['negative_discrimination']} with negative discrimination"
+            + (f", {fl['few_answers']} answered by fewer than {mk['min_models']:g} models" if fl.get("few_answers")
+               else ""))
     lines.append(Line.of("flags", "Items to check (Rodriguez et al. 2021): ", Warn(text) if n_flag else text))
     s = f["saturation"]
-    lines.append(Line.of("saturation", f"Saturation: {s['share_solved_by_top']:.0%} of the items solved by each of "
+    lines.append(Line.of("saturation", f"Saturation{' in group 1' if s.get('group') else ''}: "
+                                       f"{s['share_solved_by_top']:.0%} of the items solved by each of "
                                        f"the top {s['top']} model(s); best accuracy {s['best_accuracy']:.3f}, ceiling "
                                        f"{s['ceiling']:.3f} (share of items some model solves)"))
     info = f.get("information")
@@ -255,9 +291,11 @@ def _fit(X: np.ndarray, items: list[str], progress: bool, options: Mapping[str, 
     return fit, keep, None
 
 
-def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, constant_value: np.ndarray, var: float = 1.0):
+def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, var: float = 1.0):
     """theta, se, predicted accuracy on all items and its sd, for every model (p-IRT over the fitted items;
-    an unanswered item left out of the fit is predicted by its one observed value)."""
+    an unanswered item left out of the fit is predicted by its share right among the models that answered it,
+    its Bernoulli variance taken at Jeffreys' smoothed share ``(right + 1/2) / (answers + 1)``, so that one
+    answer of one other model is not a certainty)."""
     from irtbridge.irt import as_item_bank
 
     bank = as_item_bank(params[["a", "b"]], "2PL")
@@ -268,9 +306,15 @@ def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, constant_value
         sl = slice(start, start + _SCORE_CHUNK)
         theta[sl], se[sl], acc[sl], sd[sl] = pirt_estimates(X[sl][:, keep], bank, names, var)
     Xc = X[:, ~keep]
-    fixed = np.where(np.isnan(Xc), constant_value[None, ~keep], Xc).sum(axis=1)
+    missing = np.isnan(Xc)
+    n_ans, n_right = (~missing).sum(axis=0), (Xc == 1.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = n_right / n_ans
+    smooth = (n_right + 0.5) / (n_ans + 1.0)
+    fixed = np.where(missing, share[None, :], Xc).sum(axis=1)
+    unseen_var = missing.astype(float) @ (smooth * (1.0 - smooth))
     n_fit = int(keep.sum())
-    return theta, se, (acc * n_fit + fixed) / n_items, sd * n_fit / n_items
+    return theta, se, (acc * n_fit + fixed) / n_items, np.sqrt((sd * n_fit) ** 2 + unseen_var) / n_items
 
 
 def _overlaps(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -296,9 +340,7 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
         kind = np.where(complete, "observed", "answered only")
     else:
         params = fit.items[["a", "b"]].copy()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            item_share = right.sum(axis=0) / answered.sum(axis=0)
-        theta, se, pred, sd = _score(X, keep, params, item_share, float(fit.latent_var or 1.0))
+        theta, se, pred, sd = _score(X, keep, params, float(fit.latent_var or 1.0))
         ok = np.isfinite(theta) & np.isfinite(observed)
         r = np.corrcoef(theta[ok], observed[ok])[0, 1] if ok.sum() > 2 and np.std(observed[ok]) > 0 else np.nan
         flipped = bool(flip_sign and (tie_greater(0.0, r) if np.isfinite(r) else tie_greater(0.0, params["a"].sum())))
@@ -307,8 +349,8 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
         frame["theta"], frame["theta_se"] = theta, se
         frame["theta_lower"], frame["theta_upper"] = theta - Z95 * se, theta + Z95 * se
         acc = np.where(complete, observed, pred)
-        a_lo = np.where(complete, lo, np.clip(pred - Z95 * sd, 0.0, 1.0))
-        a_hi = np.where(complete, hi, np.clip(pred + Z95 * sd, 0.0, 1.0))
+        p_lo, p_hi = predicted_interval(pred, sd, X.shape[1])
+        a_lo, a_hi = np.where(complete, lo, p_lo), np.where(complete, hi, p_hi)
         kind = np.where(complete, "observed", "predicted")
     frame["accuracy"], frame["accuracy_lower"], frame["accuracy_upper"] = acc, a_lo, a_hi
     frame["accuracy_kind"] = kind
@@ -323,7 +365,8 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
 
 def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None, top: int = 5,
                        tiny_errors: pd.DataFrame | None = None, tiny_source: str = "", progress: bool = False,
-                       priors: Any = DEFAULT_PRIORS, **options: Any) -> LeaderboardReport:
+                       priors: Any = DEFAULT_PRIORS, disconnected: str = "per-group", min_items: int = MIN_ITEMS,
+                       min_models: int = MIN_MODELS, **options: Any) -> LeaderboardReport:
     """Rank a leaderboard's models with intervals and diagnose its items with the native 2PL.
 
     Parameters
@@ -345,6 +388,16 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         Item priors of the native 2PL, as :func:`irtbridge.calibrate` takes them (``{"a1": ("norm", 1, 2)}``:
         a weak slope prior that keeps items which nearly split the models from running away); ``None`` fits
         by plain maximum likelihood.
+    disconnected : {"per-group", "refuse"}, default "per-group"
+        When the models fall into groups that share no item (the model-item graph is not connected, so
+        nothing puts their abilities on one scale): fit and rank each group on its own (column ``group``,
+        with a warning naming the groups), or refuse with a one-line error.
+    min_items : int, default :data:`~irtbridge.leaderboard.diagnostics.MIN_ITEMS` (30)
+        A model that answered fewer items than this and than half the leaderboard's items is marked in the
+        ranking's ``marks`` column, with a warning: its rank rests on few answers.
+    min_models : int, default :data:`~irtbridge.leaderboard.diagnostics.MIN_MODELS` (5)
+        An item answered by 2 or more models but fewer than this and than half the models is flagged
+        ``"few answers"``.
     **options
         Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
     tiny_source : str, default ""
@@ -358,6 +411,9 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
     -----
     Items every model answered right, or wrong, and items answered once are flagged and left out of the fit
     (they carry no information on who is better); abilities are on the scale of :data:`IDENTIFICATION`.
+    Runs made with lm-evaluation-harness's ``--limit`` (a long table's ``limit`` column) are marked, with a
+    warning. Every irtbridge warning raised while reading and building is also kept in ``notes``, so the
+    text, the HTML page and ``summary.json`` say what the command line said.
 
     Examples
     --------
@@ -371,8 +427,15 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
     ('everyone right', 20)
     """
     top = check_int(top, "top", low=1)
-    data = as_leaderboard_input(responses, tasks=tasks)
-    return _build(data, top, tiny_errors, tiny_source, progress, {**options, "priors": priors})
+    marks = (check_int(min_items, "min_items", low=1), check_int(min_models, "min_models", low=1))
+    if disconnected not in DISCONNECTED:
+        raise ValidationError(f"disconnected must be one of {', '.join(DISCONNECTED)}, got {disconnected!r}")
+    caught: list[str] = []
+    with capture_warnings(caught):
+        data = as_leaderboard_input(responses, tasks=tasks)
+        report = _build(data, top, tiny_errors, tiny_source, progress, {**options, "priors": priors}, disconnected,
+                        marks)
+    return replace(report, notes=tuple(dict.fromkeys([*report.notes, *caught])))
 
 
 def _rank_agreement(ranking: pd.DataFrame) -> float | None:
@@ -398,30 +461,80 @@ def _information(params: pd.DataFrame, theta: np.ndarray) -> tuple[pd.DataFrame,
     return curve, facts, int(runaway.sum())
 
 
+def _rank_groups(X: np.ndarray, models: list[str], items: list[str], model_group: np.ndarray,
+                 item_group: np.ndarray, progress: bool, options: Mapping[str, Any]) -> tuple[pd.DataFrame, list]:
+    """Each group fitted and ranked on its own: the ranking (group 1 first) and per group its fit's parts."""
+    parts, fits = [], []
+    n_groups = int(model_group.max()) + 1
+    for g in range(n_groups):
+        rows, cols = model_group == g, item_group == g
+        Xg = X if n_groups == 1 else X[np.ix_(rows, cols)]
+        names = [n for n, k in zip(items, cols) if k]
+        fit, keep, reason = _fit(Xg, names, progress, options)
+        ranking, params, flipped = _ranking(Xg, [m for m, k in zip(models, rows) if k], fit, keep, True)
+        ranking.insert(1, "group", g + 1)
+        parts.append(ranking)
+        fits.append((fit, keep, reason, params, flipped))
+    return pd.concat(parts), fits
+
+
+def _fit_notes(fits: list, ranking: pd.DataFrame) -> tuple[list[str], pd.DataFrame, dict | None, int]:
+    """Per group: runaway slopes, convergence, the sign; group 1's information curve and its facts."""
+    notes: list[str] = []
+    curve, info_facts, runaway_1 = pd.DataFrame({"theta": [], "information": [], "se": []}), None, 0
+    for g, (fit, _, reason, params, flipped) in enumerate(fits):
+        at = f"group {g + 1}: " if len(fits) > 1 else ""
+        if params is None:
+            notes.append(f"{at}no 2PL: {reason}; the ranking is by observed accuracy")
+            continue
+        theta = ranking.loc[ranking["group"] == g + 1, "theta"].to_numpy(float)
+        c, facts, runaway = _information(params, theta)
+        if g == 0:
+            curve, info_facts, runaway_1 = c, facts, runaway
+        if runaway:
+            notes.append(f"{at}{runaway} item(s) with runaway slopes |a| > {RUNAWAY_SLOPE:g}: they (nearly) split the "
+                         "models perfectly, so their discrimination is not identified; abilities near their difficulty "
+                         "get too small an SE, and the test information curve leaves them out (each would be a spike "
+                         "at its b)")
+        if not fit.converged:
+            notes.append(f"{at}the native 2PL did not converge in {fit.iterations} EM cycles; raise "
+                         "technical={'NCYCLES': ...}")
+        if flipped:
+            notes.append(f"{at}the fit came out with ability falling as accuracy rises; every theta, a and b changed sign")
+    if len(fits) > 1 and info_facts is not None:
+        notes.append("the test information curve is group 1's (abilities of different groups are on different scales)")
+    return notes, curve, info_facts, runaway_1
+
+
 def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, progress: bool,
-           options: Mapping[str, Any]) -> LeaderboardReport:
+           options: Mapping[str, Any], disconnected: str, marks: tuple[int, int]) -> LeaderboardReport:
     X = data.matrix.to_numpy()  # float32 from the readers (4 bytes a cell), float64 from a caller's frame
     models, items = [str(m) for m in data.matrix.index], [str(i) for i in data.matrix.columns]
     notes = list(data.notes)
-    fit, keep, reason = _fit(X, items, progress, options)
-    ranking, params, flipped = _ranking(X, models, fit, keep, True)
-    item_table = item_statistics(X, items, params, data.tasks)
-    acc = ranking["accuracy"].reindex(models).to_numpy(float)
-    sat = saturation(X, acc, top)
-    sat["top_models"] = [models[i] for i in sat["top_models"]]
-    info_facts, curve, runaway = None, pd.DataFrame({"theta": [], "information": [], "se": []}), 0
-    if params is not None:
-        curve, info_facts, runaway = _information(params, ranking["theta"].to_numpy(float))
-        if runaway:
-            notes.append(f"{runaway} item(s) with runaway slopes |a| > {RUNAWAY_SLOPE:g}: they (nearly) split the models "
-                         "perfectly, so their discrimination is not identified; abilities near their difficulty get too "
-                         "small an SE, and the test information curve leaves them out (each would be a spike at its b)")
-        if not fit.converged:
-            notes.append(f"the native 2PL did not converge in {fit.iterations} EM cycles; raise technical={{'NCYCLES': ...}}")
-        if flipped:
-            notes.append("the fit came out with ability falling as accuracy rises; every theta, a and b changed sign")
-    else:
-        notes.append(f"no 2PL: {reason}; the ranking is by observed accuracy")
+    model_group, item_group = connected_groups(X)
+    n_groups = int(model_group.max()) + 1
+    if n_groups > 1:
+        text = describe_groups(models, model_group, item_group)
+        if disconnected == "refuse":
+            raise ValidationError(f"{data.source}: {text}; nothing puts their abilities on one scale (rank each group "
+                                  "on its own: disconnected='per-group', --disconnected per-group)")
+        warnings.warn(f"{text}; nothing puts their abilities on one scale, so each group is fitted and ranked on its "
+                      "own (the ranking's group column): compare ranks within a group only", DataWarning, stacklevel=3)
+    ranking, fits = _rank_groups(X, models, items, model_group, item_group, progress, options)
+    fit, keep, reason, _, flipped = fits[0]
+    params_all = [f[3] for f in fits if f[3] is not None]
+    params = pd.concat(params_all) if params_all else None
+    item_table = item_statistics(X, items, params, data.tasks, min_models=marks[1])
+    mark_col, mark_facts = model_marks(ranking, data.limits, marks[0], len(items))
+    ranking["marks"] = mark_col
+    first, cols = model_group == 0, item_group == 0  # saturation within group 1: accuracies on one set of items
+    shown = [m for m, k in zip(models, first) if k]
+    sat = saturation(X if n_groups == 1 else X[np.ix_(first, cols)], ranking["accuracy"].reindex(shown).to_numpy(float),
+                     top)
+    sat["top_models"] = [shown[i] for i in sat["top_models"]]
+    sat["group"] = 1 if n_groups > 1 else None
+    fit_notes, curve, info_facts, runaway = _fit_notes(fits, ranking)
+    notes += fit_notes
     per_task = by_model = None
     if data.tasks is not None and any(data.tasks.values()):
         per_task, by_model = task_breakdown(X, models, items, data.tasks, item_table)
@@ -431,16 +544,21 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
         "n_tasks": len(per_task) if per_task is not None else 0, "answered_share": float((~np.isnan(X)).mean()),
         "best": {"model": str(ranking.index[0]), **{k: best[k] for k in (
             "theta", "theta_lower", "theta_upper", "accuracy", "accuracy_lower", "accuracy_upper", "accuracy_kind")},
-                 "overlaps": int(best["overlaps"]) if params is not None else None},
-        "flags": {k: int(item_table[k].sum()) for k in ("everyone_right", "everyone_wrong", "negative_discrimination")}
+                 "overlaps": int(best["overlaps"]) if fit is not None else None, "marks": best["marks"]},
+        "groups": [{"group": g + 1, "n_models": int((model_group == g).sum()), "n_items": int((item_group == g).sum()),
+                    "models": [m for m, k in zip(models, model_group) if k == g][:10]} for g in range(n_groups)],
+        "marks": mark_facts | {"min_models": few_below(marks[1], len(models))},
+        "flags": {k: int(item_table[k].sum()) for k in ("everyone_right", "everyone_wrong", "negative_discrimination",
+                                                        "few_answers")}
         | {"answered_once": int((item_table["flag"] == "answered once").sum())},
         "saturation": sat, "information": info_facts,
         "fit": {"fitted": fit is not None, "model": "2PL", "engine": "native", "n_items": int(keep.sum()),
                 "converged": bool(fit.converged) if fit is not None else None,
                 "iterations": int(fit.iterations) if fit is not None else None,
                 "loglik": float(fit.loglik) if fit is not None else None, "sign_flipped": flipped,
-                "runaway_slopes": runaway, "rank_agreement": _rank_agreement(ranking),
-                "identification": IDENTIFICATION, "reason": reason, "priors": _describe_priors(options.get("priors"))},
+                "runaway_slopes": runaway, "rank_agreement": _rank_agreement(ranking[ranking["group"] == 1]),
+                "identification": IDENTIFICATION, "reason": reason, "priors": _describe_priors(options.get("priors")),
+                "group": 1 if n_groups > 1 else None},
         "tiny": {"rows": int(len(tiny_errors)), "source": tiny_source} if tiny_errors is not None else None,
     }
     if tiny_errors is None and tiny_source:

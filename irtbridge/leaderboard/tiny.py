@@ -1,8 +1,8 @@
 """A small benchmark of your own: ``k`` items that predict a new model's accuracy on the whole item set.
 
-``tiny = build_tiny(responses, k, seed=0)`` draws ``k`` items at random (never one named in ``exclude``,
-e.g. the runaway items of a native calibration), fits a native 2PL on all models, and freezes what the
-default estimator of :mod:`irtbridge.leaderboard.estimators` needs offline: the item parameters and the
+``tiny = build_tiny(responses, k, seed=0)`` draws ``k`` items uniformly from every item (the sample frame;
+only items the caller names in ``exclude`` are left out of it), fits a native 2PL on all models, and freezes
+what the default estimator of :mod:`irtbridge.leaderboard.estimators` needs offline: the item parameters and the
 calibration models' answers (the features of its ridge regression). ``tiny.predict(answers)`` gives each
 new model's predicted share correct on all items with a 95% interval; ``tiny.save(path)`` writes one JSON
 file (the *bank*) and :func:`load_tiny` reads it back; :func:`load_bank` reads the same file as an
@@ -20,24 +20,23 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from irtbridge._io import atomic_write_text
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard._answers import response_values
-from irtbridge.leaderboard._predictors import item_features
-from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, ESTIMATORS, IRTParameters, calibrate_2pl, estimate_prepared,
-                                              problem_from_features)
+from irtbridge.leaderboard._answers import response_values, unique_names
+from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encode, read_bank, writable_path
+from irtbridge.leaderboard._sample import problem_from_values
+from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, IRTParameters, calibrate_2pl,
+                                              estimate_prepared, get_estimator, runaway_items)
 
 __all__ = ["TinyBenchmark", "build_tiny", "load_tiny", "load_bank", "sample_items", "answers_from_long",
            "BANK_FORMAT"]
-
-BANK_FORMAT = "irtbridge-tiny-bank"
-_VERSION = 1
 
 
 def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[str] | None = None) -> list[str]:
@@ -81,14 +80,6 @@ def _sampling_pool(names: Sequence[str], k: Any, exclude: Sequence[str] | None) 
     return k, pool
 
 
-def _encode(column: np.ndarray) -> str:
-    return "".join("." if np.isnan(v) else ("1" if v == 1 else "0") for v in column)
-
-
-def _decode(text: str) -> np.ndarray:
-    return np.array([np.nan if c == "." else float(c) for c in text])
-
-
 @dataclass(frozen=True)
 class TinyBenchmark:
     """A frozen tiny benchmark (from :func:`build_tiny` or :func:`load_tiny`).
@@ -100,7 +91,7 @@ class TinyBenchmark:
     item_names : tuple of str
         All items; the predicted accuracy is the share correct on all of them.
     exclude : tuple of str
-        Items never sampled (predicted only).
+        Items the caller left out of the sample frame (predicted only; the interval spans their whole range).
     method : str
         The estimator (:data:`irtbridge.leaderboard.estimators.DEFAULT_ESTIMATOR` unless chosen).
     calibration : IRTParameters
@@ -114,6 +105,9 @@ class TinyBenchmark:
     validation : dict
         The cross-validated error table and learning curve (:func:`~irtbridge.leaderboard.tiny_cv.validate_tiny`),
         empty until validated.
+    documents : dict
+        Item -> ``(task, doc_id)``: the lm-evaluation-harness document of each item where known (what the
+        ``--samples`` file names, :mod:`irtbridge.leaderboard.samples_file`); empty when unknown.
     """
 
     items: list[str]
@@ -125,7 +119,14 @@ class TinyBenchmark:
     seed: int
     alpha: float = 10.0
     validation: dict = field(default_factory=dict, repr=False)
+    documents: dict = field(default_factory=dict, repr=False)
     _values: np.ndarray | None = field(default=None, repr=False)  # calibration models x items, 0/1/NaN
+
+    @property
+    def flagged(self) -> tuple[str, ...]:
+        """Items whose 2PL estimates are not identified (:func:`~irtbridge.leaderboard.estimators.runaway_items`):
+        in the sample frame like every item; the estimators predict them by the calibration models' mean."""
+        return tuple(runaway_items(self.calibration))
 
     @property
     def k(self) -> int:
@@ -133,9 +134,11 @@ class TinyBenchmark:
         return len(self.items)
 
     def predict(self, answers: Any) -> pd.DataFrame:
-        """Predicted share correct on all items (``accuracy``, ``lower``, ``upper``: 95% interval, ``se``,
-        and the 2PL ability ``theta`` with its posterior SD ``theta_se``) for each row of ``answers``
-        (new models x :attr:`items`, 0/1, NaN for unanswered).
+        """Predicted share correct on all items for each row of ``answers`` (new models x :attr:`items`, 0/1,
+        NaN for unanswered): the columns of every estimate (:data:`~irtbridge.leaderboard.estimators.COLUMNS`),
+        ``theta``, ``theta_se`` (the 2PL ability and its posterior SD; NaN for an estimator without the 2PL),
+        ``accuracy``, ``accuracy_se``, ``lower``, ``upper`` (95% interval), ``predicted_share`` (the share of
+        items excluded from the frame), then ``se``, a deprecated alias of ``accuracy_se`` (removed in 0.3.0).
 
         Parameters
         ----------
@@ -154,15 +157,14 @@ class TinyBenchmark:
         >>> x = (rng.random((40, 60)) < 1 / (1 + np.exp(-(theta - np.linspace(-2, 2, 60))))) * 1.0
         >>> tiny = build_tiny(pd.DataFrame(x, columns=[f"q{j}" for j in range(60)]), 20)
         >>> out = tiny.predict(pd.DataFrame([np.ones(20)], columns=tiny.items))
-        >>> list(out.columns[:3]), bool(out["lower"].iloc[0] <= out["accuracy"].iloc[0] <= out["upper"].iloc[0])
-        (['accuracy', 'lower', 'upper'], True)
+        >>> list(out.columns[2:6]), bool(out["lower"].iloc[0] <= out["accuracy"].iloc[0] <= out["upper"].iloc[0])
+        (['accuracy', 'accuracy_se', 'lower', 'upper'], True)
         """
         values = self._values
         assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
-        prob = problem_from_features(item_features(values), self.item_names, self.items, answers, self.exclude)
+        prob = problem_from_values(values, self.item_names, self.items, answers, self.exclude)
         index = answers.index if isinstance(answers, pd.DataFrame) else pd.RangeIndex(1)
-        out = estimate_prepared(prob, self.method, self.calibration, index, alpha=self.alpha)
-        return out[["accuracy", "lower", "upper", "se"] + [c for c in ("theta", "theta_se") if c in out]]
+        return estimate_prepared(prob, self.method, self.calibration, index, alpha=self.alpha)
 
     def bank(self):
         """The 2PL item bank (:class:`~irtbridge.irt.ItemBank`) of all items.
@@ -183,16 +185,19 @@ class TinyBenchmark:
         Returns
         -------
         dict of str to Any
-            The format, the items, the calibration and the calibration models' responses.
+            The format (version 2), the items, the calibration (``a``, ``b``, ``latent_var``, ``priors``,
+            ``flagged``) and the calibration models' responses.
         """
         cal, values = self.calibration, self._values
         assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
-        return {"format": BANK_FORMAT, "version": _VERSION, "method": self.method, "seed": self.seed,
+        priors = None if cal.priors is None else {k: list(v) for k, v in cal.priors.items()}
+        return {"format": BANK_FORMAT, "version": BANK_VERSION, "method": self.method, "seed": self.seed,
                 "alpha": self.alpha, "k": self.k, "items": list(self.items), "exclude": list(self.exclude),
                 "item_names": list(self.item_names), "a": [float(v) for v in cal.a], "b": [float(v) for v in cal.b],
-                "latent_var": cal.variance, "converged": cal.converged, "models": list(self.models),
-                "responses": [_encode(values[:, j]) for j in range(values.shape[1])],
-                "validation": self.validation}
+                "latent_var": cal.variance, "converged": cal.converged, "priors": priors, "flagged": list(self.flagged),
+                "models": list(self.models), "responses": [encode(values[:, j]) for j in range(values.shape[1])],
+                "validation": self.validation,
+                "documents": {item: [str(doc[0]), int(doc[1])] for item, doc in self.documents.items()}}
 
     def save(self, path: str | os.PathLike) -> str:
         """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path.
@@ -207,11 +212,8 @@ class TinyBenchmark:
         str
             The path written.
         """
-        path = os.fspath(path)
-        tmp = f"{path}.partial-{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self.to_dict(), fh)
-        os.replace(tmp, path)
+        path = writable_path(path)
+        atomic_write_text(path, json.dumps(self.to_dict()))
         return path
 
     def with_validation(self, validation: dict) -> "TinyBenchmark":
@@ -237,8 +239,11 @@ class TinyBenchmark:
         Summary
             The benchmark's summary.
         """
-        lines = [Line.of("items", Strong(f"{self.k} items"), f" of {len(self.item_names)} "
-                         f"({len(self.exclude)} excluded from sampling), calibrated on {len(self.models)} models"),
+        lines = [Line.of("items", Strong(f"{self.k} items"), f" drawn from {len(self.item_names) - len(self.exclude)} "
+                         f"of {len(self.item_names)} ({len(self.exclude)} excluded by you, predicted only), "
+                         f"calibrated on {len(self.models)} models; {len(self.flagged)} item(s) with unidentified "
+                         "2PL estimates, in the frame, predicted by the calibration models' mean"),
+                 Line.of("calibration", f"native 2PL, {_describe_priors(self.calibration.priors)}"),
                  Line.of("method", f"estimator {self.method!r}; 95% interval from its design-based variance")]
         if not self.calibration.converged:
             lines.append(Line.of("converged", Warn("the native 2PL did not converge"), " (items answered alike by "
@@ -249,8 +254,25 @@ class TinyBenchmark:
             rows = self.validation.get(key)
             if rows:
                 tables.append((caption, pd.DataFrame(rows)))
-        notes = () if self.validation else ("not validated: run irtbridge.leaderboard.tiny_cv.validate_tiny",)
-        return Summary("tiny benchmark", tuple(lines), tuple(tables), notes, data=self.summary_dict())
+        return Summary("tiny benchmark", tuple(lines), tuple(tables), tuple(self.notes), data=self.summary_dict())
+
+    @property
+    def notes(self) -> list[str]:
+        """What a reader of the numbers must know: a coverage below 0.90 in the error table, no validation,
+        items excluded from the sample frame.
+
+        Returns
+        -------
+        list of str
+            The notes of :meth:`summary` and of ``summary.json``.
+        """
+        notes = [str(n) for n in self.validation.get("notes", [])]
+        if not self.validation:
+            notes.append("not validated: run irtbridge.leaderboard.tiny_cv.validate_tiny")
+        if self.exclude:
+            notes.append(f"{len(self.exclude)} of {len(self.item_names)} items are excluded from the sample frame: "
+                         "their share of the accuracy is predicted only, and the interval spans its whole range")
+        return notes
 
     def summary_dict(self) -> dict[str, Any]:
         """The summary's data (the CLI's ``--json``).
@@ -258,31 +280,31 @@ class TinyBenchmark:
         Returns
         -------
         dict of str to Any
-            ``k``, ``n_items``, ``n_models``, ``method``, ``seed``, ``excluded``, ``converged``, ``errors`` and
+            ``k``, ``n_items``, ``n_models``, ``method``, ``seed``, ``excluded``, ``flagged``, ``priors``,
+            ``converged``, ``notes``, ``errors`` and
             ``learning_curve``.
         """
+        priors = self.calibration.priors
         return {"k": self.k, "n_items": len(self.item_names), "n_models": len(self.models), "method": self.method,
-                "seed": self.seed, "excluded": len(self.exclude), "converged": self.calibration.converged,
+                "seed": self.seed, "excluded": len(self.exclude), "flagged": len(self.flagged),
+                "priors": None if priors is None else {k: list(v) for k, v in priors.items()},
+                "converged": self.calibration.converged, "notes": self.notes,
                 **{key: self.validation.get(key, []) for key in ("errors", "learning_curve")}}
 
     def _repr_html_(self) -> str:
         return self.summary().as_html()
 
 
-def runaway_items(calibration: Any) -> list[str]:
-    """The items of a 2PL calibration that the engine flags (:func:`irtbridge.calibration.results.flags.flag_items`:
-    ``|a| > 10``, ``|b| > 6`` or not finite), in item order: never sampled into a tiny benchmark."""
-    from irtbridge.calibration.results.flags import flag_items
-
-    table = pd.DataFrame({"a": np.asarray(calibration.a, dtype=float), "b": np.asarray(calibration.b, dtype=float)},
-                         index=[str(n) for n in calibration.names])
-    flags = flag_items(table)
-    return [str(n) for n in flags.index[flags.to_numpy() != ""]]
+def _describe_priors(priors: Mapping[str, tuple] | None) -> str:
+    """``item prior a1 ~ norm(1, 2)``, or plain maximum likelihood."""
+    if not priors:
+        return "plain maximum likelihood (no item prior)"
+    return "item prior " + "; ".join(f"{k} ~ {v[0]}({', '.join(f'{x:g}' for x in v[1:3])})" for k, v in priors.items())
 
 
 def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None,
-               NCYCLES: int = 500) -> TinyBenchmark:
+               priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> TinyBenchmark:
     """Draw ``k`` items of ``responses`` and freeze what predicts a new model's accuracy from them.
 
     Parameters
@@ -294,13 +316,21 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     seed : int
         Seeds the draw.
     exclude : sequence of str, optional
-        Items never sampled, besides those the 2PL calibration flags as not identified (runaway slopes or
-        difficulties, :func:`runaway_items`, always left out, issue 34); they still count in
-        the predicted accuracy, predicted only.
+        Items left out of the sample frame (none by default). They still count in the predicted accuracy,
+        predicted only, and the estimate's interval spans their whole range (``predicted_share`` says how
+        much of the accuracy they are). Items the 2PL flags as not identified (runaway slopes or
+        difficulties, :func:`~irtbridge.leaderboard.estimators.runaway_items`) stay in the frame and may be
+        drawn, so the estimate stays design-based; only their IRT feature is replaced by the calibration
+        models' mean on the item. An item no calibration model answered may be drawn as well: its features
+        are the calibration's overall share right (it predicts nothing, and the design-based estimate does
+        not need it to).
     method : str
         Estimator of :func:`irtbridge.leaderboard.estimate_accuracy` (default: the measured best).
     calibration : IRTParameters, optional
         A 2PL fit of ``responses`` (:func:`~irtbridge.leaderboard.estimators.calibrate_2pl`); fitted if not given.
+    priors : mapping or None, default :data:`~irtbridge.leaderboard.estimators.DEFAULT_PRIORS`
+        Item priors of that fit, the same default as ``irtbridge leaderboard`` (``a1 ~ N(1, 2)``); None:
+        plain maximum likelihood. The bank stores them.
     NCYCLES : int
         EM cycles of that fit (mirt's default 500).
 
@@ -313,58 +343,31 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     >>> rng = np.random.default_rng(0)
     >>> x = (rng.random((30, 50)) < 0.6) * 1.0
     >>> tiny = build_tiny(pd.DataFrame(x, columns=[f"q{j}" for j in range(50)]), 10, exclude=["q0"])
-    >>> tiny.k, "q0" in tiny.items
-    (10, False)
+    >>> tiny.k, "q0" in tiny.items, tiny.exclude
+    (10, False, ('q0',))
     """
-    if method not in ESTIMATORS:
-        raise ValidationError(f"method must be one of {', '.join(ESTIMATORS)}, got {method!r}")
+    method = get_estimator(method).name
     values = response_values(responses, "responses")
     names = tuple(str(c) for c in responses.columns)
-    if len(set(names)) != len(names):
-        raise ValidationError("responses repeat an item name")
+    unique_names(names, "item", "responses")
+    unique_names([str(i) for i in responses.index], "model", "responses")
     if values.shape[0] < 3:
         raise ValidationError(f"responses has {values.shape[0]} model(s); a tiny benchmark needs at least 3")
     unknown = [e for e in (exclude or []) if str(e) not in set(names)]
     if unknown:
         raise ValidationError(f"exclude names {len(unknown)} item(s) not in responses, e.g. {unknown[:3]}")
     _sampling_pool(names, k, exclude)  # k and the caller's exclusions checked before the fit (bad input: no work)
-    cal = calibration if calibration is not None else calibrate_2pl(responses, NCYCLES=NCYCLES)
+    cal = calibration if calibration is not None else calibrate_2pl(responses, priors=priors, NCYCLES=NCYCLES)
     if tuple(cal.names) != names:
         raise ValidationError("calibration's items are not responses' items (same names, same order)")
-    # items whose 2PL estimates the data do not identify (the engine's flags, irtbridge.calibration.results.flags) are
-    # never sampled: they count in the estimate through its prediction alone, as `exclude` says
-    flagged = set(runaway_items(cal))
+    # the sample frame is every item but the caller's exclusions: items whose 2PL estimates run away (issue 39)
+    # are drawn like any other, or the estimate would rest on their prediction alone
     given = {str(e) for e in exclude or []}
-    exclude = [n for n in names if n in given or n in flagged]
+    exclude = [n for n in names if n in given]
     items = sample_items(names, k, seed, exclude)
     return TinyBenchmark(items=items, item_names=names, exclude=tuple(exclude), method=method,
                          calibration=cal, models=tuple(str(i) for i in responses.index), seed=int(seed),
                          _values=values)
-
-
-def _read_bank(path: str | os.PathLike) -> dict[str, Any]:
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        path = os.path.join(path, "bank.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise ValidationError(f"bank file {path!r} does not exist") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValidationError(f"bank file {path!r} is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != BANK_FORMAT:
-        raise ValidationError(f"bank file {path!r} is not an irtbridge tiny bank (format {BANK_FORMAT!r})")
-    needed = ["items", "item_names", "a", "b", "responses", "models", "method"]
-    missing = [key for key in needed if key not in data]
-    if missing:
-        raise ValidationError(f"bank file {path!r} lacks {', '.join(missing)}")
-    n = len(data["item_names"])
-    if len(data["a"]) != n or len(data["b"]) != n or len(data["responses"]) != n:
-        raise ValidationError(f"bank file {path!r}: a, b and responses must have one entry per item ({n})")
-    if any(len(r) != len(data["models"]) for r in data["responses"]):
-        raise ValidationError(f"bank file {path!r}: each item's responses must have one character per model")
-    return data
 
 
 def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
@@ -380,18 +383,24 @@ def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
     TinyBenchmark
         The bank.
     """
-    data = _read_bank(path)
+    data = read_bank(path)
     names = tuple(str(n) for n in data["item_names"])
+    priors = data.get("priors")
     cal = IRTParameters(names, np.asarray(data["a"], dtype=float), np.asarray(data["b"], dtype=float),
-                        float(data.get("latent_var", 1.0)), bool(data.get("converged", True)))
-    values = np.column_stack([_decode(r) for r in data["responses"]]) if names else np.empty((0, 0))
+                        float(data.get("latent_var", 1.0)), bool(data.get("converged", True)),
+                        None if priors is None else {k: tuple(v) for k, v in priors.items()})
+    where = f"bank file {os.fspath(path)!r}"
+    if "flagged" in data and set(data["flagged"]) != set(runaway_items(cal)):
+        raise ValidationError(f"{where}: flagged does not list the items its a and b flag; rebuild the bank")
+    values = np.column_stack([decode(r) for r in data["responses"]]) if names else np.empty((0, 0))
     method = str(data["method"])
     if method not in ESTIMATORS:
-        raise ValidationError(f"bank file {os.fspath(path)!r}: unknown method {method!r}")
+        raise ValidationError(f"{where}: unknown method {method!r}")
     return TinyBenchmark(items=[str(i) for i in data["items"]], item_names=names,
                          exclude=tuple(str(e) for e in data.get("exclude", [])), method=method, calibration=cal,
                          models=tuple(str(m) for m in data["models"]), seed=int(data.get("seed", 0)),
                          alpha=float(data.get("alpha", 10.0)), validation=dict(data.get("validation") or {}),
+                         documents={str(k): (str(v[0]), int(v[1])) for k, v in (data.get("documents") or {}).items()},
                          _values=values)
 
 

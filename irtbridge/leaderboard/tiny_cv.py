@@ -1,30 +1,47 @@
 """How well a tiny benchmark predicts held-out models, and how many calibration models it needs.
 
-:func:`validate_tiny` repeats, on the models of ``responses``, what a user does with a tiny benchmark: build
-it on some models, predict others from their answers to the ``k`` items, compare with their accuracy on
-all items. Two splits, the protocol of Zhang, Dorner & Hardt (NeurIPS 2025): *interpolation* (25% of the
-models drawn at random are held out, the rest calibrate; repeated over seeds) and *extrapolation*
-(calibrate on the weakest 50% by accuracy, predict the strongest 30%). The learning curve calibrates on
-10, 20, 50, 100, 200, 500, ... random models (as many as the data allow, the same held-out 25% each time)
-and answers "how many models do I need". Each row: mean absolute error of the predicted accuracy and the
-share of held-out models inside their 95% interval.
+:func:`validate_tiny` repeats, on the models of ``responses``, exactly what a user does with a tiny
+benchmark, on the calibration models of each fold only: :func:`~irtbridge.leaderboard.build_tiny` on them
+(the 2PL with the same prior, its flags, the features, the draw of the ``k`` items), then
+:meth:`~irtbridge.leaderboard.TinyBenchmark.predict` on the held-out models from their answers to the ``k``
+items, compared with their accuracy on all items. Nothing is computed from the held-out models but the truth.
+Two splits, the protocol of Zhang, Dorner & Hardt (NeurIPS 2025): *interpolation* (25% of the models drawn
+at random are held out, the rest calibrate; a new split and a new item draw each repeat) and
+*extrapolation* (calibrate on the weakest 50% by accuracy, predict the strongest 30%; the same split, a new
+item draw each repeat). The learning curve calibrates on 10, 20, 50, 100, 200, 500, ... random models (as
+many as the data allow) and answers "how many models do I need".
+
+Each row: the mean absolute error of the predicted accuracy and the share of held-out models inside their
+95% interval, each with its own uncertainty: ``mae_se`` and ``coverage_se``, the standard error of the mean
+over the repeats (each repeat a split and an item draw: the replication unit of the design; NaN for one
+repeat), and ``coverage_lower``/``coverage_upper``, the Wilson 95% interval of the covered share over every
+prediction (which treats them as independent, so it is the narrower of the two). A coverage below
+:data:`LOW_COVERAGE` is a :class:`~irtbridge.exceptions.DataWarning` and a note of the result (the CLI, the
+summary, ``summary.json`` and the HTML say it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import warnings
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_int
-from irtbridge.exceptions import ValidationError
-from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, calibrate_2pl, estimate_accuracy
-from irtbridge.leaderboard.tiny import sample_items
+from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.leaderboard._answers import unique_names
+from irtbridge.leaderboard.diagnostics import wilson_interval
+from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, DEFAULT_PRIORS, IRTParameters, calibrate_2pl
+from irtbridge.leaderboard.tiny import build_tiny, sample_items
 
-__all__ = ["protocol_splits", "held_out_error", "validate_tiny", "CURVE_SIZES"]
+__all__ = ["protocol_splits", "held_out_error", "validate_tiny", "CURVE_SIZES", "LOW_COVERAGE", "MIN_MODELS"]
 
 CURVE_SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
+#: the fewest models validation splits (25% held out in interpolation, 30% in extrapolation)
+MIN_MODELS = 8
+#: a 95% interval that covers less than this share of held-out models is flagged
+LOW_COVERAGE = 0.90
 
 
 def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -50,9 +67,12 @@ def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.nd
             "extrapolation": (by_acc[: int(round(0.5 * n))], by_acc[n - int(round(0.3 * n)):])}
 
 
-def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, items: list[str],
-                   method: str, exclude: Sequence[str] | None = None, NCYCLES: int = 500) -> tuple[np.ndarray, np.ndarray]:
-    """Absolute errors and interval hits of ``method`` for the models ``new_idx`` calibrated on ``cal_idx``.
+def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, k: int, seed: int,
+                   method: str = DEFAULT_ESTIMATOR, exclude: Sequence[str] | None = None, *,
+                   calibration: IRTParameters | None = None, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
+                   NCYCLES: int = 500) -> tuple[np.ndarray, np.ndarray]:
+    """Absolute errors and interval hits of a user's run: a tiny benchmark built on the models ``cal_idx``
+    alone (draw ``seed``), predicting the models ``new_idx``.
 
     Parameters
     ----------
@@ -60,12 +80,19 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Models x items.
     cal_idx, new_idx : ndarray
         Positions of the calibration models and of the held-out ones.
-    items : list of str
-        The tiny benchmark's items.
+    k : int
+        Items of the tiny benchmark.
+    seed : int
+        Seed of its item draw.
     method : str
         The estimator.
     exclude : sequence of str, optional
-        Items left out of the calibration.
+        Items the user left out of the sample frame.
+    calibration : IRTParameters, optional
+        The 2PL fit of the calibration models (``calibrate_2pl(responses.iloc[cal_idx], priors=priors)``),
+        when already made; fitted otherwise.
+    priors : mapping or None
+        Item priors of that fit.
     NCYCLES : int, default 500
         Maximum EM cycles.
 
@@ -74,17 +101,37 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
     errors, hits : ndarray
         Per held-out model.
     """
-    cal = responses.iloc[cal_idx]
-    irt = calibrate_2pl(cal, NCYCLES=NCYCLES) if method not in ("mean", "aipw") else None
-    out = estimate_accuracy(cal, items, responses.iloc[new_idx][items], method, calibration=irt, exclude=exclude)
+    tiny = build_tiny(responses.iloc[cal_idx], k, seed, exclude=exclude, method=method, calibration=calibration,
+                      priors=priors, NCYCLES=NCYCLES)
+    out = tiny.predict(responses.iloc[new_idx][tiny.items])
     truth = responses.iloc[new_idx].mean(axis=1).to_numpy()
     return (np.abs(out["accuracy"].to_numpy() - truth),
             (out["lower"].to_numpy() <= truth) & (truth <= out["upper"].to_numpy()))
 
 
+def _row(errors: list[np.ndarray], hits: list[np.ndarray]) -> dict[str, Any]:
+    """MAE and coverage over the repeats, with the standard error over repeats and the Wilson interval."""
+    maes = np.array([e.mean() for e in errors])
+    covs = np.array([h.mean() for h in hits])
+    every = np.concatenate(hits)
+    lower, upper = wilson_interval(int(every.sum()), len(every))
+    spread = (lambda v: float(np.std(v, ddof=1) / np.sqrt(len(v)))) if len(errors) > 1 else (lambda v: float("nan"))
+    return {"n_held_out": int(len(every)), "draws": len(errors), "mae": float(np.concatenate(errors).mean()),
+            "mae_se": spread(maes), "coverage": float(every.mean()), "coverage_se": spread(covs),
+            "coverage_lower": float(lower), "coverage_upper": float(upper)}
+
+
+def _low_coverage_note(row: dict[str, Any], what: str) -> str | None:
+    if row["coverage"] >= LOW_COVERAGE:
+        return None
+    return (f"{what}: the 95% intervals covered {row['coverage']:.3f} of {row['n_held_out']} held-out predictions "
+            f"(Wilson 95% {row['coverage_lower']:.3f}-{row['coverage_upper']:.3f}), below {LOW_COVERAGE:.2f}: "
+            "on these data the intervals are too narrow; read them as wider, or use more items (k)")
+
+
 def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                   method: str = DEFAULT_ESTIMATOR, repeats: int = 3, sizes: Sequence[int] | None = None,
-                  NCYCLES: int = 500) -> dict[str, Any]:
+                  priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> dict[str, Any]:
     """The cross-validated error table and the learning curve of a tiny benchmark of ``k`` items.
 
     Parameters
@@ -94,66 +141,83 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     seed : int, default 0
     exclude : sequence of str, optional
     method : str, default "ppi"
-        As :func:`~irtbridge.leaderboard.build_tiny`; each repeat draws its own ``k`` items (seeds
-        ``seed``, ``seed + 1``, ...).
+        As :func:`~irtbridge.leaderboard.build_tiny`; repeat ``r`` draws its own ``k`` items (seed
+        ``seed + r``), and interpolation's repeat ``r`` its own split (seed ``seed + r``).
     repeats : int
-        Seeds of the interpolation split and of each learning-curve point.
+        Draws per split (and per learning-curve point); at least 2 gives the standard errors.
     sizes : sequence of int, optional
         Calibration sizes of the learning curve (default 10, 20, 50, 100, 200, 500, ... up to the models
         left after holding out 25%).
+    priors : mapping or None, default ``DEFAULT_PRIORS``
+        Item priors of each 2PL fit (as :func:`~irtbridge.leaderboard.build_tiny`).
     NCYCLES : int
         EM cycles of each 2PL fit.
 
     Returns
     -------
     dict
-        ``errors``: rows ``split, k, n_calibration, n_held_out, mae, coverage``; ``learning_curve``: rows
-        ``n_calibration, n_held_out, mae, coverage``.
+        ``errors``: rows ``split, k, n_calibration, n_held_out, draws, mae, mae_se, coverage, coverage_se,
+        coverage_lower, coverage_upper``; ``learning_curve``: the same without ``split`` and ``k``;
+        ``notes``: a sentence per split whose coverage is below :data:`LOW_COVERAGE` (each also warned).
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> theta = rng.normal(size=(40, 1))
     >>> x = (rng.random((40, 80)) < 1 / (1 + np.exp(-(theta - rng.normal(size=80))))) * 1.0
-    >>> v = validate_tiny(pd.DataFrame(x, columns=[f"q{j}" for j in range(80)]), 20, repeats=1, method="mean")
-    >>> [r["split"] for r in v["errors"]], [r["n_calibration"] for r in v["learning_curve"]]
-    (['interpolation', 'extrapolation'], [10, 20, 30])
+    >>> v = validate_tiny(pd.DataFrame(x, columns=[f"q{j}" for j in range(80)]), 20, repeats=2, method="mean")
+    >>> [(r["split"], r["draws"]) for r in v["errors"]], [r["n_calibration"] for r in v["learning_curve"]]
+    ([('interpolation', 2), ('extrapolation', 2)], [10, 20, 30])
     """
     k = check_int(k, "k", low=3)
+    seed = check_int(seed, "seed", low=0)
     repeats = check_int(repeats, "repeats", low=1)
     n = responses.shape[0]
-    if n < 8:
-        raise ValidationError(f"responses has {n} models; validating a tiny benchmark needs at least 8")
+    if n < MIN_MODELS:
+        raise ValidationError(f"responses has {n} models; validating a tiny benchmark needs at least {MIN_MODELS}")
     names = [str(c) for c in responses.columns]
+    unique_names(names, "item", "responses")
+    unique_names([str(i) for i in responses.index], "model", "responses")
     frame = responses.rename(columns=str)
-    errors = []
-    for split in ("interpolation", "extrapolation"):
-        abs_err, hits, n_cal = [], [], 0
-        for r in range(repeats if split == "interpolation" else 1):
-            cal_idx, new_idx = protocol_splits(frame, seed + r)[split]
-            items = sample_items(names, k, seed + r, exclude)
-            e, h = held_out_error(frame, cal_idx, new_idx, items, method, exclude, NCYCLES)
-            abs_err.append(e)
-            hits.append(h)
-            n_cal = len(cal_idx)
-        errors.append({"split": split, "k": k, "n_calibration": n_cal, "n_held_out": int(len(np.concatenate(hits))),
-                       "mae": float(np.concatenate(abs_err).mean()), "coverage": float(np.concatenate(hits).mean())})
     n_test = int(round(0.25 * n))
     available = n - n_test
     if sizes is None:
         sizes = [s for s in CURVE_SIZES if s < available] + [available]
+    sizes = sorted({int(s) for s in sizes})
+    bad = [s for s in sizes if s < 3 or s > available]
+    if bad:
+        raise ValidationError(f"sizes: {bad[0]} calibration models asked; between 3 and {available} are available")
+    sample_items(names, k, seed, exclude)  # k and exclude checked before any fit
+    fits: dict[tuple[int, ...], IRTParameters] = {}
+
+    def run(cal_idx: np.ndarray, new_idx: np.ndarray, draw: int) -> tuple[np.ndarray, np.ndarray]:
+        key = tuple(int(i) for i in cal_idx)  # one 2PL per set of calibration models, as a user's run fits once
+        if key not in fits:
+            fits[key] = calibrate_2pl(frame.iloc[cal_idx], priors=priors, NCYCLES=NCYCLES)
+        return held_out_error(frame, cal_idx, new_idx, k, draw, method, exclude, calibration=fits[key])
+
+    errors, notes = [], []
+    for split in ("interpolation", "extrapolation"):
+        errs, hits = [], []
+        for r in range(repeats):
+            cal_idx, new_idx = protocol_splits(frame, seed + r)[split]
+            e, h = run(cal_idx, new_idx, seed + r)
+            errs.append(e)
+            hits.append(h)
+        row = {"split": split, "k": k, "n_calibration": len(cal_idx), **_row(errs, hits)}
+        errors.append(row)
+        note = _low_coverage_note(row, split)
+        if note:
+            notes.append(note)
+            warnings.warn(note, DataWarning, stacklevel=2)
     curve = []
-    for size in sorted({int(s) for s in sizes}):
-        if size < 3 or size > available:
-            raise ValidationError(f"sizes: {size} calibration models asked; between 3 and {available} are available")
-        abs_err, hits = [], []
+    for size in sizes:
+        errs, hits = [], []
         for r in range(repeats):
             order = np.random.default_rng([seed, r, size]).permutation(n)
             new_idx, cal_idx = np.sort(order[:n_test]), np.sort(order[n_test:n_test + size])
-            e, h = held_out_error(frame, cal_idx, new_idx, sample_items(names, k, seed + r, exclude), method,
-                                  exclude, NCYCLES)
-            abs_err.append(e)
+            e, h = run(cal_idx, new_idx, seed + r)
+            errs.append(e)
             hits.append(h)
-        curve.append({"n_calibration": size, "n_held_out": int(len(np.concatenate(hits))),
-                      "mae": float(np.concatenate(abs_err).mean()), "coverage": float(np.concatenate(hits).mean())})
-    return {"errors": errors, "learning_curve": curve}
+        curve.append({"n_calibration": size, **_row(errs, hits)})
+    return {"errors": errors, "learning_curve": curve, "notes": notes}

@@ -206,7 +206,7 @@ def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *
     >>> 0.0 <= check.weight <= 1.0 <= check.scale
     True
     >>> irtbridge.estimate_performance(train.iloc[:2][anchors], cal, anchors, validation=check).shape
-    (2, 5)
+    (2, 7)
     """
     bank, anchors = checked_bank(calibration, anchors)
     model = bank.model

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, constraints
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge import irt
@@ -87,6 +88,7 @@ def airt_performance(name: str = "classification_cts") -> pd.DataFrame:
     return frame.astype(float)
 
 
+@constraints(levels=Int(low=2), method=Choice(BIN_METHODS, ignore_case=True))
 def bin_performance(
     performance: Any,
     levels: int = 5,

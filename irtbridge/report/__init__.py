@@ -159,7 +159,7 @@ def write_report(evaluation: Evaluation, out: str | os.PathLike = "irtbridge-rep
     if out.exists() and not out.is_dir():
         raise ValidationError(f"out={str(out)!r} is a file; give a folder for the report")
     if staging is None:
-        with staged_output(out, param="out") as stage:
+        with staged_output(out, param="out", writer="write_report") as stage:
             return write_report(evaluation, out, staging=stage)
     stage = Path(staging)
     (stage / "tables").mkdir(parents=True, exist_ok=True)

@@ -46,10 +46,14 @@ def _section_ranking(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[st
     shown = rk.assign(theta_ci=[interval(a, b, 2) for a, b in zip(rk["theta_lower"], rk["theta_upper"])],
                       acc_ci=[interval(a, b, 3) for a, b in zip(rk["accuracy_lower"], rk["accuracy_upper"])])
     cols: dict[str, tuple[str, Any]] = {"rank": ("rank", fmt)}
+    if len(r.facts.get("groups", ())) > 1:
+        cols["group"] = ("group", fmt)
     if r.facts["fit"]["fitted"]:
         cols |= {"theta": ("ability \u03b8", dec(2)), "theta_ci": ("95% interval", str), "theta_se": ("SE", dec(2))}
     cols |= {"accuracy": ("accuracy", dec(3)), "acc_ci": ("95% interval", str), "accuracy_kind": ("accuracy is", str),
              "n_answered": ("items answered", fmt)}
+    if "marks" in rk.columns and (rk["marks"] != "").any():
+        cols["marks"] = ("marked", str)
     kinds = set(rk["accuracy_kind"])
     return {"ranking": table(shown, cols, index_label="model", csv=tables.get("ranking", ""),
                              row_class=lambda k, row: "predicted" if row["accuracy_kind"] == "predicted" else ""),

@@ -62,6 +62,9 @@ def test_string_for_a_boolean_is_an_error(tmp_path):
     ("calibrate", {"engine": "ltm", "model": ["2PL", "3PL"]}, r"unit 'u': dims, spec, parameters and per-item models need"),
     ("calibrate", {"engine": "native", "quadpt": 21}, r"unit 'u': calibrate\(engine='native'\) takes no option 'quadpt'.*did you mean 'quadpts'"),
     ("calibrate", {"quadpts": "21"}, r"unit 'u', option 'quadpts': quadpts must be a whole number \(not a string\)"),
+    ("calibrate", {"TOL": "1e-4"}, r"unit 'u', option 'TOL': TOL must be a number \(not a string\)"),
+    ("calibrate", {"TOL": 0}, r"unit 'u': calibrate\(engine='mirt'\): TOL=0 is outside its domain"),
+    ("calibrate", {"TOL": float("nan"), "engine": "native"}, r"unit 'u': .*TOL=nan is outside its domain.*engine='mirt'"),
     ("calibrate", {"technical": 500}, r"unit 'u', option 'technical': technical must be a JSON object"),
     ("calibrate", {"SE_type": "Oaks"}, r"unit 'u': SE_type='Oaks' is not a mirt SE.type"),
     ("calibrate", {"estimation_method": "MHRM", "engine": "native"}, r"unit 'u': engine='native' does not take option method='MHRM'"),
@@ -98,6 +101,11 @@ def test_method_has_no_two_meanings(tmp_path):
     assert "write estimation_method" in msg and "a fit unit does not score" in msg
     # the two spellings are accepted and reach their own places
     assert check_unit("u", "calibrate", {"estimation_method": "mhrm", "scoring_method": "wle"}) == []
+
+
+def test_tol_nan_evaluates_as_in_mirt():
+    """JSON's NaN is mirt's TOL = NaN (issue 40 item 4): the mirt engine takes it, as calibrate() does."""
+    assert check_unit("u", "calibrate", json.loads('{"TOL": NaN}')) == []
     args = calibrate_arguments({"estimation_method": "MHRM", "scoring_method": "WLE", "id_column": "who"})
     assert args == {"model": "2PL", "engine": "mirt", "drop_constant": False, "method": "MHRM"}
 

@@ -124,7 +124,7 @@ def test_bad_input_is_one_line():
         (lambda: calibrate_classes(lsat, 2, tol=1e-5), "did you mean 'TOL'?"),
         (lambda: calibrate_classes(lsat, 2, itemtype="2PL"), "option 'itemtype' is set by irtbridge"),
         (lambda: calibrate_classes(lsat, 2, parameters=[1, 2]), "parameters must be a DataFrame"),
-        (lambda: calibrate_classes(lsat, 2, seed=-1), "seed must be >= 0"),
+        (lambda: calibrate_classes(lsat, 2, seed=-1), "seed must be a whole number from 0 to"),
         (lambda: calibrate_classes(lsat[:, :1], 2), "responses has 1 item(s)"),
         (lambda: class_parameter_table(lsat, 0), "n_classes must be >= 2"),
     ]

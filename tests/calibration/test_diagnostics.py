@@ -165,7 +165,7 @@ def test_cli_fit_json_shape_and_errors(tmp_path, capsys):
     assert all(set(r) >= {"item", "S_X2", "df", "p", "RMSEA"} for r in out["items"]) and len(out["items"]) == 5
     assert out["misfitting"] == [r["item"] for r in out["items"] if r["p_adjusted"] < 0.05]
     assert "Benjamini-Hochberg" in out["misfit_rule"]
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["info.png", "infoSE.png", "infotrace.png", "score.png",
-                                                                  "trace.png"]
+    plots = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert plots == [".irtbridge-output", "info.png", "infoSE.png", "infotrace.png", "score.png", "trace.png"]
     assert main(["fit", str(csv), "--engine", "ltm"]) == 2
     assert "mirt" in capsys.readouterr().err

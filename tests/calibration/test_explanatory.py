@@ -68,7 +68,7 @@ def test_bootstrap_draws(two, boot_ref):
     (dict(draws=1), "draws must be an integer >= 2"),
     (dict(draws=2.5), "draws must be an integer >= 2"),
     (dict(draws=True), "draws must be an integer >= 2"),
-    (dict(draws=3, seed="1"), "seed must be an integer or None"),
+    (dict(draws=3, seed="1"), "seed must be None or a whole number from 0 to"),
     (dict(draws=3, keep_draws="yes"), "keep_draws must be True or False"),
 ])
 def test_bootstrap_bad_input(two, kwargs, message):

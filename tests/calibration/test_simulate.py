@@ -64,7 +64,7 @@ def test_bad_arguments_are_one_line_errors():
         (dict(a=A, d=D, n=0), "n must be a positive integer"),
         (dict(a=A, d=D, n=10, itemtype="9PL"), "itemtype='9PL' is not one simdata takes"),
         (dict(a=A, d=D, n=10, itemtype=["dich"] * 3), "itemtype: 3 item types for 5 items"),
-        (dict(a=A, d=D, n=10, seed=1.5), "seed must be an integer"),
+        (dict(a=A, d=D, n=10, seed=1.5), "seed must be a whole number from 0 to 2147483647"),
         (dict(a=A, d=D, n=10, guess=[0.1, 0.2]), "guess must be one number or one per item"),
         (dict(a=A, d=D, n=10, mu=[0, 0]), "mu must hold 1 mean"),
         (dict(a=A, d=D, n=10, sigma=[[1, 0.5], [0.4, 1]]), "sigma must be a symmetric 1x1"),

@@ -27,7 +27,10 @@ def run(monkeypatch, capsys):
     monkeypatch.setattr(cli, "COMMANDS", ["irtbridge.cli.ei"])
 
     def _run(*argv: str) -> tuple[int, str, str]:
-        code = cli.main(["ei", *argv])
+        try:
+            code = cli.main(["ei", *argv])
+        except SystemExit as exc:  # refused while the command line is read (argparse), e.g. --seed
+            code = exc.code
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -101,7 +104,7 @@ def test_human_output_reports_p_q_and_classification(run):
         ([*COUNTS, "--ci-method", "wald"], "--ci-method='wald' is not supported"),
         ([*COUNTS, "--correction", "-1"], "--correction must be >= 0"),
         ([*COUNTS, "--n-boot", "3", "--ci-method", "bootstrap"], "--n-boot must be >= 100"),
-        ([*COUNTS, "--seed", "-2", "--ci-method", "bootstrap"], "--seed must be a whole number >= 0"),
+        ([*COUNTS, "--seed", "-2", "--ci-method", "bootstrap"], "--seed: must be a whole number from 0 to"),
         (["cases.csv", *COUNTS], "not both"),
         (["--truth", "dx", *COUNTS], "need FILE.csv"),
         (["cases.csv", "--truth", "dx"], "needs --truth COL and --score COL"),

@@ -148,8 +148,9 @@ def test_missing_file_and_bad_seed(tmp_path, csv, capsys):
     assert main(["mlc", str(tmp_path / "none.csv"), "--target", "y", "--out", str(tmp_path / "o")]) == 2
     assert "does not exist" in capsys.readouterr().err
     path = csv(_binary_data(20))
-    assert main(["mlc", path, "--target", "outcome", "--seed", "-1", "--out", str(tmp_path / "o")]) == 2
-    assert "--seed" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # refused while the command line is read, like every --seed
+        main(["mlc", path, "--target", "outcome", "--seed", "-1", "--out", str(tmp_path / "o")])
+    assert exit_.value.code == 2 and "--seed" in capsys.readouterr().err
 
 
 def test_unknown_classifier_is_an_argparse_error(csv, tmp_path):

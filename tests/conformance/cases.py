@@ -103,6 +103,16 @@ def _():
     return np.r_[fit.mdisc(), col(fit.mdiff())]
 
 
+@case("00-basics", "multipleGroup with TOL = NaN", FIRST,
+      "group <- rep(c('G1', 'G2'), each = nrow(Science) / 2); "
+      "m <- multipleGroup(Science, 1, group = group, TOL = NaN, verbose = FALSE); "
+      "c(logLik(m), as.numeric(coef(m, IRTpars = TRUE, simplify = TRUE)$G2$items))")
+def _():
+    half = len(science()) // 2
+    fit = calibrate_groups(science(), ["G1"] * half + ["G2"] * half, "graded", se=False, TOL=float("nan"))
+    return np.r_[fit.loglik, col(fit.items["G2"])]
+
+
 # === test-01-mirtOne: LSAT7 / LSAT6, dichotomous ==================================================
 @case("01-mirtOne", "2PL coefficients", FIRST,
       f"{R_LSAT7}; as.numeric(coef(mirt(data, 1, verbose = FALSE), IRTpars = TRUE, simplify = TRUE)$items)")
@@ -174,6 +184,14 @@ def _():
       f"{R_LSAT6}; extract.mirt(mirt(dat, 1, method = 'QMCEM', optimizer = 'NR', verbose = FALSE), 'logLik')")
 def _():
     return calibrate(lsat6(), "2PL", se=False, method="QMCEM", optimizer="NR").loglik
+
+
+@case("01-mirtOne", "QMCEM: itemfit and residuals with QMC", PASS,
+      f"{R_LSAT6}; m <- mirt(dat, 1, method = 'QMCEM', optimizer = 'NR', verbose = FALSE); "
+      "c(itemfit(m, QMC = TRUE)$p.S_X2, as.numeric(residuals(m, QMC = TRUE, verbose = FALSE)))")
+def _():
+    fit = calibrate(lsat6(), "2PL", se=False, method="QMCEM", optimizer="NR")
+    return np.r_[M.itemfit(fit, QMC=True)["p.S_X2"], col(M.residuals(fit, QMC=True))]
 
 
 @case("01-mirtOne", "itemfit S_X2, X2, Zh", FIRST,
@@ -343,6 +361,17 @@ def _():
     dat, group = mg1()
     fit = calibrate_groups(dat, group, "rasch", se=False)  # estimates only
     return np.r_[fit.loglik, fit.items["D1"]["b"].to_numpy()]
+
+
+@case("04-multipleGroup", "Rasch groups, coef with printSE", PASS,
+      f"{R_MG1}; m <- multipleGroup(dat, 1, itemtype = 'Rasch', group = group, SE = TRUE, SE.type = 'crossprod', "
+      "verbose = FALSE); "
+      "as.numeric(na.omit(do.call(rbind, coef(m, printSE = TRUE, as.data.frame = TRUE))))")
+def _():
+    dat, group = mg1()
+    fit = calibrate_groups(dat, group, "rasch", SE_type="crossprod")
+    coefs = M.coef(fit, printSE=True, as_data_frame=True)
+    return col(pd.concat([coefs[g] for g in ("D1", "D2")]).dropna())  # R's na.omit drops incomplete rows
 
 
 @case("04-multipleGroup", "M2 of a group fit", FIRST,

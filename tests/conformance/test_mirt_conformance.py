@@ -51,6 +51,9 @@ def test_docs_hold_the_generated_block(suite):
     "CONSTRAIN + PRIOR",                 # test-09: mirt.model syntax as spec=
     "residuals LDG2",                    # test-02: a Calibration method (issue 26 item 3)
     "itemtype 'sequential'",             # test-02: the typed passthrough
+    "multipleGroup with TOL = NaN",      # test-00: TOL = NaN in the option domains (issue 40 item 4)
+    "QMCEM: itemfit and residuals with QMC",  # test-01: itemfit's ... reaches fscores (issue 40 item 4)
+    "Rasch groups, coef with printSE",   # test-04: a group method's ... reaches each group's (issue 40 item 4)
 ])
 def test_representative_cases_equal_mirt(suite, name):
     case = next(c for c in suite.load_cases() if c.name == name)

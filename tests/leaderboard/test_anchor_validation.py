@@ -173,7 +173,8 @@ def test_estimate_cli_validate(small, tmp_path, capsys):
     assert main([*common, "--validate", str(tmp_path / "train.csv")]) == 0
     out = capsys.readouterr()
     rows = json.loads(out.out)["respondents"]
-    assert set(rows[0]) == {"respondent", "theta", "se", "accuracy", "lower", "upper"} and len(rows) == 3
+    assert set(rows[0]) == {"respondent", "theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper",
+                            "se"} and len(rows) == 3  # se: the deprecated alias of theta_se
     assert "anchor validation (5-fold, 45 respondents, 40 anchors)" in out.err
     expected = estimate_performance(x.iloc[:3][anchors], fit, anchors, validation=v)
     assert [r["accuracy"] for r in rows] == pytest.approx(expected["accuracy"].tolist(), abs=1e-9)

@@ -40,7 +40,10 @@ def test_long_to_wide_and_back():
 def test_long_reads_csv_and_names_duplicates(tmp_path):
     path = tmp_path / "long.csv"
     pd.concat([_long(), _long().iloc[[0, 3]]]).to_csv(path, index=False)
-    with pytest.raises(ValidationError, match=r"2 \(respondent, item\) pair\(s\) appear more than once: \('a', 'q1'\), \('c', 'q1'\)"):
+    assert responses_from_long(path).equals(responses_from_long(_long()))  # identical repeats count once
+    pd.concat([_long(), _long().iloc[[0, 3]].assign(score=[0, 1])]).to_csv(path, index=False)
+    with pytest.raises(ValidationError, match=r"2 \(model, item\) pair\(s\) are given more than once with "
+                                              r"different scores, e.g. \('a', 'q1'\): 0 and 1, \('c', 'q1'\)"):
         responses_from_long(path)
     with pytest.raises(ValidationError, match="no column"):
         responses_from_long(_long(), respondent="system")

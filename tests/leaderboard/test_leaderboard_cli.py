@@ -116,7 +116,7 @@ def test_estimate_cli_json_and_long(files, bank, capsys):
     assert main(["estimate", str(folder / "long.csv"), "--long", *common]) == 0
     assert json.loads(capsys.readouterr().out)["respondents"] == rows
     assert [r["respondent"] for r in rows] == ["m1", "m2", "m3"]
-    assert set(rows[0]) == {"respondent", "theta", "se", "accuracy", "lower", "upper"}
+    assert set(rows[0]) == {"respondent", "theta", "theta_se", "se", "accuracy", "accuracy_se", "lower", "upper"}
     rest = [i for i in items.index if i not in set(anchors)]
     for row, xi in zip(rows, x):
         w = _posterior(items, anchors, xi)

@@ -93,7 +93,7 @@ def test_reversed_key_flagged_and_nothing_else(reversed_key):
     rest_all = (frame.drop(columns="q3").sum(axis=1) / frame.drop(columns="q3").notna().sum(axis=1)).to_numpy()
     assert rep.items.loc["q3", "rest_correlation"] == pytest.approx(np.corrcoef(x, rest_all)[0, 1], abs=1e-10)
     assert np.corrcoef(x, rest)[0, 1] < 0
-    assert rep.facts["flags"] == {"everyone_right": 1, "everyone_wrong": 1, "negative_discrimination": 1,
+    assert rep.facts["flags"] == {"everyone_right": 1, "everyone_wrong": 1, "negative_discrimination": 1, "few_answers": 0,
                                   "answered_once": 1}
     # constant and once-answered items are not fitted
     assert rep.items.loc[["all_right", "all_wrong", "once"], "a"].isna().all()
@@ -181,7 +181,15 @@ def test_predicted_accuracy_by_quadrature():
     assert row["theta"] == pytest.approx(theta, abs=2e-3)
     assert row["theta_se"] == pytest.approx(sd, abs=2e-3)
     assert row["accuracy"] == pytest.approx(accuracy, abs=1e-3)
-    assert row["accuracy_upper"] - row["accuracy_lower"] == pytest.approx(2 * half, abs=1e-3)
+    # the interval: Wilson's limits for the predicted accuracy on 20 items (the roots of Wilson's defining
+    # equation), each side widened by the prediction's spread (MOVER, Zou & Donner 2008)
+
+    def wilson(q):
+        return (accuracy - q) ** 2 - Z**2 * q * (1 - q) / len(x)
+
+    w_lo, w_hi = optimize.brentq(wilson, 1e-12, accuracy), optimize.brentq(wilson, accuracy, 1 - 1e-12)
+    assert row["accuracy_lower"] == pytest.approx(accuracy - np.hypot(accuracy - w_lo, half), abs=1e-3)
+    assert row["accuracy_upper"] == pytest.approx(accuracy + np.hypot(w_hi - accuracy, half), abs=1e-3)
     # a model that answered everything: observed accuracy, Wilson interval
     full = rep.ranking.loc["m1"]
     k = int(frame.loc["m1"].sum())

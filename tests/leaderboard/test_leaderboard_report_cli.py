@@ -16,6 +16,7 @@ import pytest
 
 import irtbridge.leaderboard
 import irtbridge.leaderboard.readers
+from irtbridge._outdir import MARKER
 from irtbridge.cli import main
 from irtbridge.leaderboard import leaderboard_report
 from irtbridge.report import write_leaderboard_report
@@ -80,13 +81,14 @@ def test_a_failing_page_leaves_nothing_half_written(tmp_path, written):
     out = tmp_path / "board"
     out.mkdir()
     (out / "old.txt").write_text("previous run")
+    (out / MARKER).write_text("{}")  # irtbridge's folder: a new run may replace it, a failed one must not
 
     def broken(report, tables):
         raise RuntimeError("page failed")
 
     with pytest.raises(RuntimeError):
         rep.save(out, page=broken)
-    assert [p.name for p in out.iterdir()] == ["old.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "old.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board"]
 
 
@@ -112,7 +114,7 @@ def test_cli_harness_path_with_a_reader(tmp_path, capsys, monkeypatch):
         seen.append(paths)
         return long
 
-    monkeypatch.setattr(irtbridge.leaderboard.readers, "read_lm_eval", reader)
+    monkeypatch.setattr(irtbridge.leaderboard.readers.lm_eval, "read_lm_eval", reader)  # the registry row's function
     run = tmp_path / "harness" / "org__model"
     run.mkdir(parents=True)
     (run / "samples_arc_2024-01-01T00-00-00.jsonl").write_text("{}\n")

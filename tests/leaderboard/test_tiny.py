@@ -38,7 +38,8 @@ def tiny(responses):
 def test_contract(tiny, responses):
     assert len(tiny.items) == 30 and set(tiny.items) <= set(responses.columns)
     out = tiny.predict(responses.iloc[70:][tiny.items])
-    assert list(out.columns[:3]) == ["accuracy", "lower", "upper"]
+    assert list(out.columns) == ["theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "predicted_share", "se"]
+    assert (out["se"] == out["accuracy_se"]).all()  # the deprecated alias
     assert list(out.index) == list(responses.index[70:])
     assert ((out["lower"] <= out["accuracy"]) & (out["accuracy"] <= out["upper"])).all()
     assert "tiny benchmark" in tiny.summary().as_text() and "<" in tiny._repr_html_()
@@ -102,7 +103,7 @@ def test_cli_end_to_end(tmp_path, responses, capsys):
                  "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert {p.name for p in out.iterdir()} == {"items.csv", "bank.json", "errors.csv", "learning_curve.csv",
-                                              "summary.json"}
+                                               "summary.json", ".irtbridge-output"}
     assert [r["split"] for r in summary["errors"]] == ["interpolation", "extrapolation"]
     assert summary["learning_curve"][0]["n_calibration"] == 10
     items = pd.read_csv(out / "items.csv")["item"].tolist()
@@ -140,28 +141,74 @@ def test_bank_file_feeds_adaptive_evaluate_and_the_estimate_cli(tiny, responses,
     assert [r["accuracy"] for r in rows] == pytest.approx(direct["accuracy"].tolist(), abs=1e-12)
 
 
-def test_build_tiny_never_samples_an_item_its_calibration_flags():
-    """Issue 34: an item whose 2PL estimate runs away (answered right by every model, or splitting the models
-    perfectly) is never one of the k items, whatever the seed; it is listed in tiny.exclude instead."""
+def test_flagged_and_unanswered_items_stay_in_the_sample_frame():
+    """Issue 39: an item whose 2PL estimate runs away (answered right by every model, or splitting the models
+    perfectly) and an item no calibration model answered are drawn like any other item (the frame is every
+    item); tiny.exclude holds only what the caller named, and such an item's IRT feature is the calibration
+    models' mean on it (the overall share right for the unanswered one)."""
     import warnings
 
-    from irtbridge.leaderboard import build_tiny
-    from irtbridge.leaderboard.tiny import runaway_items
+    from irtbridge.leaderboard._predictors import irt_predictions, item_means
+    from irtbridge.leaderboard.estimators import runaway_items
 
     rng = np.random.default_rng(7)
     theta = np.sort(rng.normal(size=60))
     x = (rng.random((60, 20)) < 1 / (1 + np.exp(-(theta[:, None] - np.linspace(-1.5, 1.5, 20))))).astype(float)
     x[:, 0] = 1.0                                  # everyone right: difficulty runs to -infinity
     x[:, 1] = (theta > 0.3).astype(float)          # splits the models perfectly: the slope runs away
+    x[:, 2] = np.nan                               # no calibration model answered it
     frame = pd.DataFrame(x, columns=[f"q{j}" for j in range(20)], index=[f"m{i}" for i in range(60)])
+    drawn = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(5):
-            tiny = build_tiny(frame, 17, seed=seed)
-            flagged = runaway_items(tiny.calibration)
-            assert {"q0", "q1"} <= set(flagged)
-            assert not set(flagged) & set(tiny.items)
-            assert set(flagged) <= set(tiny.exclude)
+        for seed in range(6):
+            tiny = build_tiny(frame, 10, seed=seed)
+            assert tiny.exclude == ()
+            drawn |= set(tiny.items)
+        assert "q0" in runaway_items(tiny.calibration) and "q0" in tiny.flagged
+        assert {"q0", "q1", "q2"} <= drawn
+        everything = build_tiny(frame, 20, seed=0)
+    assert everything.items == list(frame.columns)
+    new = pd.DataFrame([np.r_[0.0, 1.0, 1.0, np.ones(17)]], columns=frame.columns)
+    out = everything.predict(new)
+    assert out["accuracy"].iloc[0] == pytest.approx(19 / 20)  # every item answered: the share right, exactly
+    # the feature: not the runaway 2PL curve but the item's calibration mean, constant in theta
+    cal = everything.calibration
+    usable = np.ones(20, dtype=bool)
+    usable[[0, 1, 2]] = False
+    fallback = item_means(x)
+    pred = irt_predictions(cal.a, cal.b, np.arange(3, 10), np.ones((1, 7)), cal.variance, usable, fallback)[0]
+    np.testing.assert_allclose(pred[0, :3], [1.0, np.mean(theta > 0.3), np.nanmean(x)])
+
+
+def test_the_hard_case_stays_design_based():
+    """Issue 39, cause 1: the calibration models (weak) fail every one of a third of the items, so the 2PL
+    flags them all; the new models (stronger) solve some. Drawing from every item keeps the default's
+    interval honest; never drawing the flagged items (today's main) predicted them at ~0 and missed."""
+    import warnings
+
+    rng = np.random.default_rng(3)
+    n_easy, n_hard = 160, 80
+    b = np.r_[rng.normal(-0.5, 1.0, n_easy), rng.uniform(1.0, 2.5, n_hard)]
+    names = [f"q{j}" for j in range(n_easy + n_hard)]
+    th_cal, th_new = rng.normal(-1.0, 0.6, (60, 1)), rng.normal(1.5, 0.5, (20, 1))
+    cal = (rng.random((60, len(b))) < 1 / (1 + np.exp(-1.5 * (th_cal - b)))).astype(float)
+    cal[:, n_easy:] = 0.0
+    new = (rng.random((20, len(b))) < 1 / (1 + np.exp(-1.5 * (th_new - b)))).astype(float)
+    truth = new.mean(axis=1)
+    hits, errors = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        calibration = None
+        for seed in range(6):
+            tiny = build_tiny(pd.DataFrame(cal, columns=names), 50, seed=seed, calibration=calibration)
+            calibration = tiny.calibration
+            assert len(tiny.flagged) >= n_hard
+            out = tiny.predict(pd.DataFrame(new, columns=names)[tiny.items])
+            hits += list((out["lower"] <= truth) & (truth <= out["upper"]))
+            errors += list(out["accuracy"] - truth)
+    assert np.mean(hits) >= 0.85, np.mean(hits)
+    assert abs(np.mean(errors)) < 0.03, np.mean(errors)
 
 
 def test_estimate_scores_a_model_straight_from_its_harness_output(tmp_path, capsys):
@@ -189,11 +236,11 @@ def test_estimate_scores_a_model_straight_from_its_harness_output(tmp_path, caps
         for line in path.read_text().splitlines():
             rec = json.loads(line)
             answers[f"{task}/{rec['doc_hash'][:16]}"] = float(rec["acc"] if "acc" in rec else rec["exact_match"])
-    wide = pd.DataFrame([[answers[i] for i in tiny.items]], columns=list(tiny.items), index=["EleutherAI__pythia-14m"])
+    wide = pd.DataFrame([[answers[i] for i in tiny.items]], columns=list(tiny.items), index=["EleutherAI/pythia-14m"])
     expected = tiny.predict(wide)
     assert main(["estimate", str(folder), "--from", "lm-eval", "--bank", str(tmp_path / "bank.json"), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["respondents"][0]
-    assert row["respondent"] == "EleutherAI__pythia-14m" and set(row) >= {"theta", "se", "lower", "upper"}
+    assert row["respondent"] == "EleutherAI/pythia-14m" and set(row) >= {"theta", "se", "lower", "upper"}
     assert row["accuracy"] == pytest.approx(float(expected["accuracy"].iloc[0]), abs=1e-12)
     assert main(["estimate", str(folder), "--from", "lm-eval", "--json"]) == 2  # harness output needs a bank
 
@@ -207,3 +254,181 @@ def test_tiny_cli_reads_harness_output(tmp_path, capsys):
     code = main(["tiny", str(helm), "--from", "helm", "--threshold", "0.5", "--k", "3", "--out", str(tmp_path / "t")])
     err = capsys.readouterr().err
     assert code == 2 and "2 model(s)" in err and err.count("\n") == 1 and not (tmp_path / "t").exists()
+
+
+def test_one_calibration_the_leaderboard_prior_by_default(responses, tmp_path):
+    """Issue 39, cause 3: tiny, its bank and the leaderboard fit the same 2PL (a1 ~ N(1, 2) by default, the
+    leaderboard's prior); the bank stores the prior and the flags; --no-prior / priors=None is plain ML."""
+    import warnings
+
+    from irtbridge.calibration import calibrate
+    from irtbridge.leaderboard.estimators import DEFAULT_PRIORS, calibrate_2pl
+    from irtbridge.leaderboard.report import DEFAULT_PRIORS as LEADERBOARD_PRIORS
+
+    assert dict(DEFAULT_PRIORS) == dict(LEADERBOARD_PRIORS) == {"a1": ("norm", 1.0, 2.0)}
+    informative = responses.loc[:, (responses.mean() > 0.05) & (responses.mean() < 0.95)].iloc[:, :60]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = calibrate_2pl(informative)
+        theirs = calibrate(informative, "2PL", engine="native", se=False, priors=LEADERBOARD_PRIORS)
+        plain = calibrate_2pl(informative, priors=None)
+    np.testing.assert_allclose(ours.a, theirs.items["a"].to_numpy(), rtol=1e-4, atol=1e-4)
+    assert ours.priors == {"a1": ("norm", 1.0, 2.0)} and plain.priors is None
+    assert np.abs(ours.a).max() < np.abs(plain.a).max()
+    tiny = build_tiny(responses, 20, seed=0)
+    data = json.loads(Path(tiny.save(tmp_path / "bank.json")).read_text())
+    assert data["version"] == 2 and data["priors"] == {"a1": ["norm", 1.0, 2.0]}
+    assert data["flagged"] == list(tiny.flagged)
+    assert load_tiny(tmp_path / "bank.json").calibration.priors == {"a1": ("norm", 1.0, 2.0)}
+
+
+def test_an_old_bank_still_loads(tiny, responses, tmp_path):
+    """A version-1 bank (no priors, no flagged; its exclude held the flagged items) loads and predicts."""
+    data = tiny.to_dict()
+    data["version"] = 1
+    del data["priors"], data["flagged"]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    old = load_tiny(tmp_path / "old.json")
+    assert old.calibration.priors is None and old.items == tiny.items
+    answers = responses.iloc[70:][tiny.items]
+    np.testing.assert_allclose(old.predict(answers)["accuracy"], tiny.predict(answers)["accuracy"], rtol=1e-12)
+
+
+def _edited(tiny, tmp_path, **changes):
+    data = tiny.to_dict()
+    for key, value in changes.items():
+        if callable(value):
+            value(data)
+        else:
+            data[key] = value
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_bank_is_checked_whole_on_load(tiny, tmp_path):
+    """Issue 40, leaderboard side: each bad bank is one line naming the field (and the item), before use."""
+    def set_at(key, j, value):
+        def edit(data):
+            data[key][j] = value
+        return edit
+
+    name0 = tiny.item_names[0]
+    cases = [({"version": 99}, "version 99"),
+             ({"b": set_at("b", 0, 1e300)}, f"item {name0!r} has b = 1e\\+300"),
+             ({"a": set_at("a", 0, float("nan"))}, f"item {name0!r} has a = nan"),
+             ({"items": ["zz", "yy", "xx"]}, "items names 3 item"),
+             ({"models": set_at("models", 1, tiny.models[0])}, "models name"),
+             ({"responses": set_at("responses", 0, "2" * len(tiny.models))}, "responses must be"),
+             ({"latent_var": -1.0}, "latent_var"),
+             ({"priors": {"a1": ["cauchy", 1, 2]}}, "priors"),
+             ({"flagged": [name0]}, "flagged")]
+    for change, msg in cases:
+        with pytest.raises(ValidationError, match=msg) as info:
+            load_tiny(_edited(tiny, tmp_path, **change))
+        assert "\n" not in str(info.value)
+    with pytest.raises(ValidationError, match="bank file path"):
+        load_tiny(None)
+    with pytest.raises(ValidationError, match="does not exist; create it first") as info:
+        tiny.save(tmp_path / "missing" / "bank.json")
+    assert "partial" not in str(info.value)
+
+
+def test_duplicate_models_and_too_few_models_are_refused_before_the_fit(tiny, responses, tmp_path, capsys, monkeypatch):
+    import irtbridge.leaderboard.tiny as tiny_module
+
+    bank = tiny.save(tmp_path / "bank.json")
+    twice = pd.concat([responses.iloc[:20], responses.iloc[:1]])
+    with pytest.raises(ValidationError, match="model name.*appear more than once"):
+        build_tiny(twice, 10)
+    with pytest.raises(ValidationError, match="model name.*appear more than once"):
+        validate_tiny(twice, 10)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the 2PL was fitted before the input was checked")
+
+    monkeypatch.setattr(tiny_module, "calibrate_2pl", no_fit)
+    responses.iloc[:6].to_csv(tmp_path / "six.csv")
+    code = main(["tiny", str(tmp_path / "six.csv"), "--id-column", "model", "--k", "10", "--out", str(tmp_path / "t")])
+    err = capsys.readouterr().err
+    assert code == 2 and "needs at least 8" in err and err.count("\n") == 1
+    # the commands' one rule (leaderboard.inputs.one_row_per_model): identical repeats count once, differing ones
+    # are refused before any work
+    twice = pd.concat([responses.iloc[:20], 1.0 - responses.iloc[:1]])
+    twice.to_csv(tmp_path / "twice.csv")
+    code = main(["tiny", str(tmp_path / "twice.csv"), "--id-column", "model", "--k", "10", "--out", str(tmp_path / "t")])
+    assert code == 2 and "appear more than once" in capsys.readouterr().err
+    code = main(["estimate", str(tmp_path / "twice.csv"), "--id-column", "model", "--bank", bank])
+    assert code == 2 and "appear more than once" in capsys.readouterr().err
+
+
+def test_estimate_performance_refuses_a_model_without_answers(tiny, responses):
+    answers = responses.iloc[70:72][tiny.items].copy()
+    answers.iloc[1] = np.nan
+    with pytest.raises(ValidationError, match="answered no anchor item"):
+        estimate_performance(answers, tiny.bank(), tiny.items)
+    with pytest.raises(ValidationError, match="answered fewer than 3"):
+        tiny.predict(answers)
+
+
+def _hard_case(seed=5, n_models=80, n_easy=120, n_hard=60):
+    """The weakest half of the models fail every hard item; the others solve some (2PL answers)."""
+    rng = np.random.default_rng(seed)
+    theta = np.sort(rng.normal(0.0, 1.2, n_models))
+    b = np.r_[rng.normal(-0.5, 1.0, n_easy), rng.uniform(0.5, 2.0, n_hard)]
+    x = (rng.random((n_models, len(b))) < 1 / (1 + np.exp(-1.5 * (theta[:, None] - b)))).astype(float)
+    x[: n_models // 2, n_easy:] = 0.0
+    return pd.DataFrame(x, columns=[f"q{j}" for j in range(len(b))], index=[f"m{i}" for i in range(n_models)])
+
+
+def test_the_error_table_is_what_a_users_runs_measure():
+    """Issue 39, cause 2: the table rebuilds every repeat on the fold's calibration models alone (2PL with the
+    prior, flags, features, item draw) and draws the items anew in extrapolation too. Measured here
+    independently, with the public build_tiny + predict on the same folds and draw seeds: the same MAE and
+    coverage (today's main scores extrapolation on one draw, from flags of every model)."""
+    import warnings
+
+    frame = _hard_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = validate_tiny(frame, 30, seed=2, repeats=4, sizes=[20])
+        rows = {r["split"]: r for r in table["errors"]}
+        for split in ("interpolation", "extrapolation"):
+            errs, hits = [], []
+            for r in range(4):
+                cal_idx, new_idx = protocol_splits(frame, 2 + r)[split]
+                tiny = build_tiny(frame.iloc[cal_idx], 30, seed=2 + r)
+                out = tiny.predict(frame.iloc[new_idx][tiny.items])
+                truth = frame.iloc[new_idx].mean(axis=1).to_numpy()
+                errs.append(np.abs(out["accuracy"].to_numpy() - truth))
+                hits.append((out["lower"].to_numpy() <= truth) & (truth <= out["upper"].to_numpy()))
+            row = rows[split]
+            assert row["draws"] == 4 and row["n_held_out"] == sum(len(h) for h in hits)
+            assert row["mae"] == pytest.approx(float(np.concatenate(errs).mean()), abs=1e-12)
+            assert abs(row["coverage"] - float(np.concatenate(hits).mean())) <= 0.03
+            per_draw = [float(e.mean()) for e in errs]
+            assert row["mae_se"] == pytest.approx(np.std(per_draw, ddof=1) / 2, rel=1e-9)
+            assert row["coverage_lower"] <= row["coverage"] <= row["coverage_upper"]
+
+
+def test_low_coverage_is_a_warning_and_a_note_everywhere(tmp_path, capsys, monkeypatch):
+    """A coverage below the threshold: a DataWarning on the CLI's stderr, a note of the Summary (text and HTML)
+    and of summary.json. (The threshold is raised above 1 here so that any table trips it.)"""
+    import irtbridge.leaderboard.tiny_cv as tiny_cv
+
+    monkeypatch.setattr(tiny_cv, "LOW_COVERAGE", 1.01)
+    out = tmp_path / "tiny"
+    assert main(["tiny", str(DATA), "--id-column", "model", "--k", "20", "--out", str(out), "--repeats", "2",
+                 "--no-validate"]) == 0
+    assert "below" not in capsys.readouterr().err
+    out2 = tmp_path / "tiny2"
+    assert main(["tiny", str(DATA), "--id-column", "model", "--k", "20", "--out", str(out2), "--repeats", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "DataWarning" in captured.err and "below 1.01" in captured.err
+    summary = json.loads((out2 / "summary.json").read_text())
+    assert any("below 1.01" in n for n in summary["notes"]) and "below 1.01" in captured.out
+    tiny = load_tiny(out2)
+    assert any("below 1.01" in n for n in tiny.summary().notes) and "below 1.01" in tiny.summary().as_html()
+    errors = pd.read_csv(out2 / "errors.csv")
+    assert list(errors.columns) == ["split", "k", "n_calibration", "n_held_out", "draws", "mae", "mae_se", "coverage",
+                                    "coverage_se", "coverage_lower", "coverage_upper"]

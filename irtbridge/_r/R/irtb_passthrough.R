@@ -16,8 +16,15 @@ irtb_pass_exports <- function(pkg) {
 irtb_pass_formals <- function(f, name, x) {
   out <- names(formals(f))
   if (missing(x)) return(out)
+  unique(c(out, irtb_pass_method_formals(f, name, class(x))))
+}
+
+# The formals of the method of `f` (named `name`) that R dispatches to for an object of class `cls`
+# (empty when `f` is not generic or has no such method).
+irtb_pass_method_formals <- function(f, name, cls) {
+  out <- character()
   if (methods::is(f, "standardGeneric")) {
-    m <- methods::selectMethod(name, class(x), optional = TRUE, fdef = f)
+    m <- methods::selectMethod(name, cls, optional = TRUE, fdef = f)
     if (!is.null(m)) {
       out <- c(out, names(formals(m)))
       b <- body(m)
@@ -27,7 +34,7 @@ irtb_pass_formals <- function(f, name, x) {
         out <- c(out, names(formals(b[[2]][[3]])))
     }
   } else if (is.function(f) && !is.primitive(f) && "UseMethod" %in% all.names(body(f))) {
-    for (cl in class(x)) {
+    for (cl in cls) {
       # looked up from the generic's namespace: the package need not be attached
       m <- utils::getS3method(name, cl, optional = TRUE, envir = environment(f))
       if (!is.null(m)) {
@@ -36,7 +43,18 @@ irtb_pass_formals <- function(f, name, x) {
       }
     }
   }
-  unique(out)
+  out
+}
+
+# The names a call's `...` hands on (beyond `extra`): the formals of each function of `forward` (pkg's
+# exports, e.g. fscores for itemfit), and, for a multiple-group fit `x` when `per_group`, those of the
+# method each group's SingleGroupClass answers (a MultipleGroupClass method calls it on every group).
+irtb_pass_forwarded <- function(pkg, name, f, x, forward = character(), per_group = FALSE) {
+  out <- character()
+  if (isTRUE(per_group) && !is.null(x) && methods::is(x, "MultipleGroupClass"))
+    out <- c(out, irtb_pass_method_formals(f, name, "SingleGroupClass"))
+  for (g in forward) out <- c(out, names(formals(getExportedValue(pkg, g))))
+  setdiff(unique(out), "...")
 }
 
 # The argument names irtb_pass_call(check = TRUE) lets through for pkg::name with first argument `x`
@@ -51,10 +69,13 @@ irtb_pass_accepted <- function(pkg, name, x = NULL) {
 # (full_scores -> full.scores); `verbose` defaults to FALSE where the function has it; `seed` is the
 # function's own argument where it has one, else set.seed(seed) just before the call.
 # With `check`, a named argument that no formal takes (`...` aside) and that is not one of `extra` (the
-# names the function's `...` hands on, e.g. mirt()'s estimation options) is not passed: the call is not
+# names the function's `...` hands on, e.g. mirt()'s estimation options; with `forward`, the formals of the
+# functions its `...` reaches, e.g. fscores for itemfit; with `per_group`, those of each group's method for a
+# multiple-group fit) is not passed: the call is not
 # made and the result is a list of class "irtb_unknown_arguments" (those names, and the formals) for
 # Python to refuse with close matches.
-irtb_pass_call <- function(pkg, name, args, check = FALSE, extra = character()) {
+irtb_pass_call <- function(pkg, name, args, check = FALSE, extra = character(), forward = character(),
+                           per_group = FALSE) {
   if (!requireNamespace(pkg, quietly = TRUE)) stop(sprintf("R package '%s' is not installed", pkg))
   f <- getExportedValue(pkg, name)
   given <- names(args)
@@ -62,6 +83,9 @@ irtb_pass_call <- function(pkg, name, args, check = FALSE, extra = character()) 
   positional <- which(!nzchar(given))
   first <- if (length(positional)) positional[1L] else if (length(args)) 1L else 0L
   formal <- if (first) irtb_pass_formals(f, name, args[[first]]) else irtb_pass_formals(f, name)
+  # what `...` hands on counts as `extra` (never for verbose and seed below: those read the function's own)
+  extra <- c(unlist(extra), irtb_pass_forwarded(pkg, name, f, if (first) args[[first]] else NULL, unlist(forward),
+                                                per_group))
   dotted <- gsub("_", ".", given, fixed = TRUE)
   # (the names `...` hands on count as the function's own: survey_weights -> survey.weights for mirt())
   swap <- nzchar(given) & !(given %in% formal) & dotted %in% c(formal, unlist(extra))

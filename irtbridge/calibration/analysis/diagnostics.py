@@ -160,7 +160,7 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
 
 def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]:
     """``na_rm``, ``impute`` and ``seed`` of :func:`item_fit`, checked (one of the first two at most)."""
-    from irtbridge._validation import check_int
+    from irtbridge._validation import R_SEED_MAX, check_int, check_seed
 
     if not isinstance(na_rm, (bool, np.bool_)):
         raise ValidationError(f"na_rm must be True or False, got {na_rm!r}")
@@ -168,7 +168,7 @@ def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]
     if na_rm and impute:
         raise ValidationError("pass na_rm=True (drop incomplete respondents) or impute=N (impute their missing "
                               "answers), not both")
-    return bool(na_rm), impute, check_int(seed, "seed", low=0)
+    return bool(na_rm), impute, int(check_seed(seed, "seed", high=R_SEED_MAX))  # type: ignore[arg-type]
 
 
 def fetch_item_fit(model: Any, stats: list[str], na_rm: bool, impute: int, seed: int) -> pd.DataFrame:

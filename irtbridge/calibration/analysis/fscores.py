@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import MIRT_SCORING
-from irtbridge._validation import check_bool, check_int
+from irtbridge._validation import R_SEED_MAX, check_bool, check_int, check_seed
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError, r_context
 
@@ -80,7 +80,7 @@ def check_scoring_options(fit: Any, *, full_scores: Any = True, mean: Any = None
     options: dict[str, Any]  # flags, ints, and below the prior's mean and covariance
     options = {"full_scores": check_bool(full_scores, "full_scores"), "QMC": check_bool(QMC, "QMC"),
                "use_dentype_estimate": check_bool(use_dentype_estimate, "use_dentype_estimate"),
-               "MI": check_int(MI, "MI", low=0), "seed": check_int(seed, "seed")}
+               "MI": check_int(MI, "MI", low=0), "seed": check_seed(seed, "seed", allow_none=True, high=R_SEED_MAX)}
     options["mean"], options["cov"] = check_prior(mean, cov, len(fit.factors))
     if not ENGINE_TABLE[fit.engine].mirt_model:
         used = [k for k, default in (("full_scores", True), ("QMC", False), ("use_dentype_estimate", False),

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import as_response_matrix, check_choice, check_int, check_number
+from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_choice, check_int, check_number, check_seed
 from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.exceptions import ValidationError
 
@@ -324,7 +324,7 @@ def _check_draws(draws: Any, ci: float, fit: Any) -> int:
 
 
 def _check_seed(seed: Any) -> int | None:
-    return None if seed is None else check_int(seed, "seed", low=0)
+    return check_seed(seed, "seed", allow_none=True, high=R_SEED_MAX)
 
 
 def _check_bool(value: Any, name: str) -> bool:

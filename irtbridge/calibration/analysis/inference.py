@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import check_bool, check_number
+from irtbridge._validation import R_SEED_MAX, check_bool, check_number, check_seed
 from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
 from irtbridge.exceptions import find_stack_level, ValidationError
 
@@ -357,8 +357,7 @@ class InferenceMixin:
         model = self._live_mirt("bootstrap")
         if not isinstance(draws, (int, np.integer)) or isinstance(draws, (bool, np.bool_)) or draws < 2:
             raise ValidationError(f"draws must be an integer >= 2 (bootstrap resamples), got {draws!r}")
-        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))):
-            raise ValidationError(f"seed must be an integer or None, got {seed!r}")
+        seed = check_seed(seed, "seed", allow_none=True, high=R_SEED_MAX)
         if not isinstance(keep_draws, (bool, np.bool_)):
             raise ValidationError(f"keep_draws must be True or False, got {keep_draws!r}")
         out = session.call("irtb_mirt_boot", fit=model, R=int(draws), seed=None if seed is None else int(seed))

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._validation import R_SEED_MAX, check_seed
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["simulate", "SIMDATA_ITEMTYPES"]
@@ -156,6 +157,4 @@ def _distribution(mu: Any, sigma: Any, factors: int) -> dict[str, Any]:
 
 
 def _seed(seed: Any) -> int:
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise ValidationError(f"seed must be an integer (R's set.seed), got {seed!r}")
-    return int(seed)
+    return int(check_seed(seed, "seed", high=R_SEED_MAX))  # type: ignore[arg-type]  # R's set.seed

@@ -36,7 +36,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
-from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS, MIRT_SCORING, Domain,
+from irtbridge._catalogue import (ESTIMATION_DOMAINS, LTM_DOMAINS, MIRT_METHODS, NATIVE_DOMAINS, MIRT_SCORING, Domain,
                                   engine_models)
 from irtbridge.calibration.engines.request import DESIGNS, FitRequest
 from irtbridge.calibration.results.flags import warn_flagged
@@ -250,7 +250,7 @@ ENGINE_TABLE: dict[str, Engine] = {
     "ltm": Engine("ltm", "irtbridge.calibration.engines.ltm", engine_models("ltm"), priors=False, structure=False,
                   sparse=False, options=LTM_OPTIONS, domains=LTM_DOMAINS, scoring=("EAP", "MAP"), title="ltm"),
     "native": Engine("native", "irtbridge.calibration.engines.native", engine_models("native"), priors=True,
-                     structure=False, sparse=True, methods=("EM",), domains=ESTIMATION_DOMAINS,
+                     structure=False, sparse=True, methods=("EM",), domains=NATIVE_DOMAINS,
                      scoring=("EAP", "MAP", "ML"), runs_r=False, keeps_data=False, title="the native engine"),
 }
 

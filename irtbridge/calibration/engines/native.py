@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge._catalogue import CATALOGUE, ESTIMATION_DOMAINS, check_values
+from irtbridge._catalogue import CATALOGUE, NATIVE_DOMAINS, check_values
 from irtbridge._parallel import progress_bar
 from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
@@ -61,7 +61,7 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
     if extra:
         raise ValidationError(f"engine='native': technical takes only NCYCLES, got {extra}")
     # the values of the options it shares with mirt, from the same domain table as mirt's
-    check_values({k: options[k] for k in ("quadpts", "TOL", "technical") if k in options}, ESTIMATION_DOMAINS,
+    check_values({k: options[k] for k in ("quadpts", "TOL", "technical") if k in options}, NATIVE_DOMAINS,
                  "calibrate(engine='native')")
     if options.get("SE.type", "crossprod") != "crossprod":
         raise ValidationError(f"engine='native' computes SE_type='crossprod' only, got {options['SE.type']!r}")

@@ -13,7 +13,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import as_response_matrix, check_int
+from irtbridge._catalogue import GROUP_DOMAINS
+from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_int, check_seed
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.inputs.spec import parameter_columns
@@ -76,13 +77,13 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
     """
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)
-    options = check_options(options, CLASS_OPTIONS, "calibrate_classes")
+    options = check_options(options, CLASS_OPTIONS, "calibrate_classes", GROUP_DOMAINS)
     if not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be True or False, got {se!r}")
     if "SE.type" in options and not se:
         raise ValidationError("SE_type chooses how the standard errors are computed; pass se=True with it")
     if seed is not None:
-        seed = check_int(seed, "seed", low=0)
+        seed = check_seed(seed, "seed", high=R_SEED_MAX)
     request = FitRequest(values, tuple(names), "lca", bool(se), options, design="classes",
                          structure={"n_classes": n_classes, "seed": seed,
                                     "table": parameter_columns(parameters, priors=False) if parameters is not None
@@ -115,7 +116,7 @@ def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.
 
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)
-    options = check_options(options, CLASS_OPTIONS, "class_parameter_table")
+    options = check_options(options, CLASS_OPTIONS, "class_parameter_table", GROUP_DOMAINS)
     session.ensure_packages("mirt")
     return session.call("irtb_mdirt_values", data=values, item_names=names, n_classes=n_classes,
                         options=dict(options))

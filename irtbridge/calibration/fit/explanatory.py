@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import MIXED_DOMAINS
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.results.mixed_result import MixedCalibration
@@ -171,7 +172,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     if not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be True or False, got {se!r}")
     types = _itemtype(itemtype, len(names))
-    options = check_options(options, MIXED_OPTIONS, "calibrate_mixed")
+    options = check_options(options, MIXED_OPTIONS, "calibrate_mixed", MIXED_DOMAINS)
     person = covariate_columns(covariates, frame) if covariates is not None else None
     design = _item_columns(item_covariates, names) if item_covariates is not None else None
     randoms = _random(random)

@@ -12,6 +12,7 @@ from typing import Any, Sequence, cast
 import numpy as np
 import pandas as pd
 
+from irtbridge._catalogue import GROUP_DOMAINS
 from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
 from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
@@ -103,7 +104,7 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
         raise ValidationError(f"dims must be a positive integer, got {dims!r}")
     method = options.pop("method", None)  # checked below against the methods mirt knows
-    options = check_options(options, GROUP_OPTIONS, "calibrate_groups")
+    options = check_options(options, GROUP_OPTIONS, "calibrate_groups", GROUP_DOMAINS)
     prep = calibration_data(responses, columns, model, per_item, drop_constant)
     options = estimation_options("mirt", options, method=method)
     options = item_type_options(options, prep.model, prep.per_item, prep.values, prep.names, prep.all_names)

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, item_type_readers, models_where
-from irtbridge._validation import check_choice
+from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, evaluates_only, item_type_readers, models_where
+from irtbridge._validation import R_SEED_MAX, check_choice, check_seed
 from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
 
@@ -178,14 +178,17 @@ def estimation_options(engine: str, options: dict[str, Any], *, method: Any = No
                                   f"{' or '.join(row.methods)} only); use engine={row.who_else('method_option')}")
         if row.method_option:
             out["method"] = method
+    if evaluates_only(out.get("TOL")) and (out.get("method") == "MHRM" or out.get("SE.type") == "SEM"):
+        what = "method='MHRM'" if out.get("method") == "MHRM" else "SE_type='SEM'"
+        raise ValidationError(f"TOL={out['TOL']!r} evaluates the starting or given values without estimating, which "
+                              f"mirt's {what} cannot do (it stops); use a positive TOL, or leave out {what}")
     named = {"seed": seed, "key": key, "gpcm_mats": gpcm_mats}
     for name, value in named.items():
         if value is not None and name not in row.takes:
             takers = " or ".join(repr(e.name) for e in ENGINE_TABLE.values() if name in e.takes)
             raise ValidationError(f"{name}: engine={engine!r} takes no {name} (it is mirt's); use engine={takers}")
     if seed is not None:
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
-            raise ValidationError(f"seed must be an integer from 0 to 2**31 - 1, got {seed!r}")
+        seed = check_seed(seed, "seed", high=R_SEED_MAX)
         technical = out.get("technical")
         if technical is not None and not isinstance(technical, Mapping):
             raise ValidationError(f"technical must be a mapping of mirt's technical options, got {technical!r}")

@@ -27,7 +27,10 @@ def _rows(frame: pd.DataFrame, key: str) -> list[dict[str, Any]]:
 
 
 def _json_ready(value: Any) -> Any:
-    """Options as JSON can hold them: arrays (``gpcm_mats``' matrices) become nested lists."""
+    """Options as JSON can hold them: arrays (``gpcm_mats``' matrices) become nested lists, ``pandas.NA``
+    (mirt's ``TOL = NA``) null."""
+    if value is pd.NA:
+        return None
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, Mapping):
@@ -147,7 +150,7 @@ class SerialMixin:
             Of the class ``from_json`` is called on, with ``r_model=None``; standard errors that were not
             written (``null``) cannot be computed any more (reading them raises).
         """
-        d = json.loads(text)
+        d = json.loads(text.removeprefix("\ufeff"))  # a byte-order mark, as a file read without utf-8-sig keeps it
 
         def frame(rows: list[dict[str, Any]], key: str) -> pd.DataFrame:
             return pd.DataFrame(rows).set_index(key).astype(float).rename_axis(None)

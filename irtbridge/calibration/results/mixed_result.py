@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._summary import Line
+from irtbridge._validation import R_SEED_MAX, check_seed
 from irtbridge.calibration.results._base import FitResult
 from irtbridge.exceptions import ValidationError
 
@@ -109,8 +110,7 @@ class MixedCalibration(FitResult):
                 raise ValidationError(f"{name} must be a positive integer, got {value!r}")
         if thin > ndraws:
             raise ValidationError(f"thin must not exceed ndraws ({ndraws}), got {thin!r}")
-        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))):
-            raise ValidationError(f"seed must be an integer or None, got {seed!r}")
+        seed = check_seed(seed, "seed", allow_none=True, high=R_SEED_MAX)
         out = session.call("irtb_mirt_randef", fit=self.r_model, ndraws=int(ndraws), thin=int(thin),
                            seed=None if seed is None else int(seed))
         return {str(k): v if isinstance(v, pd.DataFrame) else pd.DataFrame(v) for k, v in out.items()}

@@ -20,7 +20,7 @@ import pandas as pd
 from irtbridge.exceptions import DataWarning, ValidationError
 
 __all__ = ["LONG_COLUMNS", "as_paths", "find_files", "json_lines", "json_document", "number", "long_table",
-           "check_threshold", "where", "first_char",
+           "check_threshold", "where", "first_char", "check_model", "run_labels",
            "warn_continuous", "json_array"]
 
 # the first columns of every reader's table, in this order (irtbridge.leaderboard.responses_from_long reads them)
@@ -181,17 +181,89 @@ def check_threshold(threshold: Any) -> float | None:
     return v
 
 
+def check_model(model: Any) -> str | None:
+    """A reader's ``model=``: None, or a name that is a non-blank string."""
+    if model is None:
+        return None
+    if not isinstance(model, str) or not model.strip():
+        raise ValidationError(f"model must be a non-empty model name or None, got {model!r}")
+    return model
+
+
+def _distinct_part(folder: Path, others: set[Path]) -> str:
+    """What sets ``folder`` apart from ``others``: its parts after their common prefix, before their common end."""
+    parts = [list(o.parts) for o in others]
+    lead = 0
+    while all(len(p) > lead and p[lead] == parts[0][lead] for p in parts):
+        lead += 1
+    tail = 0
+    while all(len(p) - lead > tail and p[-1 - tail] == parts[0][-1 - tail] for p in parts):
+        tail += 1
+    own = list(folder.parts)[lead:len(folder.parts) - tail]
+    return "/".join(own) or folder.name
+
+
+def run_labels(models: dict[Path, str], folder: Callable[[Path], Path] = lambda p: p.parent,
+               tasks: dict[Path, str] | None = None) -> dict[Path, str]:
+    """The model label of each file: its model name, or ``name@run`` for one model's runs in several folders.
+
+    Runs of one model kept in separate folders (ablations, reruns with other settings) stay apart: each is
+    named after what sets its folder apart (``org/model@ablation_a``). Folders that hold disjoint tasks of
+    one model (one output folder per task) are one model. Files of one model in one folder are one run.
+
+    Parameters
+    ----------
+    models : dict of Path to str
+        Each file's model name.
+    folder : callable, default the file's parent
+        The folder that makes a run.
+    tasks : dict of Path to str, optional
+        Each file's task; without it, any two folders of one model are two runs.
+
+    Returns
+    -------
+    dict of Path to str
+        Each file's label.
+
+    Examples
+    --------
+    >>> f = {Path("a/x/m/s.jsonl"): "m", Path("b/x/m/s.jsonl"): "m", Path("a/x/n/s.jsonl"): "n"}
+    >>> sorted(run_labels(f).values())
+    ['m@a', 'm@b', 'n']
+    >>> sorted(run_labels(f, tasks={p: str(p)[0] for p in f}).values())  # other tasks in each folder
+    ['m', 'm', 'n']
+    """
+    folders: dict[str, dict[Path, set[str]]] = {}
+    for path, name in models.items():
+        own = Path(os.path.abspath(folder(path)))
+        folders.setdefault(name, {}).setdefault(own, set()).add(tasks[path] if tasks is not None else str(path))
+    apart = set()
+    for name, runs in folders.items():
+        seen: set[str] = set()
+        for held in runs.values():
+            if len(runs) > 1 and (tasks is None or seen & held):
+                apart.add(name)
+            seen |= held
+    out = {}
+    for path, name in models.items():
+        own = Path(os.path.abspath(folder(path)))
+        out[path] = f"{name}@{_distinct_part(own, set(folders[name]))}" if name in apart else name
+    return out
+
+
 def long_table(rows: dict[str, list], extra: Iterable[str], what: str) -> pd.DataFrame:
-    """The reader's table: ``model, task, item, score`` then ``extra``; a (model, item) pair twice is an error."""
+    """The reader's table: ``model, task, item, score`` then ``extra``; one row per (model, item).
+
+    A pair read twice with the same score counts once; with different scores it is an error naming it
+    (:data:`irtbridge.leaderboard.long.REPEATS_RULE`, the rule of every command).
+    """
+    from irtbridge.leaderboard.long import collapse_repeats
+
     columns = list(LONG_COLUMNS) + [c for c in extra if c not in LONG_COLUMNS]
     frame = pd.DataFrame({c: rows[c] for c in columns}, columns=columns)
     frame["score"] = frame["score"].astype(float)
-    dup = frame.duplicated(["model", "item"], keep=False)
-    if dup.any():
-        first = frame.loc[dup].iloc[0]
-        raise ValidationError(f"{what}: model {first['model']!r} answers item {first['item']!r} more than once "
-                              f"({int(dup.sum())} rows are repeats); read each model's run once")
-    return frame.reset_index(drop=True)
+    keep = collapse_repeats(frame["model"].astype(str), frame["item"].astype(str), frame["score"].to_numpy(), what)
+    return frame[keep].reset_index(drop=True)
 
 
 def warn_continuous(labels: list[str], unit: str) -> None:

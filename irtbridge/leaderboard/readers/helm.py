@@ -28,6 +28,7 @@ from irtbridge.leaderboard.readers._common import (
     json_array,
     long_table,
     number,
+    run_labels,
     warn_continuous,
     where,
 )
@@ -158,9 +159,9 @@ def _value(path: Path, key: tuple, stats: list, metric: str, split: str | None) 
     return value, stat["name"].get("split")
 
 
-def _read_run(path: Path, rows: dict, opts: dict) -> str | None:
+def _read_run(path: Path, rows: dict, opts: dict, model: str) -> str | None:
     """Append the run's rows; return ``"task (metric)"`` when its scores are not all 0/1 (kept continuous)."""
-    scenario, task, model = _parse_run(path.parent)
+    scenario, task, _ = _parse_run(path.parent)
     records = json_array(path)
     if not records:
         raise ValidationError(f"{where(path, 1)}: no per-instance records")
@@ -248,6 +249,8 @@ def read_helm(path_or_paths: Any, *, metric: str | dict | None = None, split: st
     """
     if trial != "mean" and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
         raise ValidationError(f"trial must be a train_trial_index (an int >= 0) or 'mean', got {trial!r}")
+    if not isinstance(perturbations, bool):
+        raise ValidationError(f"perturbations must be True or False, got {perturbations!r}")
     if split is not None and not isinstance(split, str):
         raise ValidationError(f"split must be a split name or None, got {split!r}")
     opts = {"metric": metric, "split": split, "trial": trial, "perturbations": bool(perturbations),
@@ -259,13 +262,16 @@ def read_helm(path_or_paths: Any, *, metric: str | dict | None = None, split: st
     for f in files:
         if f.name != "per_instance_stats.json":
             raise ValidationError(f"{where(f)}: not a HELM per_instance_stats.json file")
-    runs: dict[str, Path] = {}
+    # one model's runs in separate suites (ablations) stay apart: the suite folder is the run
+    labels = run_labels({f: _parse_run(f.parent)[2] for f in files}, lambda f: f.parent.parent,
+                        {f: _parse_run(f.parent)[1] for f in files})
+    runs: dict[tuple[str, str], Path] = {}
     for f in files:
-        other = runs.setdefault(f.parent.name, f)
+        other = runs.setdefault((labels[f], f.parent.name), f)
         if other is not f:
             raise ValidationError(f"{where(f)}: run {f.parent.name!r} is also read from {where(other)}; "
                                   "give each run once")
     rows: dict[str, list] = {c: [] for c in ("model", "task", "item", "score", *EXTRA_COLUMNS)}
-    continuous = [c for c in (_read_run(f, rows, opts) for f in files) if c is not None]
+    continuous = [c for c in (_read_run(f, rows, opts, labels[f]) for f in files) if c is not None]
     warn_continuous(continuous, "run")
     return long_table(rows, EXTRA_COLUMNS, _WHAT)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ import pandas as pd
 from irtbridge.exceptions import DataWarning, ValidationError
 from irtbridge.leaderboard.readers._common import (
     as_paths,
+    check_model,
     check_threshold,
     find_files,
     first_char,
@@ -41,18 +42,37 @@ from irtbridge.leaderboard.readers._common import (
     json_lines,
     long_table,
     number,
+    run_labels,
     warn_continuous,
     where,
 )
 
-__all__ = ["read_lm_eval", "lm_eval_metrics", "LM_EVAL_DEFAULT_METRICS"]
+__all__ = ["read_lm_eval", "lm_eval_metrics", "LM_EVAL_DEFAULT_METRICS", "LM_EVAL_TASK_METRICS"]
 
-# the metric read when none is chosen: the first of these a task's records carry, else their first numeric metric
+# the metric read when none is chosen: the task's own default below, else the first of these a task's records
+# carry, else their first numeric metric
 LM_EVAL_DEFAULT_METRICS = ("acc", "exact_match")
+# Per-task defaults that follow the Open LLM Leaderboard (v1: acc_norm for ARC and HellaSwag, as tinyBenchmarks,
+# Maia Polo et al. 2024, also reads them; v2: acc_norm for BBH, GPQA and MuSR, exact_match for MATH, the strict
+# prompt-level accuracy for IFEval): the first entry whose key starts the task's name, where its records carry it.
+LM_EVAL_TASK_METRICS: dict[str, tuple[str, ...]] = {
+    "arc_challenge": ("acc_norm",),
+    "arc_easy": ("acc_norm",),
+    "hellaswag": ("acc_norm",),
+    "tinyArc": ("acc_norm",),
+    "tinyHellaswag": ("acc_norm",),
+    "leaderboard_arc_challenge": ("acc_norm",),
+    "leaderboard_bbh": ("acc_norm",),
+    "leaderboard_gpqa": ("acc_norm",),
+    "leaderboard_musr": ("acc_norm",),
+    "leaderboard_math": ("exact_match",),
+    "leaderboard_ifeval": ("prompt_level_strict_acc",),
+    "leaderboard_mmlu_pro": ("acc",),
+}
 _SAMPLE_KEYS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
                           "doc_hash", "prompt_hash", "target_hash"})
 _NEW_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl$")
-EXTRA_COLUMNS = ("metric", "filter", "doc_id", "group")
+EXTRA_COLUMNS = ("metric", "filter", "doc_id", "group", "limit")
 _WHAT = "lm-evaluation-harness samples"
 
 
@@ -64,6 +84,7 @@ class _SampleFile:
     stamp: str  # the run's timestamp ('' for the v0.4.0-v0.4.2 form)
     array: bool  # the v0.4.0-v0.4.2 one-JSON-array form
     group: str | None
+    limit: float | None = None  # ``config.limit`` of the run's results_<stamp>.json: run with --limit
 
 
 def _results_files(folder: Path) -> list[Path]:
@@ -88,14 +109,23 @@ def _top_groups(results: list[dict]) -> dict[str, str]:
     return top
 
 
+def _limit(results: Any) -> float | None:
+    """``config.limit`` of a results file (set by ``--limit``: a count, or a share when below 1), else None."""
+    config = results.get("config") if isinstance(results, dict) else None
+    return number(config.get("limit")) if isinstance(config, dict) else None
+
+
 def _new_form(folder: Path, files: list[Path]) -> list[_SampleFile]:
-    results = [json_document(r) for r in _results_files(folder)]
-    results = [r for r in results if isinstance(r, dict)]
+    documents = {r.name[len("results_"):-len(".json")]: json_document(r) for r in _results_files(folder)}
+    results = [r for r in documents.values() if isinstance(r, dict)]
+    limits = {stamp: _limit(r) for stamp, r in documents.items()}
     names = sorted({str(r["model_name"]) for r in results if r.get("model_name")})
     if len(names) > 1:
         raise ValidationError(f"{where(folder)}: two models in one folder (its results_*.json files name "
                               f"{', '.join(map(repr, names))}); give each model its own folder")
-    model = names[0] if names else folder.name
+    # the harness names the folder after model_name with "/" made "__": undo it, so a model is named the same
+    # whether or not its results_*.json is there
+    model = names[0] if names else folder.name.replace("__", "/")
     groups = _top_groups(results)
     out = []
     for f in files:
@@ -103,7 +133,7 @@ def _new_form(folder: Path, files: list[Path]) -> list[_SampleFile]:
         if not m:
             raise ValidationError(f"{where(f)}: not named samples_<task>_<timestamp>.jsonl as lm-evaluation-harness "
                                   "v0.4.3+ names its sample files")
-        out.append(_SampleFile(f, model, m["task"], m["stamp"], False, groups.get(m["task"])))
+        out.append(_SampleFile(f, model, m["task"], m["stamp"], False, groups.get(m["task"]), limits.get(m["stamp"])))
     return out
 
 
@@ -133,7 +163,7 @@ def _array_form(folder: Path, files: list[Path]) -> list[_SampleFile]:
         if task is None:
             raise ValidationError(f"{where(f)}: not a sample file of {where(results_path)} (expected "
                                   f"{prefix}_<task>.jsonl for one of its tasks); two models in one folder?")
-        out.append(_SampleFile(f, _pretrained(model_args) or folder.name, task, "", True, None))
+        out.append(_SampleFile(f, _pretrained(model_args) or folder.name, task, "", True, None, _limit(res)))
     return out
 
 
@@ -157,6 +187,9 @@ def _plan(path_or_paths: Any) -> list[_SampleFile]:
             raise ValidationError(f"{where(folder)}: mixed formats: {kinds['{'].name} is JSON Lines (v0.4.3+) and "
                                   f"{kinds['['].name} a JSON array (v0.4.0-v0.4.2); read them separately")
         plan.extend(_array_form(folder, members) if "[" in kinds else _new_form(folder, members))
+    # one model's runs in separate folders stay apart (folders holding other tasks of it are one model)
+    labels = run_labels({sf.path: sf.model for sf in plan}, tasks={sf.path: sf.task for sf in plan})
+    plan = [replace(sf, model=labels[sf.path]) for sf in plan]
     return _latest(plan)
 
 
@@ -211,6 +244,7 @@ def _split_filters(sf: _SampleFile) -> dict[str, list[tuple[str, dict]]]:
     """The file's records by filter, in the order the filters first appear."""
     by_filter: dict[str, list[tuple[str, dict]]] = {}
     seen: dict[Any, int] = {}
+    first: dict[Any, tuple[str, Any]] = {}
     n_records = 0
     for place, rec in _records(sf):
         n_records += 1
@@ -219,12 +253,26 @@ def _split_filters(sf: _SampleFile) -> dict[str, list[tuple[str, dict]]]:
         if "filter" in rec:
             name = str(rec["filter"])
         else:
-            k = seen.get(_hashable(rec["doc_id"]), 0)
-            seen[_hashable(rec["doc_id"])] = k + 1
+            doc = _hashable(rec["doc_id"])
+            k = seen.get(doc, 0)
+            seen[doc] = k + 1
             name = f"#{k}"
+            # a filter post-processes the model's one response: a repeat with another response is another run
+            if k == 0:
+                first[doc] = (place, rec.get("resps"))
+            elif rec.get("resps") != first[doc][1]:
+                raise ValidationError(f"{place}: doc_id {rec['doc_id']!r} is logged again with another response "
+                                      f"than at {first[doc][0]} (records without a 'filter' key repeat a document "
+                                      "only once per filter, with one response): two runs in one file? read each "
+                                      "run once")
         by_filter.setdefault(name, []).append((place, rec))
     if not n_records:
         raise ValidationError(f"{where(sf.path, 1)}: no sample records")
+    counts = set(seen.values())
+    if len(counts) > 1:
+        raise ValidationError(f"{where(sf.path)}: some documents are logged {min(counts)} time(s), others "
+                              f"{max(counts)} (records without a 'filter' key repeat every document once per "
+                              "filter): a repeated or truncated run? read each run once")
     return by_filter
 
 
@@ -258,7 +306,8 @@ def _choose_metric(sf: _SampleFile, records: list[tuple[str, dict]], option: Any
         return option
     place, first = records[0]
     present = _metric_keys(first)
-    for m in LM_EVAL_DEFAULT_METRICS:
+    own = next((v for k, v in LM_EVAL_TASK_METRICS.items() if sf.task.startswith(k)), ())
+    for m in own + LM_EVAL_DEFAULT_METRICS:
         if m in present:
             return m
     if not present:
@@ -313,7 +362,7 @@ def _read_file(sf: _SampleFile, rows: dict, metric: Any, filt: Any, item_id: str
         scores.append(value)
         score = value if threshold is None else float(value >= threshold)
         for col, v in (("model", sf.model), ("task", sf.task), ("item", item), ("score", score), ("metric", name),
-                       ("filter", chosen), ("doc_id", rec["doc_id"]), ("group", sf.group)):
+                       ("filter", chosen), ("doc_id", rec["doc_id"]), ("group", sf.group), ("limit", sf.limit)):
             rows[col].append(v)
     return name, all(s in (0.0, 1.0) for s in scores)
 
@@ -328,9 +377,10 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
         Sample files, model folders (``<out>/<model>``) or output folders holding several model folders
         (searched recursively for ``*.jsonl``).
     metric : str or dict, optional
-        The per-sample metric read as the score, for every task or as ``{task: metric}``. Default: ``acc``
-        where the records carry it, else ``exact_match``, else their first numeric metric (see
-        :func:`lm_eval_metrics` for what each task carries).
+        The per-sample metric read as the score, for every task or as ``{task: metric}`` (a task not read
+        is an error). Default: the task's entry of :data:`LM_EVAL_TASK_METRICS` (the Open LLM Leaderboard's
+        choice: ``acc_norm`` for ARC and HellaSwag, ...), else ``acc`` where the records carry it, else
+        ``exact_match``, else their first numeric metric (:func:`lm_eval_metrics` lists them).
     filter : str, int or dict, optional
         The filter read where a task logs several (gsm8k: ``strict-match``, ``flexible-extract``): a name, a
         position (0 = the task's first filter; records without a ``filter`` key, before v0.4.7, are chosen by
@@ -346,13 +396,16 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
         ``value >= threshold``, else 0.
     model : str, optional
         The model's name when the paths hold one model (default: ``model_name`` of its ``results_*.json``,
-        else the folder's name).
+        else the folder's name with ``__`` read as ``/``, as the harness wrote it). One model's runs in
+        separate folders (ablations) are kept apart as ``name@<folder>``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``model, task, item, score, metric, filter, doc_id, group`` (``group``: the subtask's group
-        from ``results_*.json``, else missing); :func:`irtbridge.leaderboard.responses_from_long` takes it.
+        Columns ``model, task, item, score, metric, filter, doc_id, group, limit`` (``group``: the subtask's
+        group from ``results_*.json``, else missing; ``limit``: the run's ``config.limit`` in its
+        ``results_<timestamp>.json`` when it was made with ``--limit``, else missing);
+        :func:`irtbridge.leaderboard.responses_from_long` takes it.
 
     Raises
     ------
@@ -371,19 +424,26 @@ def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter
     ...     "".join(json.dumps(r) + "\\n" for r in lines))
     >>> read_lm_eval(out)[["model", "task", "item", "score"]]
                model task   item  score
-    0  org__model  arc  arc/0    0.0
-    1  org__model  arc  arc/1    1.0
-    2  org__model  arc  arc/2    0.0
+    0  org/model  arc  arc/0    0.0
+    1  org/model  arc  arc/1    1.0
+    2  org/model  arc  arc/2    0.0
     """
     item_id = _check_item_id(item_id)
     threshold = check_threshold(threshold)
+    model = check_model(model)
     plan = _plan(path_or_paths)
+    tasks = {sf.task for sf in plan}
+    for option, value in (("metric", metric), ("filter", filter)):
+        unknown = sorted(set(value) - tasks) if isinstance(value, dict) else []
+        if unknown:
+            raise ValidationError(f"{option}: task(s) {', '.join(map(repr, unknown[:5]))} are not read (the tasks: "
+                                  f"{', '.join(sorted(tasks)[:10])})")
     if model is not None:
         models = sorted({sf.model for sf in plan})
         if len(models) > 1:
             raise ValidationError(f"model={model!r} names one model but the paths hold {len(models)}: "
                                   f"{', '.join(models[:5])}")
-        plan = [_SampleFile(sf.path, str(model), sf.task, sf.stamp, sf.array, sf.group) for sf in plan]
+        plan = [_SampleFile(sf.path, str(model), sf.task, sf.stamp, sf.array, sf.group, sf.limit) for sf in plan]
     rows: dict[str, list] = {c: [] for c in ("model", "task", "item", "score", *EXTRA_COLUMNS)}
     continuous = []
     for sf in plan:

@@ -33,7 +33,7 @@ from irtbridge._io import atomic_write_text
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank, as_item_bank
 from irtbridge.leaderboard.readers._common import as_paths, find_files, json_document, json_lines, long_table
-from irtbridge.leaderboard.readers._common import number, where
+from irtbridge.leaderboard.readers._common import number, run_labels, warn_continuous, where
 
 __all__ = ["read_pyirt", "write_pyirt", "read_pyirt_parameters"]
 
@@ -76,6 +76,9 @@ def read_pyirt(path_or_paths: Any, *, task: str | None = None) -> pd.DataFrame:
     files = find_files(paths, lambda p: p.suffix in _SUFFIXES, "py-irt files (*.jsonlines, *.jsonl)")
     rows: dict[str, list] = {c: [] for c in ("model", "task", "item", "score")}
     seen: dict[str, str] = {}
+    continuous = []
+    # "" or "@<folder>": one task's files in several folders are several runs
+    folder_label = run_labels({f: "" for f in files}, tasks={f: task or f.name.split(".")[0] for f in files})
     for f in files:
         name = task if task is not None else f.name.split(".")[0]
         n_lines = 0
@@ -84,7 +87,7 @@ def read_pyirt(path_or_paths: Any, *, task: str | None = None) -> pd.DataFrame:
             subject, responses = rec.get("subject_id"), rec.get("responses")
             if isinstance(subject, bool) or not isinstance(subject, (str, int)) or not isinstance(responses, dict):
                 raise ValidationError(f"{where(f, n)}: expected {{\"subject_id\": ..., \"responses\": {{item: 0/1}}}}")
-            subject = str(subject)
+            subject = str(subject) + folder_label[f]
             if subject in seen:
                 raise ValidationError(f"{where(f, n)}: subject {subject!r} already read at {seen[subject]}")
             seen[subject] = where(f, n)
@@ -93,10 +96,13 @@ def read_pyirt(path_or_paths: Any, *, task: str | None = None) -> pd.DataFrame:
                 if score is None:
                     raise ValidationError(f"{where(f, n)}: subject {subject!r} item {item!r} response {value!r} "
                                           "is not a number")
+                if score not in (0.0, 1.0):
+                    continuous.append(f.name)
                 for col, v in (("model", subject), ("task", name), ("item", item), ("score", score)):
                     rows[col].append(v)
         if not n_lines:
             raise ValidationError(f"{where(f, 1)}: no subjects (empty file)")
+    warn_continuous(continuous, "file")
     return long_table(rows, EXTRA_COLUMNS, "py-irt responses")
 
 
