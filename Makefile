@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.irtbridge-setup
 PY := $(VENV)/bin/python
 
-.PHONY: setup evaluate test test-fast bench lock clean container-test docs lint
+.PHONY: setup evaluate test test-fast refs refs-check bench lock clean container-test docs lint
 
 $(STAMP): tools/setup.sh irtbridge/_r/R/packages.lock r/install.R pyproject.toml
 	bash tools/setup.sh
@@ -17,11 +17,27 @@ setup:
 evaluate: $(STAMP)
 	$(VENV)/bin/irtbridge evaluate $(ARGS)
 
+# every test, on both cores: two pytest-xdist workers, each with its own R (a module runs whole on one worker)
+XDIST := -n 2 --dist loadgroup
 test: $(STAMP)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
+# the inner loop: no R, nothing slow
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not r and not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) -m "not r and not slow" $(PYTEST_ARGS)
+
+# The R reference numbers the tests compare with (tests/r/refs/, one file per test module, stamped with the
+# lock's hash; tests/_rrefs.py): `make refs` runs R for every reference and stores what it returns (after a
+# change of irtbridge/_r/R/packages.lock, of an R script under tests/r/ or of a test's data); `make refs-check`
+# runs R again and compares with the stored ones (CI does), writing nothing.
+REF_TESTS = $(shell grep -rlw --include='test_*.py' run_r tests | grep -v '^tests/test_r_refs.py$$' | sort)
+refs: $(STAMP)
+	rm -rf tests/r/refs.new
+	IRTBRIDGE_R_REFS=record IRTBRIDGE_R_REFS_DIR=$(CURDIR)/tests/r/refs.new $(PY) -m pytest $(XDIST) -q -p no:cacheprovider $(REF_TESTS)
+	rm -rf tests/r/refs && mv tests/r/refs.new tests/r/refs
+
+refs-check: $(STAMP)
+	IRTBRIDGE_R_REFS=check $(PY) -m pytest $(XDIST) -q -p no:cacheprovider $(PYTEST_ARGS) $(REF_TESTS)
 
 bench: $(STAMP)
 	for b in speed/*.py; do $(PY) $$b || exit 1; done
@@ -40,6 +56,7 @@ clean:
 docs: $(STAMP)
 	rm -rf docs/_build docs/api/generated
 	$(VENV)/bin/python -m sphinx -q -W --keep-going -b html docs docs/_build/html
+	touch docs/_build/html/.irtbridge-built  # built without a warning: tests/test_docs.py reads this build
 
 # linters and the type checker on the package (configured in .flake8 and pyproject.toml)
 lint: $(STAMP)

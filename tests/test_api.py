@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import importlib
 import pydoc
-import subprocess
-import sys
 import warnings
 
 import pytest
@@ -56,9 +54,9 @@ def test_subpackages_are_attributes_and_unknown_names_are_attribute_errors():
         irtbridge.nope  # noqa: B018
 
 
-def test_import_stays_r_free_and_light():
+def test_import_stays_r_free_and_light(fresh_python):
     code = "import sys, irtbridge; irtbridge.calibrate; assert 'rpy2' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], check=True)
+    fresh_python.run(code, check=True)
 
 
 def _cheap_results():

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests._rrefs import run_r
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "coming-from-r.md"
@@ -102,7 +103,7 @@ def coverage_names(text: str) -> set[str]:
 
 @pytest.mark.r
 def test_the_coverage_table_names_every_mirt_export():
-    proc = subprocess.run(["Rscript", "-e", 'cat(getNamespaceExports("mirt"), sep = "\\n")'],
+    proc = run_r(["Rscript", "-e", 'cat(getNamespaceExports("mirt"), sep = "\\n")'],
                           capture_output=True, text=True, check=True)
     exports = {n for n in proc.stdout.split() if not n.startswith(".__")}  # S4 class and method tables
     assert len(exports) > 60
@@ -113,7 +114,8 @@ def test_the_coverage_table_names_every_mirt_export():
 def _run(command: list[str], out: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
            "MPLBACKEND": "Agg"}
-    proc = subprocess.run([*command, str(out)], capture_output=True, text=True, env=env, cwd=ROOT)
+    run = run_r if command[0] == "Rscript" else subprocess.run  # R's numbers: a stored R reference
+    proc = run([*command, str(out)], capture_output=True, text=True, env=env, cwd=ROOT)
     assert proc.returncode == 0, f"{' '.join(command)} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     return json.loads(out.read_text())
 

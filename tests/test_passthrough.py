@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import pickle
 import re
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -60,12 +58,12 @@ def science_fit(science):
 
 
 # --- names -------------------------------------------------------------------------------------------
-def test_private_names_never_start_r():
+def test_private_names_never_start_r(fresh_python):
     code = ("import sys, irtbridge.mirt as m\n"
             "for name in ('_x', '__wrapped__', 'pytest_mock_example_attribute_that_shouldnt_exist'):\n"
             "    assert not hasattr(m, name)\n"
             "assert 'rpy2' not in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    fresh_python.run(code, check=True)
 
 
 @pytest.mark.r

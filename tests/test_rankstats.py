@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ from scipy import stats
 
 from irtbridge.exceptions import ValidationError
 from irtbridge.rankstats import FriedmanResult, NemenyiResult, critical_difference, friedman, nemenyi, plot_cd_diagram
+from tests._rrefs import run_r
 
 # Demšar (2006), Table 5: critical values q_alpha for the two-tailed Nemenyi test, k = 2..10
 DEMSAR_Q05 = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
@@ -182,7 +182,7 @@ def test_friedman_and_nemenyi_against_r(tmp_path, seed, ties, alpha):
     script = tmp_path / "rankstats.R"
     script.write_text(R_RANKSTATS)
     scores.to_csv(tmp_path / "scores.csv", index=False)
-    subprocess.run(["Rscript", str(script), str(tmp_path / "scores.csv"), str(tmp_path / "out.json"), repr(alpha)],
+    run_r(["Rscript", str(script), str(tmp_path / "scores.csv"), str(tmp_path / "out.json"), repr(alpha)],
                    check=True, capture_output=True, text=True)
     ref = json.loads((tmp_path / "out.json").read_text())
     f = friedman(scores)

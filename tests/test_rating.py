@@ -8,8 +8,6 @@ R's PlayerRatings::glicko2 run live on seeded tournaments, and hand-computed mat
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -20,6 +18,7 @@ from scipy.optimize import brentq
 
 from irtbridge.exceptions import ValidationError
 from irtbridge.rating import GLICKO2_SCALE, glicko2, glicko2_period, glicko2_volatility, round_robin
+from tests._rrefs import run_r
 
 S = GLICKO2_SCALE
 QV = math.log(10) / 400  # PlayerRatings' scale factor (exactly ln 10 / 400)
@@ -69,7 +68,7 @@ def run_playerratings(tmp_path, games: pd.DataFrame, tau: float, status: pd.Data
     if status is not None:
         status.to_csv(tmp_path / "status.csv", index=False)
         cmd.append(str(tmp_path / "status.csv"))
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    run_r(cmd, check=True, capture_output=True, text=True)
     return pd.read_csv(out_csv, dtype={"player": str})
 
 
@@ -595,7 +594,7 @@ def test_bad_input_round_robin_duplicates_and_inf():
         round_robin(pd.DataFrame([[1.0, 2.0]]), tolerance=-1)
 
 
-def test_import_is_r_free():
+def test_import_is_r_free(fresh_python):
     code = "import sys, irtbridge.rating, irtbridge.rankstats; print('rpy2' in sys.modules, 'matplotlib.pyplot' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    out = fresh_python.run(code, check=True).stdout.split()
     assert out == ["False", "False"]

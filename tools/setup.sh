@@ -17,7 +17,7 @@ APT_PACKAGES=(
   r-base-core r-base-dev gfortran g++ make cmake curl ca-certificates
   python3 python3-venv python3-pip python3-setuptools python3-wheel
   python3-rpy2 python3-numpy python3-pandas python3-scipy python3-sklearn python3-matplotlib
-  python3-jinja2 python3-tqdm python3-rich python3-pytest python3-hypothesis
+  python3-jinja2 python3-tqdm python3-rich python3-pytest python3-pytest-xdist python3-hypothesis
   python3-dask python3-distributed python3-numba
   chromium fonts-dejavu-core
   flake8 mypy python3-sphinx python3-numpydoc python3-myst-parser python3-sphinx-rtd-theme
@@ -26,7 +26,7 @@ APT_PACKAGES=(
 # found missing when building the image from a minimal base), or only by the test suite
 BUILD_ONLY=(r-base-dev gfortran g++ make cmake curl)
 # (and the developers' tools: linters, type checker, the docs build)
-TEST_ONLY=(chromium python3-pytest python3-hypothesis flake8 mypy python3-sphinx python3-numpydoc python3-myst-parser
+TEST_ONLY=(chromium python3-pytest python3-pytest-xdist python3-hypothesis flake8 mypy python3-sphinx python3-numpydoc python3-myst-parser
   python3-sphinx-rtd-theme)
 # Debian's r-cran-* binaries named in the lock file
 mapfile -t R_DEBIAN < <(awk -F'\t' '!/^#/ && $3 == "debian" { print $4 }' irtbridge/_r/R/packages.lock)
@@ -73,7 +73,7 @@ say "installing irtbridge into .venv (editable, no downloads)"
 .venv/bin/python - "$MODE" <<'PY'
 import importlib, sys
 runtime = sys.argv[1:] == ["--runtime"]
-for mod in ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "rpy2", "distributed", "irtbridge") + (() if runtime else ("pytest", "hypothesis")):
+for mod in ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "rpy2", "distributed", "irtbridge") + (() if runtime else ("pytest", "xdist", "hypothesis")):
     importlib.import_module(mod)
 print("irtbridge setup: Python", sys.version.split()[0], "and its packages import; irtbridge is at .venv/bin/irtbridge")
 PY

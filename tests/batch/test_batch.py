@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from irtbridge.batch import KINDS, load_manifest, run_batch, run_unit
 from irtbridge.exceptions import DataWarning, ValidationError
+from tests._rrefs import run_r
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -375,7 +375,7 @@ def test_two_workers_survive_a_killed_worker(tmp_path):
         "fit <- mirt(d, 1, itemtype = '3PL', verbose = FALSE)\n"
         "write.csv(coef(fit, IRTpars = TRUE, simplify = TRUE)$items, args[2])\n"
     )
-    subprocess.run(["Rscript", str(script), str(data / "resp0.csv"), str(tmp_path / "mirt.csv")], check=True,
+    run_r(["Rscript", str(script), str(data / "resp0.csv"), str(tmp_path / "mirt.csv")], check=True,
                    env={**os.environ, "TZ": "UTC"}, capture_output=True)
     ref = pd.read_csv(tmp_path / "mirt.csv", index_col=0)
     ours = pd.read_csv(out / "units" / "cal0" / "items.csv", index_col=0)

@@ -10,7 +10,6 @@ grid start, EAP is a sum over the same grid).
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ import pytest
 import irtbridge
 from irtbridge.batch import run_batch
 from irtbridge.calibration.analysis.fitreport import fit_report
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -31,7 +31,7 @@ R_TOL = 1e-6
 def run(tmp_path_factory):
     """One batch over mirt's Science (1..4 Likert) and LSAT7, serial, and mirt's own numbers on the same files."""
     folder = tmp_path_factory.mktemp("irtkinds")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_batch.R"), str(folder)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_batch.R"), str(folder)], check=True)
     units = [
         {"id": "science", "kind": "calibrate", "data": "science.csv", "options": {"model": "graded", "se": False}},
         {"id": "science-abilities", "kind": "abilities", "data": "science.csv", "options": {"model": "graded"}},

@@ -187,15 +187,12 @@ def test_valid_irt_options_pass(tmp_path):
     assert m.units[0].options["se"] is False  # kept as given: the fingerprint of earlier results still holds
 
 
-def test_checking_irt_units_does_not_load_r():
+def test_checking_irt_units_does_not_load_r(fresh_python):
     """The driver checks what the engines accept without R: rpy2 is not even imported."""
-    import subprocess
-    import sys
-
     root = Path(__file__).resolve().parents[2]
     code = ("import sys\nfrom irtbridge.batch import load_manifest\n"
             f"m = load_manifest({str(root / 'docs' / 'examples' / 'batch' / 'manifest.json')!r})\n"
             "print(len(m.units), 'rpy2' in sys.modules, any(k.startswith('irtbridge._r') for k in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+    out = fresh_python.run(code, cwd=root)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["5", "False", "False"]

@@ -7,7 +7,6 @@ model, polytomous items. Tolerance 1e-6: the same deterministic fit on the same 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ from irtbridge.calibration import calibrate_bifactor
 from irtbridge.calibration.fit.bifactor import BFACTOR_OPTIONS
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-6
@@ -41,7 +41,7 @@ def frame():
 def data(frame, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bifactor")
     frame.to_csv(tmp / "responses.csv", index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_bifactor.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_bifactor.R"), str(tmp / "ref.json"),
                     str(tmp / "responses.csv")], check=True)
     return frame, json.loads((tmp / "ref.json").read_text())
 

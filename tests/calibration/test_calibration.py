@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import subprocess
 import threading
 import warnings
 from pathlib import Path
@@ -32,6 +31,7 @@ from irtbridge.exceptions import (
     RWarning,
     ValidationError,
 )
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -57,7 +57,7 @@ def reference(tmp_path_factory, missing_data) -> dict:
     csv = tmp / "missing.csv"
     missing_data.to_csv(csv, index=False, na_rep="NA")
     out = tmp / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_calibration.R"), str(out), str(csv)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_calibration.R"), str(out), str(csv)], check=True)
     return json.loads(out.read_text())
 
 
@@ -267,13 +267,13 @@ def test_constant_items_can_be_dropped_with_a_warning():
     assert "always" not in fit.items.index
 
 
-def test_import_does_not_load_rpy2():
+def test_import_does_not_load_rpy2(fresh_python):
     code = (
         "import sys, irtbridge, irtbridge.calibration, irtbridge.example_data, irtbridge.cli; "
         "irtbridge.cli.build_parser(); "
         "assert 'rpy2' not in sys.modules, 'rpy2 imported'; print('clean')"
     )
-    out = subprocess.run([__import__("sys").executable, "-c", code], capture_output=True, text=True)
+    out = fresh_python.run(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "clean"
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from irtbridge.calibration import ClassCalibration, calibrate_classes, class_par
 from irtbridge.calibration.fit.classes import CLASS_OPTIONS
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-6
@@ -27,7 +27,7 @@ TOL = 1e-6
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     out = tmp_path_factory.mktemp("classes") / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_classes.R"), str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_classes.R"), str(out)], check=True)
     return json.loads(out.read_text())
 
 

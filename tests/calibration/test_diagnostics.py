@@ -9,7 +9,6 @@ not pixels.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import matplotlib
@@ -24,6 +23,7 @@ from irtbridge.calibration.analysis.diagnostics import adjust_pvalues
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -35,7 +35,7 @@ MIRT_MODELS = {"lsat7_2PL": ("LSAT7", "2PL"), "lsat7_3PL": ("LSAT7", "3PL"), "ls
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("diag")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_diagnostics.R"), str(tmp / "ref.json"), str(tmp / "sat12.csv")],
+    run_r(["Rscript", str(HERE / "r" / "reference_diagnostics.R"), str(tmp / "ref.json"), str(tmp / "sat12.csv")],
                    check=True)
     out = json.loads((tmp / "ref.json").read_text())
     out["sat12_data"] = pd.read_csv(tmp / "sat12.csv")

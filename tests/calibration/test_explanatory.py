@@ -8,7 +8,6 @@ Tolerance 1e-8: the same data reach the same mirt function (with the same seed w
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import pytest
 import irtbridge
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -26,7 +26,7 @@ TOL = 1e-8
 
 def _reference(part: str, tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp(part) / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_explanatory.R"), part, str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_explanatory.R"), part, str(out)], check=True)
     return json.loads(out.read_text())
 
 

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from irtbridge import calibrate, true_score
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -39,7 +39,7 @@ def ref(data, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("factor_names")
     for name, frame in data.items():
         frame.to_csv(tmp / f"{name}.csv", index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_factor_names.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_factor_names.R"), str(tmp / "ref.json"),
                     str(tmp / "LSAT7.csv"), str(tmp / "Science.csv")], check=True)
     return json.loads((tmp / "ref.json").read_text())
 

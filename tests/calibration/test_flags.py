@@ -10,7 +10,6 @@ the summary. The mirt fit's flags are checked against mirt's own item table comp
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 import irtbridge
 from irtbridge.calibration.results.flags import FLAG_LIMITS, IdentificationWarning, flag_items
 from tests._runaway import runaway_matrix
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
@@ -63,7 +63,7 @@ def test_native_priors_keep_the_runaway_finite_and_unflagged():
 @pytest.mark.r
 def test_mirt_runaway_fit_carries_the_same_flags(tmp_path):
     runaway_matrix().to_csv(tmp_path / "runaway.csv", index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_priors.R"), str(tmp_path / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_native_priors.R"), str(tmp_path / "ref.json"),
                     str(tmp_path / "runaway.csv"), "runaway_ml"], check=True)
     r = json.loads((tmp_path / "ref.json").read_text())["runaway_ml"]
     fit, caught = _fit("mirt")

@@ -9,7 +9,6 @@ anything but transfer noise is a bug. Data: LSAT7 (2PL, one factor), Science (gr
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 import irtbridge
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -29,7 +29,7 @@ PRIOR2 = {"mean": [-1.0, 1.0], "cov": [[1.5, 1.0], [1.0, 2.0]]}
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     out = tmp_path_factory.mktemp("scoring") / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_inference.R"), "scoring", str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_inference.R"), "scoring", str(out)], check=True)
     return json.loads(out.read_text())
 
 

@@ -10,7 +10,6 @@ summation order only. SIBTEST fits nothing and is compared at 1e-10.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ import pytest
 from irtbridge import calibrate, calibrate_groups, dif
 from irtbridge.calibration import sibtest
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -43,7 +43,7 @@ def data(tmp_path_factory):
     frame["group"] = group
     tmp = tmp_path_factory.mktemp("functioning")
     frame.to_csv(tmp / "responses.csv", index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_functioning.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_functioning.R"), str(tmp / "ref.json"),
                     str(tmp / "responses.csv")], check=True)
     return frame.drop(columns="group"), frame["group"], json.loads((tmp / "ref.json").read_text())
 

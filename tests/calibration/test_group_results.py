@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import pickle
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from irtbridge import ModelSpec, Prior, calibrate_groups
 from irtbridge._summary import Summary
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -46,7 +46,7 @@ def data(tmp_path_factory):
     frame["group"] = group
     tmp = tmp_path_factory.mktemp("group_results")
     frame.to_csv(tmp / "responses.csv", index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_group_results.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_group_results.R"), str(tmp / "ref.json"),
                     str(tmp / "responses.csv")], check=True)
     return frame.drop(columns="group"), frame["group"], json.loads((tmp / "ref.json").read_text())
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import irtbridge
 from irtbridge.calibration.fit.groups import GroupCalibration, calibrate_groups, dif
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -35,7 +35,7 @@ def data(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("groups")
     csv = tmp / "responses.csv"
     frame.to_csv(csv, index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_groups.R"), str(tmp / "ref.json"), str(csv)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_groups.R"), str(tmp / "ref.json"), str(csv)], check=True)
     return frame, csv, json.loads((tmp / "ref.json").read_text())
 
 

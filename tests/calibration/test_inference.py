@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ import pytest
 import irtbridge
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -31,7 +31,7 @@ NAN = float("nan")
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     out = tmp_path_factory.mktemp("inference") / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_inference.R"), "inference", str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_inference.R"), "inference", str(out)], check=True)
     return json.loads(out.read_text())
 
 

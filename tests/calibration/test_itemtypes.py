@@ -10,7 +10,6 @@ through mirt's ``technical$set.seed``).
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from irtbridge.calibration import Calibration, score_key
 from irtbridge.calibration.inputs.itemtypes import ITEMTYPES, REFUSED, item_type_options
 from irtbridge.example_data import r_dataset, response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-8
@@ -32,7 +32,7 @@ KEY = [1, 4, 5, 2, 3, 1, 2, 1, 3, 1]
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     out = tmp_path_factory.mktemp("itemtypes") / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_itemtypes.R"), str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_itemtypes.R"), str(out)], check=True)
     return json.loads(out.read_text())
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 from irtbridge.calibration import score_key
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parents[1]  # tests/
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("keys")
     paths = [tmp / "ref.json", tmp / "raw.csv", tmp / "letters.csv"]
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_keys.R"), *map(str, paths)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_keys.R"), *map(str, paths)], check=True)
     return {"json": json.loads(paths[0].read_text()), "raw_csv": paths[1], "letters_csv": paths[2],
             "raw": pd.read_csv(paths[1]), "letters": pd.read_csv(paths[2], keep_default_na=False, na_values=[""])}
 

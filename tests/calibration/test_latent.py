@@ -9,7 +9,6 @@ EM in both processes; measured differences are below 1e-11).
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 from irtbridge import calibrate
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-8
@@ -30,7 +30,7 @@ FORMULA = "~ x1 + grp + `w\\`; system('touch PWNED') #`"
 def _reference(tmp_path_factory, part: str) -> tuple[dict, Path]:
     tmp = tmp_path_factory.mktemp(part)
     extra = [tmp / "responses.csv", tmp / "covariates.csv"] if part == "regression" else []
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_latent.R"), part, str(tmp / "ref.json"), *map(str, extra)],
+    run_r(["Rscript", str(HERE / "r" / "reference_latent.R"), part, str(tmp / "ref.json"), *map(str, extra)],
                    check=True, cwd=tmp)
     return json.loads((tmp / "ref.json").read_text()), tmp
 

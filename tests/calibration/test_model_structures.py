@@ -11,7 +11,6 @@ Plausible values are drawn after ``set.seed(seed)`` on both sides.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ import irtbridge
 from irtbridge import ModelSpec, Prior, calibrate, parameter_table
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -51,7 +51,7 @@ def data(tmp_path_factory):
     paths = [tmp / "sim.csv", tmp / "a.csv", tmp / "b.csv"]
     for frame, path in zip((sim, form["A"], form["B"]), paths):
         frame.to_csv(path, index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_structures.R"), str(tmp / "ref.json"), *map(str, paths)],
+    run_r(["Rscript", str(HERE / "r" / "reference_structures.R"), str(tmp / "ref.json"), *map(str, paths)],
                    check=True)
     return {"lsat": response_dataset("LSAT7"), "sim": sim, **form, "ref": json.loads((tmp / "ref.json").read_text())}
 
@@ -223,7 +223,7 @@ def test_coming_from_r_covers_every_mirt_export():
     """docs/coming-from-r.md pairs each function mirt exports (asked of R itself) with its counterpart."""
     import re
 
-    out = subprocess.run(["Rscript", "-e", 'cat(getNamespaceExports("mirt"), sep = "\\n")'], check=True,
+    out = run_r(["Rscript", "-e", 'cat(getNamespaceExports("mirt"), sep = "\\n")'], check=True,
                          capture_output=True, text=True).stdout.split()
     exports = [e for e in out if not e.startswith(".__")]  # S4 class and method tables, not functions
     doc = (HERE.parent / "docs" / "coming-from-r.md").read_text(encoding="utf-8")

@@ -6,7 +6,6 @@ in one line, before any fit."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from irtbridge._r import session
 from irtbridge.calibration.inputs.options import _OWNED, GROUP_OPTIONS, LTM_OPTIONS, MIRT_OPTIONS
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parents[1]  # tests/
 @pytest.fixture(scope="module")
 def formals(tmp_path_factory):
     out = tmp_path_factory.mktemp("options") / "formals.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_options.R"), str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_options.R"), str(out)], check=True)
     return json.loads(out.read_text())
 
 

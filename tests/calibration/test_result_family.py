@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import pickle
-import subprocess
 import warnings
 from dataclasses import fields
 from pathlib import Path
@@ -26,6 +25,7 @@ from irtbridge.calibration.results._base import STATISTICS, FitResult, Reliabili
 from irtbridge.calibration.results._stored import remember
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ("summary", "_repr_html_", "global_fit", "reliability", "plot")
@@ -152,7 +152,7 @@ def test_ability_columns_follow_the_rule_and_equal_mirt():
     script = ("suppressMessages(library(mirt)); d <- expand.table(LSAT7); "
               "for (k in 1:2) { s <- fscores(mirt(d, k, verbose = FALSE), full.scores.SE = TRUE); "
               "write.table(s[1:20, , drop = FALSE], stdout(), row.names = FALSE, col.names = FALSE) }")
-    out = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True).stdout.split("\n")
+    out = run_r(["Rscript", "-e", script], capture_output=True, text=True, check=True).stdout.split("\n")
     rows = [list(map(float, line.split())) for line in out if line.strip()]
     np.testing.assert_allclose(one.to_numpy()[:20], np.array(rows[:20]), rtol=0, atol=1e-8)
     np.testing.assert_allclose(two.to_numpy()[:20], np.array(rows[20:40]), rtol=0, atol=1e-6)

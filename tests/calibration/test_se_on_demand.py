@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import subprocess
 import threading
 import warnings
 from pathlib import Path
@@ -24,6 +23,7 @@ import irtbridge
 from irtbridge import calibrate
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-8
@@ -57,7 +57,7 @@ def data(tmp_path_factory):
     paths = [tmp / "dich.csv", tmp / "graded.csv", tmp / "two.csv"]
     for frame, path in zip((dich, graded, two), paths):
         frame.to_csv(path, index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_se_on_demand.R"), str(tmp / "ref.json"), *map(str, paths)],
+    run_r(["Rscript", str(HERE / "r" / "reference_se_on_demand.R"), str(tmp / "ref.json"), *map(str, paths)],
                    check=True)
     return {"dich": dich, "graded": graded, "two": two, "ref": json.loads((tmp / "ref.json").read_text()),
             "dich_csv": paths[0]}

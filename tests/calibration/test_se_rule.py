@@ -9,7 +9,6 @@ tests/r/reference_se_rule.R, 1e-8), NaN standard errors, and exactly one RWarnin
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tests._shapes import classifier_responses
 from irtbridge import calibrate
 from irtbridge.cli import main
 from irtbridge.exceptions import RWarning
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -32,7 +32,7 @@ def shaped(tmp_path_factory):
     csv = tmp / "responses.csv"
     responses.to_csv(csv, index=False)
     out = tmp / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_se_rule.R"), str(out), str(csv)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_se_rule.R"), str(out), str(csv)], check=True)
     return responses, csv, json.loads(out.read_text())
 
 

@@ -5,7 +5,6 @@ called directly in R (tests/r/reference_simulate.R): every response, exactly.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 
 from irtbridge.calibration import simulate
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 A = [1.0, 1.5, 0.8, 2.0, 1.2]
@@ -23,7 +23,7 @@ D = [0.5, 0.0, -1.0, 1.5, -0.3]
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     out = tmp_path_factory.mktemp("simulate") / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_simulate.R"), str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_simulate.R"), str(out)], check=True)
     return json.loads(out.read_text())
 
 

@@ -9,7 +9,6 @@ bad specs (it stops on some; on others it carries on silently, which is why irtb
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -35,7 +35,7 @@ CASES = {"rasch": ("rasch", "LSAT7", 1), "1PL": ("1PL", "LSAT7", 1), "2PL": ("2P
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     out = tmp_path_factory.mktemp("names") / "ref.json"
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_parameter_names.R"), str(out)], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_parameter_names.R"), str(out)], check=True)
     return json.loads(out.read_text())
 
 

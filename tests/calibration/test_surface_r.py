@@ -7,7 +7,6 @@ classes with SEs) and the fit statistics a summary shows once computed."""
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from irtbridge.calibration.fit.classes import calibrate_classes
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import RError, RWarning, ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -40,7 +40,7 @@ def ref(tmp_path_factory):
     for name, frame in frames.items():
         paths[name] = tmp / f"{name}.csv"
         frame.to_csv(paths[name], index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_surface.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_surface.R"), str(tmp / "ref.json"),
                     *(str(paths[k]) for k in ("sat12", "science", "lsat7", "shaped", "lsat"))], check=True)
     return {"ref": json.loads((tmp / "ref.json").read_text()), "paths": paths, **frames}
 

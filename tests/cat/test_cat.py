@@ -15,8 +15,6 @@ Tolerances are stated where used.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -43,6 +41,7 @@ from irtbridge.cat import (
 )
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank, estimate_abilities
+from tests._rrefs import run_r
 
 # catR's uniroot (BM/ML) runs to tol = .Machine$double.eps^0.25 on the score function, and the issue asks
 # for agreement to 1e-4 on estimates and SEs; EAP is a fixed quadrature on both sides.
@@ -86,7 +85,7 @@ def _catr_bank(bank: pd.DataFrame, model: str) -> pd.DataFrame:
 
 
 def _rscript(*args) -> None:
-    proc = subprocess.run(["Rscript", *map(str, args)], capture_output=True, text=True)
+    proc = run_r(["Rscript", *map(str, args)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -486,9 +485,9 @@ def test_selector_shape_mismatch():
         MaxInfoSelector().select(bank, np.zeros(2), np.zeros((2, 3), bool))
 
 
-def test_import_stays_r_free():
+def test_import_stays_r_free(fresh_python):
     code = "import sys, irtbridge.cat, irtbridge.mlc; assert 'rpy2' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], check=True)
+    fresh_python.run(code, check=True)
 
 
 def test_draw_responses_keeps_labels():

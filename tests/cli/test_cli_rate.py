@@ -7,13 +7,13 @@ References: R's PlayerRatings::glicko2 run live on the same CSV (configured as G
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from irtbridge.cli import main
+from tests._rrefs import run_r
 
 # args: games.csv out.csv tau; final ratings of PlayerRatings::glicko2 with Glickman's settings
 R_FINAL = r"""
@@ -73,7 +73,7 @@ def test_json_ratings_match_playerratings(tmp_path, capsys, tau):
     assert code == 0
     ours = pd.DataFrame(json.loads(out)["ratings"]).set_index("player")
     (tmp_path / "final.R").write_text(R_FINAL)
-    subprocess.run(["Rscript", str(tmp_path / "final.R"), str(tmp_path / "m.csv"), str(tmp_path / "r.csv"), str(tau)],
+    run_r(["Rscript", str(tmp_path / "final.R"), str(tmp_path / "m.csv"), str(tmp_path / "r.csv"), str(tau)],
                    check=True, capture_output=True, text=True)
     ref = pd.read_csv(tmp_path / "r.csv").set_index("player").loc[ours.index]
     qv = np.log(10) / 400

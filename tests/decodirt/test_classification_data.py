@@ -11,8 +11,6 @@ models (Cardoso et al., decodIRT, section 4.2.1).
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -38,10 +36,10 @@ from irtbridge.exceptions import DataWarning, ValidationError
 # datasets
 
 
-def test_import_is_r_free():
+def test_import_is_r_free(fresh_python):
     code = ("import sys, irtbridge, irtbridge.decodirt, irtbridge.cli.benchmark; irtbridge.pipeline.run_benchmark; "
             "assert 'rpy2' not in sys.modules, 'rpy2 imported'")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    fresh_python.run(code, check=True)
 
 
 def test_sklearn_dataset_iris():

@@ -14,7 +14,6 @@ References:
 
 from __future__ import annotations
 
-import subprocess
 import warnings
 
 import numpy as np
@@ -32,6 +31,7 @@ from irtbridge.decodirt import (
 from irtbridge.decodirt.modes import CalibrationMode
 from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
+from tests._rrefs import run_r
 
 EXACT = 1e-6
 
@@ -64,7 +64,7 @@ def r_3pl(tmp_path, responses: pd.DataFrame, engine: str) -> pd.DataFrame:
     data = tmp_path / f"responses_{engine}.csv"
     responses.to_csv(data, index=False)
     out = tmp_path / f"ref_{engine}.csv"
-    subprocess.run(["Rscript", str(script), str(data), str(out), engine], check=True, capture_output=True)
+    run_r(["Rscript", str(script), str(data), str(out), engine], check=True, capture_output=True)
     ref = pd.read_csv(out, dtype={"item": str}).set_index("item")
     assert ref["converged"].all(), f"R's {engine} reference did not converge"
     return ref[["a", "b", "g"]]

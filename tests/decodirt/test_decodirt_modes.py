@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -27,6 +26,7 @@ from irtbridge.decodirt import (
     simulate_classifier_responses,
 )
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def small(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("modes")
     (tmp / "fits.R").write_text(R_FITS)
     x.to_csv(tmp / "x.csv", index=False)
-    subprocess.run(["Rscript", str(tmp / "fits.R"), str(tmp / "x.csv"), str(tmp / "ref.json")], check=True)
+    run_r(["Rscript", str(tmp / "fits.R"), str(tmp / "x.csv"), str(tmp / "ref.json")], check=True)
     return x, json.loads((tmp / "ref.json").read_text())
 
 

@@ -9,7 +9,6 @@ the documented difference of its optimize() volatility search); scipy.stats.frie
 
 from __future__ import annotations
 
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ from scipy import stats
 
 from irtbridge.decodirt import ORDERS, PAPER_ORDERS, order_datasets, tournament, validity_check
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +174,7 @@ def test_ratings_match_playerratings(random_scores, tmp_path):
     # every respondent plays every period, so PlayerRatings' postponed RD growth never applies
     t.matches.to_csv(tmp_path / "m.csv", index=False)
     (tmp_path / "g.R").write_text(R_GLICKO)
-    subprocess.run(["Rscript", str(tmp_path / "g.R"), str(tmp_path / "m.csv"), str(tmp_path / "r.csv")],
+    run_r(["Rscript", str(tmp_path / "g.R"), str(tmp_path / "m.csv"), str(tmp_path / "r.csv")],
                    check=True, capture_output=True)
     ref = pd.read_csv(tmp_path / "r.csv").set_index("player")
     got = t.ratings.set_index("player")

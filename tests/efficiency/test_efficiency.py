@@ -13,8 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import subprocess
-import sys
 import warnings
 from fractions import Fraction
 
@@ -39,6 +37,7 @@ from irtbridge.efficiency import (
     efficiency_indices_from_predictions,
     plot_efficiency_by_cutoff,
 )
+from tests._rrefs import run_r
 
 MACE = (104, 188, 10, 453)  # TP, FP, FN, TN at MACE <= 20/30 (Larner 2023, Results)
 Z95 = stats.norm.ppf(0.975)
@@ -218,7 +217,7 @@ def test_default_ei_interval_matches_r_glm(tmp_path, level):
     pd.DataFrame({"correct": tables[:, 0] + tables[:, 3], "incorrect": tables[:, 1] + tables[:, 2]}).to_csv(
         tmp_path / "tables.csv", index=False)
     (tmp_path / "logit.R").write_text(_R_LOGIT)
-    subprocess.run(["Rscript", str(tmp_path / "logit.R"), str(tmp_path / "tables.csv"), str(tmp_path / "out.csv"), str(level)],
+    run_r(["Rscript", str(tmp_path / "logit.R"), str(tmp_path / "tables.csv"), str(tmp_path / "out.csv"), str(level)],
                    check=True, capture_output=True)
     ref = pd.read_csv(tmp_path / "out.csv")
     got = efficiency_frame(*tables.T, level=level)
@@ -614,8 +613,8 @@ def test_plot_like_figure2():
     plt.close("all")
 
 
-def test_public_names_are_lazy_and_r_free():
+def test_public_names_are_lazy_and_r_free(fresh_python):
     assert irtbridge.efficiency_indices is efficiency_indices
     code = "import irtbridge, sys; irtbridge.efficiency_indices(1, 2, 3, 4); irtbridge.efficiency.classify_ei(2.0); print('rpy2' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = fresh_python.run(code, check=True)
     assert out.stdout.strip() == "False"

@@ -24,8 +24,6 @@ simulated classifier-shaped 40 x 200 and 132 x 500 matrices. Constant items drop
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -43,6 +41,7 @@ from irtbridge.em import asymptotes
 from irtbridge.em.items import item_model
 from irtbridge.em.priors import item_priors, prior_terms
 from irtbridge.em.core import ResponseData, estep, fit_em, prepare_graded, prepare_responses
+from tests._rrefs import run_r
 
 HERE = Path(__file__).parent.parent  # tests/, where r/ holds the reference scripts
 FIXED_POINT = 1e-4  # mirt's Newton-Raphson EM started at the native estimates
@@ -91,7 +90,7 @@ def _reference(tmp: Path, names: list[str]) -> tuple[dict, dict]:
         pd.DataFrame({"a1": items["a"], "d": -items["a"] * items["b"], "g": items["g"]}).to_csv(
             tmp / f"{name}_native.csv", index=False)
         argv += [name, str(tmp / f"{name}.csv"), str(tmp / f"{name}_native.csv")]
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_3pl.R"), str(tmp / "ref.json"), *argv], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_native_3pl.R"), str(tmp / "ref.json"), *argv], check=True)
     return fits, json.loads((tmp / "ref.json").read_text())
 
 
@@ -281,13 +280,13 @@ def test_bad_options_are_one_line_errors():
         fit_em(graded, "3PL")
 
 
-def test_stable_mode_runs_natively_without_r():
+def test_stable_mode_runs_natively_without_r(fresh_python):
     code = ("import sys, warnings\n"
             "from irtbridge.decodirt.modes import CalibrationMode, calibrate_classifier_responses, "
             "simulate_classifier_responses\n"
             "x, _, _ = simulate_classifier_responses(40, 80, seed=2)\n"
             "fit = calibrate_classifier_responses(x, CalibrationMode.resolve('stable', engine='native'))\n"
             "print(fit.engine, fit.model, fit.options['calibration'], fit.converged, 'rpy2' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = fresh_python.run(code, check=True).stdout.split()
     assert out == ["native", "3PL", "stable", "True", "False"]
     assert CalibrationMode.resolve("stable", engine="native").describe().startswith("the native engine's 3PL")

@@ -17,7 +17,6 @@ its default fit from its own starting values, and its Newton-Raphson EM started 
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from irtbridge.decodirt.modes import STABLE_PRIORS
 from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.em import asymptotes
 from tests._classifier_modes import minority_predictors
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
@@ -53,7 +53,7 @@ def ref(tmp_path_factory):
     items = fit.items
     pd.DataFrame({"a1": items["a"], "d": -items["a"] * items["b"], "g": items["g"]}).to_csv(tmp / "native.csv",
                                                                                              index=False)
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_3pl.R"), str(tmp / "ref.json"), "modes",
+    run_r(["Rscript", str(HERE / "r" / "reference_native_3pl.R"), str(tmp / "ref.json"), "modes",
                     str(tmp / "modes.csv"), str(tmp / "native.csv")], check=True)
     return x, fit, json.loads((tmp / "ref.json").read_text())["modes"]
 

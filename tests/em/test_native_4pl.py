@@ -20,7 +20,6 @@ Data: LSAT7 and a simulated 1,000 x 12 4PL matrix (``g = 0.1``, ``u = 0.92``).
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +33,7 @@ from irtbridge.em.core import estep, prepare_responses
 from irtbridge.em.items import item_model
 from irtbridge.em.priors import item_priors
 from irtbridge.example_data import response_dataset
+from tests._rrefs import run_r
 
 HERE = Path(__file__).parent.parent  # tests/, where r/ holds the reference scripts
 PRIORS = {"a1": ("norm", 1.0, 0.5), "d": ("norm", 0.0, 3.0), "g": ("expbeta", 2.0, 17.0),
@@ -67,7 +67,7 @@ def reference(tmp_path_factory):
         pd.DataFrame({"a1": items["a"], "d": -items["a"] * items["b"], "g": items["g"], "u": items["u"]}).to_csv(
             tmp / f"{name}_native.csv", index=False)
         argv += [name, str(tmp / f"{name}.csv"), str(tmp / f"{name}_native.csv")]
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_4pl.R"), str(tmp / "ref.json"), *argv], check=True)
+    run_r(["Rscript", str(HERE / "r" / "reference_native_4pl.R"), str(tmp / "ref.json"), *argv], check=True)
     return fits, json.loads((tmp / "ref.json").read_text())
 
 

@@ -11,7 +11,6 @@ simulated 2PL with 50% of the cells missing.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ import irtbridge
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.core import fit_em, prepare_responses
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-4
@@ -41,7 +41,7 @@ def _simulated(n=800, j=30, missing=0.5, seed=11) -> pd.DataFrame:
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("em")
     _simulated().to_csv(tmp / "missing.csv", index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_em.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_native_em.R"), str(tmp / "ref.json"),
                     str(tmp / "missing.csv"), str(tmp / "sat12.csv")], check=True)
     out = json.loads((tmp / "ref.json").read_text())
     out["sat12"] = pd.read_csv(tmp / "sat12.csv")
@@ -69,10 +69,7 @@ def test_native_em_equals_mirt(ref, case):
     np.testing.assert_allclose(eap, r["eap"], rtol=0, atol=TOL)
 
 
-def test_native_engine_never_starts_r():
-    import subprocess as sp
-    import sys
-
+def test_native_engine_never_starts_r(fresh_python):
     code = ("import sys, irtbridge; from irtbridge.example_data import response_dataset\n"
             "import numpy as np, pandas as pd\n"
             "x = pd.DataFrame((np.random.default_rng(0).random((200, 6)) < 0.6).astype(float))\n"
@@ -80,7 +77,7 @@ def test_native_engine_never_starts_r():
             "head = fit.summary().as_text().splitlines()[0]\n"
             "assert head == 'irtbridge calibration: 2PL by native (' + irtbridge.__version__ + ')', head\n"
             "assert 'rpy2' not in sys.modules, 'rpy2 was imported'\nprint(fit.converged)\n")
-    out = sp.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = fresh_python.run(code)
     assert out.returncode == 0, out.stderr[-2000:]
 
 

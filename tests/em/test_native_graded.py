@@ -11,7 +11,6 @@ to 0..3 by both engines) and a simulated graded set with 2, 3 and 5 categories a
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import graded as em_graded
 from irtbridge.em.core import fit_em, prepare_graded, prepare_responses
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 TOL = 1e-4
@@ -47,7 +47,7 @@ def _mixed(n=600, seed=7, missing=0.3) -> pd.DataFrame:
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("graded")
     _mixed().to_csv(tmp / "mixed.csv", index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_graded.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_native_graded.R"), str(tmp / "ref.json"),
                     str(tmp / "mixed.csv")], check=True)
     return json.loads((tmp / "ref.json").read_text())
 

@@ -14,7 +14,6 @@ Data: LSAT7 (2PL with ``a1 ~ lnorm(0, 0.5)``, ``d ~ norm(0, 2)``; 1PL with ``a1 
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from irtbridge.em import priors as em_priors
 from irtbridge.em.core import fit_em, prepare_responses
 from irtbridge.exceptions import ValidationError
 from tests._runaway import runaway_matrix
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
@@ -42,7 +42,7 @@ CASES = {
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("priors")
     runaway_matrix().to_csv(tmp / "runaway.csv", index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_priors.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_native_priors.R"), str(tmp / "ref.json"),
                     str(tmp / "runaway.csv"), *CASES], check=True)
     return json.loads((tmp / "ref.json").read_text())
 

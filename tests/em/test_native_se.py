@@ -13,7 +13,6 @@ the delta method moves LSAT7's first SE(b) by a third). Data: LSAT7 (2PL, Rasch 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ import irtbridge
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from test_native_em import _simulated
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 DATA = {"lsat7": lambda: response_dataset("LSAT7"), "missing": _simulated,
@@ -35,7 +35,7 @@ CASES = {"lsat7_2PL": ("lsat7", "2PL"), "lsat7_rasch": ("lsat7", "rasch"), "lsat
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("se")
     _simulated().to_csv(tmp / "missing.csv", index=False, na_rep="NA")
-    subprocess.run(["Rscript", str(HERE / "r" / "reference_native_se.R"), str(tmp / "ref.json"),
+    run_r(["Rscript", str(HERE / "r" / "reference_native_se.R"), str(tmp / "ref.json"),
                     str(tmp / "missing.csv")], check=True)
     return json.loads((tmp / "ref.json").read_text())
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -41,6 +39,7 @@ from irtbridge.hardness import (
     plot_hardness_map,
     positive_rate,
 )
+from tests._rrefs import run_r
 
 # ------------------------------------------------------------------------------------------------
 # Prudêncio's cost-sensitive hardness paper, Table 1: 10 instances, 4 models; x1..x4 are class 1 ("negative"), x5..x10 class 0
@@ -241,7 +240,7 @@ def test_positive_rate_matches_r_rank(tmp_path):
         'a <- commandArgs(TRUE); s <- read.csv(a[1])$s\n'
         'write.csv(data.frame(hi = rank(s, ties.method = "max"), lo = rank(s, ties.method = "min")), a[2], row.names = FALSE)\n'
     )
-    subprocess.run(["Rscript", str(script), str(tmp_path / "s.csv"), str(tmp_path / "r.csv")], check=True, capture_output=True)
+    run_r(["Rscript", str(script), str(tmp_path / "s.csv"), str(tmp_path / "r.csv")], check=True, capture_output=True)
     ref = pd.read_csv(tmp_path / "r.csv")
     got = positive_rate(s)
     n = len(s)
@@ -586,7 +585,7 @@ def test_plot_hardness_map_returns_its_axes():
         plot_hardness_map(X, one_class * np.nan)
 
 
-def test_import_does_not_load_r():
+def test_import_does_not_load_r(fresh_python):
     code = "import sys, irtbridge.hardness; print('rpy2' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    out = fresh_python.run(code, check=True).stdout
     assert json.loads(out.strip().lower()) is False

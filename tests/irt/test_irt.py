@@ -12,7 +12,6 @@ Each tolerance is stated where it is used.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import types
 import warnings
@@ -38,6 +37,7 @@ from irtbridge.irt import (
     test_information,
     true_score,
 )
+from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 R_SCRIPT = HERE / "r" / "irt_reference.R"
@@ -139,7 +139,7 @@ def mirt_reference(tmp_path_factory):
         jobs.append(dict(id=f"trace_{model}", kind="trace", model=model, items=f"trace_items_{model}.csv",
                          data="theta.csv", method="", mean=0.0, sd=1.0, quadpts=0, lo=0, hi=0))
     pd.DataFrame(jobs).to_csv(root / "jobs.csv", index=False)
-    proc = subprocess.run(["Rscript", str(R_SCRIPT), str(root)], capture_output=True, text=True)
+    proc = run_r(["Rscript", str(R_SCRIPT), str(root)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return {job["id"]: pd.read_csv(root / f"{job['id']}.csv") for job in jobs}
 
@@ -534,9 +534,9 @@ def test_public_names_are_exported_lazily():
         assert getattr(irtbridge, name) is getattr(sys.modules["irtbridge.irt"], name)
 
 
-def test_importing_the_kernel_does_not_load_r():
+def test_importing_the_kernel_does_not_load_r(fresh_python):
     code = "import irtbridge.irt, sys; assert 'rpy2' not in sys.modules and 'irtbridge._r' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], check=True)
+    fresh_python.run(code, check=True)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ Tolerances are stated where used.
 
 from __future__ import annotations
 
-import subprocess
 import types
 from pathlib import Path
 
@@ -48,6 +47,7 @@ from irtbridge.mlc import (
     running_mlc,
     running_standard_error,
 )
+from tests._rrefs import run_r
 
 matplotlib.use("Agg")
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -451,7 +451,7 @@ def mirt_cdi(tmp_path_factory):
     out = {}
     for kind, data in _cdi_data().items():
         data.to_csv(root / f"{kind}.csv", index=False)
-        proc = subprocess.run(
+        proc = run_r(
             ["Rscript", str(HERE / "r" / "mlc_cdi_reference.R"), kind, str(root / f"{kind}.csv"),
              str(root / f"{kind}_out.csv")],
             capture_output=True, text=True,

@@ -10,7 +10,6 @@ difference), and pandas/numpy recomputations of what each figure must show.
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 
 import numpy as np
@@ -29,6 +28,7 @@ from irtbridge.decodirt import (
 )
 from irtbridge.pipeline import BenchmarkResult, Settings, run_benchmark
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 pytestmark = pytest.mark.r
 
@@ -143,7 +143,7 @@ write.csv(data.frame(player = r$Player, rating = sprintf("%.17g", r$Rating), rd 
 def test_written_matches_replay_in_playerratings(saved, order, tmp_path):
     out, _ = saved
     (tmp_path / "g.R").write_text(R_GLICKO)
-    subprocess.run(["Rscript", str(tmp_path / "g.R"), str(out / "matches.csv"), str(tmp_path / "r.csv"), order],
+    run_r(["Rscript", str(tmp_path / "g.R"), str(out / "matches.csv"), str(tmp_path / "r.csv"), order],
                    check=True, capture_output=True)
     ref = pd.read_csv(tmp_path / "r.csv").set_index("player")
     ratings = pd.read_csv(out / "ratings.csv")

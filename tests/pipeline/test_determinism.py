@@ -2,13 +2,13 @@
 
 The same seed gives identical tables with ``--jobs 1`` and ``--jobs 2`` and on a second run: every CSV
 under ``tables/`` of three quick runs of ``irtbridge evaluate`` (iris and wine, the two smallest embedded
-sets) is compared exactly, wall-time columns aside. ``tools/compare-evaluate.py`` (the same comparison
+sets) is compared exactly, wall-time columns aside (the runs are the session fixture ``quick_runs`` of tests/conftest.py,
+which tests/pipeline/test_evaluate.py reads too). ``tools/compare-evaluate.py`` (the same comparison
 for the default run, by hand) is checked on those folders and on small hand-made ones.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +18,6 @@ import pandas as pd
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "compare-evaluate.py"
-SEED = "7"
 
 
 def _timing(column: str) -> bool:
@@ -89,25 +88,15 @@ def test_compare_script_ignores_timing_and_row_order_and_finds_differences(tmp_p
 # --------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("determinism")
-    env = {**os.environ, "MPLBACKEND": "Agg"}
-    out = {}
-    for name, jobs in (("jobs1", "1"), ("jobs2", "2"), ("jobs2_again", "2")):
-        out[name] = root / name
-        proc = subprocess.run(
-            [sys.executable, "-m", "irtbridge", "evaluate", "--quick", "--datasets", "iris", "wine",
-             "--seed", SEED, "--jobs", jobs, "--out", str(out[name])],
-            capture_output=True, text=True, env=env,
-        )
-        assert proc.returncode == 0, proc.stderr[-4000:]
-    yield out
-    shutil.rmtree(root, ignore_errors=True)
+@pytest.fixture
+def runs(quick_runs):
+    """The session's three quick runs (tests/conftest.py): jobs1, jobs2, jobs2_again."""
+    return quick_runs
 
 
 @pytest.mark.r
 @pytest.mark.slow
+@pytest.mark.xdist_group("quick_runs")
 def test_same_seed_same_tables_with_one_or_two_workers_and_across_runs(runs):
     names = sorted(_tables(runs["jobs1"]))
     # the tables a quick run of two multi-class sets writes, so an empty folder cannot pass
@@ -120,6 +109,7 @@ def test_same_seed_same_tables_with_one_or_two_workers_and_across_runs(runs):
 
 @pytest.mark.r
 @pytest.mark.slow
+@pytest.mark.xdist_group("quick_runs")
 def test_compare_script_finds_the_runs_equal_and_a_changed_one_different(runs, tmp_path):
     proc = _compare(runs["jobs1"], runs["jobs2"], "--tol", 0)
     assert proc.returncode == 0, proc.stdout + proc.stderr

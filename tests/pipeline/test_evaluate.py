@@ -25,8 +25,9 @@ from tests._chromium import body_attribute, render
 from tests._synthetic import synthetic_evaluation
 
 from irtbridge.cli import main
-from irtbridge.pipeline import Settings, evaluate, resolve_datasets
+from irtbridge.pipeline import Settings, resolve_datasets
 from irtbridge.exceptions import ValidationError
+from tests._rrefs import run_r
 
 R_ENV = {**os.environ, "TZ": "UTC", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
@@ -38,7 +39,7 @@ def _read(path: Path, **kw) -> pd.DataFrame:
 def _rscript(tmp: Path, code: str, *args: str) -> None:
     script = tmp / "oracle.R"
     script.write_text(code)
-    proc = subprocess.run(["Rscript", str(script), *args], capture_output=True, text=True, env=R_ENV)
+    proc = run_r(["Rscript", str(script), *args], capture_output=True, text=True, env=R_ENV)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
@@ -243,19 +244,27 @@ def test_report_renders_in_chromium(run, tmp_path):
 
 @pytest.mark.r
 @pytest.mark.slow
-def test_results_do_not_depend_on_the_number_of_workers():
-    # two multi-class sets: no MLC unit, so two small runs
-    one = evaluate(["iris", "wine"], Settings.quick_run(), jobs=1)
-    two = evaluate(["iris", "wine"], Settings.quick_run(), jobs=2)
-    assert two.provenance["jobs"] == 2 and one.provenance["jobs"] == 1
-    pd.testing.assert_frame_equal(one.ratings, two.ratings, rtol=1e-9)
-    pd.testing.assert_frame_equal(one.instances, two.instances, rtol=1e-9)
+@pytest.mark.xdist_group("quick_runs")
+def test_results_do_not_depend_on_the_number_of_workers(quick_runs):
+    # two multi-class sets (no MLC unit), run with one and with two workers: the session's quick runs
+    # (tests/conftest.py), which tests/pipeline/test_determinism.py compares table by table
+    one, two = ({"summary": json.loads((quick_runs[name] / "summary.json").read_text()),
+                 **{table: _read(quick_runs[name] / "tables" / f"{table}.csv") for table in ("ratings", "instances")}}
+                for name in ("jobs1", "jobs2"))
+    assert two["summary"]["provenance"]["jobs"] == 2 and one["summary"]["provenance"]["jobs"] == 1
+    pd.testing.assert_frame_equal(_untimed(one["ratings"]), _untimed(two["ratings"]), rtol=1e-9)
+    pd.testing.assert_frame_equal(_untimed(one["instances"]), _untimed(two["instances"]), rtol=1e-9)
 
 
-def test_modules_import_without_r():
+def _untimed(frame: pd.DataFrame) -> pd.DataFrame:
+    """Without its wall-time columns (the one thing two runs may differ in)."""
+    return frame.drop(columns=[c for c in frame.columns if c == "seconds" or c.endswith("_seconds")])
+
+
+def test_modules_import_without_r(fresh_python):
     code = ("import sys, irtbridge.pipeline, irtbridge.report, irtbridge.batch, irtbridge.cli\n"
             "irtbridge.cli.build_parser()\n"
             "print('rpy2' in sys.modules, any(m.startswith('irtbridge._r') for m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    proc = fresh_python.run(code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", "False"]

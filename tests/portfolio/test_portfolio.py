@@ -8,7 +8,6 @@ definitional ("irtbridge") polytomous predictions, and the tables printed in Kan
 from __future__ import annotations
 
 import json
-import subprocess
 import warnings
 
 import numpy as np
@@ -25,6 +24,7 @@ from irtbridge.portfolio import (
     evaluate_portfolio,
     latent_trait_analysis,
 )
+from tests._rrefs import run_r
 
 ALGOS = ["NB", "LDA", "QDA", "CART", "J48", "KNN", "L_SVM", "poly_SVM", "RBF_SVM", "RandF"]
 
@@ -104,7 +104,7 @@ def _quiet(fn, *args, **kwargs):
 def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("airt")
     (tmp / "ref.R").write_text(R_SCRIPT)
-    subprocess.run(["Rscript", str(tmp / "ref.R"), str(tmp / "out.json")], check=True, capture_output=True)
+    run_r(["Rscript", str(tmp / "ref.R"), str(tmp / "out.json")], check=True, capture_output=True)
     return json.loads((tmp / "out.json").read_text())
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -26,6 +24,7 @@ from irtbridge.portfolio import (
     fit_crm,
     rescale_performance,
 )
+from tests._rrefs import run_r
 
 # Reference fits in a fresh R: EstCRM's own EM on the CSV the test wrote (bounds 0 and 1, airt's
 # max.EMCycle = 200), EstCRMperson's latent traits, and airt::cirtmodel on data with an anomalous
@@ -73,7 +72,7 @@ def ref(data, tmp_path_factory):
     data.to_csv(tmp / "cts.csv", index=False)
     anomalous_data().to_csv(tmp / "anom.csv", index=False)
     (tmp / "ref.R").write_text(R_SCRIPT)
-    subprocess.run(["Rscript", str(tmp / "ref.R"), str(tmp / "cts.csv"), str(tmp / "anom.csv"), str(tmp / "out.json")],
+    run_r(["Rscript", str(tmp / "ref.R"), str(tmp / "cts.csv"), str(tmp / "anom.csv"), str(tmp / "out.json")],
                    check=True, capture_output=True)
     return json.loads((tmp / "out.json").read_text())
 
@@ -263,8 +262,8 @@ def test_min_not_below_max_is_an_error():
         fit_crm(_good(), 0.9, 0.9)
 
 
-def test_importing_the_portfolio_does_not_load_r():
+def test_importing_the_portfolio_does_not_load_r(fresh_python):
     code = ("import sys, irtbridge.portfolio, irtbridge.portfolio.plots, irtbridge.cli.portfolio; "
             "print('rpy2' in sys.modules, 'irtbridge._r.session' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = fresh_python.run(code, check=True).stdout
     assert out.split() == ["False", "False"]

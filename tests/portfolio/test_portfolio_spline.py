@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 
 from irtbridge.exceptions import ValidationError
 from irtbridge.portfolio.spline import PenalizedSpline, penalized_spline, place_knots
+from tests._rrefs import run_r
 
 # mgcv fits y ~ s(x, bs) with REML and GCV on data written by the test; predictions on an 80-point grid,
 # the summed edf (+1 for the intercept is already in sum(edf)) and the scale estimate.
@@ -41,7 +41,7 @@ def mgcv(tmp_path_factory):
     y = np.sin(2 * x) + 0.3 * x + rng.normal(scale=0.4, size=150)
     pd.DataFrame({"x": x, "y": y}).to_csv(tmp / "in.csv", index=False)
     (tmp / "fit.R").write_text(MGCV_SCRIPT)
-    subprocess.run(["Rscript", str(tmp / "fit.R"), str(tmp / "in.csv"), str(tmp / "out.json")], check=True,
+    run_r(["Rscript", str(tmp / "fit.R"), str(tmp / "in.csv"), str(tmp / "out.json")], check=True,
                    capture_output=True)
     return x, y, json.loads((tmp / "out.json").read_text())
 

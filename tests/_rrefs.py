@@ -1,0 +1,281 @@
+"""R reference numbers computed once and stored as data (statsmodels' ``tests/results/`` habit).
+
+A test that asks R for its expected numbers calls ``run_r([...])`` where it called
+``run_r(["Rscript", ...])``: same arguments, same ``CompletedProcess`` back, same files written.
+What the call means is its key: the R code (the script's text or ``-e`` code), its other arguments, and the
+content of every file or folder it is given; a path that does not exist yet is an output. The outputs,
+stdout and exit status of each call are stored under ``tests/r/refs/<test module>.json``, stamped with the
+SHA-256 of the R lock file (``irtbridge/_r/R/packages.lock``), which pins every R package.
+
+``IRTBRIDGE_R_REFS`` says what a call does:
+
+* unset or ``use`` (``make test``): the stored outputs are written where R would have written them; a call
+  without a stored result, or a file stamped with another lock, fails and says to run ``make refs``;
+* ``record`` (``make refs``): R runs and the result is stored (in ``IRTBRIDGE_R_REFS_DIR``, default
+  ``tests/r/refs``; a call already stored there is not run again, so an interrupted run resumes); a test whose
+  own body does not ask R is skipped once its fixtures are made (tests/conftest.py);
+* ``check`` (``make refs-check``, CI): R runs, the test reads R's own output, and the call fails unless the
+  stored result equals it (numbers to a relative 1e-6, text exactly);
+* ``live``: R runs, nothing is read or stored.
+
+So R stays the oracle: CI regenerates every reference and compares it with the committed one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import math
+import os
+import re
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCK = ROOT / "irtbridge" / "_r" / "R" / "packages.lock"
+REFS = ROOT / "tests" / "r" / "refs"
+MODES = ("use", "record", "check", "live")
+RTOL, ATOL = 1e-6, 1e-9
+
+
+def lock_hash() -> str:
+    """SHA-256 of the R lock file: the stamp every stored reference carries."""
+    return hashlib.sha256(LOCK.read_bytes()).hexdigest()
+
+
+def mode() -> str:
+    value = os.environ.get("IRTBRIDGE_R_REFS", "use") or "use"
+    if value not in MODES:
+        raise pytest.UsageError(f"IRTBRIDGE_R_REFS={value!r}: expected one of {', '.join(MODES)}")
+    return value
+
+
+def refs_dir() -> Path:
+    return Path(os.environ.get("IRTBRIDGE_R_REFS_DIR") or REFS)
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): _sha(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _is_path(arg: str) -> bool:
+    return os.path.isabs(arg)
+
+
+def _describe(args: list[str]) -> tuple[list[Any], dict[int, Any]]:
+    """The key's view of the arguments (paths by content) and what each path held before the run."""
+    key: list[Any] = []
+    before: dict[int, Any] = {}
+    for i, arg in enumerate(args):
+        if i == 0:
+            key.append(Path(arg).name)  # Rscript
+        elif not _is_path(arg):
+            key.append(arg)
+        elif os.path.isfile(arg):
+            before[i] = _sha(Path(arg))
+            key.append({"file": before[i]})
+        elif os.path.isdir(arg):
+            before[i] = _tree(Path(arg))
+            key.append({"dir": before[i]})
+        else:
+            before[i] = None
+            key.append({"out": Path(arg).name})
+    return key, before
+
+
+def _collect(args: list[str], before: dict[int, Any]) -> dict[str, str]:
+    """What the run wrote: each output path given, and each new or changed file in a folder given."""
+    out: dict[str, str] = {}
+    for i, old in before.items():
+        path = Path(args[i])
+        if isinstance(old, str):  # a file given: stored when the run rewrote it
+            if path.is_file() and _sha(path) != old:
+                out[str(i)] = path.read_text(encoding="utf-8")
+        elif old is None:
+            if path.is_file():
+                out[str(i)] = path.read_text(encoding="utf-8")
+            elif path.is_dir():  # an output folder
+                for rel in _tree(path):
+                    out[f"{i}/{rel}"] = (path / rel).read_text(encoding="utf-8")
+        else:
+            for rel, sha in _tree(path).items():
+                if old.get(rel) != sha:
+                    out[f"{i}/{rel}"] = (path / rel).read_text(encoding="utf-8")
+    return out
+
+
+def _restore(args: list[str], outputs: dict[str, str]) -> None:
+    for where, text in outputs.items():
+        index, _, rel = where.partition("/")
+        path = Path(args[int(index)])
+        if rel:
+            path = path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _module() -> str:
+    """The test module asking (``tests/em/test_native_em.py`` -> ``em__test_native_em``)."""
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    file = current.split("::", 1)[0]
+    if not file:
+        raise RuntimeError("run_r is for tests: PYTEST_CURRENT_TEST is not set")
+    rel = Path(file).with_suffix("")
+    parts = rel.parts[1:] if rel.parts and rel.parts[0] == "tests" else rel.parts
+    return "__".join(parts)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"irtbridge-rrefs-{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def _differences(stored: str, live: str) -> str | None:
+    """None when the two texts say the same (numbers to RTOL/ATOL, everything else exactly)."""
+    if stored == live:
+        return None
+    a, b = _NUMBER.split(stored), _NUMBER.split(live)
+    if a != b:
+        return "the text between the numbers differs"
+    for x, y in zip(_NUMBER.findall(stored), _NUMBER.findall(live)):
+        fx, fy = float(x), float(y)
+        if not math.isclose(fx, fy, rel_tol=RTOL, abs_tol=ATOL):
+            return f"{x} stored, {y} now"
+    return None
+
+
+def _compare(record: dict[str, Any], live: dict[str, Any], where: str) -> None:
+    problems = []
+    if record["returncode"] != live["returncode"]:
+        problems.append(f"exit status {record['returncode']} stored, {live['returncode']} now")
+    for name in sorted(set(record["outputs"]) | set(live["outputs"])):
+        if name not in record["outputs"] or name not in live["outputs"]:
+            problems.append(f"output {name}: written by only one of the runs")
+            continue
+        diff = _differences(record["outputs"][name], live["outputs"][name])
+        if diff:
+            problems.append(f"output {name}: {diff}")
+    diff = _differences(record["stdout"], live["stdout"])
+    if diff:
+        problems.append(f"stdout: {diff}")
+    if problems:
+        pytest.fail(f"R reference {where} differs from R now: " + "; ".join(problems) + " (run `make refs`)",
+                    pytrace=False)
+
+
+def run_r(args: list[str], *, check: bool = False, capture_output: bool = False, text: bool = False,
+          env: dict[str, str] | None = None, cwd: Any = None, **kwargs: Any) -> subprocess.CompletedProcess:
+    """``run_r(["Rscript", ...])`` answered from the stored R references (see the module docstring)."""
+    args = [str(a) for a in args]
+    if Path(args[0]).name != "Rscript":
+        raise ValueError(f"run_r runs Rscript, not {args[0]!r}")
+    how = mode()
+    if how == "live":
+        return subprocess.run(args, check=check, capture_output=capture_output, text=text, env=env, cwd=cwd,
+                              **kwargs)
+    described, before = _describe(args)
+    key = hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:20]
+    file = refs_dir() / f"{_module()}.json"
+    where = f"{file.relative_to(ROOT) if file.is_relative_to(ROOT) else file} [{key}]"
+    if how == "record" and _load(file).get("lock") == lock_hash() and key in _load(file).get("calls", {}):
+        how = "use"  # recorded earlier in this `make refs` (it starts from an empty folder): a resumed run
+    if how == "use":
+        stored = _load(file)
+        if stored and stored.get("lock") != lock_hash():
+            pytest.fail(f"{where}: the R references were made under another {LOCK.name} "
+                        f"(the lock changed): run `make refs`", pytrace=False)
+        record = stored.get("calls", {}).get(key)
+        if record is None:
+            pytest.fail(f"{where}: no stored R reference for {described!r}: run `make refs` "
+                        f"(it runs R and stores what it returns)", pytrace=False)
+        _restore(args, record["outputs"])
+    else:
+        proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, **kwargs)
+        record = {"command": described, "returncode": proc.returncode, "stdout": proc.stdout,
+                  "stderr": proc.stderr[-4000:], "outputs": _collect(args, before)}
+        if not capture_output:  # what the caller would have seen
+            print(proc.stdout, end="")
+            print(proc.stderr, end="")
+        if how == "check":
+            stored = _load(refs_dir() / f"{_module()}.json")
+            if stored.get("lock") != lock_hash():
+                pytest.fail(f"{where}: stamped with another lock: run `make refs`", pytrace=False)
+            if key not in stored.get("calls", {}):
+                pytest.fail(f"{where}: no stored R reference for {described!r}: run `make refs`", pytrace=False)
+            _compare(stored["calls"][key], record, where)
+        else:
+            with _locked(file):
+                stored = _load(file)
+                if stored.get("lock") != lock_hash():
+                    stored = {"lock": lock_hash(), "calls": {}}
+                stored["calls"][key] = record
+                file.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    stdout, stderr = record["stdout"], record["stderr"]
+    if not text and not kwargs.get("universal_newlines") and not kwargs.get("encoding"):
+        stdout, stderr = stdout.encode(), stderr.encode()
+    result = subprocess.CompletedProcess(args, record["returncode"], stdout if capture_output else None,
+                                         stderr if capture_output else None)
+    if check:
+        result.check_returncode()
+    return result
+
+
+def _callers_of_r(module: Any) -> set[str]:
+    """Names of the module's functions that call run_r, directly or through another such function."""
+    import inspect
+
+    sources = {}
+    for name, obj in vars(module).items():
+        if (inspect.isfunction(obj) and getattr(obj, "__module__", None) == module.__name__
+                and not hasattr(obj, "_pytestfixturefunction")):  # a fixture asks R in setup, not in the body
+            try:
+                sources[name] = inspect.getsource(obj)
+            except (OSError, TypeError):
+                continue
+    found = {"run_r"}
+    while True:
+        more = {name for name, src in sources.items() if name not in found
+                and any(re.search(rf"\b{re.escape(f)}\b", src) for f in found)}
+        if not more:
+            return found
+        found |= more
+
+
+def records_in_call(item: Any) -> bool:
+    """Whether a test's own body may ask R (``make refs`` skips the bodies of the others: their fixtures,
+    which may ask R, have run by then)."""
+    import inspect
+
+    function = getattr(item, "function", None)
+    module = getattr(item, "module", None)
+    if function is None or module is None:
+        return False
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return True
+    return any(re.search(rf"\b{re.escape(name)}\b", source) for name in _callers_of_r(module))

@@ -1,0 +1,132 @@
+"""The stored R references (tests/_rrefs.py, tests/r/refs/): stamped with the R lock they were made under,
+one file per test module that asks R, and the three ways a call is answered (use, record, check), shown
+on a stand-in ``Rscript`` so no R runs here."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests import _rrefs
+from tests._rrefs import run_r
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _callers() -> list[str]:
+    """The test modules calling run_r, named as their reference files are."""
+    names = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.name != Path(__file__).name and re.search(r"\brun_r\b", path.read_text(encoding="utf-8")):
+            names.append("__".join(path.relative_to(ROOT / "tests").with_suffix("").parts))
+    return names
+
+
+def test_every_reference_file_is_stamped_with_todays_lock():
+    files = sorted(_rrefs.REFS.glob("*.json"))
+    assert files, "no stored R references: run `make refs`"
+    stale = [f.name for f in files if json.loads(f.read_text(encoding="utf-8")).get("lock") != _rrefs.lock_hash()]
+    assert stale == [], f"{_rrefs.LOCK} changed since these references were made: run `make refs` ({stale})"
+
+
+def test_every_module_asking_r_has_its_references_and_none_is_left_over():
+    stored = {f.stem for f in _rrefs.REFS.glob("*.json")}
+    callers = set(_callers())
+    assert len(callers) > 40
+    assert sorted(callers - stored) == [], "run `make refs`"
+    assert sorted(stored - callers) == [], "references of a module that no longer asks R: run `make refs`"
+
+
+# --------------------------------------------------------------------------------------------------
+# a stand-in Rscript: doubles every number of its input file into its output file, counts its runs
+# --------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRTBRIDGE_R_REFS_DIR", str(tmp_path / "refs"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "Rscript"
+    script.write_text("#!/bin/sh\necho run >> \"$(dirname \"$0\")/runs\"\n"
+                      "awk '{ print $1 * 2 }' \"$1\" > \"$2\"\necho done\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    data = tmp_path / "in.txt"
+    data.write_text("1\n2.5\n")
+    return script, data, tmp_path
+
+
+def _runs(script: Path) -> int:
+    runs = script.parent / "runs"
+    return len(runs.read_text().splitlines()) if runs.exists() else 0
+
+
+def test_record_then_use_writes_the_stored_output_without_running(fake, monkeypatch):
+    script, data, tmp = fake
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "record")
+    proc = run_r([script, data, tmp / "a.txt"], capture_output=True, text=True, check=True)
+    assert proc.stdout == "done\n" and (tmp / "a.txt").read_text() == "2\n5\n" and _runs(script) == 1
+    (tmp / "a.txt").unlink()
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "use")
+    proc = run_r([script, data, tmp / "a.txt"], capture_output=True, text=True, check=True)
+    assert proc.stdout == "done\n" and (tmp / "a.txt").read_text() == "2\n5\n" and _runs(script) == 1
+    # other input: no stored answer, and the failure says what to run
+    data.write_text("3\n")
+    with pytest.raises(pytest.fail.Exception, match="make refs"):
+        run_r([script, data, tmp / "a.txt"])
+
+
+def test_a_reference_made_under_another_lock_fails(fake, monkeypatch):
+    script, data, tmp = fake
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "record")
+    run_r([script, data, tmp / "a.txt"])
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "use")
+    monkeypatch.setattr(_rrefs, "lock_hash", lambda: "0" * 64)
+    with pytest.raises(pytest.fail.Exception, match="lock changed"):
+        run_r([script, data, tmp / "a.txt"])
+
+
+def test_check_runs_r_and_compares_within_tolerance(fake, monkeypatch):
+    script, data, tmp = fake
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "record")
+    run_r([script, data, tmp / "a.txt"])
+    file = tmp / "refs" / "test_r_refs.json"
+    stored = json.loads(file.read_text())
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "check")
+    (tmp / "a.txt").unlink()
+    run_r([script, data, tmp / "a.txt"])  # R says the same now
+    assert _runs(script) == 2
+    (call,) = stored["calls"].values()
+    call["outputs"]["2"] = "2.000000001\n5\n"  # within the relative 1e-6
+    file.write_text(json.dumps(stored))
+    (tmp / "a.txt").unlink()
+    run_r([script, data, tmp / "a.txt"])
+    call["outputs"]["2"] = "2.01\n5\n"
+    file.write_text(json.dumps(stored))
+    (tmp / "a.txt").unlink()
+    with pytest.raises(pytest.fail.Exception, match=r"output 2: 2\.01 stored, 2 now"):
+        run_r([script, data, tmp / "a.txt"])
+
+
+def test_a_folder_argument_gives_its_new_files_back(fake, monkeypatch):
+    _, _, tmp = fake
+    script = tmp / "bin" / "Rscript"
+    script.write_text("#!/bin/sh\nfor f in \"$1\"/*.in; do awk '{ print $1 + 1 }' \"$f\" > \"${f%.in}.out\"; done\n")
+    folder = tmp / "jobs"
+    folder.mkdir()
+    (folder / "x.in").write_text("4\n")
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "record")
+    run_r([script, folder], check=True)
+    (folder / "x.out").unlink()
+    monkeypatch.setenv("IRTBRIDGE_R_REFS", "use")
+    script.unlink()
+    run_r([script, folder], check=True)
+    assert (folder / "x.out").read_text() == "5\n"
+
+
+def test_only_rscript_is_run():
+    with pytest.raises(ValueError, match="Rscript"):
+        run_r(["python3", "-c", "pass"])
