@@ -4,11 +4,10 @@ One row (:class:`Model`) per model name says whether it is dichotomous or polyto
 parameters it estimates, mirt's ``itemtype`` for it, ltm's fitting function (if ltm fits it), the native
 EM that fits it (if any) and the scoring methods of the native kernel (:mod:`irtbridge.irt`) for it.
 Everything else derives from these rows: the model lists of :mod:`irtbridge.irt` and :mod:`irtbridge.em`,
-the names :func:`irtbridge.calibrate` accepts and which engine fits which
-(:data:`irtbridge.calibration.results.result.ENGINES`), the ``itemtype`` vector R receives (R never translates
-a model name itself), the item types of :mod:`irtbridge.calibration.inputs.itemtypes` and the CLI's help.
-What an *engine* accepts and can do afterwards is its row of
-:data:`irtbridge.calibration.engines.ENGINE_TABLE`.
+the names :func:`irtbridge.calibrate` accepts and which engine fits which (the rows' ``models`` of
+:data:`irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`), the ``itemtype`` vector R receives (R never
+translates a model name itself), the item types of :mod:`irtbridge.calibration.inputs.itemtypes` and the CLI's
+help. What an *engine* accepts and can do afterwards is its row of that table.
 
 The same module holds the option domains (:class:`Domain`): the values each option irtbridge passes to
 mirt or ltm may take (:data:`ESTIMATION_DOMAINS`, mirt's ``technical`` entries, :data:`LTM_DOMAINS`,

@@ -157,7 +157,7 @@ def _to_r_side(value: Any, where: str) -> Any:
 
 
 def _why_no_model(value: Any) -> str:
-    from irtbridge.calibration.engines import ENGINE_TABLE
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 
     engine = ENGINE_TABLE.get(getattr(value, "engine", "mirt"))
     if engine is not None and not engine.runs_r:

@@ -44,7 +44,7 @@ def _responses(unit: Unit) -> pd.DataFrame:
 
 def _scores(frame: pd.DataFrame, fit: Any, method: str) -> pd.DataFrame:
     """The engine's scores of the data the fit was made from, one row per respondent of ``frame``."""
-    from irtbridge.calibration.engines import ENGINE_TABLE  # the calibration floor, loaded when a unit runs
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # the calibration floor, loaded when a unit runs
 
     keeps = ENGINE_TABLE[fit.engine].keeps_data
     scores = fit.abilities(method=method, responses=None if keeps else frame[fit.item_names])

@@ -195,7 +195,7 @@ def run_abilities(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge.calibration.engines import ENGINE_TABLE  # kept off the CLI's start
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # kept off the CLI's start
 
     allowed = SCORING_METHODS[args.engine]
     if args.method not in allowed:  # before reading or calibrating anything

@@ -26,7 +26,7 @@ from irtbridge.decodirt.respondents import (
     fit_predict_score_pool,
     response_matrix,
 )
-from irtbridge.calibration.engines import ENGINE_TABLE
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,

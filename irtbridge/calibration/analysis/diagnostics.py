@@ -17,9 +17,9 @@ import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
 from irtbridge._validation import check_choice
-from irtbridge.calibration.analysis._live import live_model
-from irtbridge.calibration.results._base import with_adjusted
-from irtbridge.calibration.results._stored import remember
+from irtbridge.calibration.shared._columns import with_adjusted
+from irtbridge.calibration.shared._live import live_model
+from irtbridge.calibration.shared._stored import remember
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.irt import test_information
 

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.itemtypes import resolve_model
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.inputs.responses import calibration_data, item_minimums

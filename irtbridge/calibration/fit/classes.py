@@ -15,7 +15,8 @@ import pandas as pd
 
 from irtbridge._catalogue import GROUP_DOMAINS
 from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_int, check_seed
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.inputs.spec import parameter_columns
 from irtbridge.calibration.results.class_result import ClassCalibration

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import MIXED_DOMAINS
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.results.mixed_result import MixedCalibration
 from irtbridge.calibration.results.result import Calibration

@@ -2,7 +2,7 @@
 
 :func:`calibrate` resolves the model (one name or mirt's itemtype vector), checks the responses
 (constant items named or dropped), checks the options against what the chosen engine takes (its row of
-:data:`irtbridge.calibration.engines.ENGINE_TABLE`) and builds one
+:data:`irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`) and builds one
 :class:`~irtbridge.calibration.engines.FitRequest`; the engine module (mirt, ltm or native) fits it.
 """
 
@@ -15,7 +15,8 @@ import pandas as pd
 
 from irtbridge._catalogue import mirt_itemtype
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.latent import latent_arguments
@@ -23,8 +24,9 @@ from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.inputs.priors import parse_priors
 from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
 from irtbridge.calibration.inputs.spec import structure_arguments
-from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, Calibration
-from irtbridge.exceptions import ValidationError, r_context
+from irtbridge.calibration.results.flags import warn_flagged
+from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration
+from irtbridge.exceptions import ValidationError, find_stack_level, r_context
 from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
@@ -201,7 +203,7 @@ def calibrate(
     >>> round(irtbridge.calibrate(response_dataset("LSAT7"), "ideal", se=False).loglik, 3)   # doctest: +R
     -2659.454
     """
-    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    engine = check_choice(engine, "engine", tuple(ENGINE_TABLE), ignore_case=True)
     if se is not None and not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
@@ -236,6 +238,7 @@ def calibrate(
         )
     with r_context(f"calibrate: {engine} fitting the {model} model"):
         fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
+    warn_flagged(fit, stacklevel=find_stack_level())  # whatever the engine: one warning when estimates are flagged
     if sparse:
         return fit
     return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))

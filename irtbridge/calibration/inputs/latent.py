@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtbridge.calibration.engines import ENGINE_TABLE
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs._covariates import covariate_columns
 from irtbridge.exceptions import ValidationError
 

@@ -16,7 +16,7 @@ import pandas as pd
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
 from irtbridge.calibration.results._base import FitResult
-from irtbridge.calibration.results._stored import remember, stored
+from irtbridge.calibration.shared._stored import remember, stored
 from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["ClassCalibration"]

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge.exceptions import IrtBridgeWarning
+from irtbridge.exceptions import IrtBridgeWarning, find_stack_level
 
 __all__ = ["FLAG_LIMITS", "IdentificationWarning", "flag_items", "warn_flagged"]
 
@@ -109,15 +109,15 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
     return pd.Series(["; ".join(r) for r in reasons], index=items.index, name="flag", dtype=object)
 
 
-def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
+def warn_flagged(fit: Any, stacklevel: int | None = None) -> None:
     """One :class:`IdentificationWarning` naming the flagged items of ``fit`` (nothing when there are none).
 
     Parameters
     ----------
     fit : Calibration
         The fit whose flagged items are named.
-    stacklevel : int, default 3
-        Where the warning points.
+    stacklevel : int, optional
+        Where the warning points (default: the first line outside irtbridge, :func:`find_stack_level`).
     """
     flags = fit.item_flags
     flagged = flags[flags != ""]
@@ -132,4 +132,4 @@ def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
     warnings.warn(f"{fit.engine} {fit.model} fit ({state}): {len(flagged)} item(s) have estimates the data do not "
                   f"identify ({'; '.join(f'{r}: {k}' for r, k in counts.items())}): {names}; they are marked in "
                   "fit.item_flags and never chosen as anchors; priors= keep slopes finite",
-                  IdentificationWarning, stacklevel=stacklevel)
+                  IdentificationWarning, stacklevel=stacklevel or find_stack_level())

@@ -20,13 +20,17 @@ import pandas as pd
 
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
-from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
+from irtbridge.calibration.analysis import diagnostics
+from irtbridge.calibration.analysis.functioning import drf, dtf, empirical_es
+from irtbridge.calibration.analysis.plots import plot_groups
+from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta
 from irtbridge.calibration.inputs.checks import check_references
-from irtbridge.calibration.results._stored import remember, stored
 from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.inputs.spec import Reference
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.calibration.results._se import GROUP_PARENT
+from irtbridge.calibration.shared._columns import with_adjusted
+from irtbridge.calibration.shared._stored import remember, stored
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -213,8 +217,6 @@ class GroupCalibration(FitResult):
         DataFrame
             Indexed by (``group``, ``item``).
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         if isinstance(stats, str):
             stats = [stats]
         stats = [check_choice(s, "stats", diagnostics.ITEM_FIT_STATS) for s in stats]
@@ -238,8 +240,6 @@ class GroupCalibration(FitResult):
         DataFrame
             One row per respondent.
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         self._live("person_fit")
         frame = diagnostics.person_fit(self)
         frame.insert(0, "group", list(self.membership))
@@ -259,8 +259,6 @@ class GroupCalibration(FitResult):
         Series
             The statistics by name.
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         self._live("global_fit")
         return diagnostics.global_fit(self, type=type)
 
@@ -336,8 +334,6 @@ class GroupCalibration(FitResult):
         matplotlib.axes.Axes
             The Axes drawn on.
         """
-        from irtbridge.calibration.analysis.plots import plot_groups
-
         return plot_groups(self, kind, **kwargs)
 
     def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
@@ -379,8 +375,6 @@ class GroupCalibration(FitResult):
         DataFrame
             As :func:`~irtbridge.calibration.analysis.functioning.drf`.
         """
-        from irtbridge.calibration.analysis.functioning import drf
-
         return drf(self, items, **kwargs)
 
     def dtf(self, **kwargs: Any) -> pd.DataFrame:
@@ -396,8 +390,6 @@ class GroupCalibration(FitResult):
         DataFrame
             As :func:`~irtbridge.calibration.analysis.functioning.dtf`.
         """
-        from irtbridge.calibration.analysis.functioning import dtf
-
         return dtf(self, **kwargs)
 
     def empirical_es(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
@@ -416,8 +408,6 @@ class GroupCalibration(FitResult):
         DataFrame
             As :func:`~irtbridge.calibration.analysis.functioning.empirical_es`.
         """
-        from irtbridge.calibration.analysis.functioning import empirical_es
-
         return empirical_es(self, items, **kwargs)
 
     # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------

@@ -13,6 +13,7 @@ errors first when the fit deferred them (the default ``se=None``).
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
@@ -20,7 +21,8 @@ import pandas as pd
 
 from irtbridge._validation import R_SEED_MAX, check_bool, check_number, check_seed
 from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
-from irtbridge.exceptions import find_stack_level, ValidationError
+from irtbridge.calibration.shared._live import live_model
+from irtbridge.exceptions import RWarning, ValidationError, find_stack_level
 
 __all__ = ["InferenceMixin"]
 
@@ -56,8 +58,6 @@ class InferenceMixin:
     def _information_model(self, what: str) -> Any:
         """The live model that holds this fit's information matrix (the fit's own, or the one its
         deferred standard errors were computed on); a one-line error when there is none."""
-        from irtbridge.calibration.analysis._live import live_model
-
         model = live_model(self, what)
         if self.options.get("se") is False:
             raise ValidationError(f"{what} needs the information matrix; this fit was made with se=False: refit "
@@ -224,10 +224,6 @@ class InferenceMixin:
     def _coefficients_model(self) -> Any:
         """The model :meth:`coefficients` reads: the one with the information matrix when there is one;
         else the live fit (SEs NaN), with one warning at every call when the matrix is unavailable."""
-        import warnings
-
-        from irtbridge.exceptions import RWarning
-
         model = self._live_mirt("coefficients")
         if self.options.get("se") is False:
             return model
