@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -203,7 +204,6 @@ def _run_spawned(units: Mapping[K, tuple[Callable[..., Any], tuple]], ordered: S
                  bar: Any, label: Callable[[K], str], done: dict[K, Any], survive: bool) -> list[K] | None:
     """Run ``ordered`` in one pool; None when all ran, else the units lost with a dead worker (``survive``)."""
     import multiprocessing
-    import tempfile
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 

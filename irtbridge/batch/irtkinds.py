@@ -20,11 +20,13 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._validation import read_csv, read_text, require_columns
 from irtbridge.batch.options import calibrate_arguments
+from irtbridge.exceptions import ValidationError
 
 if TYPE_CHECKING:
     from irtbridge.batch.unit import Unit
@@ -120,10 +122,7 @@ def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _stored_scores(unit: Unit, frame: pd.DataFrame, method: str, folder: Path) -> dict[str, Any]:
-    import numpy as np
-
     from irtbridge.calibration import Calibration
-    from irtbridge.exceptions import ValidationError
     from irtbridge.irt import estimate_abilities
 
     path = unit.paths["calibration"]

@@ -16,6 +16,7 @@ import pandas as pd
 from irtbridge._io import atomic_write_csv
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
 from irtbridge.batch.irtkinds import kind_abilities, kind_calibrate, kind_fit
+from irtbridge.efficiency import efficiency_frame
 from irtbridge.exceptions import UnitError, ValidationError
 
 if TYPE_CHECKING:
@@ -67,8 +68,6 @@ def _kind_hardness(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _kind_ei(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.efficiency import efficiency_frame
-
     opts = dict(unit.options)
     frame = read_csv(unit.data, "2 x 2 tables")
     require_columns(frame, ["tp", "fp", "fn", "tn"], unit.data)

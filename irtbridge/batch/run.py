@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import socket
 import time
 import uuid
@@ -484,8 +485,6 @@ def _run_locked(manifest: Manifest, scheduler: str, workers: int | None, retries
 
 def _kill_workers(cluster: Any) -> None:
     """SIGKILL the worker processes of a local cluster (their R with them); finished units stay published."""
-    import signal
-
     for nanny in list(getattr(cluster, "workers", {}).values()):
         pid = getattr(nanny, "pid", None)
         if pid:

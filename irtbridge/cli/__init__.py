@@ -201,8 +201,6 @@ def _inputs(args: argparse.Namespace, outputs: set[str]) -> list[str]:
 
 def _quiet_sigint() -> None:
     """A second Ctrl-C while the process winds down (interpreter exit) must not print a traceback."""
-    import signal
-
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread

@@ -11,6 +11,7 @@ the bank's own estimator (:meth:`irtbridge.leaderboard.TinyBenchmark.predict`).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
@@ -93,8 +94,6 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    import sys
-
     from irtbridge.leaderboard import estimate_performance, validate_anchors  # kept off the CLI's start
 
     if args.source != "csv" and not args.bank:

@@ -9,12 +9,14 @@ of ``summary.json``) to stdout.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 
-from irtbridge._outdir import FOLDER
-from irtbridge.cli._common import seed_flag
+from irtbridge._outdir import FOLDER, staged_output
+from irtbridge.cli._common import print_json, seed_flag
+from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,8 +82,6 @@ def run(args: argparse.Namespace) -> int:
         The exit status: 1 when any dataset could not be evaluated (the summary names them), else 0.
     """
     from irtbridge.pipeline import Settings, evaluate, resolve_datasets
-    from irtbridge.exceptions import ValidationError
-    from irtbridge._outdir import staged_output
     from irtbridge.report import write_report
 
     if args.jobs is not None and args.jobs < 1:
@@ -108,9 +108,6 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
 
     if args.json:
-        import json
-
-        from irtbridge.cli._common import print_json
 
         with open(files.summary, encoding="utf-8") as fh:
             print_json(json.load(fh))

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from irtbridge._outdir import FOLDER
+from irtbridge._outdir import FOLDER, staged_output
 from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
+from irtbridge.exceptions import ValidationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
     """
     from irtbridge.calibration import calibrate
 
-    from irtbridge.exceptions import ValidationError
-
     if args.engine.lower() != "mirt":
         raise ValidationError(f"--engine {args.engine!r}: fit diagnostics are mirt's; use --engine mirt")
     if args.na_rm and args.impute:
@@ -101,8 +100,6 @@ def run(args: argparse.Namespace) -> int:
     fit = calibrate(data, model=args.model, engine="mirt", se=False)
     report = _report(fit, args)
     if args.plots:
-        from irtbridge._outdir import staged_output
-
         with staged_output(args.plots, param="--plots", writer="fit") as stage:  # the folder appears whole
             written = _plots(fit, str(stage))
         report["plots"] = [os.path.join(args.plots, os.path.basename(p)) for p in written]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from irtbridge._outdir import FOLDER
+from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._plotting import close, figure_of
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, seed_flag
@@ -76,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge._outdir import staged_output
     from irtbridge.mlc import (
         evaluate_mlc,
         plot_accuracy_by_cdi,

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irtbridge._outdir import FOLDER
+from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, to_jsonable
 from irtbridge.exceptions import ValidationError
@@ -146,7 +146,6 @@ def run(args: argparse.Namespace) -> int:
             raise ValidationError("--bins applies to --model polytomous")
         evaluation = evaluate_portfolio(frame, "continuous", min_item=lo, max_item=hi, scale=args.scale,
                                         epsilon=args.epsilon, convention=args.convention)
-    from irtbridge._outdir import staged_output
 
     with staged_output(args.out, param="--out", writer="portfolio") as stage:  # the folder appears whole
         _write(evaluation, args, stage)

@@ -19,9 +19,12 @@ phase-1 answers are in the plan) and prints it with its 95% interval (``--json``
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, Sequence
 
-from irtbridge._outdir import FOLDER
+import pandas as pd
+
+from irtbridge._outdir import FOLDER, staged_output
 from irtbridge.cli._common import add_long_options, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
@@ -158,11 +161,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_plan(out: str, plan: Any, tiny: Any) -> None:
-    from pathlib import Path
 
-    import pandas as pd
-
-    from irtbridge._outdir import staged_output
     from irtbridge.leaderboard.samples_file import write_samples
 
     pos = {n: j for j, n in enumerate(plan.item_names)}

@@ -25,8 +25,9 @@ from scipy.stats import spearmanr
 
 from irtbridge._constraints import Int, Seed, constraints
 from irtbridge._validation import check_choice, check_seed
-from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
+from irtbridge.calibration import calibrate
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
+from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
 
@@ -250,8 +251,6 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     >>> bool(fit.items["a"].abs().max() < 10)
     True
     """
-    from irtbridge.calibration import calibrate
-
     mode = CalibrationMode.resolve(calibration)
     merged = {**mode.options_for(mode.engine), **options}
     fit = calibrate(responses, model="3PL", engine=mode.engine, se=se, drop_constant=drop_constant, **merged)

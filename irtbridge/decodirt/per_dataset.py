@@ -14,11 +14,11 @@ import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge._moved import moved_keywords
-from irtbridge.decodirt.modes import CalibrationMode, flag_items
-from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
-from irtbridge.decodirt.tournaments import SCORES
+from irtbridge.calibration import calibrate
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.decodirt.classification_data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
+from irtbridge.decodirt.modes import CalibrationMode, flag_items
 from irtbridge.decodirt.records import CalibrationAttempt, DatasetResult, StageWarning
 from irtbridge.decodirt.respondents import (
     artificial_responses,
@@ -26,7 +26,8 @@ from irtbridge.decodirt.respondents import (
     fit_predict_score_pool,
     response_matrix,
 )
-from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
+from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
+from irtbridge.decodirt.tournaments import SCORES
 from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,
@@ -35,6 +36,7 @@ from irtbridge.exceptions import (
     RUnavailableError,
     ValidationError,
 )
+from irtbridge.irt import as_item_bank, estimate_abilities, true_score
 
 __all__ = [
     "SCORES",
@@ -113,8 +115,6 @@ def calibrate_with_fallback(
     >>> [a.engine for a in attempts]                                 # doctest: +R
     ['mirt']
     """
-    from irtbridge.calibration import calibrate
-
     if not isinstance(mode, CalibrationMode) or old:  # a name, or the old engine/fallback/engine_options keywords
         mode = CalibrationMode.resolve("paper" if mode is None else mode, **_old_mode_keywords(old))
     attempts: list[CalibrationAttempt] = []
@@ -182,8 +182,6 @@ def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str 
     (With the ability from all items, a negative item rewards a wrong answer, so a classifier that
     errs only there, or the pessimal one, can still climb above optimal.)
     """
-    from irtbridge.irt import as_item_bank, estimate_abilities, true_score
-
     bank = as_item_bank(calibration)
     names = list(bank.names)
     used = responses.rename(columns=str)[names]

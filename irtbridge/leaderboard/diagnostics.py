@@ -36,6 +36,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
 from irtbridge._ties import stable_argsort, tie_greater
@@ -167,9 +169,6 @@ def connected_groups(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> connected_groups(X)
     (array([0, 1, 0]), array([0, 0, 1]))
     """
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     n_models, n_items = X.shape
     counts = np.zeros(n_items, dtype=np.int64)
     for start in range(0, n_models, _CHUNK):

@@ -8,6 +8,7 @@ uses, so the two commands share one validation, one per-dataset pipeline and one
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import matplotlib
 import pandas as pd
 
 from irtbridge import __version__
@@ -24,6 +26,7 @@ from irtbridge._moved import moved_keywords
 from irtbridge._plotting import figure_of
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_choice, check_int, check_number
+from irtbridge.decodirt import plots
 from irtbridge.decodirt.classification_data import (
     DEFAULT_DATASETS,
     BenchmarkDataset,
@@ -31,9 +34,10 @@ from irtbridge.decodirt.classification_data import (
     is_one_dataset,
     parse_dataset_ref,
 )
-from irtbridge.decodirt.per_dataset import DatasetResult
 from irtbridge.decodirt.diagnostics import dataset_diagnostics, diagnostic_rankings
+from irtbridge.decodirt.per_dataset import DatasetResult
 from irtbridge.decodirt.respondents import classifier_pool
+from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.decodirt.tournaments import (
     ORDERS,
     PAPER_ORDERS,
@@ -44,7 +48,6 @@ from irtbridge.decodirt.tournaments import (
     tournament,
 )
 from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
-from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -213,8 +216,6 @@ class BenchmarkResult(HasSummary):
         list of pathlib.Path
             The files written.
         """
-        import json
-
         from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 
         out = Path(out)
@@ -254,12 +255,8 @@ class BenchmarkResult(HasSummary):
         list of Path
             The files written.
         """
-        import matplotlib
-
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
-
-        from irtbridge.decodirt import plots
 
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._summary import Summary
+from irtbridge.decodirt import order_datasets, score_table, tournament
 from irtbridge.decodirt.classification_data import dataset_info
 from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import IrtBridgeError
@@ -234,8 +235,6 @@ def assemble(
     Evaluation
         The evaluation.
     """
-    from irtbridge.decodirt import order_datasets, score_table, tournament
-
     ok = [r for r in results if r.ok]
     if not ok:
         raise IrtBridgeError("no dataset could be evaluated: " + "; ".join(f"{r.name}: {r.error}" for r in results))

@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from irtbridge.decodirt import BenchmarkDataset, class_labels, evaluate_dataset, load_benchmark_dataset, prepare_features
 from irtbridge.decodirt.records import DatasetResult, StageWarning
-from irtbridge.exceptions import ValidationError
 from irtbridge.decodirt.settings import Settings
+from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline._names import dataset_label
 from irtbridge.pipeline._units import lost_dataset, run_all, worker_count
 
@@ -53,8 +54,6 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
     DatasetResult
         The result (a failed one, with the error, unless ``strict``).
     """
-    from irtbridge.decodirt import BenchmarkDataset, evaluate_dataset, load_benchmark_dataset
-
     settings = settings or Settings()
     start = time.perf_counter()
     name = ref.name if isinstance(ref, BenchmarkDataset) else dataset_label(ref)
@@ -270,7 +269,6 @@ def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
     MLCRun
         Its result, or the error.
     """
-    from irtbridge.decodirt import class_labels, load_benchmark_dataset, prepare_features
     from irtbridge.mlc import evaluate_mlc
 
     settings = settings or Settings()

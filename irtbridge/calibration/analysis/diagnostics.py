@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
-from irtbridge._validation import check_choice
+from irtbridge._validation import R_SEED_MAX, check_choice, check_int, check_seed
 from irtbridge.calibration.shared._columns import with_adjusted
 from irtbridge.calibration.shared._live import live_model
 from irtbridge.calibration.shared._stored import remember
-from irtbridge.exceptions import ValidationError, r_context
+from irtbridge.exceptions import RError, ValidationError, r_context
 from irtbridge.irt import test_information
 
 __all__ = [
@@ -160,8 +160,6 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
 
 def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]:
     """``na_rm``, ``impute`` and ``seed`` of :func:`item_fit`, checked (one of the first two at most)."""
-    from irtbridge._validation import R_SEED_MAX, check_int, check_seed
-
     if not isinstance(na_rm, (bool, np.bool_)):
         raise ValidationError(f"na_rm must be True or False, got {na_rm!r}")
     impute = check_int(impute, "impute", low=0)
@@ -241,7 +239,6 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
         ``M2``, ``df``, ``p``, ``RMSEA``, ``RMSEA_5``, ``RMSEA_95``, ``SRMSR``, ``TLI``, ``CFI``.
     """
     from irtbridge._r import session
-    from irtbridge.exceptions import RError
 
     type = check_choice(type, "type", ("M2*", "M2", "C2"))
     model = live_model(fit, "global_fit")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._r import session
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.class_result import ClassCalibration
 from irtbridge.exceptions import find_stack_level, ConvergenceWarning, RWarning
@@ -33,8 +34,6 @@ def fit(request: FitRequest) -> ClassCalibration:
         The fit; standard errors that failed are NaN with one RWarning, and a fit that did not converge
         says so in a ConvergenceWarning.
     """
-    from irtbridge._r import session
-
     session.ensure_packages("mirt")
     names = list(request.names)
     n_classes = int(request.structure["n_classes"])
@@ -80,8 +79,6 @@ def _standard_errors(table: Any, model: Any) -> pd.DataFrame:
     """The (item, parameter) table of values and SEs; all SEs NaN when the SE step failed (``model``: the
     fit, whose coefficients are then read without SEs)."""
     if table is None:
-        from irtbridge._r import session
-
         table = session.call("irtb_mdirt_ses_missing", fit=model)
     frame = table.set_index(["item", "parameter"])
     return frame[["value", "se"]].astype(float)

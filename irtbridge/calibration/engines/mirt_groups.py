@@ -15,6 +15,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._catalogue import mirt_itemtype
+from irtbridge._r import session
 from irtbridge.calibration.engines.rbacked import model_name
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs.checks import check_before_fit
@@ -41,8 +42,6 @@ def fit(request: FitRequest) -> GroupCalibration:
         The fit; standard errors that failed are NaN with one RWarning, and a fit that did not converge
         says so in a ConvergenceWarning.
     """
-    from irtbridge._r import session
-
     session.ensure_packages("mirt")
     names = list(request.names)
     per_item = list(request.per_item) if request.per_item is not None else None
@@ -87,8 +86,6 @@ def from_r_model(model: Any) -> GroupCalibration:
     GroupCalibration
         The fit, holding ``model`` as its live R model.
     """
-    from irtbridge._r import session
-
     out = session.call("irtb_pass_mirt_groups", fit=model)
     names = [str(n) for n in np.atleast_1d(out["item_names"])]
     per_item = [model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))]
@@ -108,8 +105,6 @@ def from_r_model(model: Any) -> GroupCalibration:
 def _assemble(out: dict[str, Any], request: FitRequest, labels: list[str], invariance: list[str],
               options: dict[str, Any], r_warnings: list[str], seconds: float) -> GroupCalibration:
     """The GroupCalibration from R's plain result: per-group tables labelled with the caller's names."""
-    from irtbridge._r import session
-
     names = list(request.names)
     group_names = [str(g) for g in np.atleast_1d(out["groups"])]
     layout = request.model if request.per_item is None else "mixed"

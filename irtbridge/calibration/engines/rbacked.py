@@ -17,8 +17,9 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._catalogue import CATALOGUE, equal_slope_items, from_mirt_itemtype, mirt_itemtype
-from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
+from irtbridge._r import session
 from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration
 from irtbridge.exceptions import find_stack_level, ConvergenceWarning, RWarning
 
@@ -47,8 +48,6 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
     Calibration
         The fit.
     """
-    from irtbridge._r import session
-
     session.ensure_packages(engine)
     names = list(request.names)
     started = time.perf_counter()
@@ -136,8 +135,6 @@ def from_r_model(model: Any) -> Calibration:
     Calibration
         The fit, holding ``model`` as its live R model.
     """
-    from irtbridge._r import session
-
     out = session.call("irtb_pass_mirt_model", fit=model)
     names = [str(n) for n in np.atleast_1d(out["item_names"])]
     types = [model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))]
@@ -218,8 +215,6 @@ def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitReques
                            layout: str, items: pd.DataFrame) -> SEOutcome:
     """The SEs of a live fit made without them: mirt's SE = TRUE numbers (``irtb_mirt_ses``), ltm's from
     the Hessian it kept (``irtb_ltm_ses``); NaN with one warning when the information matrix fails."""
-    from irtbridge._r import session
-
     with warnings.catch_warnings(record=True) as caught:  # R warnings: re-raised at the access
         warnings.simplefilter("always")
         if engine == "mirt":
@@ -242,8 +237,6 @@ _VERSIONS: dict[str, dict[str, Any]] = {}
 
 def _versions(engine: str) -> dict[str, Any]:
     """R's and the engine's versions, asked once per process (one R round trip fewer per fit)."""
-    from irtbridge._r import session
-
     if engine not in _VERSIONS:
         _VERSIONS[engine] = session.r_versions([engine])
     return _VERSIONS[engine]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from irtbridge._catalogue import MIXED_DOMAINS
 from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs._covariates import covariate_columns
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.results.mixed_result import MixedCalibration
@@ -166,7 +167,6 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     (['blockA', 'blockB'], -2797.687)
     """
     from irtbridge._r import session
-    from irtbridge.calibration.inputs._covariates import covariate_columns
 
     frame = _response_frame(data, "data")
     names = [str(c) for c in frame.columns]

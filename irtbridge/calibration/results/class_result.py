@@ -16,6 +16,7 @@ import pandas as pd
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
 from irtbridge.calibration.results._base import FitResult
+from irtbridge.calibration.results.result import m2_line
 from irtbridge.calibration.shared._stored import remember, stored
 from irtbridge.exceptions import ValidationError, r_context
 
@@ -144,8 +145,6 @@ class ClassCalibration(FitResult):
                 f"{self.n_classes}   parameters {self.n_parameters}")
 
     def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
-        from irtbridge.calibration.results.result import m2_line
-
         shares = "   ".join(f"{c} {p:.{digits}f}" for c, p in self.class_proportions.items())
         lines = [Line.of("classes", f"class proportions: {shares}")]
         if fit:

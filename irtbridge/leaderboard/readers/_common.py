@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 import pandas as pd
 
 from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.leaderboard.long import collapse_repeats
 
 __all__ = ["LONG_COLUMNS", "as_paths", "find_files", "json_lines", "json_document", "number", "long_table",
            "check_threshold", "where", "first_char", "check_model", "run_labels",
@@ -257,8 +258,6 @@ def long_table(rows: dict[str, list], extra: Iterable[str], what: str) -> pd.Dat
     A pair read twice with the same score counts once; with different scores it is an error naming it
     (:data:`irtbridge.leaderboard.long.REPEATS_RULE`, the rule of every command).
     """
-    from irtbridge.leaderboard.long import collapse_repeats
-
     columns = list(LONG_COLUMNS) + [c for c in extra if c not in LONG_COLUMNS]
     frame = pd.DataFrame({c: rows[c] for c in columns}, columns=columns)
     frame["score"] = frame["score"].astype(float)
