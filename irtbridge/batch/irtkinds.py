@@ -77,7 +77,7 @@ def kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
         What ``unit.json`` records: ``model``, ``engine``, ``converged``, ``items``, ``respondents``,
         ``loglik`` and ``scoring_method``.
     """
-    from irtbridge.calibration import calibrate
+    from irtbridge.calibration import calibrate  # loaded when a unit of this kind runs
 
     frame = _responses(unit)
     # the unit writes standard_errors.csv and calibration.json: compute them with the fit unless se=false
@@ -110,7 +110,7 @@ def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
     dict of str to Any
         What ``unit.json`` records of the calibration used and ``scoring_method``.
     """
-    from irtbridge.calibration import calibrate
+    from irtbridge.calibration import calibrate  # loaded when a unit of this kind runs
 
     frame = _responses(unit)
     method = str(unit.options.get("scoring_method", "EAP")).upper()
@@ -122,8 +122,8 @@ def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _stored_scores(unit: Unit, frame: pd.DataFrame, method: str, folder: Path) -> dict[str, Any]:
-    from irtbridge.calibration import Calibration
-    from irtbridge.irt import estimate_abilities
+    from irtbridge.calibration import Calibration  # loaded when a unit of this kind runs
+    from irtbridge.irt import estimate_abilities  # loaded when a unit of this kind runs
 
     path = unit.paths["calibration"]
     text = read_text(path, "calibration")  # a BOM accepted, a non-UTF-8 byte named by its line
@@ -155,8 +155,8 @@ def kind_fit(unit: Unit, folder: Path) -> dict[str, Any]:
     dict of str to Any
         What ``unit.json`` records of the fit, with the ``global`` statistics and the ``misfitting`` items.
     """
-    from irtbridge.calibration import calibrate
-    from irtbridge.calibration.analysis.fitreport import fit_report
+    from irtbridge.calibration import calibrate  # loaded when a unit of this kind runs
+    from irtbridge.calibration.analysis.fitreport import fit_report  # loaded when a unit of this kind runs
 
     frame = _responses(unit)
     fit = calibrate(frame, se=False, **calibrate_arguments(unit.options))

@@ -225,9 +225,9 @@ def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
 
 def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -> None:
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
-    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
-    from irtbridge.calibration.inputs.itemtypes import estimation_options, resolve_model
-    from irtbridge.calibration.inputs.options import check_options
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # loaded when a unit of this kind runs
+    from irtbridge.calibration.inputs.itemtypes import estimation_options, resolve_model  # loaded when a unit of this kind runs
+    from irtbridge.calibration.inputs.options import check_options  # loaded when a unit of this kind runs
 
     engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINE_TABLE), ignore_case=True)
     if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:
@@ -238,7 +238,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
     if "scoring_method" in options:
         check_choice(options["scoring_method"], "option 'scoring_method'", ENGINE_TABLE[engine].scoring, ignore_case=True)
     if not ENGINE_TABLE[engine].runs_r:  # the R-free engine checks its names only when it fits: check them here
-        from irtbridge.calibration.engines.native import NATIVE_OPTIONS
+        from irtbridge.calibration.engines.native import NATIVE_OPTIONS  # loaded when a unit of this kind runs
 
         check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})",
                       ENGINE_TABLE[engine].domains)
@@ -248,7 +248,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
 
 def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
     """A dataset unit's options are :class:`irtbridge.pipeline.Settings` fields, checked by Settings itself."""
-    from irtbridge.pipeline import Settings
+    from irtbridge.pipeline import Settings  # loaded when a unit of this kind runs
 
     fields = {f.name: f for f in dataclasses.fields(Settings) if f.init}
     unknown = [k for k in options if k not in fields]

@@ -308,8 +308,8 @@ def local_cluster(workers: int | None = None, **kwargs: Any):
     distributed.LocalCluster
         The cluster, ready for a ``distributed.Client``.
     """
-    import dask
-    from distributed import LocalCluster
+    import dask  # dask (~0.9 s) loads for a cluster only
+    from distributed import LocalCluster  # dask (~0.9 s) loads for a cluster only
 
     n = workers or os.cpu_count() or 1
     options = dict(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -440,7 +440,7 @@ def _run_locked(manifest: Manifest, scheduler: str, workers: int | None, retries
         else:
             own = None
             if client is None:
-                from distributed import Client
+                from distributed import Client  # dask (~0.9 s) loads for a cluster only
 
                 if scheduler == "local":
                     own = local_cluster(workers)
@@ -516,7 +516,7 @@ def _serial(unit: Unit, out: Path, retries: int) -> dict[str, Any]:
 
 
 def _distributed(client: Any, todo: Sequence[Unit], out: Path, retries: int, bar: Any) -> dict[str, dict[str, Any]]:
-    from distributed import as_completed
+    from distributed import as_completed  # dask (~0.9 s) loads for a cluster only
 
     futures = {}
     for unit in todo:

@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fit(args: argparse.Namespace):
-    from irtbridge.calibration import calibrate
+    from irtbridge.calibration import calibrate  # kept off the CLI's start (~2 s)
 
     data = read_responses(args)
     if args.key is not None:
@@ -97,7 +97,7 @@ def _fit(args: argparse.Namespace):
 
 def _score(data, key: str, missing: str | None):
     """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
-    from irtbridge.calibration.inputs.keys import score_key
+    from irtbridge.calibration.inputs.keys import score_key  # kept off the CLI's start (~2 s)
 
     keys: list[str] | dict[str, str]  # in column order, or by item name
     if os.path.isfile(key):

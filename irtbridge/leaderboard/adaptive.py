@@ -325,6 +325,7 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
 def _two_phase(answer: Callable[[str], Any], bank: Any, names: list[str], var: float, budget: int | None,
                seed: int) -> AdaptiveResult:
     """``selection="twophase"``: a random half, then a Poisson draw by the 2PL prediction's uncertainty."""
+    # the two-phase estimator (~25 ms) loads when a phase two is planned
     from irtbridge.leaderboard.twophase import FLOOR, difference_estimate, inclusion_probabilities
 
     n_items = len(names)

@@ -22,6 +22,7 @@ import matplotlib
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._moved import moved_keywords
 from irtbridge._plotting import figure_of
 from irtbridge._summary import HasSummary, Line, Summary, Warn
@@ -216,8 +217,6 @@ class BenchmarkResult(HasSummary):
         list of pathlib.Path
             The files written.
         """
-        from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
@@ -256,7 +255,7 @@ class BenchmarkResult(HasSummary):
             The files written.
         """
         matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # matplotlib (~0.9 s) loads when a figure is drawn
 
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)

@@ -122,8 +122,8 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     instances, ``s = P(y = 1)``, are Prudêncio's pool of scoring models;
     :meth:`irtbridge.hardness.PoolHardness.table` gives every threshold choice method.
     """
-    from irtbridge.efficiency import efficiency_frame
-    from irtbridge.hardness import METHODS, PoolHardness
+    from irtbridge.efficiency import efficiency_frame  # the stage's package (up to ~1.3 s) loads when the stage runs
+    from irtbridge.hardness import METHODS, PoolHardness  # the stage's package (up to ~1.3 s) loads when the stage runs
 
     bres = result
     positive = result.classes[1]
@@ -269,7 +269,7 @@ def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
     MLCRun
         Its result, or the error.
     """
-    from irtbridge.mlc import evaluate_mlc
+    from irtbridge.mlc import evaluate_mlc  # the stage's package (up to ~1.3 s) loads when the stage runs
 
     settings = settings or Settings()
     start = time.perf_counter()

@@ -241,7 +241,7 @@ def fit_crm(
     >>> round(float(fit.items.loc["QDA", "a"]), 4)
     0.0426
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     estimator = check_choice(estimator, "estimator", ESTIMATORS, ignore_case=True)
     max_em_cycle = check_int(max_em_cycle, "max_em_cycle", low=2)

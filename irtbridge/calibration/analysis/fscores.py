@@ -125,7 +125,7 @@ def mirt_scores(fit: Any, model: Any, method: str, values: np.ndarray | None, op
     DataFrame or ndarray
         The score table, or with ``acov`` an (n, k, k) array.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     with r_context(f"abilities: mirt's fscores(method = {method!r})"):
         out = session.call(

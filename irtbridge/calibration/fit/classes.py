@@ -113,7 +113,7 @@ def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.
     DataFrame
         mirt's ``pars = "values"`` table.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)

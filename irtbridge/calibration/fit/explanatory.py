@@ -166,7 +166,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     >>> list(fit.fixef.index), round(fit.loglik, 3)
     (['blockA', 'blockB'], -2797.687)
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     frame = _response_frame(data, "data")
     names = [str(c) for c in frame.columns]

@@ -295,7 +295,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     Item.4  0.732 -0.671
     Item.5  0.629 -2.913
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = resolve_model(model, columns)

@@ -98,7 +98,7 @@ class InferenceMixin:
         a1.1  0.0314  0.0160
         d.2   0.0160  0.0173
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_vcov", fit=self._information_model("vcov"))
         return out if isinstance(out, pd.DataFrame) else pd.DataFrame(out)
@@ -108,7 +108,7 @@ class InferenceMixin:
         """The condition number of the information matrix (largest over smallest eigenvalue): mirt's
         ``extract.mirt(fit, "condnum")``. Computes deferred standard errors first; a fit made with
         ``se=False`` has none (a one-line error)."""
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return float(session.call("irtb_mirt_condnum", fit=self._information_model("condition_number")))
 
@@ -142,7 +142,7 @@ class InferenceMixin:
         >>> fit.wald(L).round(3)["df"]
         1.0
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._information_model("wald")
         names = list(session.call("irtb_mirt_vcov", fit=model).columns)
@@ -205,7 +205,7 @@ class InferenceMixin:
         a1         0.988  0.177  0.641  1.335
         d          1.856  0.131  1.598  2.114
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         irt = check_bool(irt, "irt")
         ci = check_number(ci, "ci", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -259,7 +259,7 @@ class InferenceMixin:
         -----
         R equivalent: ``PLCI.mirt(fit, parnum = parnum, alpha = alpha)``.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("profile_ci")
         alpha = check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -296,7 +296,7 @@ class InferenceMixin:
         >>> fit.lagrange([1, 5])["df"].tolist()              # free item 1's and item 3's slope
         [1.0, 1.0]
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("lagrange")
         if isinstance(parnum, (int, np.integer)) and not isinstance(parnum, bool):
@@ -348,7 +348,7 @@ class InferenceMixin:
         >>> fit.bootstrap(3, seed=1).shape
         (10, 5)
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("bootstrap")
         if not isinstance(draws, (int, np.integer)) or isinstance(draws, (bool, np.bool_)) or draws < 2:
@@ -391,7 +391,7 @@ class InferenceMixin:
         >>> fit.mdisc().round(3).tolist()
         [0.988, 1.081, 1.706, 0.765, 0.736]
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_mdisc", fit=self._live_mirt("mdisc"))
         names = self.item_names
@@ -406,7 +406,7 @@ class InferenceMixin:
         DataFrame
             See above.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_mdiff", fit=self._live_mirt("mdiff"))
         out.index = pd.Index(self.item_names)
@@ -435,7 +435,7 @@ class InferenceMixin:
         R equivalent: ``testinfo(fit, Theta, degrees = degrees, which.items = ...)``. For a unidimensional
         item table without R see :func:`irtbridge.irt.test_information`.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("test_information")
         k = len(self.factors)

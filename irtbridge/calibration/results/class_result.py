@@ -90,7 +90,7 @@ class ClassCalibration(FitResult):
         -------
         DataFrame with columns ``Class_1``... (rows in the order of the responses, or of mirt's patterns).
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         if not isinstance(patterns, (bool, np.bool_)):
             raise ValidationError(f"patterns must be True or False, got {patterns!r}")
@@ -113,7 +113,7 @@ class ClassCalibration(FitResult):
         Series
             The statistics by name.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         type = check_choice(type, "type", ("M2*", "M2", "C2"))
         with r_context(f"global_fit: mirt's M2(type = {type!r})"):
@@ -131,7 +131,7 @@ class ClassCalibration(FitResult):
         DataFrame
             mirt's ``mod2values`` table.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
 

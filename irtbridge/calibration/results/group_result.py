@@ -155,7 +155,7 @@ class GroupCalibration(FitResult):
         >>> odd.n_respondents, round(odd.items.loc["Item.1", "a"], 3)  # R: coef(fit, IRTpars = TRUE, simplify = TRUE)$odd
         (500, 1.018)
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         name = self._group_name(name)
         model = session.call("irtb_mirt_extract_group", fit=self._live("group"), group=name)
@@ -188,7 +188,7 @@ class GroupCalibration(FitResult):
         ``se`` (several factors: one column per factor, then ``se_<factor>``). Score new respondents with
         ``fit.group(name).abilities(responses=...)``.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         method = check_choice(method, "method", ("EAP", "MAP", "ML", "WLE"), ignore_case=True)
         out = session.call("irtb_mirt_scores", fit=self._live("abilities"), method=method, responses=None,
@@ -292,7 +292,7 @@ class GroupCalibration(FitResult):
         DataFrame
             See above.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         if len(self.factors) != 1:
             raise ValidationError(f"reliability: defined here for one factor; this fit has {len(self.factors)}")
@@ -313,7 +313,7 @@ class GroupCalibration(FitResult):
         DataFrame
             mirt's ``mod2values`` table.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
 
@@ -544,7 +544,7 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
         unknown = [i for i in items if i not in known]
         if unknown:
             raise ValidationError(f"items: unknown item(s) {unknown[:5]}")
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     # mirt stops on a parameter the model lacks or fixes only inside DIF(); say it here, in one line
     table = session.call("irtb_mirt_parameters", fit=group_fit.r_model)

@@ -230,7 +230,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         4         4.0  0.152  0.759
         5         5.0  0.727  0.801
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         engine = ENGINE_TABLE[self.engine]
         method = check_choice(method, "method", engine.scoring, ignore_case=True)
@@ -303,7 +303,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError(f"n must be a positive integer, got {n!r}")
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_plausible", fit=fit, n=int(n), seed=int(seed))
         one = len(self.factors) == 1  # one factor: theta, as abilities() (the naming rule of _base)
@@ -325,7 +325,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
             One row per parameter, mirt's columns; a mirt fit made in this process only (else a
             ValidationError).
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return session.call("irtb_mirt_parameters", fit=self._live_mirt("parameters"))
 
@@ -341,7 +341,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         -------
         DataFrame
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("loadings"), rotate=rotate)
         frame = out["loadings"]
@@ -361,7 +361,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         DataFrame
             Factors x factors, rows and columns named by :attr:`factors` (1 x 1 for one factor).
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("factor_correlations"), rotate=rotate)
         fcor = out["fcor"]
