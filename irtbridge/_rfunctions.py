@@ -57,7 +57,7 @@ class RFunction:
         r_args = [_to_r_side(v, f"{label}: argument {i + 1}") for i, v in enumerate(args)]
         kwargs = {k: _to_r_side(v, f"{label}: argument {k!r}") for k, v in kwargs.items()}
         try:
-            value = passthrough.call_function(self.package, self.r_name, r_args, kwargs, stacklevel=2,
+            value = passthrough.call_function(self.package, self.r_name, r_args, kwargs,
                                               check=not allow_extra, extra=_dots(self.package, self.r_name),
                                               forward=_FORWARDS.get((self.package, self.r_name), ()),
                                               per_group=(self.package, self.r_name) in _PER_GROUP, label=label)

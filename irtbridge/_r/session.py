@@ -16,6 +16,7 @@ import pandas as pd
 
 from irtbridge.exceptions import (
     RError,
+    find_stack_level,
     one_line,
     RPackageMissingError,
     RSessionForkedError,
@@ -256,7 +257,7 @@ def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
         value, warns = _call_locked(fun, kwargs)
     # R often repeats one warning many times in a fit (e.g. "NaNs produced"): say each once, with a count
     for w, n in Counter(warns).items():
-        warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=3)
+        warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=find_stack_level())
     return value
 
 

@@ -27,7 +27,7 @@ from irtbridge._validation import check_int
 from irtbridge.batch.kinds import KINDS
 from irtbridge.batch.manifest import Manifest, load_manifest
 from irtbridge.batch.unit import Unit
-from irtbridge.exceptions import DataWarning, RError, UnitError, ValidationError
+from irtbridge.exceptions import DataWarning, RError, UnitError, ValidationError, find_stack_level
 
 __all__ = ["BatchResult", "is_complete", "is_transient", "mark_failed", "run_unit", "run_batch", "local_cluster"]
 
@@ -322,7 +322,7 @@ def local_cluster(workers: int | None = None, **kwargs: Any):
         warnings.warn(
             "distributed.worker.multiprocessing-method was 'fork'; irtbridge sets it to 'spawn' because a forked "
             "worker would inherit this process's R",
-            DataWarning, stacklevel=2,
+            DataWarning, stacklevel=find_stack_level(),
         )
         dask.config.set({"distributed.worker.multiprocessing-method": "spawn"})
     # workers ignore Ctrl-C (the driver ends them): they inherit the disposition when spawned

@@ -20,7 +20,7 @@ import pandas as pd
 from irtbridge._moved import moved_keywords
 from irtbridge._validation import check_int, check_number, read_csv, require_columns, show_value
 from irtbridge.example_data import r_dataset
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 
 __all__ = [
     "BenchmarkDataset",
@@ -439,7 +439,7 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
             warnings.warn(
                 f"dataset file {path!r}: dropped {int((~keep).sum())} row(s) with a missing target {column!r}",
                 DataWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
         frame = frame.loc[keep]
         return BenchmarkDataset(name or checked.label, frame.drop(columns=[column]), frame[column], path)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from irtbridge._validation import check_choice, check_int
 from irtbridge.classifiers import REGISTRY
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 
 __all__ = [
     "PAPER_MODELS",
@@ -293,7 +293,7 @@ def artificial_responses(
         warnings.warn(
             f"test classes {missing[:5].tolist()} do not occur in training; majority/minority/random never predict them",
             DataWarning,
-            stacklevel=2,
+            stacklevel=find_stack_level(),
         )
     rows = {
         "optimal": np.ones(test.size, dtype=np.int8),

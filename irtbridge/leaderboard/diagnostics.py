@@ -41,7 +41,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
 from irtbridge._ties import stable_argsort, tie_greater
-from irtbridge.exceptions import DataWarning
+from irtbridge.exceptions import DataWarning, find_stack_level
 
 __all__ = ["wilson_interval", "predicted_interval", "connected_groups", "item_statistics", "saturation",
            "information_curve", "informative_range", "task_breakdown", "Z95", "MIN_ITEMS", "MIN_MODELS",
@@ -276,12 +276,13 @@ def model_marks(ranking: pd.DataFrame, limits: Mapping[str, Mapping[str, float]]
         shown = ", ".join(f"{m} ({int(r['n_answered'])} items, rank {int(r['rank'])} in group {int(r['group'])})"
                           for m, r in rows.head(5).iterrows())
         warnings.warn(f"{len(rows)} model(s) answered fewer than {below:g} items, so their ranks rest on few answers "
-                      f"(marked in the ranking): {shown}{', ...' if len(rows) > 5 else ''}", DataWarning, stacklevel=4)
+                      f"(marked in the ranking): {shown}{', ...' if len(rows) > 5 else ''}", DataWarning,
+                      stacklevel=find_stack_level())
     if limits:
         shown = "; ".join(f"{m}: {_limit_text(v)}" for m, v in list(limits.items())[:5])
         warnings.warn(f"{len(limits)} model(s) were run with lm-evaluation-harness's --limit: those tasks' scores are on "
                       f"their first documents only, not the whole task (marked in the ranking): {shown}"
-                      f"{'; ...' if len(limits) > 5 else ''}", DataWarning, stacklevel=4)
+                      f"{'; ...' if len(limits) > 5 else ''}", DataWarning, stacklevel=find_stack_level())
     return marks, {"min_items": below, "few_items": int(few.sum()), "limited": len(limits)}
 
 

@@ -35,7 +35,7 @@ from irtbridge._summary import HasSummary, Line, Strong, Summary, Warn
 from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_int
 from irtbridge.calibration import calibrate
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._pirt import pirt_estimates
 from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, Z95, connected_groups, describe_groups, few_below,
@@ -517,7 +517,8 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
             raise ValidationError(f"{data.source}: {text}; nothing puts their abilities on one scale (rank each group "
                                   "on its own: disconnected='per-group', --disconnected per-group)")
         warnings.warn(f"{text}; nothing puts their abilities on one scale, so each group is fitted and ranked on its "
-                      "own (the ranking's group column): compare ranks within a group only", DataWarning, stacklevel=3)
+                      "own (the ranking's group column): compare ranks within a group only", DataWarning,
+                      stacklevel=find_stack_level())
     ranking, fits = _rank_groups(X, models, items, model_group, item_group, progress, options)
     fit, keep, reason, _, flipped = fits[0]
     params_all = [f[3] for f in fits if f[3] is not None]

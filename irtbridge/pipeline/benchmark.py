@@ -48,7 +48,7 @@ from irtbridge.decodirt.tournaments import (
     score_table,
     tournament,
 )
-from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
+from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError, find_stack_level
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -383,7 +383,7 @@ def run_benchmark(
     results = dict(zip(names, units))
     for name in names:
         for w in results[name].warnings:
-            warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=2)
+            warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=find_stack_level())
 
     diagnostics = dataset_diagnostics(results)
     if not (diagnostics["status"] == "ok").any():
@@ -398,7 +398,7 @@ def run_benchmark(
     for order in orders:
         chosen = order_datasets(diagnostics, order, fraction=fraction)
         if not chosen:
-            warnings.warn(f"order {order!r} selects no dataset; no tournament", DataWarning, stacklevel=2)
+            warnings.warn(f"order {order!r} selects no dataset; no tournament", DataWarning, stacklevel=find_stack_level())
             continue
         tournaments[order] = tournament(table, chosen, name=order, score=score, tolerance=settings.tolerance,
                                         tau=settings.tau, alpha=alpha)
