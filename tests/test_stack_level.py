@@ -82,4 +82,3 @@ def test_a_small_calibration_points_at_the_users_line():
     anchors = ["i1", "i4", "i6"]
     assert fit.n_respondents < 500  # the rule of irtbridge.leaderboard.performance.SMALL_CALIBRATION
     _points_here(lambda: estimate_performance(x.iloc[:3][anchors], fit, anchors), UserWarning)
-
