@@ -101,10 +101,10 @@ def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt
     ('2PL', None)
     >>> resolve_model({"q2": "graded", "q1": "2PL"}, ["q1", "q2"])
     ('mixed', ['2PL', 'graded'])
-    >>> resolve_model("4PL", None, engine="native")
+    >>> resolve_model("gpcm", None, engine="native")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: engine 'native' does not fit model '4PL'; use engine='mirt'
+    irtbridge.exceptions.ValidationError: engine 'native' does not fit model 'gpcm'; use engine='mirt'
     """
     if isinstance(model, Mapping):
         if columns is None:
