@@ -66,3 +66,12 @@ def test_mirt_front_door_warnings_point_at_the_users_line():
                         ConvergenceWarning)
     _assert_points_here(lambda: irtbridge.calibrate(_with_constant(), "2PL", engine="mirt", se=False,
                                                     drop_constant=True), DataWarning)
+
+
+def test_the_flagged_items_warning_points_at_the_users_line():
+    from irtbridge.calibration.results.flags import IdentificationWarning
+
+    x = response_dataset("LSAT7").copy()
+    x["easy"] = 1.0
+    x.iloc[0, -1] = 0.0  # one wrong answer in 1000: b far below -6, flagged
+    _assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="native", se=False), IdentificationWarning)

@@ -26,7 +26,7 @@ from irtbridge.calibration.inputs.responses import calibration_data, item_minimu
 from irtbridge.calibration.inputs.spec import structure_arguments
 from irtbridge.calibration.results.flags import warn_flagged
 from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration
-from irtbridge.exceptions import ValidationError, find_stack_level, r_context
+from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
@@ -238,7 +238,7 @@ def calibrate(
         )
     with r_context(f"calibrate: {engine} fitting the {model} model"):
         fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
-    warn_flagged(fit, stacklevel=find_stack_level())  # whatever the engine: one warning when estimates are flagged
+    warn_flagged(fit)  # whatever the engine: one warning when estimates are flagged (at the first line outside)
     if sparse:
         return fit
     return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))

@@ -233,4 +233,4 @@ class FitResult(WithoutRModel):
 def deprecated_theta(theta: Any) -> None:
     """The DeprecationWarning of ``reliability(theta=...)``, when it is given."""
     if theta is not None:
-        warn_form(THETA, stacklevel=find_stack_level())
+        warn_form(THETA, stacklevel=find_stack_level() + 1)  # warn_form warns one frame further down
