@@ -4,11 +4,10 @@ One row (:class:`Model`) per model name says whether it is dichotomous or polyto
 parameters it estimates, mirt's ``itemtype`` for it, ltm's fitting function (if ltm fits it), the native
 EM that fits it (if any) and the scoring methods of the native kernel (:mod:`irtbridge.irt`) for it.
 Everything else derives from these rows: the model lists of :mod:`irtbridge.irt` and :mod:`irtbridge.em`,
-the names :func:`irtbridge.calibrate` accepts and which engine fits which
-(:data:`irtbridge.calibration.results.result.ENGINES`), the ``itemtype`` vector R receives (R never translates
-a model name itself), the item types of :mod:`irtbridge.calibration.inputs.itemtypes` and the CLI's help.
-What an *engine* accepts and can do afterwards is its row of
-:data:`irtbridge.calibration.engines.ENGINE_TABLE`.
+the names :func:`irtbridge.calibrate` accepts and which engine fits which (the rows' ``models`` of
+:data:`irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`), the ``itemtype`` vector R receives (R never
+translates a model name itself), the item types of :mod:`irtbridge.calibration.inputs.itemtypes` and the CLI's
+help. What an *engine* accepts and can do afterwards is its row of that table.
 
 The same module holds the option domains (:class:`Domain`): the values each option irtbridge passes to
 mirt or ltm may take (:data:`ESTIMATION_DOMAINS`, mirt's ``technical`` entries, :data:`LTM_DOMAINS`,
@@ -26,14 +25,16 @@ A model is a row and its implementation:
 1. Add a :class:`Model` row to :data:`CATALOGUE` (keep the order: it is the order of every list and
    error message): ``name`` (irtbridge's spelling; mirt's own item types keep mirt's name and
    ``named_by="mirt"``), ``kind``, ``parameters`` (the IRT names of what it estimates), ``mirt`` (the
-   ``itemtype`` mirt fits it with), and where they exist ``ltm`` (ltm's function), ``native`` (the
-   :mod:`irtbridge.em` module that fits it), ``scoring`` (the native kernel's methods), ``slopes``
-   (``"unit"``: fixed at 1; ``"equal"``: one slope shared by these items) and ``options`` (the mirt
-   options only this item type reads).
-2. Implement what the row promises: a native EM in :mod:`irtbridge.em` when ``native`` is set, the
-   response and information functions in :mod:`irtbridge.irt` when ``scoring`` is set, the layout of
-   ltm's result in ``irtbridge/_r/R/irtb_calibrate.R`` (keyed by ltm's function) when ``ltm`` is set.
-   A model mirt fits under its own name needs nothing more.
+   ``itemtype`` mirt fits it with), and where they exist ``ltm`` (ltm's function), ``native`` (``"em"``:
+   the native EM fits it), ``scoring`` (the native kernel's methods), ``slopes`` (``"unit"``: fixed at 1;
+   ``"equal"``: one slope shared by these items) and ``options`` (the mirt options only this item type
+   reads).
+2. Implement what the row promises: the response and information functions in :mod:`irtbridge.irt` when
+   ``scoring`` is set, the layout of ltm's result in ``irtbridge/_r/R/irtb_calibrate.R`` (keyed by ltm's
+   function) when ``ltm`` is set. With ``native="em"`` a dichotomous logistic model is its ``parameters``
+   as the mask of :class:`irtbridge.em.items.Dichotomous` (mirt's ``dich``), nothing more; another kind of
+   item is a class of the :class:`irtbridge.em.items.ItemModel` protocol. A model mirt fits under its own
+   name needs nothing more.
 3. Test it against R: the same model fitted by mirt (or ltm) called directly in R.
 
 An option irtbridge passes to R gets a :class:`Domain` in the table of its R function (a new entry of
@@ -95,7 +96,9 @@ class Model:
     ltm : str or None
         ltm's fitting function (``rasch``, ``ltm``, ``tpm``, ``grm``, ``gpcm``); None: ltm does not fit it.
     native : str or None
-        The :mod:`irtbridge.em` module whose EM fits it (``"core"``, ``"threepl"``); None: none does.
+        ``"em"``: the native EM fits it (:func:`irtbridge.em.core.fit_em`; its item model is
+        :func:`irtbridge.em.items.item_model` of this row, a dichotomous model's ``parameters`` the mask of
+        its free parameters); None: no native EM does.
     scoring : tuple of str
         The native kernel's scoring methods for it; empty: :mod:`irtbridge.irt` has no kernel for it.
     slopes : {"free", "unit", "equal"}
@@ -132,17 +135,17 @@ def _mirt(name: str, kind: str, description: str, parameters: tuple[str, ...] = 
 
 
 _ROWS = (
-    Model("rasch", "dichotomous", ("b",), mirt="Rasch", ltm="rasch", native="core", scoring=KERNEL_SCORING,
+    Model("rasch", "dichotomous", ("b",), mirt="Rasch", ltm="rasch", native="em", scoring=KERNEL_SCORING,
           slopes="unit", options=("gpcm_mats",), description="Rasch: slopes fixed at 1, latent variance free"),
-    Model("1PL", "dichotomous", ("a", "b"), mirt="2PL", ltm="rasch", native="core", scoring=KERNEL_SCORING,
+    Model("1PL", "dichotomous", ("a", "b"), mirt="2PL", ltm="rasch", native="em", scoring=KERNEL_SCORING,
           slopes="equal", description="one discrimination shared by the items"),
-    Model("2PL", "dichotomous", ("a", "b"), mirt="2PL", ltm="ltm", native="core", scoring=KERNEL_SCORING,
+    Model("2PL", "dichotomous", ("a", "b"), mirt="2PL", ltm="ltm", native="em", scoring=KERNEL_SCORING,
           description="two-parameter logistic"),
-    Model("3PL", "dichotomous", ("a", "b", "g"), mirt="3PL", ltm="tpm", native="threepl", scoring=KERNEL_SCORING,
+    Model("3PL", "dichotomous", ("a", "b", "g"), mirt="3PL", ltm="tpm", native="em", scoring=KERNEL_SCORING,
           description="three-parameter logistic (lower asymptote g)"),
-    Model("4PL", "dichotomous", ("a", "b", "g", "u"), mirt="4PL", scoring=KERNEL_SCORING,
+    Model("4PL", "dichotomous", ("a", "b", "g", "u"), mirt="4PL", native="em", scoring=KERNEL_SCORING,
           description="four-parameter logistic (upper asymptote u)"),
-    Model("graded", "polytomous", ("a", "b"), mirt="graded", ltm="grm", native="core", scoring=KERNEL_SCORING,
+    Model("graded", "polytomous", ("a", "b"), mirt="graded", ltm="grm", native="em", scoring=KERNEL_SCORING,
           description="graded response (Samejima)"),
     Model("gpcm", "polytomous", ("a", "b"), mirt="gpcm", ltm="gpcm", scoring=KERNEL_SCORING,
           options=("gpcm_mats",), description="generalized partial credit"),
@@ -192,8 +195,8 @@ def models_where(**conditions: Any) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> models_where(native="core")
-    ('rasch', '1PL', '2PL', 'graded')
+    >>> models_where(native="em")
+    ('rasch', '1PL', '2PL', '3PL', '4PL', 'graded')
     """
     return tuple(r.name for r in _ROWS if all(getattr(r, k) == v for k, v in conditions.items()))
 

@@ -328,7 +328,7 @@ MODULES.update({
     "irtbridge.calibration._base": "irtbridge.calibration.results._base",
     "irtbridge.calibration._pickle": "irtbridge.calibration.results._pickle",
     "irtbridge.calibration._se": "irtbridge.calibration.results._se",
-    "irtbridge.calibration._stored": "irtbridge.calibration.results._stored",
+    "irtbridge.calibration._stored": "irtbridge.calibration.shared._stored",
     "irtbridge.calibration.flags": "irtbridge.calibration.results.flags",
     "irtbridge.calibration.group_result": "irtbridge.calibration.results.group_result",
     "irtbridge.calibration.result": "irtbridge.calibration.results.result",
@@ -343,7 +343,11 @@ MODULES.update({
     "irtbridge.calibration.fitreport": "irtbridge.calibration.analysis.fitreport",
     "irtbridge.calibration.scoring": "irtbridge.calibration.analysis.fscores",
     "irtbridge.calibration.functioning": "irtbridge.calibration.analysis.functioning",
-    "irtbridge.calibration.inference": "irtbridge.calibration.analysis.inference",
+    "irtbridge.calibration.inference": "irtbridge.calibration.results._inference",
     "irtbridge.calibration.plots": "irtbridge.calibration.analysis.plots",
     "irtbridge.calibration.simulation": "irtbridge.calibration.analysis.simulation",
+})
+# --- calibration/'s rooms lean one way (issue 41 item 2): the inference methods are the result's -----------
+MODULES.update({
+    "irtbridge.calibration.analysis.inference": "irtbridge.calibration.results._inference",
 })

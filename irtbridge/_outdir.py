@@ -41,6 +41,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from irtbridge import __version__
 from irtbridge.exceptions import OutputBusyError, OutputError, ValidationError
 
 __all__ = ["MARKER", "FOLDER", "FILE", "check_outputs", "guard_outputs", "claim_folder", "has_marker",
@@ -123,8 +124,6 @@ def has_marker(folder: str | os.PathLike) -> bool:
 
 
 def _write_marker(folder: Path, writer: str) -> None:
-    from irtbridge import __version__  # the package's version only; irtbridge/__init__ imports nothing heavy
-
     text = json.dumps({"written_by": "irtbridge", "command": writer, "version": __version__}) + "\n"
     (folder / MARKER).write_text(text, encoding="utf-8")
 

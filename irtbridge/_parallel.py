@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -72,7 +73,7 @@ def progress_bar(enabled: bool, total: int, *, desc: str, unit: str = "unit", in
     """
     if not enabled:
         return NoBar()
-    from tqdm import tqdm
+    from tqdm import tqdm  # tqdm loads when a progress bar is shown
 
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
 
@@ -202,10 +203,10 @@ def _end_workers(pool: Any, grace: float = 1.0) -> None:
 def _run_spawned(units: Mapping[K, tuple[Callable[..., Any], tuple]], ordered: Sequence[K], jobs: int,
                  bar: Any, label: Callable[[K], str], done: dict[K, Any], survive: bool) -> list[K] | None:
     """Run ``ordered`` in one pool; None when all ran, else the units lost with a dead worker (``survive``)."""
-    import multiprocessing
-    import tempfile
+    import multiprocessing  # the process pool's modules load when a pool starts
+    # the process pool's modules load when a pool starts
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
+    from concurrent.futures.process import BrokenProcessPool  # the process pool's modules load when a pool starts
 
     with worker_env(), tempfile.TemporaryDirectory(prefix="irtbridge-units-") as slots:
         # spawn, never fork: R cannot survive a fork, so each worker starts clean with its own R

@@ -28,7 +28,7 @@ def _is_axes(obj: Any) -> bool:
 def single_axes(ax: Any = None, figsize: tuple[float, float] = (6.0, 4.0)):
     """``ax`` checked, or the Axes of a new figure of ``figsize`` inches."""
     if ax is None:
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # matplotlib (~0.9 s) loads when a figure is drawn
 
         return plt.subplots(figsize=figsize)[1]
     if not _is_axes(ax):
@@ -41,7 +41,7 @@ def panel_axes(ax: Any, n: int, figsize: tuple[float, float] | None = None, *, c
     """``n`` Axes as a 1-D array: those given in ``ax``, or a new figure with ``n`` panels in a row
     (in a column with ``column=True``)."""
     if ax is None:
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # matplotlib (~0.9 s) loads when a figure is drawn
 
         size = figsize or ((4.2, 3.8 * n) if column else (4.2 * n, 3.8))
         shape = (n, 1) if column else (1, n)
@@ -57,7 +57,7 @@ def grid_axes(ax: Any, n: int, ncols: int, width: float = 2.6, height: float = 2
     """``n`` facet Axes: those given in ``ax``, or a new grid of ``ncols`` columns (unused cells hidden)."""
     if ax is not None:
         return panel_axes(ax, n)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # matplotlib (~0.9 s) loads when a figure is drawn
 
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
@@ -87,6 +87,6 @@ def figure_of(drawn: Any):
 
 def close(fig: Any) -> None:
     """Release a figure made through pyplot (a no-op for one pyplot does not know)."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # matplotlib (~0.9 s) loads when a figure is drawn
 
     plt.close(fig)

@@ -46,7 +46,7 @@ class RFunction:
         return (_function, (self.package, self.r_name))
 
     def __call__(self, *args: Any, allow_extra: bool = False, **kwargs: Any) -> Any:
-        from irtbridge._r import passthrough
+        from irtbridge._r import passthrough  # the R boundary loads with the first R call, never on import
 
         label = f"irtbridge.{self.package}.{self.__name__}"
         if not isinstance(allow_extra, bool):
@@ -57,7 +57,7 @@ class RFunction:
         r_args = [_to_r_side(v, f"{label}: argument {i + 1}") for i, v in enumerate(args)]
         kwargs = {k: _to_r_side(v, f"{label}: argument {k!r}") for k, v in kwargs.items()}
         try:
-            value = passthrough.call_function(self.package, self.r_name, r_args, kwargs, stacklevel=2,
+            value = passthrough.call_function(self.package, self.r_name, r_args, kwargs,
                                               check=not allow_extra, extra=_dots(self.package, self.r_name),
                                               forward=_FORWARDS.get((self.package, self.r_name), ()),
                                               per_group=(self.package, self.r_name) in _PER_GROUP, label=label)
@@ -111,7 +111,7 @@ def module_getattr(package: str, name: str) -> RFunction:
     underscores: ``extract_mirt`` is ``extract.mirt``); an :class:`UnknownRFunctionError` otherwise."""
     if name.startswith(_NOT_R):
         raise AttributeError(f"module 'irtbridge.{package}' has no attribute {name!r}")
-    from irtbridge._r import passthrough
+    from irtbridge._r import passthrough  # the R boundary loads with the first R call, never on import
 
     names = passthrough.exports(package)
     r_name = name if name in names else name.replace("_", ".")
@@ -125,7 +125,7 @@ def module_getattr(package: str, name: str) -> RFunction:
 
 def module_dir(package: str, module_names: list[str]) -> list[str]:
     """The package's exported functions in their Python spelling (dots as underscores)."""
-    from irtbridge._r import passthrough
+    from irtbridge._r import passthrough  # the R boundary loads with the first R call, never on import
 
     return sorted(set(module_names) | {n.replace(".", "_") for n in passthrough.exports(package)})
 
@@ -142,7 +142,7 @@ def _unknown(package: str, name: str, names: tuple[str, ...]) -> str:
 # ---------------------------------------------------------------------------------------------------
 def _to_r_side(value: Any, where: str) -> Any:
     """irtbridge results -> the R models they hold (also inside dicts, lists and tuples)."""
-    from irtbridge.calibration import Calibration, GroupCalibration
+    from irtbridge.calibration import Calibration, GroupCalibration  # calibration/ (~2 s) loads when an R result is converted
 
     if isinstance(value, (Calibration, GroupCalibration)):
         if value.r_model is None:
@@ -157,7 +157,7 @@ def _to_r_side(value: Any, where: str) -> Any:
 
 
 def _why_no_model(value: Any) -> str:
-    from irtbridge.calibration.engines import ENGINE_TABLE
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # calibration/ (~2 s) loads when an R result is converted
 
     engine = ENGINE_TABLE.get(getattr(value, "engine", "mirt"))
     if engine is not None and not engine.runs_r:
@@ -172,15 +172,16 @@ def _is_pandas(value: Any) -> bool:
 
 def _from_r_side(value: Any) -> Any:
     """Fitted mirt models -> Calibration / GroupCalibration (also inside dicts and lists); the rest as is."""
-    from irtbridge._r import RObject
+    from irtbridge._r import RObject  # the R boundary loads with the first R call, never on import
 
     if isinstance(value, RObject):
         if "SingleGroupClass" in value.r_class:
+            # calibration/ (~2 s) loads when an R result is converted
             from irtbridge.calibration.engines.rbacked import from_r_model
 
             return from_r_model(value)
         if "MultipleGroupClass" in value.r_class:
-            from irtbridge.calibration.engines import mirt_groups
+            from irtbridge.calibration.engines import mirt_groups  # calibration/ (~2 s) loads when an R result is converted
 
             return mirt_groups.from_r_model(value)
         return value

@@ -148,7 +148,7 @@ class Summary:
         dict of str to Any
             JSON-ready.
         """
-        from irtbridge._io import to_jsonable
+        from irtbridge._io import to_jsonable  # irtbridge._io (10 ms) loads for to_dict() only
 
         return to_jsonable({**dict(self.data), "headline": {x.key: x.text for x in self.lines},
                             "notes": list(self.notes)})

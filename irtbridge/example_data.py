@@ -43,7 +43,7 @@ def r_dataset(package: str, name: str) -> pd.DataFrame:
     >>> german.shape
     (1000, 62)
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     session.ensure_packages(package)
     return session.call("irtb_dataset", package=package, name=name)
@@ -65,7 +65,7 @@ def response_dataset(name: str = "LSAT") -> pd.DataFrame:
     DataFrame
         Respondents x items.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     name = check_choice(name, "name", RESPONSE_DATASETS, ignore_case=True)
     package, dataset, kind = RESPONSE_DATASETS[name]

@@ -7,10 +7,13 @@ user would catch anyway (a bad argument is a :class:`ValueError`). Warnings shar
 
 from __future__ import annotations
 
+import inspect
+import os
 from contextlib import contextmanager
 from typing import Iterator
 
 __all__ = [
+    "find_stack_level",
     "r_context",
     "one_line",
     "IrtBridgeError",
@@ -180,3 +183,32 @@ class ConvergenceWarning(IrtBridgeWarning):
 
 class DataWarning(IrtBridgeWarning):
     """The input was accepted but changed or is suspicious (dropped items, constant columns, …)."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def find_stack_level() -> int:
+    """The ``stacklevel`` that makes a warning point at the first frame outside irtbridge: the user's line.
+
+    Pass it as ``warnings.warn(..., stacklevel=find_stack_level())`` (or to a helper that hands it on to
+    ``warnings.warn`` one frame down, as :func:`irtbridge._moved.warn_form` does): it counts the calls of
+    irtbridge between the warning and the caller, so a call that moves does not make the warning point at
+    the wrong line, as a fixed number would (pandas' ``find_stack_level`` does the same).
+
+    Returns
+    -------
+    int
+        One more than the number of irtbridge frames above this function's caller.
+
+    Examples
+    --------
+    >>> find_stack_level()  # called from outside irtbridge: the warning's caller is the user's line
+    1
+    """
+    frame = inspect.currentframe()
+    level = 0
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return max(level, 1)

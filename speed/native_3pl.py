@@ -8,7 +8,7 @@ log-posterior (``logLik + logPrior``, the prior as mirt reports it), the time ra
 differences of ``a``, ``b``, ``g``.
 
 mirt's default fits stop where its ``nlminb`` M-step stalls (its ``expbeta`` gradient has no logit
-Jacobian; see :mod:`irtbridge.em.threepl`), short of its EM's fixed point: the native fit, at that fixed
+Jacobian; see :mod:`irtbridge.em.asymptotes`), short of its EM's fixed point: the native fit, at that fixed
 point, has the higher log-posterior, and the differences printed are mostly mirt's distance from it.
 
 Seen when written (2 shared, busy cores), 132 x 499: at TOL 1e-4 mirt 54.6 s and 81 EM cycles, native
@@ -31,7 +31,7 @@ import pandas as pd
 
 from irtbridge.decodirt.modes import STABLE_PRIORS, CalibrationMode, calibrate_classifier_responses
 from irtbridge.decodirt.modes import simulate_classifier_responses
-from irtbridge.em.threepl import item_priors, log_prior
+from irtbridge.em.priors import item_priors, log_prior
 
 
 def _log_posterior(fit) -> float:
@@ -74,20 +74,20 @@ def main() -> None:
                         "0/1 columns), e.g. decodIRT's benchmarking/<name>/<name>_irt.csv, instead of simulated data")
     args = parser.parse_args()
     if args.csv:
-        from irtbridge.em import threepl
+        from irtbridge.em import asymptotes
 
         for path in args.csv:
             x = pd.read_csv(path)
             x = x.loc[:, x.nunique() > 1]
             print(f"{path}: {x.shape[0]} classifiers x {x.shape[1]} instances, stable mode, TOL 1e-4")
             fits, seconds = _compare(x, {})
-            cycles, threepl.MULTISTART_CYCLES = threepl.MULTISTART_CYCLES, 0
+            cycles, asymptotes.MULTISTART_CYCLES = asymptotes.MULTISTART_CYCLES, 0
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     single = calibrate_classifier_responses(x, CalibrationMode.resolve("stable", engine="native"))
             finally:
-                threepl.MULTISTART_CYCLES = cycles
+                asymptotes.MULTISTART_CYCLES = cycles
             _print(fits, seconds, single)
         return
     x, _, _ = simulate_classifier_responses(args.respondents, args.items, seed=0)

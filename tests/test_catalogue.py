@@ -42,20 +42,20 @@ def r(code: str):
 def test_every_model_list_is_a_view_of_the_catalogue():
     from irtbridge.calibration.inputs import itemtypes
     from irtbridge.calibration.results import result
-    from irtbridge.calibration.engines import ENGINE_TABLE
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE, ENGINES
     from irtbridge.em import EM_MODELS
     from irtbridge.irt import bank
 
     assert bank.MODELS == tuple(r.name for r in cat.CATALOGUE.values() if r.scoring)
     assert bank.DICHOTOMOUS_MODELS == tuple(r.name for r in cat.CATALOGUE.values()
                                             if r.scoring and r.kind == "dichotomous")
-    assert EM_MODELS == tuple(r.name for r in cat.CATALOGUE.values() if r.native == "core")
+    assert EM_MODELS == tuple(r.name for r in cat.CATALOGUE.values() if r.native == "em")
     assert result.MODELS == tuple(cat.CATALOGUE)
     assert set(itemtypes.ITEMTYPES) == {r.name for r in cat.CATALOGUE.values() if r.named_by == "mirt"}
     assert itemtypes.NESTED_LOGIT == ("2PLNRM", "3PLNRM", "3PLuNRM", "4PLNRM")
     for name, row in ENGINE_TABLE.items():
         fitted = {m for m, r_ in cat.CATALOGUE.items() if getattr(r_, name) is not None}
-        assert set(row.models) == fitted == set(result.ENGINES[name])
+        assert set(row.models) == fitted == set(ENGINES[name])
 
 
 def test_model_names_are_defined_once():

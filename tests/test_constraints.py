@@ -25,7 +25,7 @@ FIRST_SET = {
     "irtbridge.hardness.curves.instance_hardness", "irtbridge.hardness.curves.class_hardness",
     "irtbridge.hardness.curves.hardness_by_model", "irtbridge.hardness.pools.default_estimators",
     "irtbridge.efficiency.indices.efficiency_indices", "irtbridge.efficiency.indices.efficiency_frame",
-    "irtbridge.portfolio.analysis.bin_performance", "irtbridge.em.core.fit_em", "irtbridge.em.threepl.fit_3pl",
+    "irtbridge.portfolio.analysis.bin_performance", "irtbridge.em.core.fit_em",
     "irtbridge.decodirt.modes.simulate_classifier_responses",
 }
 

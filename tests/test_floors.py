@@ -164,6 +164,54 @@ def test_the_checks_see_what_they_check(tmp_path):
     loop = {"a.py": {"b.py"}, "b.py": {"c.py"}, "c.py": {"a.py"}, "d.py": {"a.py"}}
     assert _circles(loop) == [["a.py", "b.py", "c.py"]]
     graph = _graph()
-    assert "em/core.py" in graph["em/threepl.py"]
+    assert "em/items.py" in graph["em/core.py"]
     assert "pipeline/_units.py" in graph["pipeline/stages.py"]
     assert floor_of("em") < floor_of("calibration") < floor_of("leaderboard") < floor_of("decodirt")
+
+
+# the rooms of calibration/ (issue 41 item 2), from the top down: a module imports only from its own room or
+# the rooms after it. The package's __init__.py (the map of calibration/, which imports the public names of
+# every room) stands above them all.
+ROOMS = ("fit", "engines", "results", "analysis", "inputs", "shared")
+
+
+def _room(module: str) -> int | None:
+    """The rank of ``module``'s room in :data:`ROOMS` (-1 for calibration/__init__.py); None outside calibration/."""
+    parts = module.split("/")
+    if parts[0] != "calibration":
+        return None
+    return -1 if len(parts) == 2 else ROOMS.index(parts[1])
+
+
+def arrows_back_up(graph: dict[str, set[str]]) -> list[str]:
+    """Every import inside calibration/ from a room to a room above it (or to the map)."""
+    up = []
+    for name, targets in graph.items():
+        mine = _room(name)
+        if mine is None or mine == -1:
+            continue
+        for target in targets:
+            theirs = _room(target)
+            if theirs is not None and theirs < mine:
+                up.append(f"{name} (room {ROOMS[mine]}) imports {target} "
+                          f"({'the map' if theirs == -1 else 'room ' + ROOMS[theirs]})")
+    return sorted(up)
+
+
+def test_no_arrow_back_up_inside_calibration():
+    # the code's imports (module level and inside functions; an example may use the package's face)
+    folders = {p.name for p in (PACKAGE / "calibration").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(ROOMS), "a room of calibration/ is missing from ROOMS (place it in the order)"
+    up = arrows_back_up(_graph(examples=False))
+    assert not up, "imports from a room of calibration/ to a room above it:\n" + "\n".join(up)
+
+
+def test_the_room_check_sees_an_arrow_back_up():
+    graph = {"calibration/inputs/itemtypes.py": {"calibration/engines/__init__.py", "calibration/inputs/options.py"},
+             "calibration/results/result.py": {"calibration/analysis/fscores.py", "calibration/__init__.py"},
+             "calibration/fit/fitting.py": {"calibration/results/result.py"}, "cat/x.py": {"calibration/fit/a.py"}}
+    assert arrows_back_up(graph) == [
+        "calibration/inputs/itemtypes.py (room inputs) imports calibration/engines/__init__.py (room engines)",
+        "calibration/results/result.py (room results) imports calibration/__init__.py (the map)"]
+    # on the house before issue 41 item 2 the analyses imported the results' helpers
+    assert _room("calibration/analysis/diagnostics.py") > _room("calibration/results/_base.py")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from irtbridge import __version__
+from irtbridge._r import session
 from irtbridge.exceptions import IrtBridgeError
 
 __all__ = ["doctor", "locked_r_packages", "DIRECT_R_PACKAGES"]
@@ -75,8 +76,6 @@ def doctor(all_packages: bool = False) -> dict[str, Any]:
     names = list(lock) if all_packages else [p for p in DIRECT_R_PACKAGES if p in lock]
     r_error = None
     try:
-        from irtbridge._r import session
-
         versions = session.r_versions(names)
         report["r"] = {"version": versions["r"], "status": "OK"}
         installed = versions["packages"]

@@ -22,7 +22,7 @@ import pandas as pd
 
 from irtbridge._r import session
 from irtbridge._r.session import RObject
-from irtbridge.exceptions import RWarning, ValidationError
+from irtbridge.exceptions import RWarning, ValidationError, find_stack_level
 
 __all__ = ["RList", "accepted_names", "call_function", "exports", "to_py_value", "to_r_value"]
 
@@ -283,7 +283,7 @@ def accepted_names(package: str, name: str, first: Any = None) -> tuple[str, ...
 
 
 def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[str, Any], *,
-                  stacklevel: int = 2, check: bool = False, extra: Sequence[str] = (), forward: Sequence[str] = (),
+                  stacklevel: int | None = None, check: bool = False, extra: Sequence[str] = (), forward: Sequence[str] = (),
                   per_group: bool = False, label: str = "") -> Any:
     """Run ``package::name(*args, **kwargs)`` in R and return its value converted by :func:`to_py_value`.
 
@@ -295,8 +295,9 @@ def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[
     and, with ``per_group`` and a multiple-group fit first, the method each group answers (a
     ``MultipleGroupClass`` method calling it on every group); otherwise nothing runs and a one-line
     :class:`ValidationError` (``label`` names the function) suggests close formal names.
-    R's warnings are re-raised as :class:`RWarning` at the caller's line (``stacklevel`` frames up from
-    here), each distinct one once; an R error raises :class:`RError`.
+    R's warnings are re-raised as :class:`RWarning` at the user's line (the first frame outside irtbridge,
+    :func:`~irtbridge.exceptions.find_stack_level`; ``stacklevel`` frames up from here when given), each
+    distinct one once; an R error raises :class:`RError`.
     Raises TypeError (naming the argument) for a value that cannot become an R object.
     """
     with session._LOCK, session._interruptible():
@@ -312,7 +313,8 @@ def call_function(package: str, name: str, args: Sequence[Any], kwargs: Mapping[
     if isinstance(value, RList) and value.r_class == ("irtb_unknown_arguments",):
         raise ValidationError(_unknown_arguments(label or f"{package}::{name}", value["unknown"], value["formals"]))
     for w, n in Counter(warns).items():
-        warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=stacklevel + 1)
+        warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning,
+                      stacklevel=find_stack_level() if stacklevel is None else stacklevel + 1)
     return value
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from irtbridge.exceptions import (
     RError,
+    find_stack_level,
     one_line,
     RPackageMissingError,
     RSessionForkedError,
@@ -77,7 +78,7 @@ def _start() -> Any:
         _check_pid()
         return _STATE["env"]
     try:
-        import rpy2.rinterface as ri
+        import rpy2.rinterface as ri  # rpy2 (and R) load when R starts
     except Exception as exc:  # ImportError, or R's shared library failing to load
         raise RUnavailableError(
             f"R is not available from this Python ({type(exc).__name__}: {exc}). irtbridge needs R and rpy2 "
@@ -256,7 +257,7 @@ def call(fun: str, /, *, keep: Iterable[str] = (), **kwargs: Any) -> Any:
         value, warns = _call_locked(fun, kwargs)
     # R often repeats one warning many times in a fit (e.g. "NaNs produced"): say each once, with a count
     for w, n in Counter(warns).items():
-        warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=3)
+        warnings.warn(f"R: {w}" + (f" (x{n})" if n > 1 else ""), RWarning, stacklevel=find_stack_level())
     return value
 
 
@@ -288,7 +289,7 @@ def _on_sigint(signum: int, frame: Any) -> None:  # noqa: ARG001
     calls back into Python, where this handler runs) and remember to raise KeyboardInterrupt after."""
     _INTERRUPT["pending"] = True
     if "ri" in _STATE:
-        from rpy2.rinterface_lib import callbacks, openrlib
+        from rpy2.rinterface_lib import callbacks, openrlib  # rpy2 (and R) load when R starts
 
         # R answers an interrupt by printing a newline to its error console, which rpy2 would show as
         # "R[write to console]:": mute it for the rest of this call (restored by _interruptible)
@@ -318,7 +319,7 @@ def _interruptible() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         if "console" in _INTERRUPT:
-            from rpy2.rinterface_lib import callbacks
+            from rpy2.rinterface_lib import callbacks  # rpy2 (and R) load when R starts
 
             callbacks.consolewrite_warnerror = _INTERRUPT.pop("console")
     if _INTERRUPT["pending"]:

@@ -20,11 +20,13 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._validation import read_csv, read_text, require_columns
 from irtbridge.batch.options import calibrate_arguments
+from irtbridge.exceptions import ValidationError
 
 if TYPE_CHECKING:
     from irtbridge.batch.unit import Unit
@@ -44,7 +46,7 @@ def _responses(unit: Unit) -> pd.DataFrame:
 
 def _scores(frame: pd.DataFrame, fit: Any, method: str) -> pd.DataFrame:
     """The engine's scores of the data the fit was made from, one row per respondent of ``frame``."""
-    from irtbridge.calibration.engines import ENGINE_TABLE  # the calibration floor, loaded when a unit runs
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # the calibration floor, loaded when a unit runs
 
     keeps = ENGINE_TABLE[fit.engine].keeps_data
     scores = fit.abilities(method=method, responses=None if keeps else frame[fit.item_names])
@@ -75,7 +77,7 @@ def kind_calibrate(unit: Unit, folder: Path) -> dict[str, Any]:
         What ``unit.json`` records: ``model``, ``engine``, ``converged``, ``items``, ``respondents``,
         ``loglik`` and ``scoring_method``.
     """
-    from irtbridge.calibration import calibrate
+    from irtbridge.calibration import calibrate  # loaded when a unit of this kind runs
 
     frame = _responses(unit)
     # the unit writes standard_errors.csv and calibration.json: compute them with the fit unless se=false
@@ -108,7 +110,7 @@ def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
     dict of str to Any
         What ``unit.json`` records of the calibration used and ``scoring_method``.
     """
-    from irtbridge.calibration import calibrate
+    from irtbridge.calibration import calibrate  # loaded when a unit of this kind runs
 
     frame = _responses(unit)
     method = str(unit.options.get("scoring_method", "EAP")).upper()
@@ -120,11 +122,8 @@ def kind_abilities(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _stored_scores(unit: Unit, frame: pd.DataFrame, method: str, folder: Path) -> dict[str, Any]:
-    import numpy as np
-
-    from irtbridge.calibration import Calibration
-    from irtbridge.exceptions import ValidationError
-    from irtbridge.irt import estimate_abilities
+    from irtbridge.calibration import Calibration  # loaded when a unit of this kind runs
+    from irtbridge.irt import estimate_abilities  # loaded when a unit of this kind runs
 
     path = unit.paths["calibration"]
     text = read_text(path, "calibration")  # a BOM accepted, a non-UTF-8 byte named by its line
@@ -156,8 +155,8 @@ def kind_fit(unit: Unit, folder: Path) -> dict[str, Any]:
     dict of str to Any
         What ``unit.json`` records of the fit, with the ``global`` statistics and the ``misfitting`` items.
     """
-    from irtbridge.calibration import calibrate
-    from irtbridge.calibration.analysis.fitreport import fit_report
+    from irtbridge.calibration import calibrate  # loaded when a unit of this kind runs
+    from irtbridge.calibration.analysis.fitreport import fit_report  # loaded when a unit of this kind runs
 
     frame = _responses(unit)
     fit = calibrate(frame, se=False, **calibrate_arguments(unit.options))

@@ -16,6 +16,7 @@ import pandas as pd
 from irtbridge._io import atomic_write_csv
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
 from irtbridge.batch.irtkinds import kind_abilities, kind_calibrate, kind_fit
+from irtbridge.efficiency import efficiency_frame
 from irtbridge.exceptions import UnitError, ValidationError
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ __all__ = ["KINDS"]
 
 
 def _kind_dataset(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.pipeline import Settings, run_dataset
+    from irtbridge.pipeline import Settings, run_dataset  # loaded when a unit of this kind runs
 
     settings = Settings(**dict(unit.options))
     ref = unit.data + (f":{unit.target}" if unit.target else "")
@@ -43,7 +44,7 @@ def _kind_dataset(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _kind_hardness(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.hardness import METHODS, class_hardness, hardness_table
+    from irtbridge.hardness import METHODS, class_hardness, hardness_table  # loaded when a unit of this kind runs
 
     opts = dict(unit.options)
     frame = read_csv(unit.data, "hardness input")
@@ -67,8 +68,6 @@ def _kind_hardness(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _kind_ei(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.efficiency import efficiency_frame
-
     opts = dict(unit.options)
     frame = read_csv(unit.data, "2 x 2 tables")
     require_columns(frame, ["tp", "fp", "fn", "tn"], unit.data)
@@ -81,7 +80,7 @@ def _kind_ei(unit: Unit, folder: Path) -> dict[str, Any]:
 
 
 def _kind_rate(unit: Unit, folder: Path) -> dict[str, Any]:
-    from irtbridge.rating import glicko2
+    from irtbridge.rating import glicko2  # loaded when a unit of this kind runs
 
     frame = read_csv(unit.data, "matches")
     result = glicko2(frame, tau=float(unit.options.get("tau", 0.5)), source=os.path.basename(unit.data))

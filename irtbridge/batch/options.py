@@ -225,21 +225,20 @@ def _check_stored(where: str, options: Mapping[str, Any]) -> list[str]:
 
 def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -> None:
     """What :func:`irtbridge.calibrate` checks before a fit, without the data; and the kind's own rules."""
-    from irtbridge.calibration.engines import ENGINE_TABLE
-    from irtbridge.calibration.inputs.itemtypes import estimation_options, resolve_model
-    from irtbridge.calibration.inputs.options import check_options
-    from irtbridge.calibration.results.result import ENGINES, SCORING_METHODS
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # loaded when a unit of this kind runs
+    from irtbridge.calibration.inputs.itemtypes import estimation_options, resolve_model  # loaded when a unit of this kind runs
+    from irtbridge.calibration.inputs.options import check_options  # loaded when a unit of this kind runs
 
-    engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINES), ignore_case=True)
+    engine = check_choice(options.get("engine", "mirt"), "engine", tuple(ENGINE_TABLE), ignore_case=True)
     if kind == "fit" and not ENGINE_TABLE[engine].mirt_model:
         raise ValidationError(f"option 'engine': a fit unit reports mirt's diagnostics; use engine 'mirt', not {engine!r}")
     model, per_item = resolve_model(options.get("model", "2PL"), None, engine, where="option 'model': ")
     ENGINE_TABLE[engine].check(priors=bool(options.get("priors")), sparse=False,
                                structured=per_item is not None or options.get("dims", 1) != 1)
     if "scoring_method" in options:
-        check_choice(options["scoring_method"], "option 'scoring_method'", SCORING_METHODS[engine], ignore_case=True)
+        check_choice(options["scoring_method"], "option 'scoring_method'", ENGINE_TABLE[engine].scoring, ignore_case=True)
     if not ENGINE_TABLE[engine].runs_r:  # the R-free engine checks its names only when it fits: check them here
-        from irtbridge.calibration.engines.native import NATIVE_OPTIONS
+        from irtbridge.calibration.engines.native import NATIVE_OPTIONS  # loaded when a unit of this kind runs
 
         check_options(rest, tuple(o for o in NATIVE_OPTIONS if o != "client"), f"calibrate(engine={engine!r})",
                       ENGINE_TABLE[engine].domains)
@@ -249,7 +248,7 @@ def _check_irt(kind: str, options: Mapping[str, Any], rest: Mapping[str, Any]) -
 
 def _check_dataset(where: str, options: Mapping[str, Any]) -> list[str]:
     """A dataset unit's options are :class:`irtbridge.pipeline.Settings` fields, checked by Settings itself."""
-    from irtbridge.pipeline import Settings
+    from irtbridge.pipeline import Settings  # loaded when a unit of this kind runs
 
     fields = {f.name: f for f in dataclasses.fields(Settings) if f.init}
     unknown = [k for k in options if k not in fields]

@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fit(args: argparse.Namespace):
-    from irtbridge.calibration import calibrate
+    from irtbridge.calibration import calibrate  # kept off the CLI's start (~2 s)
 
     data = read_responses(args)
     if args.key is not None:
@@ -97,7 +97,7 @@ def _fit(args: argparse.Namespace):
 
 def _score(data, key: str, missing: str | None):
     """The raw answers of ``data`` scored against ``--key`` (a comma list, or a CSV file)."""
-    from irtbridge.calibration.inputs.keys import score_key
+    from irtbridge.calibration.inputs.keys import score_key  # kept off the CLI's start (~2 s)
 
     keys: list[str] | dict[str, str]  # in column order, or by item name
     if os.path.isfile(key):
@@ -195,7 +195,7 @@ def run_abilities(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge.calibration.engines import ENGINE_TABLE  # kept off the CLI's start
+    from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE  # kept off the CLI's start
 
     allowed = SCORING_METHODS[args.engine]
     if args.method not in allowed:  # before reading or calibrating anything

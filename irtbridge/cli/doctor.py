@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 when R and every pinned package are in order, else 1.
     """
-    from irtbridge._r.doctor import doctor
+    from irtbridge._r.doctor import doctor  # the R boundary loads with the first R call, never on import
 
     report = doctor(all_packages=args.all)
     if args.json:

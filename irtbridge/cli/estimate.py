@@ -11,6 +11,7 @@ the bank's own estimator (:meth:`irtbridge.leaderboard.TinyBenchmark.predict`).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
@@ -93,8 +94,6 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    import sys
-
     from irtbridge.leaderboard import estimate_performance, validate_anchors  # kept off the CLI's start
 
     if args.source != "csv" and not args.bank:
@@ -128,7 +127,7 @@ def _chosen(args: argparse.Namespace, data, what: str = "respondent"):
 
 
 def _respondents(args: argparse.Namespace):
-    from irtbridge.leaderboard._answers import unique_names
+    from irtbridge.leaderboard._answers import unique_names  # kept off the CLI's start (~2 s)
 
     data = read_responses(args, models=True)
     data.index = data.index.map(str)
@@ -138,8 +137,8 @@ def _respondents(args: argparse.Namespace):
 
 def _harness_answers(args: argparse.Namespace, items):
     """The tiny items' answers of the model(s) in a harness output folder (issue 32: scoring straight from it)."""
-    from irtbridge.leaderboard.long import responses_from_long
-    from irtbridge.leaderboard.readers.registry import read_format
+    from irtbridge.leaderboard.long import responses_from_long  # kept off the CLI's start (~2 s)
+    from irtbridge.leaderboard.readers.registry import read_format  # kept off the CLI's start (~2 s)
 
     long = read_format(args.source, [args.file], threshold=args.threshold)
     wide = responses_from_long(long.assign(item=long["item"].astype(str)))

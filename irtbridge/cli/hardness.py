@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
         that runs it.
     """
-    from irtbridge.hardness import METHODS
+    from irtbridge.hardness import METHODS  # kept off the CLI's start (~2 s)
 
     p = sub.add_parser(
         "hardness",
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge.hardness import class_hardness, instance_hardness
+    from irtbridge.hardness import class_hardness, instance_hardness  # kept off the CLI's start (~2 s)
 
     frame = read_csv(args.file, "hardness input")
     duplicated = sorted({c for c in args.score if args.score.count(c) > 1})

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irtbridge._outdir import FOLDER
+from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, to_jsonable
 from irtbridge.exceptions import ValidationError
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge.portfolio import bin_performance, evaluate_portfolio
+    from irtbridge.portfolio import bin_performance, evaluate_portfolio  # kept off the CLI's start (~2 s)
 
     if args.bins is not None and args.bins < 2:  # before reading anything (bin_performance would say "levels")
         raise ValidationError(f"--bins must be a whole number of at least 2 (the polytomous model's levels), "
@@ -146,7 +146,6 @@ def run(args: argparse.Namespace) -> int:
             raise ValidationError("--bins applies to --model polytomous")
         evaluation = evaluate_portfolio(frame, "continuous", min_item=lo, max_item=hi, scale=args.scale,
                                         epsilon=args.epsilon, convention=args.convention)
-    from irtbridge._outdir import staged_output
 
     with staged_output(args.out, param="--out", writer="portfolio") as stage:  # the folder appears whole
         _write(evaluation, args, stage)
@@ -175,6 +174,6 @@ def _write(evaluation, args: argparse.Namespace, out: Path) -> None:
     atomic_write_text(out / "portfolio.json", json.dumps(to_jsonable(evaluation.to_dict()), indent=2, allow_nan=False) + "\n")
     atomic_write_text(out / "summary.txt", evaluation.summary().as_text() + "\n")
     if not args.no_figures:
-        from irtbridge.portfolio.plots import save_figures
+        from irtbridge.portfolio.plots import save_figures  # kept off the CLI's start (~2 s)
 
         save_figures(evaluation, out)

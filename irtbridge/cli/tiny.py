@@ -24,8 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from dataclasses import replace
+from pathlib import Path
 
-from irtbridge._outdir import FOLDER
+import pandas as pd
+
+from irtbridge._outdir import FOLDER, staged_output
+from irtbridge._validation import check_int
 from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
@@ -94,29 +100,22 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from pathlib import Path
-
-    import pandas as pd
-
-    from irtbridge._outdir import staged_output
-    from irtbridge.cli.estimate import read_item_list
-    from irtbridge._validation import check_int
+    from irtbridge.cli.estimate import read_item_list  # kept off the CLI's start (~2 s)
     from irtbridge.leaderboard import build_tiny, validate_tiny  # kept off the CLI's start
-    from irtbridge.leaderboard.estimators import DEFAULT_PRIORS
-    from irtbridge.leaderboard.tiny_cv import MIN_MODELS
+    from irtbridge.leaderboard.estimators import DEFAULT_PRIORS  # kept off the CLI's start (~2 s)
+    from irtbridge.leaderboard.tiny_cv import MIN_MODELS  # kept off the CLI's start (~2 s)
 
     if args.source == "csv":
         data = read_responses(args, models=True)
     else:  # harness output: the leaderboard command's reader (one line for a bad file, nothing half-read)
-        from irtbridge.leaderboard.inputs import read_leaderboard_input
+        from irtbridge.leaderboard.inputs import read_leaderboard_input  # kept off the CLI's start (~2 s)
 
         data = read_leaderboard_input([args.file], args.source, threshold=args.threshold).matrix
     data.index = data.index.map(str)
     exclude = read_item_list(args.exclude, "--exclude") if args.exclude else None
-    from dataclasses import replace
 
-    from irtbridge.cli.twophase import documents_of
-    from irtbridge.leaderboard.samples_file import write_samples
+    from irtbridge.cli.twophase import documents_of  # kept off the CLI's start (~2 s)
+    from irtbridge.leaderboard.samples_file import write_samples  # kept off the CLI's start (~2 s)
 
     documents = documents_of(args, [str(c) for c in data.columns])  # --documents checked before the fit
     ncycles = check_int(args.ncycles, "--ncycles", low=1)
@@ -146,8 +145,6 @@ def run(args: argparse.Namespace) -> int:
             write_samples(stage / "samples.json", tiny.items, tiny.documents)
         (stage / "summary.json").write_text(json.dumps({**summary, "out": str(out)}, indent=2), encoding="utf-8")
     if not all(i in tiny.documents for i in tiny.items):
-        import sys
-
         print("irtbridge tiny: samples.json not written: the items' lm-eval documents are unknown (read with --from "
               "lm-eval, name items task/<doc_id>, or pass --documents items.csv)", file=sys.stderr)
     if args.json:

@@ -19,7 +19,8 @@ import pandas as pd
 
 from irtbridge._moved import moved_keywords
 from irtbridge._validation import check_int, check_number, read_csv, require_columns, show_value
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.example_data import r_dataset
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 
 __all__ = [
     "BenchmarkDataset",
@@ -412,7 +413,7 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
     checked = parse_dataset_ref(ref)
     key = checked.label if checked.path is None else None
     if key in SKLEARN_DATASETS:
-        import sklearn.datasets
+        import sklearn.datasets  # scikit-learn (~1.3 s) loads when it is used
 
         bunch = getattr(sklearn.datasets, SKLEARN_DATASETS[key])(as_frame=True)
         X = bunch.data.copy()
@@ -422,8 +423,6 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
             y = pd.Series(np.asarray(names)[y.to_numpy()], index=y.index, name="target")
         return BenchmarkDataset(name or key, X, y, "sklearn")
     if key in MLBENCH_DATASETS:
-        from irtbridge.example_data import r_dataset
-
         column, drop = MLBENCH_DATASETS[key]
         frame = r_dataset("mlbench", key)
         y = frame[column]
@@ -440,7 +439,7 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
             warnings.warn(
                 f"dataset file {path!r}: dropped {int((~keep).sum())} row(s) with a missing target {column!r}",
                 DataWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
         frame = frame.loc[keep]
         return BenchmarkDataset(name or checked.label, frame.drop(columns=[column]), frame[column], path)
@@ -492,7 +491,7 @@ def stratified_split(
     >>> len(train), len(test)
     (70, 30)
     """
-    from sklearn.model_selection import train_test_split
+    from sklearn.model_selection import train_test_split  # scikit-learn (~1.3 s) loads when it is used
 
     old = _old_split_keywords(old)
     test_fraction, max_items, seed = (old.get("test_fraction", test_fraction), old.get("max_items", max_items),
@@ -552,10 +551,10 @@ def prepare_features(X_train: pd.DataFrame, X_test: pd.DataFrame) -> tuple[np.nd
     train, test : numpy.ndarray of float
         The training and test matrices, with the same columns.
     """
-    from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from sklearn.compose import ColumnTransformer  # scikit-learn (~1.3 s) loads when it is used
+    from sklearn.impute import SimpleImputer  # scikit-learn (~1.3 s) loads when it is used
+    from sklearn.pipeline import make_pipeline  # scikit-learn (~1.3 s) loads when it is used
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler  # scikit-learn (~1.3 s) loads when it is used
 
     def numeric_view(frame: pd.DataFrame) -> pd.DataFrame:
         out = frame.copy()

@@ -25,9 +25,9 @@ from scipy.stats import spearmanr
 
 from irtbridge._constraints import Int, Seed, constraints
 from irtbridge._validation import check_choice, check_seed
+from irtbridge.calibration import calibrate
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
-from irtbridge.calibration.engines import ENGINE_TABLE
-from irtbridge.calibration.results.result import ENGINES
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
 
@@ -129,14 +129,14 @@ class CalibrationMode:
         allowed = _MODE_ENGINES[name]
         if engine is None:
             engine = allowed[0]
-        engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+        engine = check_choice(engine, "engine", tuple(ENGINE_TABLE), ignore_case=True)
         if engine not in allowed:
             raise ValidationError(
                 f"engine={engine!r} cannot fit the stable mode's 3PL with priors; use engine='mirt' or 'native', "
                 "or calibration='paper' for ltm" if name == "stable" else
                 f"engine={engine!r} is not a paper-mode engine (ltm's or mirt's 3PL without priors); use "
                 "engine='ltm' or 'mirt', or calibration='stable' for the native engine")
-        if "3PL" not in ENGINES[engine]:
+        if "3PL" not in ENGINE_TABLE[engine].models:
             raise ValidationError(f"engine={engine!r} does not fit the 3PL in this version of irtbridge; "
                                   f"use engine={allowed[0]!r}")
         if name == "stable":
@@ -251,8 +251,6 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     >>> bool(fit.items["a"].abs().max() < 10)
     True
     """
-    from irtbridge.calibration import calibrate
-
     mode = CalibrationMode.resolve(calibration)
     merged = {**mode.options_for(mode.engine), **options}
     fit = calibrate(responses, model="3PL", engine=mode.engine, se=se, drop_constant=drop_constant, **merged)

@@ -14,11 +14,11 @@ import pandas as pd
 
 from irtbridge import exceptions
 from irtbridge._moved import moved_keywords
-from irtbridge.decodirt.modes import CalibrationMode, flag_items
-from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
-from irtbridge.decodirt.tournaments import SCORES
+from irtbridge.calibration import calibrate
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.decodirt.classification_data import class_labels, load_benchmark_dataset, prepare_features, stratified_split
+from irtbridge.decodirt.modes import CalibrationMode, flag_items
 from irtbridge.decodirt.records import CalibrationAttempt, DatasetResult, StageWarning
 from irtbridge.decodirt.respondents import (
     artificial_responses,
@@ -26,7 +26,8 @@ from irtbridge.decodirt.respondents import (
     fit_predict_score_pool,
     response_matrix,
 )
-from irtbridge.calibration.engines import ENGINE_TABLE
+from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
+from irtbridge.decodirt.tournaments import SCORES
 from irtbridge.exceptions import (
     ConvergenceWarning,
     DataWarning,
@@ -34,7 +35,9 @@ from irtbridge.exceptions import (
     IrtBridgeWarning,
     RUnavailableError,
     ValidationError,
+    find_stack_level,
 )
+from irtbridge.irt import as_item_bank, estimate_abilities, true_score
 
 __all__ = [
     "SCORES",
@@ -113,8 +116,6 @@ def calibrate_with_fallback(
     >>> [a.engine for a in attempts]                                 # doctest: +R
     ['mirt']
     """
-    from irtbridge.calibration import calibrate
-
     if not isinstance(mode, CalibrationMode) or old:  # a name, or the old engine/fallback/engine_options keywords
         mode = CalibrationMode.resolve("paper" if mode is None else mode, **_old_mode_keywords(old))
     attempts: list[CalibrationAttempt] = []
@@ -146,7 +147,7 @@ def calibrate_with_fallback(
         warnings.warn(
             f"no engine converged; using the unconverged {unconverged.engine} fit as asked (accept_unconverged=True)",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=find_stack_level(),
         )
         return unconverged, tuple(attempts)
     return None, tuple(attempts)
@@ -182,8 +183,6 @@ def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str 
     (With the ability from all items, a negative item rewards a wrong answer, so a classifier that
     errs only there, or the pessimal one, can still climb above optimal.)
     """
-    from irtbridge.irt import as_item_bank, estimate_abilities, true_score
-
     bank = as_item_bank(calibration)
     names = list(bank.names)
     used = responses.rename(columns=str)[names]
@@ -259,7 +258,7 @@ def evaluate_dataset(dataset: Any, settings: Settings | None = None, **old: Any)
             raise ValidationError(f"dataset {ds.name!r}: {exc}") from None
     kept = _stage_warnings(caught, stages)
     for w in kept:
-        warnings.warn(w.message, w.warning_class, stacklevel=2)
+        warnings.warn(w.message, w.warning_class, stacklevel=find_stack_level())
     return replace(result, warnings=kept)
 
 
@@ -288,7 +287,7 @@ def fit_diagnostics(fit: Any, name: str = "") -> tuple[pd.Series | None, pd.Seri
             zh = fit.person_fit()["Zh"]
     except (IrtBridgeError, ValueError, KeyError) as exc:
         warnings.warn(f"dataset {name!r}: item and person fit not available ({str(exc).splitlines()[0]})",
-                      DataWarning, stacklevel=3)
+                      DataWarning, stacklevel=find_stack_level())
         return None, None
     return p, zh
 
@@ -314,7 +313,8 @@ def _evaluate(ds: Any, models: Mapping[str, Any], settings: Settings,
     if fit is None:
         why = "; ".join(a.outcome for a in attempts)
         error = f"no item parameters ({'; '.join(map(str, attempts)) or 'no engine tried'})"
-        warnings.warn(f"dataset {ds.name!r}: no item parameters ({why}); it is left out", DataWarning, stacklevel=3)
+        warnings.warn(f"dataset {ds.name!r}: no item parameters ({why}); it is left out", DataWarning,
+                      stacklevel=find_stack_level())
         respondents = _unscored(kind, responses)
         for col in ("theta", "se", "at_bound", "true_score", "theta_positive", "true_score_positive", "n_items",
                     "n_positive"):
@@ -331,7 +331,7 @@ def _evaluate(ds: Any, models: Mapping[str, Any], settings: Settings,
     except ValidationError as exc:
         # e.g. an engine returned a guessing parameter of exactly 1 that no response function accepts
         warnings.warn(f"dataset {ds.name!r}: the item parameters cannot be scored ({exc}); it is left out", DataWarning,
-                      stacklevel=3)
+                      stacklevel=find_stack_level())
         attempts = attempts + (CalibrationAttempt(fit.engine, "error", f"scoring: {exc}"),)
         return DatasetResult(
             status="failed", error=f"no item parameters ({'; '.join(map(str, attempts))})", items=fit.items.copy(),
@@ -365,11 +365,12 @@ def _warn_unrankable(name: str, n_test: int, features: np.ndarray) -> None:
     """Say so when a dataset cannot rank anything: too few test items, or no feature that varies."""
     if n_test < MIN_TEST_ITEMS:
         warnings.warn(f"dataset {name!r}: only {n_test} test instance(s) (fewer than {MIN_TEST_ITEMS}): too few "
-                      "items to separate the classifiers; its ratings are mostly noise", DataWarning, stacklevel=4)
+                      "items to separate the classifiers; its ratings are mostly noise", DataWarning,
+                      stacklevel=find_stack_level())
     if features.size == 0 or np.all(np.ptp(features, axis=0) == 0):
         warnings.warn(f"dataset {name!r}: every feature is constant on the training part: the classifiers cannot "
                       "learn from it and differ only in how they guess; its ranking says nothing of their skill",
-                      DataWarning, stacklevel=4)
+                      DataWarning, stacklevel=find_stack_level())
 
 
 def _respond(ds: Any, models: Mapping[str, Any], settings: Settings) -> tuple[pd.DataFrame, pd.Series, dict]:
@@ -403,7 +404,8 @@ def _respond(ds: Any, models: Mapping[str, Any], settings: Settings) -> tuple[pd
         scores = pd.DataFrame(scores.to_numpy(dtype=float), index=scores.index, columns=item_index)
     kind = pd.Series(["classifier"] * len(real) + ["artificial"] * len(fake), index=responses.index)
     for name, err in failures.items():
-        warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning, stacklevel=4)
+        warnings.warn(f"dataset {ds.name!r}: classifier {name!r} failed and is left out ({err})", DataWarning,
+                      stacklevel=find_stack_level())
     common = dict(
         name=ds.name, responses=responses, failed_models=dict(failures),
         n_instances=len(ds.y), n_features=ds.X.shape[1], n_classes=ds.n_classes, n_train=len(train),

@@ -18,7 +18,7 @@ import pandas as pd
 
 from irtbridge._validation import check_choice, check_int
 from irtbridge.classifiers import REGISTRY
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 
 __all__ = [
     "PAPER_MODELS",
@@ -203,8 +203,8 @@ def fit_predict_score_pool(
     >>> pred.loc["nb"].tolist(), bool((scores.loc["nb"] > 0.5).tolist() == [False, False, True, True])
     ([0, 0, 1, 1], True)
     """
-    from sklearn.base import clone
-    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+    from sklearn.base import clone  # scikit-learn (~1.3 s) loads when it is used
+    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning  # scikit-learn (~1.3 s) loads when it is used
 
     rows: dict[str, np.ndarray] = {}
     scored: dict[str, np.ndarray] = {}
@@ -293,7 +293,7 @@ def artificial_responses(
         warnings.warn(
             f"test classes {missing[:5].tolist()} do not occur in training; majority/minority/random never predict them",
             DataWarning,
-            stacklevel=2,
+            stacklevel=find_stack_level(),
         )
     rows = {
         "optimal": np.ones(test.size, dtype=np.int8),

@@ -12,6 +12,8 @@ from typing import Any, Mapping, Sequence
 from irtbridge._validation import R_SEED_MAX, check_choice, check_int, check_number, check_seed
 from irtbridge.decodirt.classification_data import QUICK_MAX_ITEMS
 from irtbridge.decodirt.modes import CalibrationMode
+from irtbridge.decodirt.respondents import classifier_pool
+from irtbridge.decodirt.tournaments import ORDERS
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["OLD_KEYWORDS", "Settings", "given_settings"]
@@ -136,8 +138,6 @@ class Settings:
         return cls(**options)
 
     def __post_init__(self) -> None:
-        from irtbridge.decodirt.tournaments import ORDERS  # kept off the import of `irtbridge --help`
-
         check_seed(self.seed, "seed", high=R_SEED_MAX)
         mode = CalibrationMode.resolve(self.calibration, self.engine, self.fallback, self.engine_options)
         object.__setattr__(self, "mode", mode)
@@ -148,7 +148,6 @@ class Settings:
         if isinstance(self.pool, str):
             check_choice(self.pool, "pool", ("default", "paper", "quick"))
         else:  # a list of members or a mapping name -> estimator: checked here, not in every worker
-            from irtbridge.decodirt.respondents import classifier_pool
 
             classifier_pool(self.pool)
         check_number(self.test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)

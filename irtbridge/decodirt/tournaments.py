@@ -427,8 +427,8 @@ def tournament(
     >>> t.ratings["player"].tolist(), t.validity.valid
     (['optimal', 'svm', 'pessimal'], True)
     """
-    from irtbridge.rankstats import friedman, nemenyi
-    from irtbridge.rating import glicko2, round_robin
+    from irtbridge.rankstats import friedman, nemenyi  # rankstats and rating (~60 ms) load when a tournament runs
+    from irtbridge.rating import glicko2, round_robin  # rankstats and rating (~60 ms) load when a tournament runs
 
     if not isinstance(scores, pd.DataFrame):
         raise ValidationError(f"scores must be a pandas DataFrame (datasets x respondents), got {type(scores).__name__}")

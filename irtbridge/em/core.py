@@ -49,10 +49,10 @@ from typing import Any, Callable, Iterable, cast
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.special import logsumexp
+from scipy.special import expit, logsumexp
 
-from irtbridge._catalogue import NATIVE_DOMAINS, models_where
-from irtbridge._constraints import Choice, InDomain, Int, constraints
+from irtbridge._catalogue import CATALOGUE, NATIVE_DOMAINS, models_where
+from irtbridge._constraints import InDomain, Int, Choice, constraints
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import dense as em_dense
@@ -61,14 +61,15 @@ from irtbridge.em import window as em_window
 from irtbridge.em.accelerate import ACCELERATORS, iterate
 from irtbridge.em.identify import orient, standardise
 from irtbridge.em.memory import keep_freed_memory_if_asked
-from irtbridge.em.mstep import mstep
-from irtbridge.em.priors import ItemPriors, item_priors, log_prior_2pl
-from irtbridge.em.window import NodeWindows, log_pq, pair
+from irtbridge.em.items import Dichotomous, ItemModel, Params, item_model
+from irtbridge.em.priors import ItemPriors, item_priors
+from irtbridge.em.window import NodeWindows, pair
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded",
            "fit_em", "estep", "node_windows"]
 
-EM_MODELS = models_where(native="core")  # the catalogue's rows this EM fits
+EM_MODELS = models_where(native="em")  # the catalogue's rows this EM fits
 THETA_LIM = 6.0
 PX_ANSWERS = 1000  # answers per respondent from which the 2PL/1PL start with PX-EM (posterior sd ~ 0.07 or less)
 PX_TOL = 1e-3  # PX-EM only brings the fit near (its fixed point is not the plain map's): a looser TOL
@@ -294,14 +295,17 @@ def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
     return NodeWindows(data.shape[0], quadpts) if answered >= em_window.MIN_CELLS else None
 
 
-def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Every respondent's posterior over the nodes (respondents x nodes) and log marginal likelihood."""
+def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray,
+              tables: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every respondent's posterior over the nodes (respondents x nodes) and log marginal likelihood;
+    ``tables``: the items' ``log P`` and ``log Q`` (items x nodes) where ``a`` and ``d`` do not make them (an
+    item with an asymptote, :meth:`irtbridge.em.items.Dichotomous.log_pq`)."""
     if data.ncat is not None:
         ll = np.asarray(data.A @ em_graded.log_category_probs(a, d, np.asarray(data.ncat), theta).T)
     else:
-        z = a[:, None] * theta[None, :] + d[:, None]  # items x nodes
-        ll = loglik_cells(data, *log_pq(z))  # respondents x nodes
+        if tables is None:
+            tables = log_pq(a[:, None] * theta[None, :] + d[:, None])  # items x nodes
+        ll = loglik_cells(data, *tables)  # respondents x nodes
     ll += log_prior[None, :]
     marginal = logsumexp(ll, axis=1)
     ll -= marginal[:, None]
@@ -309,7 +313,8 @@ def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarra
 
 
 def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray,
-          windows: NodeWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+          windows: NodeWindows | None = None, tables: tuple[np.ndarray, np.ndarray] | None = None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Expected counts ``r`` (items x nodes, correct), ``n`` (answered), ``N`` (nodes) and the log-likelihood.
 
     Graded data (``data.ncat`` set): ``r`` is per indicator column (item, category) x nodes.
@@ -323,20 +328,22 @@ def estep(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, l
         From :func:`node_windows` (0/1 data only): the windowed E-step (:mod:`irtbridge.em.window`, on
         dense data :mod:`irtbridge.em.dense`: the same to rounding, most of the work skipped), which also
         moves the windows for the next call.
+    tables : tuple of ndarray, optional
+        ``log P`` and ``log Q`` (items x nodes) of items with an asymptote (:func:`posterior`); no windows.
 
     Returns
     -------
     r, n, N : ndarray
     loglik : float
     """
-    if windows is not None and data.ncat is None:
+    if windows is not None and data.ncat is None and tables is None:
         if data.cells is None:
             bits = cast(em_dense.DenseBits, data.bits)  # 0/1 data without sparse cells is dense: it has its bits
             r, n, N, marginal = em_dense.windowed_estep(bits, a, d, theta, log_prior, windows)
         else:
             r, n, N, marginal = em_window.windowed_estep(data.cells, a, d, theta, log_prior, windows)
         return r, n, N, float(marginal.sum())
-    post, marginal = posterior(data, a, d, theta, log_prior)
+    post, marginal = posterior(data, a, d, theta, log_prior, tables)
     if data.ncat is None:
         r, n = expected_counts(data, post)
     else:  # every answered cell is in exactly one of its item's category columns
@@ -360,6 +367,11 @@ class EMResult:
     converged : bool
     history : tuple
         ``(loglik, change)`` per cycle.
+    logit_g, logit_u : ndarray or None
+        The asymptotes on the logit scale where the model estimates them (the 3PL: ``g``; the 4PL: both).
+    objective : float
+        What the EM maximised: ``loglik`` plus the prior terms of its M-step (``phi`` for ``expbeta``,
+        :mod:`irtbridge.em.asymptotes`), up to additive constants.
     """
 
     a: np.ndarray
@@ -372,15 +384,30 @@ class EMResult:
     seconds: float
     history: tuple = field(default=(), repr=False)
     log_prior: float = 0.0  # with priors: mirt's logPrior at the estimates
+    logit_g: np.ndarray | None = None
+    logit_u: np.ndarray | None = None
+    objective: float = float("nan")
 
+    @property
+    def g(self) -> np.ndarray:
+        """The lower asymptotes (0 where the model fixes them)."""
+        return np.zeros(len(self.a)) if self.logit_g is None else expit(self.logit_g)
 
-def _start(data: ResponseData, model: str) -> tuple[np.ndarray, np.ndarray]:
-    if model == "graded":
-        return em_graded.start_values(np.asarray(data.A.sum(axis=0)).ravel(), np.asarray(data.ncat))
-    answered = np.asarray(data.M.sum(axis=0)).ravel()
-    correct = np.asarray(data.A.sum(axis=0)).ravel()
-    p = (correct + 0.5) / (answered + 1.0)
-    return np.ones(len(p)), np.log(p / (1.0 - p))
+    @property
+    def u(self) -> np.ndarray:
+        """The upper asymptotes (1 where the model fixes them)."""
+        return np.ones(len(self.a)) if self.logit_u is None else expit(self.logit_u)
+
+    @property
+    def log_posterior(self) -> float:
+        """``loglik + log_prior``: mirt's ``extract.mirt(fit, "logLik") + extract.mirt(fit, "logPrior")``."""
+        return self.loglik + self.log_prior
+
+    def params(self) -> Params:
+        """The estimates as the item model's :class:`~irtbridge.em.items.Params`."""
+        j = len(self.a)
+        return Params(self.a, self.d, np.full(j, -np.inf) if self.logit_g is None else self.logit_g,
+                      np.full(j, np.inf) if self.logit_u is None else self.logit_u, self.variance)
 
 
 def _answers_each(data: ResponseData) -> float:
@@ -390,88 +417,82 @@ def _answers_each(data: ResponseData) -> float:
 
 
 class _Cycles:
-    """The EM map ``x -> M(E(x))`` on ``x = (a, d, latent variance)`` flattened, counting cycles and
-    watching TOL (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
+    """The EM map ``x -> M(E(x))`` on the item model's point (:meth:`~irtbridge.em.items.ItemModel.pack`),
+    counting cycles and watching TOL (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
 
-    def __init__(self, data: ResponseData, model: str, quadpts: int, TOL: float, NCYCLES: int, run: Callable,
-                 progress: Callable[[int, float], None] | None, d_shape: tuple[int, ...],
-                 priors: ItemPriors | None = None, expand: bool = False, first_cycle: int = 0):
+    def __init__(self, data: ResponseData, model: ItemModel, quadpts: int, TOL: float, NCYCLES: int,
+                 run: Callable, progress: Callable[[int, float], None] | None, expand: bool = False,
+                 first_cycle: int = 0):
         self.data, self.model, self.quadpts, self.TOL, self.NCYCLES = data, model, quadpts, TOL, NCYCLES
-        self.priors, self.expand = priors, expand
-        self.run, self.progress, self.d_shape = run, progress, d_shape
+        self.expand, self.run, self.progress = expand, run, progress
         self.cycle, self.converged = 0, False
         self.history: list[tuple[float, float]] = []
         self.first_cycle = first_cycle  # cycles run before this map's first (the progress count goes on)
 
-    def pack(self, a: np.ndarray, d: np.ndarray, variance: float) -> np.ndarray:
-        return np.concatenate([a, d.ravel(), [variance]])
-
-    def unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        j = self.d_shape[0]
-        return x[:j].copy(), x[j:-1].reshape(self.d_shape).copy(), float(x[-1])
+    def estep(self, p: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+        """The E-step at ``p``: ``r, n, N``, the log-likelihood and the nodes."""
+        theta, weights = nodes(self.quadpts, p.variance)
+        if self.model.plain:
+            r, n, N, loglik = self.run(self.data, p.a, p.d, theta, np.log(weights))
+        else:
+            tables = self.model.log_pq(p, theta)
+            r, n, N, loglik = estep(self.data, p.a, p.d, theta, np.log(weights), tables=tables)
+        return r, n, N, loglik, theta
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
-        """One cycle from ``x``: the new point and the log-likelihood at ``x``."""
-        a, d, variance = self.unpack(x)
-        theta, weights = nodes(self.quadpts, variance)
-        r, n, N, loglik = self.run(self.data, a, d, theta, np.log(weights))
-        new_a, new_d, new_var = mstep(self.model, r, n, N, theta, a, d, variance, self.data.ncat, self.priors)
+        """One cycle from ``x``: the new point and the objective at ``x``."""
+        p = self.model.unpack(x)
+        r, n, N, loglik, theta = self.estep(p)
+        new = self.model.mstep(r, n, N, theta, p, self.cycle)
         if self.expand:
-            new_a, new_d = standardise(new_a, new_d, N, theta)
-        change = max(np.abs(new_a - a).max(initial=0) if self.model != "rasch" else 0.0,
-                     np.nanmax(np.abs(new_d - d), initial=0), abs(new_var - variance))
+            new.a, new.d = standardise(new.a, new.d, N, theta)
+        change = self.model.change(p, new)
         self.cycle += 1
         self.history.append((loglik, change))
         if self.progress is not None:
             self.progress(self.first_cycle + self.cycle, change)
         self.converged = bool(change < self.TOL)
-        if self.priors is not None:  # SQUAREM compares the log-posterior, what the M-step raises
-            loglik += log_prior_2pl(self.priors, a, d)
-        return self.pack(new_a, new_d, new_var), loglik
+        return self.model.pack(new), self.model.objective(p, loglik)
 
     @property
     def done(self) -> bool:
         return self.converged or self.cycle >= self.NCYCLES
 
-    def project(self, x: np.ndarray) -> np.ndarray | None:
-        """An extrapolated point if it is a model (positive variance, ordered graded thresholds), else None."""
-        a, d, variance = self.unpack(x)
-        if not (np.isfinite(variance) and variance > 0):
-            return None
-        if d.ndim == 2 and d.shape[1] > 1 and (np.diff(d, axis=1) >= 0).any():  # NaN compares False
-            return None
-        return x
-
 
 @constraints(quadpts=InDomain(NATIVE_DOMAINS["quadpts"], 61, (0, 2, 2.5), allow_none=False),
              TOL=InDomain(NATIVE_DOMAINS["TOL"], 1e-4, (0, -1e-4, float("nan"), "1e-4"), allow_none=False),
-             NCYCLES=Int(low=1), accelerate=Choice(ACCELERATORS), model=Choice(EM_MODELS, ignore_case=True))
-def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: float = 1e-4, NCYCLES: int = 500,
-           accelerate: str = "squarem", estep_fn: Callable | None = None,
+             NCYCLES=Int(low=1), accelerate=Choice(ACCELERATORS))
+def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int = 61, TOL: float = 1e-4,
+           NCYCLES: int = 500, accelerate: str = "squarem", estep_fn: Callable | None = None,
            progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:
-    """Fit ``model`` by EM on ``data``; ``estep_fn`` replaces the E-step (e.g. a Dask one: same signature).
+    """Fit ``model`` by EM on ``data``: the one EM of every native model (its :mod:`~irtbridge.em.items` model).
 
-    Identification: theta ~ N(0, 1) (the Rasch model: N(0, variance), slopes 1) and the direction with a
-    positive mean slope (:mod:`irtbridge.em.identify`).
+    Identification: theta ~ N(0, 1) (the Rasch model: N(0, variance), slopes 1) and, for the 2PL family
+    without priors, the direction with a positive mean slope (:mod:`irtbridge.em.identify`).
 
     Parameters
     ----------
     data : ResponseData
-    model : {"rasch", "1PL", "2PL", "graded"}, default "2PL"
+    model : str or ItemModel, default "2PL"
+        A model of :data:`EM_MODELS` (``rasch``, ``1PL``, ``2PL``, ``3PL``, ``4PL``, ``graded``; its
+        catalogue row gives its item model, :func:`irtbridge.em.items.item_model`), or an item model.
     quadpts, NCYCLES : int, default 61 and 500
     TOL : float, default 0.0001
+        mirt's convergence tolerance on the largest change of a parameter between cycles.
     accelerate : {"squarem", "none"}, default "squarem"
         ``"squarem"``: monotone SQUAREM (:func:`irtbridge.em.accelerate.squarem`; the same maximum in fewer
         cycles), the 2PL and 1PL on many answers each started by PX-EM cycles (the module docstring);
-        ``"none"``: plain EM from
-        the start values. Both stop at the first cycle whose change is below ``TOL`` and count every cycle
-        in ``iterations``.
-    estep_fn, progress : callable, optional
+        ``"none"``: plain EM from the start values. Both stop at the first cycle whose change is below
+        ``TOL`` and count every cycle in ``iterations``.
+    estep_fn : callable, optional
+        Replaces the E-step of the 2PL family and the graded model (e.g. a Dask one: the signature of
+        :func:`estep` without ``windows``).
+    progress : callable, optional
         ``progress(cycle, change)`` is called after each cycle.
     priors : optional
-        2PL and 1PL, as :func:`irtbridge.em.priors.item_priors` takes them: mirt's ``norm``/``lnorm`` on
-        ``a1`` and ``norm`` on ``d``, a MAP estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the
-        result is mirt's ``logPrior``.
+        The dichotomous models but the Rasch one, as :func:`irtbridge.em.priors.item_priors` takes them:
+        mirt's ``norm``/``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g`` and ``u``, a MAP
+        estimate (:mod:`irtbridge.em.priors`); ``log_prior`` of the result is mirt's ``logPrior``.
 
     Returns
     -------
@@ -486,51 +507,53 @@ def fit_em(data: ResponseData, model: str = "2PL", *, quadpts: int = 61, TOL: fl
     >>> res.converged, 0.7 < res.variance < 1.3
     (True, True)
     """
-    model = check_choice(model, "model", EM_MODELS, ignore_case=True)
+    name = model if isinstance(model, str) else model.name
+    name = check_choice(name, "model", EM_MODELS, ignore_case=True)
     quadpts = check_int(quadpts, "quadpts", low=3)
     check_number(TOL, "TOL", low=0.0, low_open=True)
     NCYCLES = check_int(NCYCLES, "NCYCLES", low=1)
     accelerate = check_choice(accelerate, "accelerate", ACCELERATORS)
-    if (model == "graded") != (data.ncat is not None):
-        raise ValidationError("model 'graded' needs prepare_graded(...) responses, and only it takes them"
-                              if model == "graded" else f"model {model!r} needs 0/1 responses (prepare_responses)")
+    graded = CATALOGUE[name].kind == "polytomous"
+    if graded != (data.ncat is not None):
+        raise ValidationError(f"model {name!r} needs prepare_graded(...) responses, and only it takes them" if graded
+                              else f"model {name!r} needs 0/1 responses (prepare_responses), not a graded layout")
     if priors is not None and not isinstance(priors, ItemPriors):
-        if model not in ("2PL", "1PL"):
-            raise ValidationError(f"priors: the native {model!r} takes no priors (the 2PL, 1PL and 3PL do)")
-        priors = item_priors(priors, data.item_names, model)
+        if graded or CATALOGUE[name].slopes == "unit":
+            raise ValidationError(f"priors: the native {name!r} takes no priors (the 1PL, 2PL, 3PL and 4PL do)")
+        priors = item_priors(priors, data.item_names, name)
+    item: ItemModel = item_model(name, priors, data.ncat) if isinstance(model, str) else model
     keep_freed_memory_if_asked()
     started = time.perf_counter()
-    run = estep_fn or partial(estep, windows=node_windows(data, quadpts))
-    a, d = _start(data, model)
-    x, spent, history = np.concatenate([a, d.ravel(), [1.0]]), 0, []
-    if accelerate == "squarem" and model in ("2PL", "1PL") and _answers_each(data) >= PX_ANSWERS:
+    run = estep_fn or partial(estep, windows=node_windows(data, quadpts) if item.plain else None)
+    x, spent, history = item.pack(item.start(data)), 0, []
+    px = isinstance(item, Dichotomous) and item.plain and item.slopes != "unit"
+    if accelerate == "squarem" and px and _answers_each(data) >= PX_ANSWERS:
         # the latent scale is EM's slow direction when every respondent answers many items (its posterior
         # then sits on a node or two): first the cycles that re-standardise it after each M-step (PX-EM),
         # to PX_TOL or a fifth of the cycles; then mirt's own EM map from there, to TOL: the fixed point is mirt's
-        px = _Cycles(data, model, quadpts, max(TOL, PX_TOL), NCYCLES // 5, run, progress, d.shape, priors,
-                     expand=True)
-        x = iterate(px, x, accelerate, px.project)
-        spent, history = px.cycle, px.history
-    em = _Cycles(data, model, quadpts, TOL, NCYCLES - spent, run, progress, d.shape, priors, first_cycle=spent)
-    a, d, variance = em.unpack(iterate(em, x, accelerate, em.project))
-    if priors is None:
+        first = _Cycles(data, item, quadpts, max(TOL, PX_TOL), NCYCLES // 5, run, progress, expand=True)
+        x = iterate(first, x, accelerate, item.project)
+        spent, history = first.cycle, first.history
+    em = _Cycles(data, item, quadpts, TOL, NCYCLES - spent, run, progress, first_cycle=spent)
+    p = item.unpack(iterate(em, x, accelerate, item.project))
+    if item.plain and item.priors is None:
         # the reflection a -> -a, theta -> -theta leaves the likelihood as it is: the mean slope is made
-        # positive (em/identify.py); a slope prior is not symmetric, so with one the fit's own sign stands
-        a = orient(a)[0]
-    theta, weights = nodes(quadpts, variance)
-    loglik = run(data, a, d, theta, np.log(weights))[3]
-    n_items = len(d)
-    n_par = {"2PL": 2 * n_items, "1PL": n_items + 1, "rasch": n_items + 1}.get(model) or sum(data.ncat or ())
-    return EMResult(a=a, d=d, variance=variance, loglik=loglik, iterations=spent + em.cycle,
-                    converged=em.converged, n_parameters=n_par, seconds=time.perf_counter() - started,
-                    history=tuple(history + em.history),
-                    log_prior=log_prior_2pl(priors, a, d) if priors is not None else 0.0)
+        # positive (em/identify.py); a slope prior is not symmetric, nor is an asymptote, so there the fit's
+        # own sign stands
+        p.a = orient(p.a)[0]
+    loglik = em.estep(p)[3]
+    mask = item.mask if isinstance(item, Dichotomous) and not item.plain else (False,) * 4
+    return EMResult(a=p.a, d=p.d, variance=p.variance, loglik=loglik, iterations=spent + em.cycle,
+                    converged=em.converged, n_parameters=item.n_parameters(len(p.a)),
+                    seconds=time.perf_counter() - started, history=tuple(history + em.history),
+                    log_prior=item.log_prior(p), objective=item.objective(p, loglik),
+                    logit_g=p.lg if mask[2] else None, logit_u=p.lu if mask[3] else None)
 
 
 def irt_table(result: EMResult, item_names: Iterable[str]) -> pd.DataFrame:
     """The item table in irtbridge's IRT layout: ``a, b, g, u`` with ``b = -d / a`` (graded: ``a, b1..bk``,
     ``b_k = -d_k / a``, NaN past an item's last threshold, as mirt's ``coef(fit, IRTpars = TRUE)``)."""
-    names = list(item_names)
+    names = [str(n) for n in item_names]
     if len(names) != len(result.d):
         raise ValidationError(f"{len(names)} item names for {len(result.d)} items")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -539,4 +562,4 @@ def irt_table(result: EMResult, item_names: Iterable[str]) -> pd.DataFrame:
         frame = pd.DataFrame(b, index=pd.Index(names), columns=[f"b{k + 1}" for k in range(b.shape[1])])
         frame.insert(0, "a", result.a)
         return frame
-    return pd.DataFrame({"a": result.a, "b": b, "g": 0.0, "u": 1.0}, index=pd.Index(names))
+    return pd.DataFrame({"a": result.a, "b": b, "g": result.g, "u": result.u}, index=pd.Index(names))

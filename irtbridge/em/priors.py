@@ -6,8 +6,8 @@ as ``logPrior``, ``DerivativePriors`` for the gradient and Hessian its M-step an
 
 * ``norm(mu, s)`` on ``a1`` or ``d``: ``log dnorm(par, mu, s)``;
 * ``lnorm(mu, s)`` on ``a1``: ``log dlnorm(par, mu, s)`` (``log(1e-100)`` at ``a1 <= 0``);
-* ``expbeta(alpha, beta)`` on the 3PL's ``g`` (see :mod:`irtbridge.em.threepl` for what mirt's M-step
-  does with it).
+* ``expbeta(alpha, beta)`` on the lower and upper asymptotes ``g`` and ``u`` of the 3PL and 4PL (see
+  :mod:`irtbridge.em.asymptotes` for what mirt's M-step does with it).
 
 The 2PL and 1PL with priors (:func:`newton_map`) maximise every item's expected complete-data log-likelihood
 plus its log priors, a MAP estimate, as ``mirt(data, 1, "2PL", pars = sv)`` with the priors in ``sv``. The
@@ -24,15 +24,16 @@ import numpy as np
 from scipy.special import betaln, expit, log_expit
 from scipy.stats import norm
 
+from irtbridge._catalogue import CATALOGUE
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["PRIOR_FAMILIES", "MODEL_PARAMETERS", "ItemPriors", "item_priors", "prior_terms", "log_prior",
+__all__ = ["PRIOR_FAMILIES", "model_parameters", "ItemPriors", "item_priors", "prior_terms", "log_prior",
            "mirt_prior_information", "newton_map", "prior_information", "log_prior_2pl"]
 
 #: The priors the native engine takes: parameter (mirt's name) -> the distributions it accepts there.
-PRIOR_FAMILIES: dict[str, tuple[str, ...]] = {"a1": ("norm", "lnorm"), "d": ("norm",), "g": ("expbeta",)}
-#: The parameters each native model estimates (and so takes priors on).
-MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {"3PL": ("a1", "d", "g"), "2PL": ("a1", "d"), "1PL": ("a1", "d")}
+PRIOR_FAMILIES: dict[str, tuple[str, ...]] = {"a1": ("norm", "lnorm"), "d": ("norm",), "g": ("expbeta",),
+                                              "u": ("expbeta",)}
+_MIRT_NAMES = {"a": "a1", "b": "d"}  # the catalogue's IRT names -> mirt's slope-intercept ones
 _CODES = {"norm": 1, "lnorm": 2, "expbeta": 4}  # mirt's prior.type integers
 _NEWTON_STEPS = 100
 _HALVINGS = 40
@@ -44,18 +45,19 @@ _STEP_TOL = 1e-10
 class ItemPriors:
     """Per-item priors: mirt's ``prior.type`` code (0 none, 1 norm, 2 lnorm, 4 expbeta), ``prior_1``, ``prior_2``.
 
-    Each attribute is an array of one row per item and three columns ``(type, p1, p2)`` for ``a1``, ``d``
-    and ``g``; :func:`item_priors` builds it.
+    Each attribute is an array of one row per item and three columns ``(type, p1, p2)`` for ``a1``, ``d``,
+    ``g`` and ``u``; :func:`item_priors` builds it.
 
     Attributes
     ----------
-    a1, d, g : ndarray
+    a1, d, g, u : ndarray
         Items x 3: ``(type, p1, p2)`` of each parameter's prior.
     """
 
     a1: np.ndarray
     d: np.ndarray
     g: np.ndarray
+    u: np.ndarray
 
     def take(self, idx: np.ndarray) -> "ItemPriors":
         """The priors of the items at ``idx``.
@@ -70,16 +72,38 @@ class ItemPriors:
         ItemPriors
             Those items' rows.
         """
-        return ItemPriors(self.a1[idx], self.d[idx], self.g[idx])
+        return ItemPriors(self.a1[idx], self.d[idx], self.g[idx], self.u[idx])
+
+
+def model_parameters(model: str) -> tuple[str, ...]:
+    """The parameters the native ``model`` estimates, in mirt's names: its catalogue row's ``parameters``
+    (``a`` is ``a1``, ``b`` is ``d``).
+
+    Parameters
+    ----------
+    model : str
+        A catalogue name.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> model_parameters("4PL"), model_parameters("1PL")
+    (('a1', 'd', 'g', 'u'), ('a1', 'd'))
+    """
+    return tuple(_MIRT_NAMES.get(p, p) for p in CATALOGUE[model].parameters)
 
 
 def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> ItemPriors:
-    """Check priors for the native ``model`` (3PL, 2PL or 1PL) and lay them out per item.
+    """Check priors for the native ``model`` (1PL, 2PL, 3PL or 4PL) and lay them out per item.
 
     ``priors`` is ``None``, a mapping ``{param: (dist, p1, p2)}`` (every item), or an iterable of
     ``(param, dist, p1, p2, items)`` with ``items`` ``None`` for every item (later entries win, as rows
-    written later into mirt's table do). Parameters are mirt's (``a1``, ``d``, and ``g`` for the 3PL:
-    :data:`MODEL_PARAMETERS`); anything else, or a distribution :data:`PRIOR_FAMILIES` does not list for that
+    written later into mirt's table do). Parameters are mirt's (``a1``, ``d``, and ``g`` for the 3PL, ``g``
+    and ``u`` for the 4PL: :func:`model_parameters`); anything else, or a distribution :data:`PRIOR_FAMILIES`
+    does not list for that
     parameter, is a one-line :class:`~irtbridge.exceptions.ValidationError`.
 
     Parameters
@@ -88,7 +112,7 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
         See above.
     item_names : iterable of str
         The items.
-    model : {"3PL", "2PL", "1PL"}, default "3PL"
+    model : {"3PL", "2PL", "1PL", "4PL"}, default "3PL"
         The native model.
 
     Returns
@@ -110,10 +134,10 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
     Traceback (most recent call last):
     ...
     irtbridge.exceptions.ValidationError: priors: the 2PL has no estimated parameter 'g'
-    (the native 2PL estimates a1, d; g is fixed at 0)
+    (the native 2PL estimates a1, d; g is fixed at 0; u is fixed at 1)
     """
     names = [str(n) for n in item_names]
-    takes = MODEL_PARAMETERS[model]
+    takes = model_parameters(model)
     rows = {p: np.zeros((len(names), 3)) for p in PRIOR_FAMILIES}
     if priors is None:
         return ItemPriors(**rows)
@@ -125,7 +149,7 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
         param, dist, p1, p2, items = entry
         param = {"a": "a1"}.get(str(param), str(param))
         if param not in takes:
-            fixed = "u is fixed at 1" if model == "3PL" else "g is fixed at 0"
+            fixed = "; ".join(f"{p} is fixed at {v}" for p, v in (("g", 0), ("u", 1)) if p not in takes)
             raise ValidationError(f"priors: the {model} has no estimated parameter {param!r} (the native {model} "
                                   f"estimates {', '.join(takes)}; {fixed})")
         if dist not in PRIOR_FAMILIES[param]:
@@ -202,7 +226,8 @@ def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.nda
     return val, grad, hess
 
 
-def log_prior(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray) -> float:
+def log_prior(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray, lu: np.ndarray | None = None
+              ) -> float:
     """The log prior density as mirt reports it (``extract.mirt(fit, "logPrior")``).
 
     Parameters
@@ -211,13 +236,16 @@ def log_prior(priors: ItemPriors, a: np.ndarray, d: np.ndarray, lam: np.ndarray)
         The priors.
     a, d, lam : ndarray
         Slopes, intercepts and logit guessing.
+    lu : ndarray, optional
+        Logit upper asymptotes (the 4PL).
 
     Returns
     -------
     float
         mirt's ``logPrior``.
     """
-    return float(sum(prior_terms(k, x, True)[0].sum() for k, x in ((priors.a1, a), (priors.d, d), (priors.g, lam))))
+    pairs = [(priors.a1, a), (priors.d, d), (priors.g, lam)] + ([(priors.u, lu)] if lu is not None else [])
+    return float(sum(prior_terms(k, x, True)[0].sum() for k, x in pairs))
 
 
 def mirt_prior_information(kind: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ and inverted only up to :data:`MAX_SE_PARAMETERS` parameters; beyond that the ca
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ from scipy.special import log_expit
 from irtbridge.exceptions import ValidationError
 from irtbridge.em.core import EMResult, ResponseData, nodes, posterior
 from irtbridge.em.graded import cell_layout
+from irtbridge.em.items import Dichotomous, Graded, ItemModel, Params, item_model
 
 __all__ = ["MAX_SE_PARAMETERS", "crossprod_covariance", "irt_standard_errors"]
 
@@ -101,17 +102,41 @@ def _maps(ncat: np.ndarray, model: str) -> tuple[sparse.csr_matrix, sparse.csr_m
     return a_map, to(own, cat >= 1), to(own + 1 if model in ("2PL", "graded") else own, cat <= k - 2), n_par
 
 
-def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadpts: int,
+def _terms(model: ItemModel, p: Params, ncat: np.ndarray, theta: np.ndarray) -> tuple[list, int]:
+    """The score terms of ``model`` at ``p``: pairs of (nodes x cells: ``d log P(cell)`` in one parameter,
+    cells x parameters: where it goes), and the number of parameters."""
+    if model.plain:  # the 2PL family and the graded model: the graded cell layout (module docstring)
+        kind = "graded" if isinstance(model, Graded) else cast(Dichotomous, model)._kind
+        a_map, up_map, low_map, n_par = _maps(ncat, kind)
+        up, low = _score_parts(p.a, p.d.reshape(len(p.a), -1), ncat, theta)
+        return [(up, up_map), (low, low_map), (theta[:, None] * (up + low), a_map)], n_par
+    # a free asymptote: every free parameter's d log P (right cells) and d log Q (wrong cells)
+    dich = cast(Dichotomous, model)
+    pos, n_par = dich.se_layout(len(p.a))
+    right, wrong = dich.scores(p, theta)
+    j = len(p.a)
+    terms = []
+    for k in np.flatnonzero(dich.mask):
+        parts = np.empty((len(theta), 2 * j))
+        parts[:, 0::2], parts[:, 1::2] = wrong[k], right[k]  # cells (item, 0 wrong | 1 right)
+        where = sparse.csr_matrix((np.ones(2 * j), (np.arange(2 * j), np.repeat(pos[:, k], 2))), shape=(2 * j, n_par))
+        terms.append((parts, where))
+    return terms, n_par
+
+
+def crossprod_covariance(data: ResponseData, result: EMResult, model: str | ItemModel, quadpts: int,
                          prior_information: np.ndarray | None = None) -> np.ndarray:
-    """The covariance of the estimates, ``inv(sum_i s_i s_i^T)``, in the order of the model's parameters.
+    """The covariance of the estimates, ``inv(sum_i s_i s_i^T)``, in the order of the model's parameters:
+    the one SE routine of every native model (its item model gives the scores, :mod:`irtbridge.em.items`).
 
     ``prior_information`` (a fit with priors): the diagonal mirt's ``SE.simple`` adds to that information,
-    minus the priors' second derivatives (:func:`irtbridge.em.priors.prior_information`).
+    minus the priors' second derivatives (:meth:`irtbridge.em.items.Dichotomous.prior_information`).
 
-    Order: ``a_1, d_1[, d_2..]``, ``a_2, ...`` per item (2PL, graded); ``a, d_1..d_J`` (1PL);
-    ``d_1..d_J, variance`` (rasch). Raises :class:`ValidationError` above :data:`MAX_SE_PARAMETERS` and
-    ``numpy.linalg.LinAlgError`` when the information matrix is not positive definite (always so with no
-    more respondents than parameters: it is a sum of one rank-one term per respondent).
+    Order: ``a_1, d_1[, d_2..][, g_1][, u_1]``, ``a_2, ...`` per item (2PL, 3PL, 4PL, graded; the
+    asymptotes on the logit scale); ``a, d_1..d_J`` (1PL); ``d_1..d_J, variance`` (rasch). Raises
+    :class:`ValidationError` above :data:`MAX_SE_PARAMETERS` and ``numpy.linalg.LinAlgError`` when the
+    information matrix is not positive definite (always so with no more respondents than parameters: it is
+    a sum of one rank-one term per respondent).
 
     Parameters
     ----------
@@ -119,8 +144,8 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
         The fitted responses.
     result : EMResult
         The fit.
-    model : str
-        Its model.
+    model : str or ItemModel
+        Its model (a name: its catalogue row's item model).
     quadpts : int
         Quadrature nodes of the fit.
     prior_information : ndarray, optional
@@ -142,19 +167,19 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
     >>> list(se.columns), bool((se["a"] > 0).all())
     (['a', 'b', 'g', 'u'], True)
     """
+    item: ItemModel = item_model(model, ncat=data.ncat) if isinstance(model, str) else model
     x, ncat = _cells(data)
-    a = np.asarray(result.a, dtype=float)
-    d = np.asarray(result.d, dtype=float).reshape(len(a), -1)
-    a_map, up_map, low_map, n_par = _maps(ncat, model)
+    p = result.params()
+    terms, n_par = _terms(item, p, ncat, nodes(quadpts, result.variance)[0])
     if n_par > MAX_SE_PARAMETERS:
         raise ValidationError(f"{n_par} parameters are more than the {MAX_SE_PARAMETERS} the crossprod standard "
                               "errors are computed for")
     n = data.shape[0]
-    if n <= n_par:
+    if n <= n_par and (prior_information is None or not (prior_information > 0).all()):  # priors: full rank
         raise np.linalg.LinAlgError(f"the crossprod information of {n_par} parameters is singular with {n} respondents")
     theta, weights = nodes(quadpts, result.variance)
-    up, low = _score_parts(a, d, ncat, theta)
-    slope = theta[:, None] * (up + low)
+    tables = None if item.plain else item.log_pq(p, theta)
+    unit = getattr(item, "slopes", "free") == "unit"
     # Rasch: d log w_q / d variance with w_q normalised over the nodes (what the EM maximises)
     dvar = 0.5 * (theta**2 - weights @ theta**2) / result.variance**2
     info = np.zeros((n_par, n_par))
@@ -162,12 +187,11 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         block = data.rows(lo, hi)
-        post, _ = posterior(block, a, d.reshape(result.d.shape), theta, np.log(weights))
+        post, _ = posterior(block, p.a, p.d, theta, np.log(weights), tables)
         xs = sparse.csr_matrix(x[lo:hi])
-        s = (xs.multiply(post @ up) @ up_map + xs.multiply(post @ low) @ low_map
-             + xs.multiply(post @ slope) @ a_map)
+        s = sum(xs.multiply(post @ parts) @ where for parts, where in terms)
         s = s.toarray() if sparse.issparse(s) else np.asarray(s)
-        if model == "rasch":
+        if unit:
             s[:, -1] = post @ dvar
         info += s.T @ s
     if prior_information is not None:
@@ -176,8 +200,10 @@ def crossprod_covariance(data: ResponseData, result: EMResult, model: str, quadp
     return cho_solve(factor, np.eye(n_par))
 
 
-def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str, item_names) -> pd.DataFrame:
-    """SEs of the item table of :func:`~irtbridge.em.core.irt_table` by the delta method (``b_k = -d_k / a``).
+def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str | ItemModel, item_names) -> pd.DataFrame:
+    """SEs of the item table of :func:`~irtbridge.em.core.irt_table` by the delta method (``b_k = -d_k / a``;
+    ``g``, ``u`` from their logits), as mirt's ``coef(fit, IRTpars = TRUE, printSE = TRUE)``: the item
+    model's SE map (:meth:`irtbridge.em.items.Dichotomous.irt_standard_errors`; the graded one here).
 
     Parameters
     ----------
@@ -185,7 +211,7 @@ def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str, item_name
         The covariance of :func:`crossprod_covariance`.
     result : EMResult
         The fit.
-    model : str
+    model : str or ItemModel
         Its model.
     item_names : iterable of str
         The items.
@@ -195,6 +221,10 @@ def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str, item_name
     DataFrame
         The item table's layout, NaN where a parameter is fixed.
     """
+    names = [str(n) for n in item_names]
+    item = item_model(model, ncat=(2,) * len(names)) if isinstance(model, str) else model
+    if isinstance(item, Dichotomous):
+        return item.irt_standard_errors(cov, result.params(), names)
     a = np.asarray(result.a, dtype=float)
     d = np.asarray(result.d, dtype=float).reshape(len(a), -1)
     n_items, width = d.shape
@@ -204,24 +234,13 @@ def irt_standard_errors(cov: np.ndarray, result: EMResult, model: str, item_name
     pos = 0
     for j in range(n_items):
         k = int(np.sum(~np.isnan(d[j])))
-        if model in ("2PL", "graded"):
-            ia, idd = pos, pos + 1 + np.arange(k)
-            pos += k + 1
-        elif model == "1PL":
-            ia, idd = 0, np.array([1 + j])
-        else:
-            ia, idd = None, np.array([j])
-        if ia is None:  # rasch: a = 1 is fixed, b = -d
-            se_b[j, :k] = np.sqrt(var[idd])
-            continue
+        ia, idd = pos, pos + 1 + np.arange(k)
+        pos += k + 1
         se_a[j] = np.sqrt(var[ia])
         dj = d[j, :k]
         # grad of b = -d/a: (d / a^2, -1 / a) with respect to (a, d)
         v = (dj / a[j] ** 2) ** 2 * var[ia] + var[idd] / a[j] ** 2 - 2 * dj / a[j] ** 3 * cov[ia, idd]
         se_b[j, :k] = np.sqrt(v)
-    names = pd.Index([str(n) for n in item_names])
-    if model == "graded":
-        frame = pd.DataFrame(se_b, index=names, columns=[f"b{k + 1}" for k in range(width)])
-        frame.insert(0, "a", se_a)
-        return frame
-    return pd.DataFrame({"a": se_a, "b": se_b[:, 0], "g": np.nan, "u": np.nan}, index=names)
+    frame = pd.DataFrame(se_b, index=pd.Index(names), columns=[f"b{k + 1}" for k in range(width)])
+    frame.insert(0, "a", se_a)
+    return frame

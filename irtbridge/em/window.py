@@ -30,6 +30,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy.special import logsumexp
 
+from irtbridge.irt.logistic import log_pq
+
 numba: Any = None  # imported on first use (it takes a while); None until then, False if it is missing
 
 __all__ = ["CUT", "MIN_CELLS", "WIDEST", "NodeWindows", "available", "pair", "windowed_estep"]
@@ -44,16 +46,6 @@ MIN_CELLS = 1_000_000
 """Below this many answered cells the plain products are fast enough and numba's compilation is not."""
 _THREADED_CELLS = 200_000  # below this many answered cells a thread costs more than it saves
 _POOL: list[ThreadPoolExecutor] = []
-
-
-def log_pq(z: np.ndarray, out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``log P = log expit(z)`` and ``log Q = log expit(-z)`` with one ``exp`` and one ``log1p`` for both:
-    ``min(+-z, 0) - log1p(exp(-|z|))``, exact for any finite ``z`` (5x faster than two ``log_expit``)."""
-    shared = np.log1p(np.exp(-np.abs(z)))
-    lp, lq = out if out is not None else (np.empty_like(z), np.empty_like(z))
-    np.subtract(np.minimum(z, 0.0), shared, out=lp)
-    np.subtract(np.minimum(-z, 0.0), shared, out=lq)
-    return lp, lq
 
 
 def available() -> bool:

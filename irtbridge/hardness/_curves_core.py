@@ -16,7 +16,7 @@ import pandas as pd
 
 from irtbridge._ties import snap, tie_greater
 from irtbridge._validation import check_binary_labels, check_choice, check_scores, show_value
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 
 #: The five threshold choice methods, in the paper's order.
 METHODS = ("sf", "sd", "rd", "su", "ru")
@@ -257,7 +257,7 @@ def class_means(values: np.ndarray, y: np.ndarray) -> np.ndarray:
     if (counts == 0).any():
         missing = int(np.flatnonzero(counts == 0)[0])
         warnings.warn(
-            f"y holds no instance of class {missing}; its class hardness is NaN", DataWarning, stacklevel=3
+            f"y holds no instance of class {missing}; its class hardness is NaN", DataWarning, stacklevel=find_stack_level()
         )
     sums = np.stack([values[y == 0].sum(axis=0), values[y == 1].sum(axis=0)])
     with np.errstate(invalid="ignore", divide="ignore"):

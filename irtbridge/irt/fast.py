@@ -12,10 +12,11 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from irtbridge.irt.bank import ItemBank
+from irtbridge.irt.logistic import log_pq
 
 
 def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log P(X=1) and log P(X=0) from logits z = a (theta - b); exact for any finite z.
+    """log P(X=1) and log P(X=0) from logits z = a (theta - b) (:func:`irtbridge.irt.logistic.log_pq`).
 
     Parameters
     ----------
@@ -29,15 +30,10 @@ def dich_logpq(bank: ItemBank, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     log_p, log_q : ndarray
         Like ``z``.
     """
-    lp, lq = log_expit(z), log_expit(-z)
     if bank._plain:
-        return lp, lq
-    log_g, log_1mu, log_span = bank._log_g, bank._log_1mu, bank._log_span
-    assert log_g is not None and log_1mu is not None and log_span is not None  # set on every bank that is not plain
-    # g + (u - g) expit(z) in log space keeps full relative precision near both asymptotes; the sum of the
-    # two logs can round above log(1) = 0 by an ulp (g + (1 - g) at expit(z) = 1), so it is capped there
-    lp = np.minimum(np.logaddexp(log_g, log_span + lp), 0.0)
-    return lp, np.minimum(np.logaddexp(log_1mu, log_span + lq), 0.0)
+        return log_pq(z)
+    assert bank._log_g is not None and bank._log_1mu is not None  # set on every bank that is not plain
+    return log_pq(z, bank._log_g, bank._log_1mu, bank._log_span)
 
 
 def graded_logp(bank: ItemBank, theta: np.ndarray) -> np.ndarray:

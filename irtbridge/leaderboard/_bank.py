@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from irtbridge.em.priors import item_priors
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["BANK_FORMAT", "BANK_VERSION", "READABLE_VERSIONS", "MAX_ABS_A", "MAX_ABS_B", "read_bank", "encode",
@@ -96,7 +97,6 @@ def _check_priors(data: dict, names: list[str], where: str) -> None:
     priors = data.get("priors")
     if priors is None:
         return
-    from irtbridge.em.priors import item_priors
 
     if not isinstance(priors, dict) or not all(isinstance(v, list) and len(v) == 3 for v in priors.values()):
         raise ValidationError(f"{where}: priors must be null or {{parameter: [distribution, p1, p2]}}")

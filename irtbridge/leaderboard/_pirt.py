@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.irt.fast import log_category_probs, prob_correct
+from irtbridge.leaderboard.tiny import load_bank
 
 # the posterior's nodes (121 over [-6, 6]) and the normal quantile of a 95% interval
 _GRID = np.linspace(-6.0, 6.0, 121)
@@ -49,8 +50,6 @@ def pirt_estimates(x: np.ndarray, bank: Any, anchors: list[str], var: float) -> 
 def bank_of(calibration: Any) -> Any:
     """An ItemBank from a calibration, an ItemBank, or the path of a tiny-benchmark bank file (read offline)."""
     if isinstance(calibration, (str, os.PathLike)):
-        from irtbridge.leaderboard.tiny import load_bank
-
         return load_bank(calibration)
     return as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
 

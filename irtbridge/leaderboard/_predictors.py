@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, logsumexp
+
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["item_features", "item_means", "ridge_predictions", "irt_predictions", "GRID"]
 
@@ -103,12 +105,12 @@ def _logpq(a: np.ndarray, b: np.ndarray, usable: np.ndarray | None,
     with np.errstate(invalid="ignore", over="ignore"):
         z = a[None, :] * (GRID[:, None] - b[None, :])  # nodes x items
     if usable is None:
-        return log_expit(z), log_expit(-z), expit(z)
+        return (*log_pq(z), expit(z))
     z = np.where(usable[None, :], z, 0.0)
     keep = usable[None, :]
     fill = np.asarray(fallback if fallback is not None else np.full(len(a), 0.5), dtype=float)
-    return (np.where(keep, log_expit(z), 0.0), np.where(keep, log_expit(-z), 0.0),
-            np.where(keep, expit(z), fill[None, :]))
+    lp, lq = log_pq(z)
+    return np.where(keep, lp, 0.0), np.where(keep, lq, 0.0), np.where(keep, expit(z), fill[None, :])
 
 
 def irt_predictions(a: np.ndarray, b: np.ndarray, seen: np.ndarray, Y: np.ndarray, variance: float = 1.0,

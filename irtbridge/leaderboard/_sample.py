@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from irtbridge.calibration.results.flags import flag_items
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import answer_matrix
 from irtbridge.leaderboard._predictors import irt_predictions, item_features, item_means
@@ -137,8 +138,6 @@ def runaway_items(calibration: Any) -> list[str]:
     list of str
         The flagged items.
     """
-    from irtbridge.calibration.results.flags import flag_items
-
     table = pd.DataFrame({"a": np.asarray(calibration.a, dtype=float), "b": np.asarray(calibration.b, dtype=float)},
                          index=[str(n) for n in calibration.names])
     flags = flag_items(table)

@@ -38,7 +38,7 @@ from scipy.special import logsumexp
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, find_stack_level
 from irtbridge.irt.fast import prob_correct
 from irtbridge.leaderboard._pirt import Z_95, bank_of, pirt_estimates
 from irtbridge.leaderboard.performance import estimate_performance, warn_small_calibration
@@ -225,7 +225,7 @@ def _warn_steep(bank: Any) -> None:
         warnings.warn(f"the calibration has {steep} item(s) with slope above {STEEP_SLOPE:g} (largest {a.max():.3g}): "
                       "a few of them shrink theta's posterior SD faster than the data warrant and the interval "
                       "is too narrow; calibrate with the weak slope prior priors={'a1': ('norm', 1, 2)}",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=find_stack_level())
 
 
 def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: float = 0.2, *,
@@ -325,6 +325,7 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
 def _two_phase(answer: Callable[[str], Any], bank: Any, names: list[str], var: float, budget: int | None,
                seed: int) -> AdaptiveResult:
     """``selection="twophase"``: a random half, then a Poisson draw by the 2PL prediction's uncertainty."""
+    # the two-phase estimator (~25 ms) loads when a phase two is planned
     from irtbridge.leaderboard.twophase import FLOOR, difference_estimate, inclusion_probabilities
 
     n_items = len(names)

@@ -36,10 +36,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
 from irtbridge._ties import stable_argsort, tie_greater
-from irtbridge.exceptions import DataWarning
+from irtbridge.exceptions import DataWarning, find_stack_level
 
 __all__ = ["wilson_interval", "predicted_interval", "connected_groups", "item_statistics", "saturation",
            "information_curve", "informative_range", "task_breakdown", "Z95", "MIN_ITEMS", "MIN_MODELS",
@@ -167,9 +169,6 @@ def connected_groups(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> connected_groups(X)
     (array([0, 1, 0]), array([0, 0, 1]))
     """
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     n_models, n_items = X.shape
     counts = np.zeros(n_items, dtype=np.int64)
     for start in range(0, n_models, _CHUNK):
@@ -277,12 +276,13 @@ def model_marks(ranking: pd.DataFrame, limits: Mapping[str, Mapping[str, float]]
         shown = ", ".join(f"{m} ({int(r['n_answered'])} items, rank {int(r['rank'])} in group {int(r['group'])})"
                           for m, r in rows.head(5).iterrows())
         warnings.warn(f"{len(rows)} model(s) answered fewer than {below:g} items, so their ranks rest on few answers "
-                      f"(marked in the ranking): {shown}{', ...' if len(rows) > 5 else ''}", DataWarning, stacklevel=4)
+                      f"(marked in the ranking): {shown}{', ...' if len(rows) > 5 else ''}", DataWarning,
+                      stacklevel=find_stack_level())
     if limits:
         shown = "; ".join(f"{m}: {_limit_text(v)}" for m, v in list(limits.items())[:5])
         warnings.warn(f"{len(limits)} model(s) were run with lm-evaluation-harness's --limit: those tasks' scores are on "
                       f"their first documents only, not the whole task (marked in the ranking): {shown}"
-                      f"{'; ...' if len(limits) > 5 else ''}", DataWarning, stacklevel=4)
+                      f"{'; ...' if len(limits) > 5 else ''}", DataWarning, stacklevel=find_stack_level())
     return marks, {"min_items": below, "few_items": int(few.sum()), "limited": len(limits)}
 
 

@@ -87,7 +87,9 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_choice, check_number
+from irtbridge.em import fit_em, prepare_responses
 from irtbridge.exceptions import ValidationError
+from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._answers import response_values
 from irtbridge.leaderboard._estimator_rows import AIPW, GPIRT, PIRT, PPI, PPIIRT, Composite, Estimator, Mean
 from irtbridge.leaderboard._predictors import bank_arrays
@@ -165,8 +167,6 @@ def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None
     >>> cal.names, bool(cal.b[0] < cal.b[-1])
     (('a', 'b', 'c', 'd', 'e', 'f'), True)
     """
-    from irtbridge.em import fit_em, prepare_responses
-
     values = response_values(responses, "responses")
     names = [str(c) for c in responses.columns]
     priors = None if priors is None else {str(k): tuple(v) for k, v in dict(priors).items()}
@@ -183,7 +183,6 @@ def _as_irt(calibration: Any) -> IRTParameters:
     items = getattr(calibration, "items", None)
     if items is None or not {"a", "b"} <= set(items.columns):
         raise ValidationError("calibration must be calibrate_2pl(...), a Calibration or an ItemBank of a 2PL")
-    from irtbridge.irt import as_item_bank
 
     bank = as_item_bank(calibration) if not hasattr(calibration, "_plain") else calibration
     a, b = bank_arrays(bank)

@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse as sp
 
 from irtbridge._validation import read_csv, require_columns
+from irtbridge.em.core import ResponseData
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["responses_from_long", "responses_to_long", "long_to_matrix", "collapse_repeats", "REPEATS_RULE",
@@ -228,10 +230,6 @@ def long_to_matrix(respondents: pd.Series, items: pd.Series, scores: np.ndarray,
 
 
 def _sparse(r_codes, c_codes, scores, r_names, c_names, source):
-    from scipy import sparse as sp
-
-    from irtbridge.em.core import ResponseData
-
     if not np.isin(scores, (0.0, 1.0)).all():
         raise ValidationError(f"{source}: sparse=True takes 0/1 scores only")
     shape = (len(r_names), len(c_names))

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import show_value
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
 
@@ -43,7 +43,7 @@ def warn_small_calibration(calibration: Any, advice: str) -> None:
     if n is not None and n < SMALL_CALIBRATION:
         warnings.warn(f"the calibration has {n} respondents: the 95% interval counts theta and the unseen answers "
                       f"but not the error of its item parameters, and will be too narrow; {advice}", UserWarning,
-                      stacklevel=3)
+                      stacklevel=find_stack_level())
 
 
 def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: Sequence[str], *,

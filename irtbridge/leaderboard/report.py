@@ -34,7 +34,9 @@ from irtbridge._outdir import staged_output
 from irtbridge._summary import HasSummary, Line, Strong, Summary, Warn
 from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_int
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.calibration import calibrate
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
+from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._pirt import pirt_estimates
 from irtbridge.leaderboard.diagnostics import (MIN_ITEMS, MIN_MODELS, Z95, connected_groups, describe_groups, few_below,
                                                information_curve, informative_range, item_statistics, model_marks,
@@ -276,8 +278,6 @@ def _describe_priors(priors: Any) -> str:
 def _fit(X: np.ndarray, items: list[str], progress: bool, options: Mapping[str, Any]):
     # options carry ``priors`` (DEFAULT_PRIORS unless the caller said otherwise)
     """The native 2PL on the informative items (not constant, answered by 2+ models), or None and why."""
-    from irtbridge.calibration import calibrate
-
     answered = ~np.isnan(X)
     n_ans, n_right = answered.sum(axis=0), (X == 1.0).sum(axis=0)  # NaN == 1 is False: no copy of X
     keep = (n_ans >= 2) & (n_right > 0) & (n_right < n_ans)
@@ -296,8 +296,6 @@ def _score(X: np.ndarray, keep: np.ndarray, params: pd.DataFrame, var: float = 1
     an unanswered item left out of the fit is predicted by its share right among the models that answered it,
     its Bernoulli variance taken at Jeffreys' smoothed share ``(right + 1/2) / (answers + 1)``, so that one
     answer of one other model is not a certainty)."""
-    from irtbridge.irt import as_item_bank
-
     bank = as_item_bank(params[["a", "b"]], "2PL")
     names = [str(n) for n in params.index]
     n_models, n_items = X.shape
@@ -519,7 +517,8 @@ def _build(data: LeaderboardInput, top: int, tiny_errors, tiny_source: str, prog
             raise ValidationError(f"{data.source}: {text}; nothing puts their abilities on one scale (rank each group "
                                   "on its own: disconnected='per-group', --disconnected per-group)")
         warnings.warn(f"{text}; nothing puts their abilities on one scale, so each group is fitted and ranked on its "
-                      "own (the ranking's group column): compare ranks within a group only", DataWarning, stacklevel=3)
+                      "own (the ranking's group column): compare ranks within a group only", DataWarning,
+                      stacklevel=find_stack_level())
     ranking, fits = _rank_groups(X, models, items, model_group, item_group, progress, options)
     fit, keep, reason, _, flipped = fits[0]
     params_all = [f[3] for f in fits if f[3] is not None]

@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from irtbridge._validation import read_csv, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["documents_from_long", "documents_from_names", "read_documents", "samples_dict", "write_samples"]
@@ -114,8 +115,6 @@ def read_documents(path: str | os.PathLike) -> dict[str, tuple[str, int]]:
     dict of str to (str, int)
         One entry per row.
     """
-    from irtbridge._validation import read_csv, require_columns
-
     frame = read_csv(os.fspath(path), "documents")
     require_columns(frame, ["item", "task", "doc_id"], f"documents file {os.fspath(path)!r}")
     return documents_from_long(frame)

@@ -29,6 +29,7 @@ from irtbridge._io import atomic_write_text
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
+from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._answers import response_values, unique_names
 from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encode, read_bank, writable_path
 from irtbridge.leaderboard._sample import problem_from_values
@@ -174,8 +175,6 @@ class TinyBenchmark:
         ItemBank
             ``a`` and ``b`` of every item.
         """
-        from irtbridge.irt import as_item_bank
-
         cal = self.calibration
         return as_item_bank(pd.DataFrame({"a": cal.a, "b": cal.b}, index=list(cal.names)), "2PL")
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_int
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import unique_names
 from irtbridge.leaderboard.diagnostics import wilson_interval
 from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, DEFAULT_PRIORS, IRTParameters, calibrate_2pl
@@ -209,7 +209,7 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
         note = _low_coverage_note(row, split)
         if note:
             notes.append(note)
-            warnings.warn(note, DataWarning, stacklevel=2)
+            warnings.warn(note, DataWarning, stacklevel=find_stack_level())
     curve = []
     for size in sizes:
         errs, hits = [], []

@@ -61,10 +61,12 @@ from scipy import stats
 from irtbridge._io import atomic_write_text
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
+from irtbridge.leaderboard._answers import response_values
 from irtbridge.leaderboard._bank import writable_path
-from irtbridge.leaderboard._predictors import irt_predictions, item_features, ridge_cv
 from irtbridge.leaderboard._estimator_rows import ALPHAS
+from irtbridge.leaderboard._predictors import irt_predictions, item_features, ridge_cv
 from irtbridge.leaderboard.estimators import IRTParameters
+from irtbridge.leaderboard.tiny import TinyBenchmark, load_tiny
 
 __all__ = ["PhaseTwoPlan", "plan_phase_two", "twophase_estimate", "inclusion_probabilities", "predict_answers",
            "difference_estimate", "greg_estimate", "load_plan", "TWOPHASE_ESTIMATORS", "PLAN_FORMAT", "FLOOR"]
@@ -361,9 +363,6 @@ def _one_model(answers: Any, what: str, model: str | None) -> tuple[str, pd.Seri
 def _bank_parts(bank: Any) -> tuple[tuple[str, ...], np.ndarray, IRTParameters | None]:
     """Item names, the calibration models' answers (items x models) and the 2PL of a tiny bank or its path
     (or of a ``(responses, calibration)`` pair: models x items, and an IRTParameters or None)."""
-    from irtbridge.leaderboard._answers import response_values
-    from irtbridge.leaderboard.tiny import TinyBenchmark, load_tiny
-
     if isinstance(bank, tuple) and len(bank) == 2 and isinstance(bank[0], pd.DataFrame):
         responses, irt = bank
         names = tuple(str(c) for c in responses.columns)

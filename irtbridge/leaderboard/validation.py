@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._catalogue import models_where
+from irtbridge._catalogue import CATALOGUE, models_where
 from irtbridge._parallel import progress_bar
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int
@@ -45,7 +45,9 @@ __all__ = ["AnchorValidation", "validate_anchors"]
 
 # a calibrated item's parameters for an item the fold's respondents all got right (or wrong): P ~ 1 (or 0)
 _CONSTANT_B = 20.0
-_NATIVE = models_where(native="core", kind="dichotomous")  # the native EM's dichotomous models
+# the native EM's dichotomous models without an asymptote (a 3PL or 4PL calibration is refitted by mirt)
+_NATIVE = tuple(m for m in models_where(native="em", kind="dichotomous")
+                if {"g", "u"}.isdisjoint(CATALOGUE[m].parameters))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from sklearn import metrics
 from sklearn.base import clone
 
 from irtbridge._validation import check_random_state
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.mlc._checks import binary_labels, feature_table
 from irtbridge.mlc.prepare import CLASSIFIERS, make_classifier
 from irtbridge.mlc.difficulty import CaseDifficulty, binned_split, case_difficulty, difficulty_bins, feature_orientation
@@ -209,7 +209,7 @@ def evaluate_mlc(
                 f"the MLC CAT of class {c.label} did not converge ({c.stop} after {c.cases_used} cases); its MLC is "
                 "the last running estimate",
                 DataWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
     return MLCResult(
         classes=tuple(cats),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from irtbridge.decodirt import ARTIFICIAL
 from irtbridge.decodirt.classification_data import parse_dataset_ref
 
 
@@ -15,6 +16,4 @@ def dataset_label(ref: Any) -> str:
 
 def is_artificial(player: str) -> bool:
     """Whether a rated player is one of decodIRT's artificial baselines (not a classifier)."""
-    from irtbridge.decodirt import ARTIFICIAL
-
     return player in ARTIFICIAL or (player.startswith("rand") and player[4:].isdigit())

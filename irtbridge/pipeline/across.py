@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._moved import moved_names
-from irtbridge.decodirt.settings import Settings
+from irtbridge.decodirt import PAPER_ORDERS, dataset_diagnostics as bench_diagnostics, order_datasets, tournament
 from irtbridge.decodirt.records import DatasetResult
+from irtbridge.decodirt.settings import Settings
 from irtbridge.pipeline._names import is_artificial
 
 # one name, one function: irtbridge.decodirt.dataset_diagnostics is the per-dataset table itself
@@ -32,8 +33,6 @@ def ranked_dataset_diagnostics(results: Sequence[DatasetResult]) -> pd.DataFrame
     DataFrame
         One row per dataset.
     """
-    from irtbridge.decodirt import dataset_diagnostics as bench_diagnostics
-
     ok = [r for r in results if r.ok]
     frame = bench_diagnostics(ok)
     frame = frame[frame["status"] == "ok"].copy()
@@ -66,8 +65,6 @@ def benchmark_subsets(table: pd.DataFrame, diagnostics: pd.DataFrame, settings: 
     DataFrame
         Indexed by ``order``; empty when no order applies.
     """
-    from irtbridge.decodirt import PAPER_ORDERS, order_datasets, tournament
-
     rows = []
     for order in PAPER_ORDERS:
         chosen = order_datasets(diagnostics, order)
@@ -129,7 +126,7 @@ def pooled_efficiency(results: Sequence[DatasetResult]) -> tuple[pd.DataFrame, p
     pooled : DataFrame
         One row per classifier, by decreasing EI (both empty without binary datasets).
     """
-    from irtbridge.efficiency import efficiency_frame
+    from irtbridge.efficiency import efficiency_frame  # the stage's package (up to ~1.3 s) loads when the stage runs
 
     frames = []
     for r in results:

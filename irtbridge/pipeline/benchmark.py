@@ -8,6 +8,7 @@ uses, so the two commands share one validation, one per-dataset pipeline and one
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -17,13 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import matplotlib
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._moved import moved_keywords
 from irtbridge._plotting import figure_of
 from irtbridge._summary import HasSummary, Line, Summary, Warn
 from irtbridge._validation import check_choice, check_int, check_number
+from irtbridge.decodirt import plots
 from irtbridge.decodirt.classification_data import (
     DEFAULT_DATASETS,
     BenchmarkDataset,
@@ -31,9 +35,10 @@ from irtbridge.decodirt.classification_data import (
     is_one_dataset,
     parse_dataset_ref,
 )
-from irtbridge.decodirt.per_dataset import DatasetResult
 from irtbridge.decodirt.diagnostics import dataset_diagnostics, diagnostic_rankings
+from irtbridge.decodirt.per_dataset import DatasetResult
 from irtbridge.decodirt.respondents import classifier_pool
+from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
 from irtbridge.decodirt.tournaments import (
     ORDERS,
     PAPER_ORDERS,
@@ -43,8 +48,7 @@ from irtbridge.decodirt.tournaments import (
     score_table,
     tournament,
 )
-from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError
-from irtbridge.decodirt.settings import OLD_KEYWORDS, Settings, given_settings
+from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError, find_stack_level
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -213,10 +217,6 @@ class BenchmarkResult(HasSummary):
         list of pathlib.Path
             The files written.
         """
-        import json
-
-        from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
@@ -254,12 +254,8 @@ class BenchmarkResult(HasSummary):
         list of Path
             The files written.
         """
-        import matplotlib
-
         matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
-        from irtbridge.decodirt import plots
+        import matplotlib.pyplot as plt  # matplotlib (~0.9 s) loads when a figure is drawn
 
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
@@ -387,7 +383,7 @@ def run_benchmark(
     results = dict(zip(names, units))
     for name in names:
         for w in results[name].warnings:
-            warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=2)
+            warnings.warn(f"[{name}] {w.message}", w.warning_class, stacklevel=find_stack_level())
 
     diagnostics = dataset_diagnostics(results)
     if not (diagnostics["status"] == "ok").any():
@@ -402,7 +398,7 @@ def run_benchmark(
     for order in orders:
         chosen = order_datasets(diagnostics, order, fraction=fraction)
         if not chosen:
-            warnings.warn(f"order {order!r} selects no dataset; no tournament", DataWarning, stacklevel=2)
+            warnings.warn(f"order {order!r} selects no dataset; no tournament", DataWarning, stacklevel=find_stack_level())
             continue
         tournaments[order] = tournament(table, chosen, name=order, score=score, tolerance=settings.tolerance,
                                         tau=settings.tau, alpha=alpha)

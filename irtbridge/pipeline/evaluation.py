@@ -57,6 +57,7 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._summary import Summary
+from irtbridge.decodirt import order_datasets, score_table, tournament
 from irtbridge.decodirt.classification_data import dataset_info
 from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import IrtBridgeError
@@ -68,6 +69,7 @@ from irtbridge.pipeline.across import (
     pooled_efficiency,
     ranked_dataset_diagnostics,
 )
+from irtbridge.pipeline.headline import evaluation_summary
 from irtbridge.pipeline.settings import resolve_datasets
 from irtbridge.pipeline.stages import DatasetResult, MLCRun, dataset_units, run_mlc
 from irtbridge.rankstats import FriedmanResult, NemenyiResult
@@ -140,8 +142,6 @@ class Evaluation:
 
     @functools.cached_property
     def _headline(self) -> Summary:
-        from irtbridge.pipeline.headline import evaluation_summary
-
         return evaluation_summary(self)
 
     def _repr_html_(self) -> str:
@@ -234,8 +234,6 @@ def assemble(
     Evaluation
         The evaluation.
     """
-    from irtbridge.decodirt import order_datasets, score_table, tournament
-
     ok = [r for r in results if r.ok]
     if not ok:
         raise IrtBridgeError("no dataset could be evaluated: " + "; ".join(f"{r.name}: {r.error}" for r in results))
@@ -337,7 +335,7 @@ def evaluate(
 
 
 def _provenance(jobs: int, results: Sequence[DatasetResult]) -> dict[str, Any]:
-    import sklearn
+    import sklearn  # scikit-learn (~1.3 s) loads when it is used
 
     engines = sorted({
         f"{r.calibration.engine} {r.calibration.provenance.get('engine_version')}"

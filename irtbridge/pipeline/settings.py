@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from irtbridge._validation import csv_header
+from irtbridge.decodirt import classification_data as bdata
 from irtbridge.decodirt.classification_data import parse_dataset_ref
 from irtbridge.decodirt.settings import Settings
 from irtbridge.exceptions import ValidationError
@@ -46,8 +47,6 @@ def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | No
     >>> [getattr(d, "name", d) for d in resolve_datasets(["iris", (frame, "label")])]
     ['iris', 'dataset_2']
     """
-    from irtbridge.decodirt import classification_data as bdata
-
     if names is None:
         names = bdata.QUICK_DATASETS if quick else bdata.DEFAULT_DATASETS
     if bdata.is_one_dataset(names):

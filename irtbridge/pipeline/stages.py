@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from irtbridge.decodirt import BenchmarkDataset, class_labels, evaluate_dataset, load_benchmark_dataset, prepare_features
 from irtbridge.decodirt.records import DatasetResult, StageWarning
-from irtbridge.exceptions import ValidationError
 from irtbridge.decodirt.settings import Settings
+from irtbridge.exceptions import ValidationError
 from irtbridge.pipeline._names import dataset_label
 from irtbridge.pipeline._units import lost_dataset, run_all, worker_count
 
@@ -53,8 +54,6 @@ def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True,
     DatasetResult
         The result (a failed one, with the error, unless ``strict``).
     """
-    from irtbridge.decodirt import BenchmarkDataset, evaluate_dataset, load_benchmark_dataset
-
     settings = settings or Settings()
     start = time.perf_counter()
     name = ref.name if isinstance(ref, BenchmarkDataset) else dataset_label(ref)
@@ -123,8 +122,8 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     instances, ``s = P(y = 1)``, are Prudêncio's pool of scoring models;
     :meth:`irtbridge.hardness.PoolHardness.table` gives every threshold choice method.
     """
-    from irtbridge.efficiency import efficiency_frame
-    from irtbridge.hardness import METHODS, PoolHardness
+    from irtbridge.efficiency import efficiency_frame  # the stage's package (up to ~1.3 s) loads when the stage runs
+    from irtbridge.hardness import METHODS, PoolHardness  # the stage's package (up to ~1.3 s) loads when the stage runs
 
     bres = result
     positive = result.classes[1]
@@ -270,8 +269,7 @@ def run_mlc(ref: str, settings: Settings | None = None) -> MLCRun:
     MLCRun
         Its result, or the error.
     """
-    from irtbridge.decodirt import class_labels, load_benchmark_dataset, prepare_features
-    from irtbridge.mlc import evaluate_mlc
+    from irtbridge.mlc import evaluate_mlc  # the stage's package (up to ~1.3 s) loads when the stage runs
 
     settings = settings or Settings()
     start = time.perf_counter()

@@ -24,7 +24,7 @@ from scipy.special import expit
 from irtbridge import __version__
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
-from irtbridge.exceptions import ConvergenceWarning, DataWarning, RError, RWarning, ValidationError
+from irtbridge.exceptions import ConvergenceWarning, DataWarning, RError, RWarning, ValidationError, find_stack_level
 from irtbridge.portfolio._checks import bounds, check_within, performance_matrix, to_model_scale
 
 __all__ = [
@@ -241,7 +241,7 @@ def fit_crm(
     >>> round(float(fit.items.loc["QDA", "a"]), 4)
     0.0426
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     estimator = check_choice(estimator, "estimator", ESTIMATORS, ignore_case=True)
     max_em_cycle = check_int(max_em_cycle, "max_em_cycle", low=2)
@@ -295,7 +295,7 @@ def fit_crm(
             f"the CRM's EM stopped after {iterations} cycles with the log-likelihood still changing by {change:.3g} "
             f"(> converge = {converge}); raise max_em_cycle",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=find_stack_level(),
         )
     versions = session.r_versions(packages)
     return CRMCalibration(
@@ -333,7 +333,7 @@ def _relay_warnings(caught: list, se: pd.DataFrame) -> list[str]:
             bad = list(se.index[se.isna().any(axis=1)])
             text = (f"EstCRM could not compute standard errors for algorithm(s) {', '.join(bad)} (its Hessian is "
                     "not positive definite there); the estimates are unaffected")
-            warnings.warn(text, DataWarning, stacklevel=3)
+            warnings.warn(text, DataWarning, stacklevel=find_stack_level())
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         kept.append(text.removeprefix("R: "))

@@ -14,7 +14,7 @@ import pandas as pd
 
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int, check_number
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.portfolio._checks import performance_matrix
 from irtbridge.portfolio.spline import PenalizedSpline, penalized_spline
 
@@ -167,7 +167,7 @@ def latent_trait_analysis(
             raise ValidationError(f"easiness takes only {distinct} distinct value(s); a smoothing spline needs 3")
         # few distinct response patterns (e.g. a polytomous model with few algorithms): a smaller basis
         warnings.warn(f"easiness takes only {distinct} distinct values; the splines use k={distinct} knots "
-                      f"instead of {k}", DataWarning, stacklevel=2)
+                      f"instead of {k}", DataWarning, stacklevel=find_stack_level())
         k = distinct
     grid = np.linspace(theta.min(), theta.max(), n_grid)
     splines = {name: penalized_spline(theta, values[:, j], k, method=smoothing, shrink=shrink)

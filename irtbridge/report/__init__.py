@@ -93,7 +93,7 @@ def render_html(evaluation: Evaluation, *, table_files: Mapping[str, str] | None
     str
         The page.
     """
-    import jinja2
+    import jinja2  # jinja2 (~0.1 s) loads when a page is written
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("irtbridge.report", "templates"), autoescape=True,
                              undefined=jinja2.ChainableUndefined)

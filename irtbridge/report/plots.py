@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from irtbridge._plotting import close, figure_of
-from irtbridge.exceptions import IrtBridgeWarning
+from irtbridge.exceptions import IrtBridgeWarning, find_stack_level
 from irtbridge.report._style import ARTIFICIAL_COLOR, CLASSIFIER_COLOR, report_axes
 
 if TYPE_CHECKING:  # the report renders the pipeline's result; only the type is needed here
@@ -368,5 +368,5 @@ def embed_figures(makers: Sequence[tuple[str, Callable[[], Any]]], what: str = "
         if fig is not None:
             out[name] = _png(fig)
     if failed:
-        warnings.warn(f"{what} left out: " + "; ".join(failed), IrtBridgeWarning, stacklevel=3)
+        warnings.warn(f"{what} left out: " + "; ".join(failed), IrtBridgeWarning, stacklevel=find_stack_level())
     return out

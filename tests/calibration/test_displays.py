@@ -12,7 +12,7 @@ import pytest
 
 import irtbridge._r.session as session
 from irtbridge._summary import Summary
-from irtbridge.calibration.results._stored import remember
+from irtbridge.calibration.shared._stored import remember
 from irtbridge.calibration.fit.classes import ClassCalibration
 from irtbridge.calibration.fit.explanatory import MixedCalibration
 from irtbridge.calibration.results.group_result import GroupCalibration

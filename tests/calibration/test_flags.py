@@ -79,4 +79,6 @@ def test_flag_vocabulary_covers_graded_thresholds_and_slope_columns():
     assert flag_items(graded).tolist() == ["", "|a| > 10", "|b| > 6"]
     multi = pd.DataFrame({"a1": [1.0, 0.5], "a2": [np.inf, 11.0], "d": [0.0, 1.0]}, index=["p", "q"])
     assert flag_items(multi).tolist() == ["a not finite", "|a| > 10"]
-    assert FLAG_LIMITS == {"a": 10.0, "b": 6.0, "g": 0.95}
+    assert FLAG_LIMITS == {"a": 10.0, "b": 6.0, "g": 0.95, "u": 0.05}
+    four = pd.DataFrame({"a": [1.0, 1.0], "b": [0.0, 0.0], "g": [0.1, 0.1], "u": [0.9, 0.04]}, index=["r", "s"])
+    assert flag_items(four).tolist() == ["", "u at its bound (<= 0.05)"]

@@ -18,7 +18,8 @@ import pytest
 import irtbridge
 from irtbridge.calibration import (calibrate, calibrate_bifactor, calibrate_classes, calibrate_fixed, calibrate_groups,
                                    calibrate_mixed)
-from irtbridge.calibration.engines import DESIGNS, ENGINE_TABLE, Engine, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import DESIGNS, ENGINE_TABLE, Engine
 from irtbridge.calibration.engines import mirt as mirt_engine
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError

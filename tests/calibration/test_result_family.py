@@ -21,8 +21,9 @@ import pytest
 from test_displays import RESULTS, calibration, group_calibration
 
 from irtbridge import _moved, calibrate
-from irtbridge.calibration.results._base import STATISTICS, FitResult, Reliability, with_adjusted
-from irtbridge.calibration.results._stored import remember
+from irtbridge.calibration.results._base import STATISTICS, FitResult, Reliability
+from irtbridge.calibration.shared._columns import with_adjusted
+from irtbridge.calibration.shared._stored import remember
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import ValidationError
 from tests._rrefs import run_r

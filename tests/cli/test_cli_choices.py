@@ -6,7 +6,7 @@ from __future__ import annotations
 from irtbridge.decodirt.per_dataset import SCORES
 from irtbridge.calibration.results.group_result import P_ADJUST
 from irtbridge.calibration.inputs.itemtypes import METHODS
-from irtbridge.calibration.results.result import ENGINES, SCORING_METHODS
+from irtbridge.calibration.inputs.engine_table import ENGINES, SCORING_METHODS
 from irtbridge.cli import _common, anchors, benchmark
 from irtbridge.leaderboard.anchors import ANCHOR_METHODS
 

@@ -171,7 +171,9 @@ def test_with_many_answers_each_the_fit_ends_at_a_fixed_point_of_plain_em():
     must end at a fixed point of mirt's plain EM map, not where its PX-EM cycles leave it: one plain cycle
     from its estimates moves no parameter by more than TOL's order, while from 200 PX-EM cycles it does."""
     from irtbridge.em.accelerate import iterate
-    from irtbridge.em.core import PX_ANSWERS, _Cycles, _start, mstep
+    from irtbridge.em.core import PX_ANSWERS, _Cycles
+    from irtbridge.em.items import item_model
+    from irtbridge.em.mstep import mstep
 
     rng = np.random.default_rng(3)
     theta = rng.normal(0.0, 1.0, 150)
@@ -190,7 +192,7 @@ def test_with_many_answers_each_the_fit_ends_at_a_fixed_point_of_plain_em():
     assert fit.converged
     assert plain_step(fit.a, fit.d) < 1e-5
     run = lambda *args: estep(*args)  # noqa: E731
-    a0, d0 = _start(data, "2PL")
-    px = _Cycles(data, "2PL", 61, 1e-12, 200, run, None, d0.shape, expand=True)
-    px_a, px_d, _ = px.unpack(iterate(px, px.pack(a0, d0, 1.0), "squarem", px.project))
-    assert plain_step(px_a, px_d) > 1e-4
+    model = item_model("2PL")
+    px = _Cycles(data, model, 61, 1e-12, 200, run, None, expand=True)
+    end = model.unpack(iterate(px, model.pack(model.start(data)), "squarem", model.project))
+    assert plain_step(end.a, end.d) > 1e-4

@@ -42,12 +42,15 @@ def _data(n=400, j=40, missing=0.0, seed=2) -> np.ndarray:
 
 
 def _reflected_start(monkeypatch):
-    original = core._start
+    from irtbridge.em.items import Dichotomous
 
-    def start(data, model):
-        a, d = original(data, model)
-        return -a, d
-    monkeypatch.setattr(core, "_start", start)
+    original = Dichotomous.start
+
+    def start(self, data):
+        p = original(self, data)
+        p.a = -p.a
+        return p
+    monkeypatch.setattr(Dichotomous, "start", start)
 
 
 @pytest.mark.parametrize("model", ["2PL", "1PL"])

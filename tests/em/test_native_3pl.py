@@ -1,9 +1,9 @@
-"""The native 3PL (irtbridge.em.threepl) against mirt's stable-mode 3PL called directly in R.
+"""The native 3PL (irtbridge.em: the 3PL row's item model) against mirt's stable-mode 3PL called directly in R.
 
 The stable mode is ``mirt(data, 1, "3PL", pars = sv)`` with ``a1 ~ norm(1, 0.5)``, ``d ~ norm(0, 3)`` and
 ``g ~ expbeta(2, 17)`` in ``sv`` (tests/r/reference_native_3pl.R), 61 nodes and TOL = 1e-6 on both sides.
 
-mirt's M-step gradient for ``expbeta`` lacks the logit Jacobian (see the module docstring of em_3pl), so
+mirt's M-step gradient for ``expbeta`` lacks the logit Jacobian (see the module docstring of irtbridge.em.asymptotes), so
 its default ``nlminb`` M-step, which also reads function values, can stall before its EM reaches a fixed
 point: on the classifier-shaped matrices mirt's default fit stops where its own gradient is still up to
 0.1 in ``logit(g)``. Three checks follow from that, each with numbers from mirt:
@@ -37,8 +37,10 @@ from irtbridge.decodirt.modes import STABLE_PRIORS, CalibrationMode, simulate_cl
 from irtbridge.calibration.results.flags import IdentificationWarning
 from irtbridge.example_data import response_dataset
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
-from irtbridge.em import threepl as em_3pl
-from irtbridge.em.core import ResponseData, prepare_graded, prepare_responses
+from irtbridge.em import asymptotes
+from irtbridge.em.items import item_model
+from irtbridge.em.priors import item_priors, prior_terms
+from irtbridge.em.core import ResponseData, estep, fit_em, prepare_graded, prepare_responses
 from tests._rrefs import run_r
 
 HERE = Path(__file__).parent.parent  # tests/, where r/ holds the reference scripts
@@ -168,34 +170,37 @@ def test_mirts_expbeta_gradient_without_the_jacobian_is_the_derivative_of_phi():
     lam = np.linspace(-6, 3, 19)
     kind = np.tile([4.0, 2.0, 17.0], (lam.size, 1))
     g = 1 / (1 + np.exp(-lam))
-    _, grad, hess = em_3pl._prior_terms(kind, lam, reported=False)
+    _, grad, hess = prior_terms(kind, lam, reported=False)
     np.testing.assert_allclose(grad, 1 / g - 16 / (1 - g), rtol=1e-12)
     h = 1e-6
-    value = lambda x: em_3pl._prior_terms(kind, x, reported=False)[0]  # noqa: E731
+    value = lambda x: prior_terms(kind, x, reported=False)[0]  # noqa: E731
     np.testing.assert_allclose((value(lam + h) - value(lam - h)) / (2 * h), grad, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(hess, -np.exp(-lam) - 16 * np.exp(lam), rtol=1e-12)
     # the value mirt reports is log dbeta(g, 2, 17) = log(g) + 16 log(1 - g) - log B(2, 17)
-    reported = em_3pl._prior_terms(kind, lam, reported=True)[0]
+    reported = prior_terms(kind, lam, reported=True)[0]
     np.testing.assert_allclose(reported, np.log(g) + 16 * np.log1p(-g) + np.log(18 * 17), rtol=1e-12)
 
 
 def test_item_derivatives_match_finite_differences():
     x = _classifier(40, 60)
     data = prepare_responses(x.to_numpy(), x.columns)
-    priors = em_3pl.item_priors({**STABLE_PRIORS, "a1": ("lnorm", 0.0, 0.5)}, x.columns)
+    priors = item_priors({**STABLE_PRIORS, "a1": ("lnorm", 0.0, 0.5)}, x.columns)
     theta = np.linspace(-6, 6, 61)
     w = np.exp(-theta**2 / 2)
     a, d, lam = 1.0 + 0.3 * np.sin(np.arange(x.shape[1])), np.cos(np.arange(x.shape[1])), np.full(x.shape[1], -2.0)
-    r, n, _ = em_3pl.estep_3pl(data, a, d, lam, theta, np.log(w / w.sum()))
-    _, grad, hess, _ = em_3pl._derivatives(r, n, theta, a, d, lam, priors)
-    point, h = np.stack([a, d, lam], axis=1), 1e-6
+    model = item_model("3PL", priors)
+    point = np.stack([a, d, lam], axis=1)
+    p = model.unpack(point)
+    r, n, _, _ = estep(data, a, d, theta, np.log(w / w.sum()), tables=model.log_pq(p, theta))
+    _, grad, hess, _ = asymptotes.derivatives(r, n, theta, point, model.mask, priors)
+    h = 1e-6
     for k in range(3):
         up, down = point.copy(), point.copy()
         up[:, k] += h
         down[:, k] -= h
-        f = lambda p: em_3pl._objective(r, n, theta, p[:, 0], p[:, 1], p[:, 2], priors)  # noqa: E731
+        f = lambda q: asymptotes.objective(r, n, theta, q, model.mask, priors)  # noqa: E731
         np.testing.assert_allclose((f(up) - f(down)) / (2 * h), grad[:, k], rtol=1e-5, atol=1e-5)
-        g = lambda p: em_3pl._derivatives(r, n, theta, p[:, 0], p[:, 1], p[:, 2], priors)[1]  # noqa: E731
+        g = lambda q: asymptotes.derivatives(r, n, theta, q, model.mask, priors)[1]  # noqa: E731
         np.testing.assert_allclose((g(up) - g(down)) / (2 * h), hess[:, :, k], rtol=1e-5, atol=1e-5)
 
 
@@ -260,7 +265,7 @@ def test_bad_options_are_one_line_errors():
     x = response_dataset("LSAT7")
     cases = [
         (dict(model="2PL", priors=STABLE_PRIORS), "the 2PL has no estimated parameter 'g'"),
-        (dict(model="rasch", priors={"d": ("norm", 0, 3)}), "takes priors for the 1PL, 2PL and 3PL, not model 'rasch'"),
+        (dict(model="rasch", priors={"d": ("norm", 0, 3)}), "takes priors for the 1PL, 2PL, 3PL and 4PL, not model 'rasch'"),
         (dict(model="3PL", client=object()), "the 3PL runs in one process"),
         (dict(model="3PL", TOL=0.0), "TOL"),
         (dict(model="3PL", technical={"MAXQUAD": 3}), "technical takes only NCYCLES"),
@@ -272,7 +277,7 @@ def test_bad_options_are_one_line_errors():
         assert "\n" not in str(err.value)
     graded, _ = prepare_graded(np.array([[0.0, 1.0], [2.0, 0.0], [1.0, 1.0]]), ["p", "q"])
     with pytest.raises(ValidationError, match="needs 0/1 responses"):
-        em_3pl.fit_3pl(graded)
+        fit_em(graded, "3PL")
 
 
 def test_stable_mode_runs_natively_without_r(fresh_python):

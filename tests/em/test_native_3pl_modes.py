@@ -27,7 +27,7 @@ import pytest
 import irtbridge
 from irtbridge.decodirt.modes import STABLE_PRIORS
 from irtbridge.calibration.results.flags import IdentificationWarning
-from irtbridge.em import threepl as em_3pl
+from irtbridge.em import asymptotes
 from tests._classifier_modes import minority_predictors
 from tests._rrefs import run_r
 
@@ -71,7 +71,7 @@ def test_native_3pl_is_at_least_as_good_as_mirt_where_there_are_several_modes(re
 @pytest.mark.r
 def test_without_alternative_starts_the_m_step_ends_at_a_lower_mode(ref, monkeypatch):
     x, _, r = ref
-    monkeypatch.setattr(em_3pl, "MULTISTART_CYCLES", 0)
+    monkeypatch.setattr(asymptotes, "MULTISTART_CYCLES", 0)
     single = _native(x, TOL=1e-6, technical={"NCYCLES": 5000})
     assert _log_posterior(single) < r["default"]["loglik"] + r["default"]["logprior"] - 1.0
 
@@ -88,16 +88,20 @@ def test_the_stopping_rule_does_not_stop_early():
 def test_the_alternative_starts_never_lower_an_items_m_step_objective():
     # a generalised EM step: every item's objective after the multi-start M-step is at least the one
     # Newton's method reaches from the current point alone (so the EM stays monotone)
-    from irtbridge.em.core import nodes, prepare_responses
+    from irtbridge.em.core import estep, nodes, prepare_responses
+    from irtbridge.em.items import item_model
+    from irtbridge.em.priors import item_priors
 
     x = minority_predictors()
     data = prepare_responses(x.to_numpy(), x.columns)
-    priors = em_3pl.item_priors(STABLE_PRIORS, data.item_names)
+    priors = item_priors(STABLE_PRIORS, data.item_names)
     theta, w = nodes(61)
-    start = np.stack(em_3pl.start_values_3pl(data), axis=1)
-    r, n, _ = em_3pl.estep_3pl(data, start[:, 0], start[:, 1], start[:, 2], theta, np.log(w))
-    single = np.stack(em_3pl.newton_3pl(r, n, theta, start[:, 0], start[:, 1], start[:, 2], priors), axis=1)
-    multi = em_3pl.multistart_newton_3pl(r, n, theta, start, priors)
-    value = lambda p: em_3pl._objective(r, n, theta, p[:, 0], p[:, 1], p[:, 2], priors)  # noqa: E731
+    model = item_model("3PL", priors)
+    start = model.pack(model.start(data))
+    p = model.unpack(start)
+    r, n, _, _ = estep(data, p.a, p.d, theta, np.log(w), tables=model.log_pq(p, theta))
+    single = asymptotes.newton(r, n, theta, start, model.mask, priors)
+    multi = asymptotes.multistart(r, n, theta, start, model.mask, priors)
+    value = lambda x: asymptotes.objective(r, n, theta, x, model.mask, priors)  # noqa: E731
     assert (value(multi) >= value(single) - 1e-9).all()
     assert (value(multi) > value(single) + 1e-3).any()  # on this matrix some items find a higher maximum

@@ -83,8 +83,8 @@ def test_native_engine_never_starts_r(fresh_python):
 
 def test_native_engine_rejects_what_it_does_not_fit():
     x = _simulated(100, 5, 0.0)
-    with pytest.raises(ValidationError, match="does not fit model '4PL'"):
-        irtbridge.calibrate(x, "4PL", engine="native")
+    with pytest.raises(ValidationError, match="does not fit model 'nominal'"):
+        irtbridge.calibrate(x, "nominal", engine="native")
     with pytest.raises(ValidationError, match="does not take option"):
         irtbridge.calibrate(x, "2PL", engine="native", method="MHRM")
 

@@ -96,7 +96,7 @@ def test_priors_the_native_model_does_not_estimate_are_one_line_errors():
     x = runaway_matrix().iloc[:, :10]
     with pytest.raises(ValidationError, match="the 2PL has no estimated parameter 'g'"):
         irtbridge.calibrate(x, "2PL", engine="native", priors={"g": ("expbeta", 2, 17)})
-    with pytest.raises(ValidationError, match="takes priors for the 1PL, 2PL and 3PL, not model 'rasch'"):
+    with pytest.raises(ValidationError, match="takes priors for the 1PL, 2PL, 3PL and 4PL, not model 'rasch'"):
         irtbridge.calibrate(x, "rasch", engine="native", priors={"d": ("norm", 0, 1)})
     with pytest.raises(ValidationError, match="unknown prior type 'lnorm' on 'd' for the native 1PL"):
         irtbridge.calibrate(x, "1PL", engine="native", priors={"d": ("lnorm", 0, 1)})

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS
-from irtbridge._validation import check_choice
-from irtbridge.calibration.analysis._live import live_model
-from irtbridge.calibration.results._base import with_adjusted
-from irtbridge.calibration.results._stored import remember
-from irtbridge.exceptions import ValidationError, r_context
+from irtbridge._validation import R_SEED_MAX, check_choice, check_int, check_seed
+from irtbridge.calibration.shared._columns import with_adjusted
+from irtbridge.calibration.shared._live import live_model
+from irtbridge.calibration.shared._stored import remember
+from irtbridge.exceptions import RError, ValidationError, r_context
 from irtbridge.irt import test_information
 
 __all__ = [
@@ -160,8 +160,6 @@ def item_fit(fit: Any, stats: Iterable[str] = ("S_X2",), p_adjust: str = "BH", *
 
 def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]:
     """``na_rm``, ``impute`` and ``seed`` of :func:`item_fit`, checked (one of the first two at most)."""
-    from irtbridge._validation import R_SEED_MAX, check_int, check_seed
-
     if not isinstance(na_rm, (bool, np.bool_)):
         raise ValidationError(f"na_rm must be True or False, got {na_rm!r}")
     impute = check_int(impute, "impute", low=0)
@@ -173,7 +171,7 @@ def missing_options(na_rm: Any, impute: Any, seed: Any) -> tuple[bool, int, int]
 
 def fetch_item_fit(model: Any, stats: list[str], na_rm: bool, impute: int, seed: int) -> pd.DataFrame:
     """mirt's itemfit table (irtb_itemfit), or the one-line error for missing answers handled neither way."""
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     with r_context("item_fit: mirt's itemfit"):
         out = session.call("irtb_itemfit", fit=model, stats=list(stats), na_rm=na_rm, impute=impute, seed=seed)
@@ -208,7 +206,7 @@ def person_fit(fit: Any) -> pd.DataFrame:
     DataFrame
         One row per respondent, mirt's columns.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     with r_context("person_fit: mirt's personfit"):
         out = session.call("irtb_personfit", fit=live_model(fit, "person_fit"))
@@ -240,8 +238,7 @@ def global_fit(fit: Any, type: str = "M2*") -> pd.Series:
     Series
         ``M2``, ``df``, ``p``, ``RMSEA``, ``RMSEA_5``, ``RMSEA_95``, ``SRMSR``, ``TLI``, ``CFI``.
     """
-    from irtbridge._r import session
-    from irtbridge.exceptions import RError
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     type = check_choice(type, "type", ("M2*", "M2", "C2"))
     model = live_model(fit, "global_fit")
@@ -279,7 +276,7 @@ def residuals(fit: Any, kind: str = "LD") -> pd.DataFrame:
     DataFrame
         Items x items.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     kind = check_choice(kind, "kind", ("LD", "LDG2", "Q3"))
     with r_context(f"residuals: mirt's residuals(type = {kind!r})"):
@@ -302,7 +299,7 @@ def reliability(fit: Any) -> dict[str, float]:
     dict of str to float
         ``marginal`` and ``empirical``.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     with r_context("reliability: mirt's marginal_rxx/empirical_rxx"):
         out = session.call("irtb_reliability", fit=live_model(fit, "reliability"))
@@ -370,7 +367,7 @@ def compare(*fits: Any) -> pd.DataFrame:
     1: rasch -2664.901  NaN
     2: 2PL   -2658.805  4.0
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     if len(fits) == 1 and isinstance(fits[0], (list, tuple)):
         fits = tuple(fits[0])

@@ -9,6 +9,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from irtbridge.exceptions import IrtBridgeError
+
 __all__ = ["MISFIT_RULE", "fit_report"]
 
 #: the rule that names an item misfitting
@@ -53,8 +55,6 @@ def fit_report(fit: Any, *, na_rm: bool = False, impute: int = 0, seed: int = 0)
     (R: ``M2(fit)$M2`` is 11.93769; ``itemfit(fit)`` gives Item.2 S-X2 14.453 on 2 df, p 0.001, BH-adjusted
     0.0036, the only adjusted p below 0.05.)
     """
-    from irtbridge.exceptions import IrtBridgeError
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         items = fit.item_fit(["S_X2"], na_rm=na_rm, impute=impute, seed=seed)

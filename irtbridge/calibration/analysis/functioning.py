@@ -344,7 +344,7 @@ def _check_limits(limits: Any) -> list[float]:
 
 
 def _call(helper: str, **kwargs: Any) -> pd.DataFrame:
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     session.ensure_packages("mirt")
     return session.call(helper, **kwargs)

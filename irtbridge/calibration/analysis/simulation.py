@@ -88,7 +88,7 @@ def simulate(a: Any, d: Any, n: int | None, itemtype: str | Sequence[str] = "dic
         raise ValidationError(f"n must be a positive integer, got {n!r}")
     if names is not None and len(names) != items:
         raise ValidationError(f"item_names: {len(names)} names for {items} items")
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     session.ensure_packages("mirt")
     out = session.call("irtb_simdata", n=int(n), **args)

@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._r import session
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.class_result import ClassCalibration
-from irtbridge.exceptions import ConvergenceWarning, RWarning
+from irtbridge.exceptions import find_stack_level, ConvergenceWarning, RWarning
 
 __all__ = ["fit"]
 
@@ -33,8 +34,6 @@ def fit(request: FitRequest) -> ClassCalibration:
         The fit; standard errors that failed are NaN with one RWarning, and a fit that did not converge
         says so in a ConvergenceWarning.
     """
-    from irtbridge._r import session
-
     session.ensure_packages("mirt")
     names = list(request.names)
     n_classes = int(request.structure["n_classes"])
@@ -46,18 +45,18 @@ def fit(request: FitRequest) -> ClassCalibration:
                            se=se, **request.r_arguments)
     r_warnings = tuple(str(w.message).removeprefix("R: ") for w in caught)
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=5)
+        warnings.warn(w.message, w.category, stacklevel=find_stack_level())
     ses = None
     if se:
         problem = out.get("se_problem")
         if problem is not None:
             message = f"mirt: standard errors unavailable ({str(problem).strip()}); estimates kept, SEs NaN"
-            warnings.warn(message, RWarning, stacklevel=5)
+            warnings.warn(message, RWarning, stacklevel=find_stack_level())
             r_warnings = (*r_warnings, message)
         ses = _standard_errors(out.get("ses"), out["model"] if problem is not None else None)
     if not bool(out["converged"]):
         warnings.warn(f"mirt's mdirt did not converge after {out['iterations']} iterations", ConvergenceWarning,
-                      stacklevel=5)
+                      stacklevel=find_stack_level())
     versions = session.r_versions(["mirt"])
     seed = request.structure.get("seed")
     return ClassCalibration(
@@ -80,8 +79,6 @@ def _standard_errors(table: Any, model: Any) -> pd.DataFrame:
     """The (item, parameter) table of values and SEs; all SEs NaN when the SE step failed (``model``: the
     fit, whose coefficients are then read without SEs)."""
     if table is None:
-        from irtbridge._r import session
-
         table = session.call("irtb_mdirt_ses_missing", fit=model)
     frame = table.set_index(["item", "parameter"])
     return frame[["value", "se"]].astype(float)

@@ -9,10 +9,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from irtbridge._r import session
 from irtbridge.calibration.engines.rbacked import from_r_model
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.mixed_result import MixedCalibration
 from irtbridge.calibration.results.result import Calibration
+from irtbridge.exceptions import find_stack_level
 
 __all__ = ["fit"]
 
@@ -36,8 +38,6 @@ def fit(request: FitRequest) -> Calibration | MixedCalibration:
 
 def _fixed(request: FitRequest) -> Calibration:
     """mirt's ``fixedCalib``, read as any single-group mirt model; the options record the linking."""
-    from irtbridge._r import session
-
     arguments = {k: request.structure[k] for k in ("old", "PAU", "NEMC")}
     model = session.call("irtb_mirt_fixed_calib", data=np.ascontiguousarray(request.data),
                          item_names=list(request.names), options=dict(request.options), **arguments)
@@ -48,8 +48,6 @@ def _fixed(request: FitRequest) -> Calibration:
 
 def _mixed(request: FitRequest) -> MixedCalibration:
     """mirt's ``mixedmirt`` (or ``mirt`` with ``item.formula``: the LLTM); R's warnings pass on."""
-    from irtbridge._r import session
-
     s = request.structure
     values, names = np.ascontiguousarray(request.data), list(request.names)
     with warnings.catch_warnings(record=True) as caught:
@@ -63,7 +61,7 @@ def _mixed(request: FitRequest) -> MixedCalibration:
                                itemdesign=s["itemdesign"], fixed=s["fixed"], random=s["random"] or None,
                                itemtype=s["itemtype"], se=bool(request.se), options=dict(request.options))
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=5)
+        warnings.warn(w.message, w.category, stacklevel=find_stack_level())
     effective = {**request.options, "se": bool(request.se), "itemtype": s["itemtype"],
                  **({"item_formula": s["item_formula"]} if s["item_formula"] is not None else {"fixed": s["fixed"]}),
                  **({"random": s["random"]} if s["random"] else {}),

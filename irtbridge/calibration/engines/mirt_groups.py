@@ -15,12 +15,13 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._catalogue import mirt_itemtype
+from irtbridge._r import session
 from irtbridge.calibration.engines.rbacked import model_name
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.calibration.inputs.responses import item_minimums
 from irtbridge.calibration.results.group_result import GroupCalibration, item_table
-from irtbridge.exceptions import ConvergenceWarning, RWarning
+from irtbridge.exceptions import find_stack_level, ConvergenceWarning, RWarning
 
 __all__ = ["fit", "from_r_model"]
 
@@ -41,8 +42,6 @@ def fit(request: FitRequest) -> GroupCalibration:
         The fit; standard errors that failed are NaN with one RWarning, and a fit that did not converge
         says so in a ConvergenceWarning.
     """
-    from irtbridge._r import session
-
     session.ensure_packages("mirt")
     names = list(request.names)
     per_item = list(request.per_item) if request.per_item is not None else None
@@ -61,11 +60,11 @@ def fit(request: FitRequest) -> GroupCalibration:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if request.se and out.get("se_problem") is not None:
         message = f"mirt: standard errors unavailable ({str(out['se_problem']).strip()}); estimates kept"
-        warnings.warn(message, RWarning, stacklevel=5)
+        warnings.warn(message, RWarning, stacklevel=find_stack_level())
         r_warnings.append(message)
     if not bool(out["converged"]):
         warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
-                      ConvergenceWarning, stacklevel=5)
+                      ConvergenceWarning, stacklevel=find_stack_level())
     recorded = dict(request.options, se=bool(request.se),
                     **({"priors": [p.to_r() for p in request.priors]} if request.priors else {}),
                     **{k: v for k, v in structure.items() if k in ("dims", "syntax")})
@@ -87,8 +86,6 @@ def from_r_model(model: Any) -> GroupCalibration:
     GroupCalibration
         The fit, holding ``model`` as its live R model.
     """
-    from irtbridge._r import session
-
     out = session.call("irtb_pass_mirt_groups", fit=model)
     names = [str(n) for n in np.atleast_1d(out["item_names"])]
     per_item = [model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))]
@@ -99,7 +96,7 @@ def from_r_model(model: Any) -> GroupCalibration:
                          per_item=tuple(per_item) if mixed else None, design="groups")
     if not bool(out["converged"]):
         warnings.warn(f"mirt's multipleGroup did not converge after {out['iterations']} iterations",
-                      ConvergenceWarning, stacklevel=4)
+                      ConvergenceWarning, stacklevel=find_stack_level())
     invariance = [str(v) for v in np.atleast_1d(out["invariance"]) if v]
     labels = [str(g) for g in np.atleast_1d(out["membership"])]
     return _assemble(out, request, labels, invariance, {"se": bool(out["se_done"])}, [], float(out["seconds"]))
@@ -108,8 +105,6 @@ def from_r_model(model: Any) -> GroupCalibration:
 def _assemble(out: dict[str, Any], request: FitRequest, labels: list[str], invariance: list[str],
               options: dict[str, Any], r_warnings: list[str], seconds: float) -> GroupCalibration:
     """The GroupCalibration from R's plain result: per-group tables labelled with the caller's names."""
-    from irtbridge._r import session
-
     names = list(request.names)
     group_names = [str(g) for g in np.atleast_1d(out["groups"])]
     layout = request.model if request.per_item is None else "mixed"

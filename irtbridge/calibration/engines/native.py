@@ -11,10 +11,12 @@ matrix is singular, they are NaN and one warning says why (the estimates are kep
 (``se=None``) they are computed on first access of ``fit.standard_errors``, from the fitted state and the
 prepared responses the fit keeps for that until then (not pickled); ``se=True`` computes them with the fit.
 
-Models: ``rasch``, ``1PL``, ``2PL`` and ``graded`` (:data:`irtbridge.em.core.EM_MODELS`), and the ``3PL``
-(:mod:`irtbridge.em.threepl`), maximum likelihood or, with ``priors``, mirt's MAP estimate (``norm`` or
-``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on the 3PL's ``g``; the 1PL, 2PL and 3PL take priors,
-:mod:`irtbridge.em.priors`), with crossprod SEs including mirt's prior term. Estimates past the bounds of
+Models: every catalogue row with ``native="em"`` (:data:`irtbridge.em.core.EM_MODELS`: ``rasch``, ``1PL``,
+``2PL``, ``3PL``, ``4PL``, ``graded``), each its row's item model (:mod:`irtbridge.em.items`; a dichotomous
+one is mirt's ``dich`` with the row's parameters free) fitted by the one EM: maximum likelihood or, with
+``priors``, mirt's MAP estimate (``norm`` or ``lnorm`` on ``a1``, ``norm`` on ``d``, ``expbeta`` on ``g``
+and ``u``; the 1PL, 2PL, 3PL and 4PL take priors, :mod:`irtbridge.em.priors`), with crossprod SEs
+including mirt's prior term. Estimates past the bounds of
 :mod:`irtbridge.calibration.results.flags` (runaway slopes, difficulties off the ability grid) are flagged
 (``fit.item_flags``) with one warning; priors keep them finite. A graded fit
 recodes each item's observed values to categories ``0..K-1`` as mirt does and keeps the values in
@@ -33,17 +35,16 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
-from irtbridge._catalogue import NATIVE_DOMAINS, check_values
+from irtbridge._catalogue import CATALOGUE, NATIVE_DOMAINS, check_values
 from irtbridge._parallel import progress_bar
 from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.results.result import Calibration
-from irtbridge.exceptions import ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
+from irtbridge.exceptions import find_stack_level, ConvergenceWarning, DataWarning, IrtBridgeWarning, ValidationError
 from irtbridge.em.accelerate import ACCELERATORS
 from irtbridge.em.core import EMResult, ResponseData, fit_em, irt_table, prepare_graded, prepare_responses
-from irtbridge.em.threepl import (crossprod_covariance_3pl, fit_3pl, irt_standard_errors_3pl, irt_table_3pl,
-                                  item_priors)
-from irtbridge.em.priors import ItemPriors, prior_information
+from irtbridge.em.items import Dichotomous, ItemModel, item_model
+from irtbridge.em.priors import item_priors
 from irtbridge.em.se import MAX_SE_PARAMETERS, crossprod_covariance, irt_standard_errors
 
 __all__ = ["fit", "calibrate_native", "calibrate_native_sparse", "NATIVE_OPTIONS"]
@@ -105,8 +106,9 @@ def fit(request: FitRequest) -> Calibration:
     Calibration
         The fit.
     """
-    if request.priors and request.model not in ("3PL", "2PL", "1PL"):
-        raise ValidationError(f"priors: engine='native' takes priors for the 1PL, 2PL and 3PL, not model "
+    row = CATALOGUE[request.model]
+    if request.priors and (row.kind != "dichotomous" or row.slopes == "unit"):
+        raise ValidationError(f"priors: engine='native' takes priors for the 1PL, 2PL, 3PL and 4PL, not model "
                               f"{request.model!r}; use engine='mirt'")
     priors = tuple((p.param, p.dist, p.p1, p.p2, p.items) for p in request.priors)
     if isinstance(request.data, ResponseData):
@@ -118,7 +120,7 @@ def fit(request: FitRequest) -> Calibration:
 
 def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool | None, options: Mapping[str, Any],
                      dropped: tuple[str, ...] = (), priors: tuple = ()) -> Calibration:
-    """Fit ``model`` (rasch, 1PL, 2PL, 3PL or graded) natively on a validated 0/1/NaN (graded: integer/NaN) matrix.
+    """Fit ``model`` (a row of :data:`irtbridge.em.core.EM_MODELS`) natively on a validated 0/1/NaN (graded: integer/NaN) matrix.
 
     Parameters
     ----------
@@ -135,18 +137,16 @@ def calibrate_native(values: np.ndarray, names: list[str], model: str, se: bool 
     dropped : tuple of str, default ()
         Constant items already dropped, recorded on the result.
     priors : tuple of Prior, default ()
-        Priors (3PL and the dichotomous models).
+        Priors (the dichotomous models but the Rasch one).
 
     Returns
     -------
     Calibration
         The fit.
     """
-    if model == "graded":
+    if CATALOGUE[model].kind == "polytomous":
         data, categories = prepare_graded(values, names)
         return _fit(data, model, se, options, dropped, categories)
-    if model == "3PL":
-        return _fit_3pl(prepare_responses(values, names), se, options, dropped, priors)
     return _fit(prepare_responses(values, names), model, se, options, dropped, priors=priors)
 
 
@@ -177,8 +177,8 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, dro
     Calibration
         The fit.
     """
-    if model == "graded":
-        raise ValidationError("engine='native' fits 'graded' from a response matrix (DataFrame or array of "
+    if CATALOGUE[model].kind == "polytomous":
+        raise ValidationError(f"engine='native' fits {model!r} from a response matrix (DataFrame or array of "
                               "categories), not from answered 0/1 cells")
     if data.A.shape != data.M.shape or len(data.item_names) != data.shape[1]:
         raise ValidationError(f"responses: answers {data.A.shape}, observed {data.M.shape} and "
@@ -194,24 +194,29 @@ def calibrate_native_sparse(data: ResponseData, model: str, se: bool | None, dro
         keep = np.flatnonzero(~np.isin(np.asarray(data.item_names, dtype=object), const))
         if len(keep) < 2:
             raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
-        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning, stacklevel=5)
+        warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning,
+                      stacklevel=find_stack_level())
         data = ResponseData(data.A[:, keep], data.M[:, keep], tuple(data.item_names[j] for j in keep), data.index)
     empty = int((np.asarray(data.M.sum(axis=1)).ravel() == 0).sum())
     if empty:
         raise ValidationError(f"responses: {empty} respondent(s) have no responses")
-    if model == "3PL":
-        return _fit_3pl(data, se, options, tuple(const), priors)
     return _fit(data, model, se, options, tuple(const), priors=priors)
 
 
 def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, Any], dropped: tuple[str, ...],
          categories: tuple[tuple[float, ...], ...] | None = None, priors: tuple = ()) -> Calibration:
+    """Any native model: its catalogue row's item model (:func:`irtbridge.em.items.item_model`) fitted by the
+    one EM (:func:`irtbridge.em.core.fit_em`), with the one SE routine (:mod:`irtbridge.em.se`)."""
     settings = _options(options)
     names = list(data.item_names)
     layout = item_priors(priors, names, model) if priors else None
+    item: ItemModel = item_model(model, layout, data.ncat)
     started = time.perf_counter()
     client = options.get("client")
     if client is not None:
+        if not item.plain:
+            raise ValidationError(f"engine='native': the {model} runs in one process; client= (Dask) serves the "
+                                  "models without an asymptote (rasch, 1PL, 2PL, graded)")
         from irtbridge.em.distributed import fit_em_dask
 
         with _cycles_bar(options.get("progress", False), model, settings["NCYCLES"]) as tick:
@@ -219,13 +224,14 @@ def _fit(data: ResponseData, model: str, se: bool | None, options: Mapping[str, 
                                  **settings)
     else:
         with _cycles_bar(options.get("progress", False), model, settings["NCYCLES"]) as tick:
-            result = fit_em(data, model, progress=tick, priors=layout, **settings)
+            result = fit_em(data, item, progress=tick, **settings)
     elapsed = time.perf_counter() - started
     items = irt_table(result, names)
-    compute = lambda: _outcome(*_standard_errors(data, result, model, settings["quadpts"], names, layout))  # noqa: E731
+    compute = lambda: _outcome(*_standard_errors(data, result, item, settings["quadpts"], names))  # noqa: E731
+    asymptotes = not item.plain  # its priors and log prior are always recorded (an asymptote takes expbeta)
     options = {**settings, "se": se, "dask": client is not None,
                **({"SE.type": "crossprod"} if se is not False else {}),
-               **({"priors": _prior_rows(priors), "log_prior": result.log_prior} if priors else {}),
+               **({"priors": _prior_rows(priors), "log_prior": result.log_prior} if priors or asymptotes else {}),
                **({"categories": {n: list(c) for n, c in zip(names, categories)}} if categories else {})}
     return _calibration(result, items, model, data.shape[0], float(result.variance), se, compute, options,
                         elapsed, dropped)
@@ -237,7 +243,7 @@ def _calibration(result: Any, items: pd.DataFrame, model: str, n: int, latent_va
     se_table, notes = _se_state(se, items, compute)
     if not result.converged:
         warnings.warn(f"native EM did not converge for the {model} model after {result.iterations} cycles; "
-                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=7)
+                      "raise technical={'NCYCLES': ...} or TOL", ConvergenceWarning, stacklevel=find_stack_level())
     return Calibration(
         items=items, standard_errors=se_table, loglik=result.loglik,
         aic=-2 * result.loglik + 2 * result.n_parameters, bic=-2 * result.loglik + result.n_parameters * np.log(n),
@@ -250,27 +256,6 @@ def _calibration(result: Any, items: pd.DataFrame, model: str, n: int, latent_va
     )
 
 
-def _fit_3pl(data: ResponseData, se: bool | None, options: Mapping[str, Any], dropped: tuple[str, ...],
-             priors: tuple) -> Calibration:
-    """The 3PL (ML, or MAP with priors) of :mod:`irtbridge.em.threepl`, with crossprod SEs.
-
-    """
-    settings = _options(options)
-    if options.get("client") is not None:
-        raise ValidationError("engine='native': the 3PL runs in one process; client= (Dask) serves rasch, 1PL, 2PL")
-    names = list(data.item_names)
-    layout = item_priors(priors, names)
-    with _cycles_bar(options.get("progress", False), "3PL", settings["NCYCLES"]) as tick:
-        result = fit_3pl(data, layout, progress=tick, **settings)
-    items = irt_table_3pl(result, names)
-    compute = lambda: _outcome(*_standard_errors_3pl(data, result, layout, settings["quadpts"], names))  # noqa: E731
-    options = {**settings, "se": se, "dask": False,
-               **({"SE.type": "crossprod"} if se is not False else {}),
-               "priors": _prior_rows(priors),
-               "log_prior": result.log_prior}
-    return _calibration(result, items, "3PL", data.shape[0], 1.0, se, compute, options, result.seconds, dropped)
-
-
 def _se_state(se: bool | None, items, compute):
     """The fit's SE state: computed now (``se=True``; a problem warned about and noted), pending
     (``se=None``: on first access) or all NaN (``se=False``)."""
@@ -280,7 +265,7 @@ def _se_state(se: bool | None, items, compute):
         return items * np.nan, []
     outcome = compute()
     if outcome.message:
-        warnings.warn(outcome.message, IrtBridgeWarning, stacklevel=7)
+        warnings.warn(outcome.message, IrtBridgeWarning, stacklevel=find_stack_level())
     return outcome.table, [outcome.message] if outcome.message else []
 
 
@@ -288,27 +273,12 @@ def _outcome(table, problem: str | None) -> SEOutcome:
     return SEOutcome(table, problem, IrtBridgeWarning)
 
 
-def _standard_errors_3pl(data: ResponseData, result, layout, quadpts: int, names: list[str]):
-    """The 3PL's crossprod SE table (with mirt's prior term), or NaN and the reason."""
-    nan = irt_table_3pl(result, names) * np.nan
-    if result.n_parameters > MAX_SE_PARAMETERS:
-        return nan, (f"native engine: standard errors not computed for {result.n_parameters} parameters (more "
-                     f"than {MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
-    try:
-        cov = crossprod_covariance_3pl(data, result, layout, quadpts)
-        return irt_standard_errors_3pl(cov, result, names), None
-    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
-        return nan, ("native engine: standard errors unavailable (the crossprod information matrix is not "
-                     "positive definite); estimates kept, standard errors set to NaN")
-
-
 def _prior_rows(priors: tuple) -> list[list[Any]]:
     """The priors as ``options["priors"]`` records them: ``[param, dist, p1, p2(, items)]``."""
     return [list(p[:4]) + ([list(p[4])] if p[4] is not None else []) for p in priors]
 
 
-def _standard_errors(data: ResponseData, result: EMResult, model: str, quadpts: int, names: list[str],
-                     layout: ItemPriors | None = None):
+def _standard_errors(data: ResponseData, result: EMResult, item: ItemModel, quadpts: int, names: list[str]):
     """The crossprod SE table (with mirt's prior term under priors), or NaN and the reason (the estimates
     never depend on it)."""
     nan = irt_table(result, names) * np.nan
@@ -316,9 +286,9 @@ def _standard_errors(data: ResponseData, result: EMResult, model: str, quadpts: 
         return nan, (f"native engine: standard errors not computed for {result.n_parameters} parameters (more than "
                      f"{MAX_SE_PARAMETERS}); estimates kept, standard errors set to NaN")
     try:
-        extra = None if layout is None else prior_information(layout, model, result.a, result.d)
-        cov = crossprod_covariance(data, result, model, quadpts, extra)
-        table = irt_standard_errors(cov, result, model, names)
+        extra = item.prior_information(result.params()) if isinstance(item, Dichotomous) else None
+        cov = crossprod_covariance(data, result, item, quadpts, extra)
+        table = irt_standard_errors(cov, result, item, names)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         return nan, f"native engine: standard errors unavailable ({exc}); estimates kept, standard errors set to NaN"
     if not np.isfinite(np.diag(cov)).all() or (np.diag(cov) <= 0).any():

@@ -17,15 +17,16 @@ import pandas as pd
 
 from irtbridge import __version__
 from irtbridge._catalogue import CATALOGUE, equal_slope_items, from_mirt_itemtype, mirt_itemtype
-from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
+from irtbridge._r import session
 from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.results._se import PendingStandardErrors, SEOutcome
 from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration
-from irtbridge.exceptions import ConvergenceWarning, RWarning
+from irtbridge.exceptions import find_stack_level, ConvergenceWarning, RWarning
 
 __all__ = ["fit_in_r", "from_r_model", "model_arguments"]
 
 
-def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stacklevel: int = 5) -> Calibration:
+def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stacklevel: int | None = None) -> Calibration:
     """Fit in R (one call), pass R's warnings on, keep estimates whose standard errors failed.
 
     ``helper``: the R function that fits (default ``irtb_<engine>_fit``; e.g. ``irtb_mirt_bfactor_fit``);
@@ -39,7 +40,7 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
         The checked request.
     helper : str, optional
         The R helper that fits (see above).
-    stacklevel : int, default 5
+    stacklevel : int, optional
         Where warnings point.
 
     Returns
@@ -47,11 +48,10 @@ def fit_in_r(engine: str, request: FitRequest, helper: str | None = None, stackl
     Calibration
         The fit.
     """
-    from irtbridge._r import session
-
     session.ensure_packages(engine)
     names = list(request.names)
     started = time.perf_counter()
+    stacklevel = stacklevel or find_stack_level()
     eager = request.se is True
     later: dict[str, Any] = {"later": True} if request.se is None and engine == "mirt" else {}
     with warnings.catch_warnings(record=True) as caught:
@@ -135,8 +135,6 @@ def from_r_model(model: Any) -> Calibration:
     Calibration
         The fit, holding ``model`` as its live R model.
     """
-    from irtbridge._r import session
-
     out = session.call("irtb_pass_mirt_model", fit=model)
     names = [str(n) for n in np.atleast_1d(out["item_names"])]
     types = [model_name(t, k) for t, k in zip(np.atleast_1d(out["itemtype"]), np.atleast_1d(out["ncat"]))]
@@ -145,7 +143,8 @@ def from_r_model(model: Any) -> Calibration:
                          model=types[0] if one else "mixed", se=bool(out["se_done"]),
                          per_item=None if one else tuple(types))
     if not bool(out["converged"]):
-        warnings.warn(f"mirt did not converge after {out['iterations']} iterations", ConvergenceWarning, stacklevel=4)
+        warnings.warn(f"mirt did not converge after {out['iterations']} iterations", ConvergenceWarning,
+                      stacklevel=find_stack_level())
     return _assemble(out, "mirt", request, {"se": bool(out["se_done"])}, (), float(out["seconds"]))
 
 
@@ -216,8 +215,6 @@ def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitReques
                            layout: str, items: pd.DataFrame) -> SEOutcome:
     """The SEs of a live fit made without them: mirt's SE = TRUE numbers (``irtb_mirt_ses``), ltm's from
     the Hessian it kept (``irtb_ltm_ses``); NaN with one warning when the information matrix fails."""
-    from irtbridge._r import session
-
     with warnings.catch_warnings(record=True) as caught:  # R warnings: re-raised at the access
         warnings.simplefilter("always")
         if engine == "mirt":
@@ -225,7 +222,7 @@ def _later_standard_errors(engine: str, fit: Any, later: Any, request: FitReques
         else:
             out = session.call("irtb_ltm_ses", fit=fit, item_names=names, **model_arguments(engine, request))
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=5)
+        warnings.warn(w.message, w.category, stacklevel=find_stack_level())
     problem = out.get("se_problem")
     if problem is not None:
         problem = str(problem).strip()
@@ -240,8 +237,6 @@ _VERSIONS: dict[str, dict[str, Any]] = {}
 
 def _versions(engine: str) -> dict[str, Any]:
     """R's and the engine's versions, asked once per process (one R round trip fewer per fit)."""
-    from irtbridge._r import session
-
     if engine not in _VERSIONS:
         _VERSIONS[engine] = session.r_versions([engine])
     return _VERSIONS[engine]

@@ -1,8 +1,9 @@
 """What a front door hands an engine: checked data and options, in one object.
 
 Every front door of :mod:`irtbridge.calibration.fit` checks its call, builds one :class:`FitRequest` and
-hands it to an engine's row (:data:`irtbridge.calibration.engines.ENGINE_TABLE`); ``design`` says which
-front door built it, so the engine knows what to fit and what result to return.
+hands it to an engine's row (:data:`irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`); ``design`` says
+which front door built it (a key of :data:`~irtbridge.calibration.inputs.engine_table.DESIGNS`), so the engine
+knows what to fit and what result to return.
 """
 
 from __future__ import annotations
@@ -13,20 +14,11 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._moved import moved_names
 from irtbridge.calibration.inputs.priors import Prior
 from irtbridge.em.core import ResponseData
 
-__all__ = ["FitRequest", "DESIGNS"]
-
-#: the front doors' designs: what an engine row's ``designs`` lists and a request's ``design`` names
-DESIGNS = {
-    "calibrate": "one group (calibrate)",
-    "bifactor": "a bifactor model by dimension reduction (calibrate_bifactor)",
-    "groups": "a multiple-group model (calibrate_groups)",
-    "classes": "a latent class model (calibrate_classes)",
-    "fixed": "fixed-item calibration (calibrate_fixed)",
-    "mixed": "a mixed-effects model (calibrate_mixed)",
-}
+__all__ = ["FitRequest"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +57,8 @@ class FitRequest:
     drop_constant : bool
         For answered cells: drop constant items with a warning instead of naming them in an error.
     design : str
-        The front door that built it: a key of :data:`DESIGNS` (default ``"calibrate"``).
+        The front door that built it: a key of :data:`~irtbridge.calibration.inputs.engine_table.DESIGNS`
+        (default ``"calibrate"``).
     """
 
     data: np.ndarray | ResponseData
@@ -85,3 +78,6 @@ class FitRequest:
     def r_arguments(self) -> dict[str, Any]:
         """The extra arguments of the R helper: priors as R lists, and the structure."""
         return {**({"priors": [p.to_r() for p in self.priors]} if self.priors else {}), **dict(self.structure)}
+
+
+__getattr__ = moved_names(__name__, {"DESIGNS": "irtbridge.calibration.inputs.engine_table"})

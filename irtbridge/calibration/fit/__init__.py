@@ -2,9 +2,9 @@
 
 Each goes check -> request -> engine: it checks its call once (with :mod:`irtbridge.calibration.inputs`),
 builds one :class:`~irtbridge.calibration.engines.request.FitRequest` whose ``design`` names the front
-door, and hands it to an engine's row of :data:`~irtbridge.calibration.engines.ENGINE_TABLE` (mirt for
-every door but :func:`~irtbridge.calibrate`, which takes any engine). The engine returns a result of
-:mod:`irtbridge.calibration.results`:
+door, and hands it to an engine's row of :data:`~irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`
+(mirt for every door but :func:`~irtbridge.calibrate`, which takes any engine). The engine returns a result
+of :mod:`irtbridge.calibration.results`:
 
 * :mod:`~irtbridge.calibration.fit.fitting`: :func:`~irtbridge.calibration.calibrate`, one group, any
   engine (mirt, ltm, native), and :func:`~irtbridge.calibration.parameter_table`;

@@ -18,10 +18,12 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.itemtypes import resolve_model
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
+from irtbridge.calibration.inputs.spec import ModelSpec
 from irtbridge.calibration.results.result import Calibration
 from irtbridge.exceptions import ValidationError, r_context
 
@@ -128,8 +130,6 @@ def _specific(specific: Any, names: list[str]) -> list[float]:
 
 
 def _general(general: Any, names: list[str]) -> str:
-    from irtbridge.calibration.inputs.spec import ModelSpec
-
     if isinstance(general, str):
         general = ModelSpec.from_syntax(general)
     if not isinstance(general, ModelSpec):

@@ -15,7 +15,8 @@ import pandas as pd
 
 from irtbridge._catalogue import GROUP_DOMAINS
 from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_int, check_seed
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.inputs.spec import parameter_columns
 from irtbridge.calibration.results.class_result import ClassCalibration
@@ -112,7 +113,7 @@ def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.
     DataFrame
         mirt's ``pars = "values"`` table.
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     values, names, _ = as_response_matrix(responses, "responses")
     n_classes = check_int(n_classes, "n_classes", low=2)

@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import MIXED_DOMAINS
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs._covariates import covariate_columns
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.options import check_options
 from irtbridge.calibration.results.mixed_result import MixedCalibration
 from irtbridge.calibration.results.result import Calibration
@@ -164,8 +166,7 @@ def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAU
     >>> list(fit.fixef.index), round(fit.loglik, 3)
     (['blockA', 'blockB'], -2797.687)
     """
-    from irtbridge._r import session
-    from irtbridge.calibration.inputs._covariates import covariate_columns
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     frame = _response_frame(data, "data")
     names = [str(c) for c in frame.columns]

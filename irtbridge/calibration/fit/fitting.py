@@ -2,7 +2,7 @@
 
 :func:`calibrate` resolves the model (one name or mirt's itemtype vector), checks the responses
 (constant items named or dropped), checks the options against what the chosen engine takes (its row of
-:data:`irtbridge.calibration.engines.ENGINE_TABLE`) and builds one
+:data:`irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`) and builds one
 :class:`~irtbridge.calibration.engines.FitRequest`; the engine module (mirt, ltm or native) fits it.
 """
 
@@ -15,7 +15,8 @@ import pandas as pd
 
 from irtbridge._catalogue import mirt_itemtype
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.checks import check_before_fit
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.latent import latent_arguments
@@ -23,7 +24,8 @@ from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.inputs.priors import parse_priors
 from irtbridge.calibration.inputs.responses import calibration_data, item_minimums
 from irtbridge.calibration.inputs.spec import structure_arguments
-from irtbridge.calibration.results.result import DICHOTOMOUS, ENGINES, Calibration
+from irtbridge.calibration.results.flags import warn_flagged
+from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.em.core import ResponseData
 
@@ -73,8 +75,8 @@ def calibrate(
         ``lca`` (use ``irtbridge.mirt.mdirt``) and ``experimental`` (``createItem`` items, R code) are
         refused in one line.
     engine : {"mirt", "ltm", "native"}
-        ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, graded) and
-        :mod:`irtbridge.em.threepl` (3PL, with or without priors), checked against mirt;
+        ``"native"``: the R-free EM of :mod:`irtbridge.em.core` (rasch, 1PL, 2PL, 3PL, 4PL, graded; priors
+        on the 1PL to 4PL), checked against mirt;
         it takes mirt's ``quadpts``, ``TOL`` and ``technical={"NCYCLES": ...}``, ``accelerate=``
         (``"squarem"``, the default: SQUAREM with a monotone safeguard; ``"none"``: plain EM),
         ``progress=True`` (a bar over the EM cycles) and ``client=`` for Dask.
@@ -102,7 +104,7 @@ def calibrate(
         are an error naming them; with ``drop_constant=True`` they are dropped with a
         :class:`DataWarning` and listed in ``Calibration.dropped_items``.
     priors : mapping or list of Prior, optional
-        mirt, and the native 1PL, 2PL and 3PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
+        mirt, and the native 1PL, 2PL, 3PL and 4PL: priors on item parameters, e.g. ``{"a1": ("lnorm", 0, 0.5), "g":
         ("expbeta", 5, 17)}`` (see :mod:`irtbridge.calibration.inputs.priors`); with priors the fit is a MAP
         estimate. Each named parameter must be one the model estimates, checked against mirt's
         ``pars = "values"`` table before the fit (:mod:`irtbridge.calibration.inputs.checks`; the native engine
@@ -201,7 +203,7 @@ def calibrate(
     >>> round(irtbridge.calibrate(response_dataset("LSAT7"), "ideal", se=False).loglik, 3)   # doctest: +R
     -2659.454
     """
-    engine = check_choice(engine, "engine", ENGINES, ignore_case=True)
+    engine = check_choice(engine, "engine", tuple(ENGINE_TABLE), ignore_case=True)
     if se is not None and not isinstance(se, (bool, np.bool_)):
         raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
     if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
@@ -236,6 +238,7 @@ def calibrate(
         )
     with r_context(f"calibrate: {engine} fitting the {model} model"):
         fit = cast(Calibration, backend.fit(request))  # every engine's fit is a Calibration
+    warn_flagged(fit)  # whatever the engine: one warning when estimates are flagged (at the first line outside)
     if sparse:
         return fit
     return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
@@ -292,7 +295,7 @@ def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: 
     Item.4  0.732 -0.671
     Item.5  0.629 -2.913
     """
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = resolve_model(model, columns)

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import GROUP_DOMAINS
-from irtbridge.calibration.engines import ENGINE_TABLE, FitRequest
+from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.options import GROUP_OPTIONS, check_options

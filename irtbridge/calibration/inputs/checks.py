@@ -146,7 +146,7 @@ def check_before_fit(values: Any, names: list[str], model: str, per_item: list[s
     if isinstance(parameters, pd.DataFrame) and {"item", "name", "est"} <= set(parameters.columns):
         table = parameters
     else:
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         session.ensure_packages("mirt")
         structural = {"dims": extra.get("dims", 1)} if structure is None else {"syntax": structure}

@@ -29,7 +29,7 @@ import numpy as np
 
 from irtbridge._catalogue import CATALOGUE, MIRT_METHODS, MODELS, evaluates_only, item_type_readers, models_where
 from irtbridge._validation import R_SEED_MAX, check_choice, check_seed
-from irtbridge.calibration.engines import ENGINE_TABLE
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["ITEMTYPES", "NESTED_LOGIT", "REFUSED", "METHODS", "check_itemtype", "resolve_model",
@@ -85,7 +85,7 @@ def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt
     columns : sequence of str or None
         The item names of a DataFrame of responses (None for an array: no mapping then).
     engine : str, default "mirt"
-        The engine that fits it (a key of :data:`irtbridge.calibration.engines.ENGINE_TABLE`).
+        The engine that fits it (a key of :data:`irtbridge.calibration.inputs.engine_table.ENGINE_TABLE`).
     where : str, default ""
         What the caller calls the model, put before the one message that names no parameter (a model the
         engine does not fit), e.g. ``"option 'model': "`` for a batch manifest.
@@ -101,10 +101,10 @@ def resolve_model(model: Any, columns: Sequence[str] | None, engine: str = "mirt
     ('2PL', None)
     >>> resolve_model({"q2": "graded", "q1": "2PL"}, ["q1", "q2"])
     ('mixed', ['2PL', 'graded'])
-    >>> resolve_model("4PL", None, engine="native")
+    >>> resolve_model("gpcm", None, engine="native")
     Traceback (most recent call last):
     ...
-    irtbridge.exceptions.ValidationError: engine 'native' does not fit model '4PL'; use engine='mirt'
+    irtbridge.exceptions.ValidationError: engine 'native' does not fit model 'gpcm'; use engine='mirt'
     """
     if isinstance(model, Mapping):
         if columns is None:

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtbridge.calibration.engines import ENGINE_TABLE
 from irtbridge.calibration.inputs._covariates import covariate_columns
-from irtbridge.exceptions import ValidationError
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
+from irtbridge.exceptions import RError, ValidationError
 
 __all__ = ["DENTYPES", "LatentArguments", "latent_arguments"]
 
@@ -143,8 +143,7 @@ def _check_dentype(dentype: Any, dims: int) -> str:
 
 def _check_formula(formula: Any, variables: list[str]) -> str:
     """The formula text, checked in R (parsed, never evaluated) against the covariate names."""
-    from irtbridge._r import session
-    from irtbridge.exceptions import RError
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     if not isinstance(formula, str) or not formula.strip().startswith("~"):
         raise ValidationError(f"formula must be one-sided formula text such as '~ x1 + x2', got {formula!r}")
@@ -160,7 +159,7 @@ def _check_formula(formula: Any, variables: list[str]) -> str:
 def _coefficients(fit: Any) -> pd.DataFrame:
     """``coef(fit, printSE = TRUE)$lr.betas``: one row per term; ``beta, se`` (one factor) or
     ``F1.., se_F1..`` (several)."""
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     out = session.call("irtb_latent_regression", fit=fit.r_model)
     betas, ses = out["betas"], out["se"]

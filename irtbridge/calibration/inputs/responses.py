@@ -15,7 +15,7 @@ import numpy as np
 
 from irtbridge._catalogue import DICHOTOMOUS
 from irtbridge._validation import as_response_matrix, constant_items
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import find_stack_level, DataWarning, ValidationError
 
 __all__ = ["CalibrationData", "calibration_data", "item_minimums"]
 
@@ -49,7 +49,7 @@ class CalibrationData:
 
 
 def calibration_data(responses: Any, columns: Sequence[str] | None, model: str, per_item: list[str] | None,
-                     drop_constant: bool, stacklevel: int = 3) -> CalibrationData:
+                     drop_constant: bool, stacklevel: int | None = None) -> CalibrationData:
     """Check the responses for the model; drop constant items if asked (one DataWarning) or name them.
 
     Parameters
@@ -64,8 +64,8 @@ def calibration_data(responses: Any, columns: Sequence[str] | None, model: str, 
         Its itemtype vector, one per column.
     drop_constant : bool
         Drop items everyone answers alike (with a warning) instead of naming them in an error.
-    stacklevel : int, default 3
-        Where the warning points (the caller of the front door).
+    stacklevel : int, optional
+        Where the warning points (default :func:`~irtbridge.exceptions.find_stack_level`: the user's line).
 
     Returns
     -------
@@ -98,7 +98,7 @@ def calibration_data(responses: Any, columns: Sequence[str] | None, model: str, 
         if len(keep) < 2:
             raise ValidationError(f"responses: only {len(keep)} item(s) remain after dropping constant items")
         warnings.warn(f"dropped {len(const)} constant item(s): {', '.join(const[:10])}", DataWarning,
-                      stacklevel=stacklevel)
+                      stacklevel=stacklevel or find_stack_level())
         values = np.ascontiguousarray(values[:, keep])
         names = [names[j] for j in keep]
         dropped = tuple(const)

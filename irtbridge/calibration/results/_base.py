@@ -42,9 +42,9 @@ import pandas as pd
 from irtbridge._moved import deprecated_form, warn_form
 from irtbridge._summary import Line, Summary, fit_lines
 from irtbridge.calibration.results._pickle import WithoutRModel
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import find_stack_level, ValidationError
 
-__all__ = ["FitResult", "Reliability", "RenamedColumns", "STATISTICS", "renamed_columns", "with_adjusted"]
+__all__ = ["FitResult", "Reliability", "STATISTICS"]
 
 #: the fit statistics every result holds (and ``summary().data`` reports)
 STATISTICS = ("loglik", "aic", "bic", "converged", "iterations", "n_parameters")
@@ -53,7 +53,6 @@ STATISTICS = ("loglik", "aic", "bic", "converged", "iterations", "n_parameters")
 CONDITIONAL = deprecated_form('Calibration.reliability()["conditional"]', "Calibration.conditional_reliability(theta)")
 THETA = deprecated_form("reliability(theta=)", "Calibration.conditional_reliability(theta)")
 GROUP_TABLE = deprecated_form("GroupCalibration.reliability() read as a table", "GroupCalibration.reliability_table()")
-ADJUSTED = deprecated_form('item_fit()["p.<stat>.adjusted"]', 'item_fit()["p_adjusted_<stat>"]')
 DRAWS = deprecated_form("plausible_values()[<factor>] of a one-factor fit", 'plausible_values()["theta"]')
 
 
@@ -91,48 +90,6 @@ class Reliability(dict):
 
     def __reduce__(self) -> Any:  # pickles as the plain dict of floats
         return (dict, (dict(self),))
-
-
-class RenamedColumns(pd.DataFrame):
-    """A DataFrame some of whose columns were renamed: the old names still read (``table[old]``), with the
-    deprecation warning of the form it was built with; anything computed from it is a plain DataFrame.
-    ``item_fit()``'s ``p.<stat>.adjusted`` (now ``p_adjusted_<stat>``) and a one-factor fit's
-    ``plausible_values()`` column named after the factor (now ``theta``)."""
-
-    _metadata = ["_old_names", "_form"]
-
-    @property
-    def _constructor(self) -> type:
-        return pd.DataFrame
-
-    def __getitem__(self, key: Any) -> Any:
-        old_names = getattr(self, "_old_names", {})
-        keys = [key] if isinstance(key, str) else key if isinstance(key, list) else []
-        if any(k in old_names and k not in self.columns for k in keys):
-            warn_form(self._form)
-            renamed = [old_names.get(k, k) if k not in self.columns else k for k in keys]
-            key = renamed[0] if isinstance(key, str) else renamed
-        return super().__getitem__(key)
-
-
-def renamed_columns(frame: pd.DataFrame, old_names: Mapping[str, str], form: str) -> RenamedColumns:
-    """``frame`` whose columns named by ``old_names`` (old -> new) still read by their old names, warning
-    ``form`` (a :func:`irtbridge._moved.deprecated_form`)."""
-    out = RenamedColumns(frame)
-    out.attrs.update(frame.attrs)
-    out._old_names, out._form = dict(old_names), form
-    return out
-
-
-def with_adjusted(table: pd.DataFrame, adjust: Any) -> RenamedColumns:
-    """``table`` with ``p_adjusted_<stat>`` after mirt's columns, one per p-value column ``p.<stat>``:
-    ``adjust(column)`` gives the adjusted values (``p.<stat>.adjusted``, the name before, still reads)."""
-    out = table.copy()
-    old = {}
-    for col in [c for c in out.columns if str(c).startswith("p.")]:
-        out["p_adjusted_" + str(col)[2:]] = adjust(out[col])
-        old[f"{col}.adjusted"] = "p_adjusted_" + str(col)[2:]
-    return renamed_columns(out, old, ADJUSTED)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -276,4 +233,4 @@ class FitResult(WithoutRModel):
 def deprecated_theta(theta: Any) -> None:
     """The DeprecationWarning of ``reliability(theta=...)``, when it is given."""
     if theta is not None:
-        warn_form(THETA, stacklevel=4)
+        warn_form(THETA, stacklevel=find_stack_level() + 1)  # warn_form warns one frame further down

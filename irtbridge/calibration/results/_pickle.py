@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irtbridge.calibration.results._stored import stored
+from irtbridge.calibration.shared._stored import stored
 
 __all__ = ["WithoutRModel"]
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from irtbridge.exceptions import IrtBridgeWarning, ValidationError
+from irtbridge.exceptions import find_stack_level, IrtBridgeWarning, ValidationError
 
 __all__ = ["SEOutcome", "PendingStandardErrors", "StandardErrorsField", "NEVER_COMPUTED", "SE_MODEL", "GROUP_PARENT",
            "raw_state"]
@@ -105,7 +105,7 @@ class StandardErrorsField:
             raise ValidationError(NEVER_COMPUTED)
         outcome, computed = state.outcome()
         if outcome.message and computed:
-            warnings.warn(outcome.message, outcome.category, stacklevel=2)
+            warnings.warn(outcome.message, outcome.category, stacklevel=find_stack_level())
         _settle(fit, state, outcome)
         return outcome.table
 

@@ -16,7 +16,8 @@ import pandas as pd
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
 from irtbridge.calibration.results._base import FitResult
-from irtbridge.calibration.results._stored import remember, stored
+from irtbridge.calibration.results.result import m2_line
+from irtbridge.calibration.shared._stored import remember, stored
 from irtbridge.exceptions import ValidationError, r_context
 
 __all__ = ["ClassCalibration"]
@@ -89,7 +90,7 @@ class ClassCalibration(FitResult):
         -------
         DataFrame with columns ``Class_1``... (rows in the order of the responses, or of mirt's patterns).
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         if not isinstance(patterns, (bool, np.bool_)):
             raise ValidationError(f"patterns must be True or False, got {patterns!r}")
@@ -112,7 +113,7 @@ class ClassCalibration(FitResult):
         Series
             The statistics by name.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         type = check_choice(type, "type", ("M2*", "M2", "C2"))
         with r_context(f"global_fit: mirt's M2(type = {type!r})"):
@@ -130,7 +131,7 @@ class ClassCalibration(FitResult):
         DataFrame
             mirt's ``mod2values`` table.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
 
@@ -144,8 +145,6 @@ class ClassCalibration(FitResult):
                 f"{self.n_classes}   parameters {self.n_parameters}")
 
     def _summary_lines(self, digits: int, fit: bool) -> list[Line]:
-        from irtbridge.calibration.results.result import m2_line
-
         shares = "   ".join(f"{c} {p:.{digits}f}" for c, p in self.class_proportions.items())
         lines = [Line.of("classes", f"class proportions: {shares}")]
         if fit:

@@ -13,14 +13,15 @@ respondents x 200 items with 30% missing). An item is flagged, with the reasons 
 * ``|b| > 6`` (``b`` and graded thresholds ``b1..bk``; for the 2PL the intercept bound ``|d| > 6 |a|``):
   outside ``[-6, 6]``, the ability grid of every scorer and of mirt's quadrature, so no respondent's
   posterior places it;
-* the guessing parameter sits at its bound (``g >= 0.95``), or a parameter is not finite;
+* the guessing parameter sits at its bound (``g >= 0.95``), or the upper asymptote at its own (``u <= 0.05``,
+  the 4PL), or a parameter is not finite;
 * where standard errors were computed (benchmark tables only), the item has no finite one.
 
 The limits are :data:`FLAG_LIMITS`. ``irtbridge evaluate`` writes the reasons to the ``flag`` column of
 ``instances.csv``; a :class:`~irtbridge.calibration.results.result.Calibration` has them as ``fit.item_flags`` (the
 same column) and ``fit.flagged_items``, warns once (:class:`IdentificationWarning`) when a fit has any, and
 :func:`irtbridge.select_anchors` never chooses a flagged item. Priors (``priors=`` on mirt, the native
-2PL/1PL/3PL) keep the estimates finite.
+1PL to 4PL) keep the estimates finite.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge.exceptions import IrtBridgeWarning
+from irtbridge.exceptions import IrtBridgeWarning, find_stack_level
 
 __all__ = ["FLAG_LIMITS", "IdentificationWarning", "flag_items", "warn_flagged"]
 
 #: beyond these an item parameter is not identified: ``|a| > 10`` is a step function, ``|b| > 6`` lies
-#: outside the ability grid every scorer uses, ``g >= 0.95`` is the guessing parameter at its bound
-FLAG_LIMITS = {"a": 10.0, "b": 6.0, "g": 0.95}
+#: outside the ability grid every scorer uses, ``g >= 0.95`` is the guessing parameter at its bound, ``u <= 0.05``
+#: the upper asymptote at its own
+FLAG_LIMITS = {"a": 10.0, "b": 6.0, "g": 0.95, "u": 0.05}
 _SLOPE = re.compile(r"a\d*")
 _DIFFICULTY = re.compile(r"b\d*")
 
@@ -53,8 +55,9 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
 
     An item is flagged when a slope (``a``, ``a1..ak``) or a difficulty (``b``, graded ``b1..bk``) exceeds
     its limit (:data:`FLAG_LIMITS`: 10 and 6), when the guessing parameter sits at its upper bound
-    (``g >= 0.95``), when a parameter is not finite, or when standard errors were computed and the item
-    has none that is finite. A graded item's thresholds past its last category (NaN) are not parameters.
+    (``g >= 0.95``) or the upper asymptote at its lower one (``u <= 0.05``), when a parameter is not finite,
+    or when standard errors were computed and the item has none that is finite. A graded item's thresholds
+    past its last category (NaN) are not parameters.
 
     Parameters
     ----------
@@ -63,7 +66,7 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
     standard_errors : DataFrame, optional
         The standard errors, if computed.
     limits : mapping, optional
-        Other limits for ``a``, ``b`` or ``g``.
+        Other limits for ``a``, ``b``, ``g`` or ``u``.
 
     Returns
     -------
@@ -95,6 +98,9 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
     if "g" in items:
         for i in np.flatnonzero(items["g"].to_numpy(dtype=float) >= lim["g"]):
             reasons[i].append(f"g at its bound (>= {lim['g']:g})")
+    if "u" in items:
+        for i in np.flatnonzero(items["u"].to_numpy(dtype=float) <= lim["u"]):
+            reasons[i].append(f"u at its bound (<= {lim['u']:g})")
     if standard_errors is not None and len(standard_errors):
         cols = [c for c in ("a", "b", "g") if c in standard_errors]
         ses = standard_errors.reindex(items.index)[cols].to_numpy(dtype=float)
@@ -103,15 +109,15 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
     return pd.Series(["; ".join(r) for r in reasons], index=items.index, name="flag", dtype=object)
 
 
-def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
+def warn_flagged(fit: Any, stacklevel: int | None = None) -> None:
     """One :class:`IdentificationWarning` naming the flagged items of ``fit`` (nothing when there are none).
 
     Parameters
     ----------
     fit : Calibration
         The fit whose flagged items are named.
-    stacklevel : int, default 3
-        Where the warning points.
+    stacklevel : int, optional
+        Where the warning points (default: the first line outside irtbridge, :func:`find_stack_level`).
     """
     flags = fit.item_flags
     flagged = flags[flags != ""]
@@ -126,4 +132,4 @@ def warn_flagged(fit: Any, stacklevel: int = 3) -> None:
     warnings.warn(f"{fit.engine} {fit.model} fit ({state}): {len(flagged)} item(s) have estimates the data do not "
                   f"identify ({'; '.join(f'{r}: {k}' for r, k in counts.items())}): {names}; they are marked in "
                   "fit.item_flags and never chosen as anchors; priors= keep slopes finite",
-                  IdentificationWarning, stacklevel=stacklevel)
+                  IdentificationWarning, stacklevel=stacklevel or find_stack_level())

@@ -20,13 +20,17 @@ import pandas as pd
 
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
-from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta, with_adjusted
+from irtbridge.calibration.analysis import diagnostics
+from irtbridge.calibration.analysis.functioning import drf, dtf, empirical_es
+from irtbridge.calibration.analysis.plots import plot_groups
+from irtbridge.calibration.results._base import GROUP_TABLE, FitResult, Reliability, deprecated_theta
 from irtbridge.calibration.inputs.checks import check_references
-from irtbridge.calibration.results._stored import remember, stored
 from irtbridge.calibration.results.result import DICHOTOMOUS, Calibration, m2_line
 from irtbridge.calibration.inputs.spec import Reference
 from irtbridge.exceptions import ValidationError, r_context
 from irtbridge.calibration.results._se import GROUP_PARENT
+from irtbridge.calibration.shared._columns import with_adjusted
+from irtbridge.calibration.shared._stored import remember, stored
 
 __all__ = ["GroupCalibration", "dif"]
 
@@ -151,7 +155,7 @@ class GroupCalibration(FitResult):
         >>> odd.n_respondents, round(odd.items.loc["Item.1", "a"], 3)  # R: coef(fit, IRTpars = TRUE, simplify = TRUE)$odd
         (500, 1.018)
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         name = self._group_name(name)
         model = session.call("irtb_mirt_extract_group", fit=self._live("group"), group=name)
@@ -184,7 +188,7 @@ class GroupCalibration(FitResult):
         ``se`` (several factors: one column per factor, then ``se_<factor>``). Score new respondents with
         ``fit.group(name).abilities(responses=...)``.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         method = check_choice(method, "method", ("EAP", "MAP", "ML", "WLE"), ignore_case=True)
         out = session.call("irtb_mirt_scores", fit=self._live("abilities"), method=method, responses=None,
@@ -213,8 +217,6 @@ class GroupCalibration(FitResult):
         DataFrame
             Indexed by (``group``, ``item``).
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         if isinstance(stats, str):
             stats = [stats]
         stats = [check_choice(s, "stats", diagnostics.ITEM_FIT_STATS) for s in stats]
@@ -238,8 +240,6 @@ class GroupCalibration(FitResult):
         DataFrame
             One row per respondent.
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         self._live("person_fit")
         frame = diagnostics.person_fit(self)
         frame.insert(0, "group", list(self.membership))
@@ -259,8 +259,6 @@ class GroupCalibration(FitResult):
         Series
             The statistics by name.
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         self._live("global_fit")
         return diagnostics.global_fit(self, type=type)
 
@@ -294,7 +292,7 @@ class GroupCalibration(FitResult):
         DataFrame
             See above.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         if len(self.factors) != 1:
             raise ValidationError(f"reliability: defined here for one factor; this fit has {len(self.factors)}")
@@ -315,7 +313,7 @@ class GroupCalibration(FitResult):
         DataFrame
             mirt's ``mod2values`` table.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return session.call("irtb_mirt_parameters", fit=self._live("parameters"))
 
@@ -336,8 +334,6 @@ class GroupCalibration(FitResult):
         matplotlib.axes.Axes
             The Axes drawn on.
         """
-        from irtbridge.calibration.analysis.plots import plot_groups
-
         return plot_groups(self, kind, **kwargs)
 
     def dif(self, which: Sequence[str] = ("a1", "d"), scheme: str = "add", items: Sequence[str] | None = None,
@@ -379,8 +375,6 @@ class GroupCalibration(FitResult):
         DataFrame
             As :func:`~irtbridge.calibration.analysis.functioning.drf`.
         """
-        from irtbridge.calibration.analysis.functioning import drf
-
         return drf(self, items, **kwargs)
 
     def dtf(self, **kwargs: Any) -> pd.DataFrame:
@@ -396,8 +390,6 @@ class GroupCalibration(FitResult):
         DataFrame
             As :func:`~irtbridge.calibration.analysis.functioning.dtf`.
         """
-        from irtbridge.calibration.analysis.functioning import dtf
-
         return dtf(self, **kwargs)
 
     def empirical_es(self, items: Sequence[str] | None = None, **kwargs: Any) -> pd.DataFrame:
@@ -416,8 +408,6 @@ class GroupCalibration(FitResult):
         DataFrame
             As :func:`~irtbridge.calibration.analysis.functioning.empirical_es`.
         """
-        from irtbridge.calibration.analysis.functioning import empirical_es
-
         return empirical_es(self, items, **kwargs)
 
     # -- the summary's parts (the skeleton is FitResult.summary: never calls R) ----------------------
@@ -554,7 +544,7 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
         unknown = [i for i in items if i not in known]
         if unknown:
             raise ValidationError(f"items: unknown item(s) {unknown[:5]}")
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     # mirt stops on a parameter the model lacks or fixes only inside DIF(); say it here, in one line
     table = session.call("irtb_mirt_parameters", fit=group_fit.r_model)

@@ -101,7 +101,7 @@ class MixedCalibration(FitResult):
         -----
         R equivalent: ``set.seed(seed); randef(mod, ndraws = ndraws, thin = thin)``.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         if self.r_model is None:
             raise ValidationError("randef needs the live model of a fit made in this process (this one was pickled)")

@@ -1,4 +1,4 @@
-"""The result of a calibration: :class:`Calibration`, the model and engine tables it is read against."""
+"""The result of a calibration: :class:`Calibration`, and the model table it is read against."""
 
 from __future__ import annotations
 
@@ -9,25 +9,30 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import DICHOTOMOUS, MIRT_ONLY, MODELS, POLYTOMOUS
+from irtbridge._moved import moved_names
 from irtbridge._summary import Line
 from irtbridge._validation import as_response_matrix, check_choice
-from irtbridge.calibration.results._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta, renamed_columns
+from irtbridge.calibration.analysis import diagnostics
+from irtbridge.calibration.analysis.fscores import check_scoring_options, mirt_scores
+from irtbridge.calibration.analysis.plots import plot_calibration, plot_item
+from irtbridge.calibration.results._base import CONDITIONAL, DRAWS, FitResult, Reliability, deprecated_theta
 from irtbridge.calibration.results._se import SE_MODEL, StandardErrorsField, raw_state
+from irtbridge.calibration.results._inference import InferenceMixin
+from irtbridge.calibration.results._scoring import ScoringMixin
 from irtbridge.calibration.results._serial import SerialMixin
-from irtbridge.calibration.results._stored import stored
-from irtbridge.calibration.engines import ENGINE_TABLE
+from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.results.flags import flag_items
-from irtbridge.calibration.analysis.inference import InferenceMixin
-from irtbridge.calibration.analysis.fscores import ScoringMixin
+from irtbridge.calibration.shared._columns import renamed_columns
+from irtbridge.calibration.shared._stored import stored
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import estimate_abilities
 from irtbridge.em.graded import recode_graded
 
-__all__ = ["Calibration", "MODELS", "ENGINES", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY", "SCORING_METHODS"]
+__all__ = ["Calibration", "MODELS", "DICHOTOMOUS", "POLYTOMOUS", "MIRT_ONLY"]
 
-# the models (irtbridge._catalogue) and what each engine fits, and the engine's own name for it
-ENGINES: dict[str, dict[str, str]] = {name: dict(row.models) for name, row in ENGINE_TABLE.items()}
-SCORING_METHODS = {name: row.scoring for name, row in ENGINE_TABLE.items()}
+# what each engine fits and scores is its row of the engine table (read there, never copied here)
+__getattr__ = moved_names(__name__, {"ENGINES": "irtbridge.calibration.inputs.engine_table",
+                                     "SCORING_METHODS": "irtbridge.calibration.inputs.engine_table"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,8 +230,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         4         4.0  0.152  0.759
         5         5.0  0.727  0.801
         """
-        from irtbridge._r import session
-        from irtbridge.calibration.analysis.fscores import check_scoring_options, mirt_scores
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         engine = ENGINE_TABLE[self.engine]
         method = check_choice(method, "method", engine.scoring, ignore_case=True)
@@ -299,7 +303,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         fit = self._live_mirt("plausible_values")
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError(f"n must be a positive integer, got {n!r}")
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_plausible", fit=fit, n=int(n), seed=int(seed))
         one = len(self.factors) == 1  # one factor: theta, as abilities() (the naming rule of _base)
@@ -321,7 +325,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
             One row per parameter, mirt's columns; a mirt fit made in this process only (else a
             ValidationError).
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return session.call("irtb_mirt_parameters", fit=self._live_mirt("parameters"))
 
@@ -337,7 +341,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         -------
         DataFrame
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("loadings"), rotate=rotate)
         frame = out["loadings"]
@@ -357,7 +361,7 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         DataFrame
             Factors x factors, rows and columns named by :attr:`factors` (1 x 1 for one factor).
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_loadings", fit=self._live_mirt("factor_correlations"), rotate=rotate)
         fcor = out["fcor"]
@@ -385,8 +389,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         -------
         DataFrame
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         return diagnostics.item_fit(self, stats, p_adjust=p_adjust, na_rm=na_rm, impute=impute, seed=seed)
 
     def person_fit(self) -> pd.DataFrame:
@@ -398,8 +400,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         DataFrame
             One row per respondent of the fitted data (index ``respondent``), mirt's columns.
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         return diagnostics.person_fit(self)
 
     def global_fit(self, type: str = "M2*") -> pd.Series:
@@ -414,8 +414,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         -------
         Series
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         return diagnostics.global_fit(self, type=type)
 
     def residuals(self, kind: str = "LD") -> pd.DataFrame:
@@ -430,8 +428,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         -------
         DataFrame
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         return diagnostics.residuals(self, kind)
 
     def reliability(self, theta: Any = None) -> Reliability:
@@ -448,8 +444,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         -------
         Reliability
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         deprecated_theta(theta)
         out = diagnostics.reliability(self)
         return Reliability(out, old={"conditional": lambda: self.conditional_reliability(theta)}, form=CONDITIONAL)
@@ -469,8 +463,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         DataFrame
             Indexed by ``theta``; columns ``information`` and ``reliability``.
         """
-        from irtbridge.calibration.analysis import diagnostics
-
         return diagnostics.conditional_reliability(self, theta)
 
     def plot(self, kind: str = "score", **kwargs: Any):
@@ -491,8 +483,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         matplotlib.axes.Axes
             The Axes drawn on.
         """
-        from irtbridge.calibration.analysis.plots import plot_calibration
-
         return plot_calibration(self, kind, **kwargs)
 
     def item_plot(self, item: str, kind: str = "trace", **kwargs: Any):
@@ -512,8 +502,6 @@ class Calibration(FitResult, ScoringMixin, InferenceMixin, SerialMixin):
         matplotlib.axes.Axes
             The Axes drawn on.
         """
-        from irtbridge.calibration.analysis.plots import plot_item
-
         return plot_item(self, item, kind, **kwargs)
 
     def _fit_lines(self, digits: int) -> list[str]:

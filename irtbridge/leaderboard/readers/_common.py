@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pandas as pd
 
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
+from irtbridge.leaderboard.long import collapse_repeats
 
 __all__ = ["LONG_COLUMNS", "as_paths", "find_files", "json_lines", "json_document", "number", "long_table",
            "check_threshold", "where", "first_char", "check_model", "run_labels",
@@ -257,8 +258,6 @@ def long_table(rows: dict[str, list], extra: Iterable[str], what: str) -> pd.Dat
     A pair read twice with the same score counts once; with different scores it is an error naming it
     (:data:`irtbridge.leaderboard.long.REPEATS_RULE`, the rule of every command).
     """
-    from irtbridge.leaderboard.long import collapse_repeats
-
     columns = list(LONG_COLUMNS) + [c for c in extra if c not in LONG_COLUMNS]
     frame = pd.DataFrame({c: rows[c] for c in columns}, columns=columns)
     frame["score"] = frame["score"].astype(float)
@@ -270,4 +269,5 @@ def warn_continuous(labels: list[str], unit: str) -> None:
     """One warning naming the tasks or runs whose scores are not all 0/1 (kept as they are)."""
     if labels:
         warnings.warn(f"{len(labels)} {unit}(s) have scores other than 0/1, kept continuous: "
-                      f"{', '.join(sorted(set(labels))[:5])}; pass threshold= to binarise", DataWarning, stacklevel=3)
+                      f"{', '.join(sorted(set(labels))[:5])}; pass threshold= to binarise", DataWarning,
+                      stacklevel=find_stack_level())

@@ -36,13 +36,13 @@ def _not_parquet(path: Path, exc: Exception) -> ValidationError:
 def parquet_columns(path: Path) -> dict[str, bool]:
     """The file's top-level columns, each with whether it can be read here (always, with pyarrow)."""
     if have_pyarrow():
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # pyarrow loads when a parquet file is read
 
         try:
             return {name: True for name in pq.ParquetFile(path).schema_arrow.names}
         except Exception as exc:  # pyarrow raises its own error classes for a damaged file
             raise _not_parquet(path, exc) from None
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     session.ensure_packages("nanoparquet")
     try:
@@ -62,7 +62,7 @@ def read_parquet(path: Path, columns: list[str]) -> pd.DataFrame:
     A nested column asked for without pyarrow is a one-line error naming the file and the column.
     """
     if have_pyarrow():
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # pyarrow loads when a parquet file is read
 
         try:
             frame = pq.read_table(path, columns=columns).to_pandas()
@@ -73,7 +73,7 @@ def read_parquet(path: Path, columns: list[str]) -> pd.DataFrame:
     nested = [c for c in columns if not readable.get(c, True)]
     if nested:
         raise ValidationError(f"{path}: column {nested[0]!r} is nested; {NESTED_NEEDS_PYARROW}")
-    from irtbridge._r import session
+    from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
     try:
         frame = session.call("irtb_parquet_read", path=str(path), columns=list(columns))

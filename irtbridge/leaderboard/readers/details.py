@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard.readers._common import (
     as_paths,
     check_model,
@@ -116,7 +116,7 @@ def _plan(path_or_paths: Any, what: str, names: tuple[re.Pattern, ...], model: s
     kept = [p for p in plan if best[(p.model, p.task)] is p]
     if len(kept) < len(plan):
         warnings.warn(f"{len(plan) - len(kept)} task run(s) left out as older runs of the same model and task; the "
-                      "latest date is read", DataWarning, stacklevel=4)
+                      "latest date is read", DataWarning, stacklevel=find_stack_level())
     return kept
 
 

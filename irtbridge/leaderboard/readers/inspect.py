@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard.readers._common import (
     as_paths,
     check_model,
@@ -339,7 +339,7 @@ def read_inspect(path_or_paths: Any, *, metric: str | dict | None = None, epoch:
             continuous.append(label)
     if unscored:
         warnings.warn(f"{unscored} sample(s) without a score (errored or cancelled) were left out", DataWarning,
-                      stacklevel=2)
+                      stacklevel=find_stack_level())
     warn_continuous(continuous, "task")
     return long_table(rows, EXTRA_COLUMNS, _WHAT)
 

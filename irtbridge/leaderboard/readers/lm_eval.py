@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from irtbridge.exceptions import DataWarning, ValidationError
+from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard.readers._common import (
     as_paths,
     check_model,
@@ -212,7 +212,7 @@ def _latest(plan: list[_SampleFile]) -> list[_SampleFile]:
         keep, drop = dropped[0]
         warnings.warn(f"{len(dropped)} task run(s) left out as older runs of the same model and task; the latest "
                       f"timestamp is read (e.g. {keep.model} {keep.task}: {keep.path.name} read, {drop.path.name} "
-                      "left out)", DataWarning, stacklevel=4)
+                      "left out)", DataWarning, stacklevel=find_stack_level())
     return [sf for sf in plan if best[(sf.model, sf.task)] is sf]
 
 

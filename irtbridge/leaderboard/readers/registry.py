@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from irtbridge.exceptions import ValidationError
+
 __all__ = ["Reader", "READERS", "FORMAT_NAMES", "detect_format", "reader", "read_format"]
 
 
@@ -195,8 +197,6 @@ def reader(name: str, param: str = "--from") -> Reader:
     Reader
         The row.
     """
-    from irtbridge.exceptions import ValidationError
-
     row = READERS.get(name) if isinstance(name, str) else None
     if row is None:
         raise ValidationError(f"{param} {name!r} is not a format irtbridge reads; the formats: "
@@ -241,8 +241,6 @@ def read_format(name: str, paths: Any, **options: Any) -> Any:
     DataFrame
         The reader's long table.
     """
-    from irtbridge.exceptions import ValidationError
-
     row = reader(name)
     given = {k: v for k, v in options.items() if v is not None}
     foreign = [k for k in given if k not in row.options]

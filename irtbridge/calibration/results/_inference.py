@@ -13,6 +13,7 @@ errors first when the fit deferred them (the default ``se=None``).
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
@@ -20,7 +21,8 @@ import pandas as pd
 
 from irtbridge._validation import R_SEED_MAX, check_bool, check_number, check_seed
 from irtbridge.calibration.results._se import GROUP_PARENT, SE_MODEL
-from irtbridge.exceptions import ValidationError
+from irtbridge.calibration.shared._live import live_model
+from irtbridge.exceptions import RWarning, ValidationError, find_stack_level
 
 __all__ = ["InferenceMixin"]
 
@@ -56,8 +58,6 @@ class InferenceMixin:
     def _information_model(self, what: str) -> Any:
         """The live model that holds this fit's information matrix (the fit's own, or the one its
         deferred standard errors were computed on); a one-line error when there is none."""
-        from irtbridge.calibration.analysis._live import live_model
-
         model = live_model(self, what)
         if self.options.get("se") is False:
             raise ValidationError(f"{what} needs the information matrix; this fit was made with se=False: refit "
@@ -98,7 +98,7 @@ class InferenceMixin:
         a1.1  0.0314  0.0160
         d.2   0.0160  0.0173
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_vcov", fit=self._information_model("vcov"))
         return out if isinstance(out, pd.DataFrame) else pd.DataFrame(out)
@@ -108,7 +108,7 @@ class InferenceMixin:
         """The condition number of the information matrix (largest over smallest eigenvalue): mirt's
         ``extract.mirt(fit, "condnum")``. Computes deferred standard errors first; a fit made with
         ``se=False`` has none (a one-line error)."""
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         return float(session.call("irtb_mirt_condnum", fit=self._information_model("condition_number")))
 
@@ -142,7 +142,7 @@ class InferenceMixin:
         >>> fit.wald(L).round(3)["df"]
         1.0
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._information_model("wald")
         names = list(session.call("irtb_mirt_vcov", fit=model).columns)
@@ -205,7 +205,7 @@ class InferenceMixin:
         a1         0.988  0.177  0.641  1.335
         d          1.856  0.131  1.598  2.114
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         irt = check_bool(irt, "irt")
         ci = check_number(ci, "ci", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -224,10 +224,6 @@ class InferenceMixin:
     def _coefficients_model(self) -> Any:
         """The model :meth:`coefficients` reads: the one with the information matrix when there is one;
         else the live fit (SEs NaN), with one warning at every call when the matrix is unavailable."""
-        import warnings
-
-        from irtbridge.exceptions import RWarning
-
         model = self._live_mirt("coefficients")
         if self.options.get("se") is False:
             return model
@@ -237,7 +233,7 @@ class InferenceMixin:
         problem = self.options.get("se_unavailable")
         if problem:
             warnings.warn(f"coefficients: standard errors unavailable ({problem}); se, lower and upper are NaN",
-                          RWarning, stacklevel=3)
+                          RWarning, stacklevel=find_stack_level())
             return model
         return self._information_model("coefficients")
 
@@ -263,7 +259,7 @@ class InferenceMixin:
         -----
         R equivalent: ``PLCI.mirt(fit, parnum = parnum, alpha = alpha)``.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("profile_ci")
         alpha = check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -300,7 +296,7 @@ class InferenceMixin:
         >>> fit.lagrange([1, 5])["df"].tolist()              # free item 1's and item 3's slope
         [1.0, 1.0]
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("lagrange")
         if isinstance(parnum, (int, np.integer)) and not isinstance(parnum, bool):
@@ -352,7 +348,7 @@ class InferenceMixin:
         >>> fit.bootstrap(3, seed=1).shape
         (10, 5)
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("bootstrap")
         if not isinstance(draws, (int, np.integer)) or isinstance(draws, (bool, np.bool_)) or draws < 2:
@@ -395,7 +391,7 @@ class InferenceMixin:
         >>> fit.mdisc().round(3).tolist()
         [0.988, 1.081, 1.706, 0.765, 0.736]
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_mdisc", fit=self._live_mirt("mdisc"))
         names = self.item_names
@@ -410,7 +406,7 @@ class InferenceMixin:
         DataFrame
             See above.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         out = session.call("irtb_mirt_mdiff", fit=self._live_mirt("mdiff"))
         out.index = pd.Index(self.item_names)
@@ -439,7 +435,7 @@ class InferenceMixin:
         R equivalent: ``testinfo(fit, Theta, degrees = degrees, which.items = ...)``. For a unidimensional
         item table without R see :func:`irtbridge.irt.test_information`.
         """
-        from irtbridge._r import session
+        from irtbridge._r import session  # the R boundary loads with the first R call, never on import
 
         model = self._live_mirt("test_information")
         k = len(self.factors)
