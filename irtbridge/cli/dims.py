@@ -98,14 +98,21 @@ def run(args: argparse.Namespace) -> int:
     if data.shape[1] <= args.max_dims + 1:
         raise ValidationError(f"--max-dims {args.max_dims} needs more than {args.max_dims + 1} items; "
                               f"{args.file!r} has {data.shape[1]}")
-    bar = progress_bar(not args.no_progress and not args.json, args.max_dims * args.draws, desc="irtbridge dims",
-                       unit="fit")
+    bars: list = []  # the bar appears once choose_dimensions has checked everything (bad input: one line only)
+
+    def progress(done: int, total: int, d: int) -> None:
+        if not bars:
+            bars.append(progress_bar(not args.no_progress and not args.json, total, desc="irtbridge dims", unit="fit"))
+        if done:
+            bars[0].update(1)
+
     try:
         result = choose_dimensions(data, max_dims=args.max_dims, holdout=args.holdout, draws=args.draws,
                                    seed=args.seed, qmc_points=args.qmc_points, NCYCLES=args.ncycles,
-                                   progress=lambda done, total, d: bar.update(1))
+                                   progress=progress)
     finally:
-        bar.close()
+        for bar in bars:
+            bar.close()
     summary = result.summary()
     payload = summary.to_dict()
     if args.out:

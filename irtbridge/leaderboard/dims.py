@@ -236,7 +236,8 @@ def choose_dimensions(responses: Any, *, max_dims: int = 10, dims: Iterable[int]
     NCYCLES : int, default 300
         The most EM cycles of one fit.
     progress : callable, optional
-        ``progress(done, total, D)`` after each fit.
+        ``progress(done, total, D)`` after each fit, and ``progress(0, total, 0)`` once every argument is
+        checked, before the first.
 
     Returns
     -------
@@ -283,6 +284,8 @@ def choose_dimensions(responses: Any, *, max_dims: int = 10, dims: Iterable[int]
     rows_all: list[np.ndarray] = []
     notes: list[str] = []
     total, done = len(ds) * draws, 0
+    if progress is not None:  # every check passed: the fits begin
+        progress(0, total, 0)
     for draw in range(draws):
         held = holdout_cells(observed, holdout, rng)
         train = np.where(held, np.nan, values)
