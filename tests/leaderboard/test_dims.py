@@ -151,3 +151,26 @@ def test_cells_must_be_binary():
     x[3, 4] = 0.5
     with pytest.raises(ValidationError, match="0, 1 or empty"):
         choose_dimensions(x, max_dims=2)
+
+
+def test_the_leaderboard_report_prints_dimensions_beside_the_2pl(tmp_path, capsys):
+    out = tmp_path / "board"
+    assert main(["leaderboard", str(ARCT), "--dims", "2", "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    dm = summary["dimensions"]
+    table = pd.read_csv(out / "tables" / "dimensions.csv", index_col="D", float_precision="round_trip")
+    assert list(table.index) == [1, 2] and dm["chosen"] in (1, 2)
+    assert dm["loglik_1"] == table.loc[1, "loglik"] and dm["loglik"] == table.loc[dm["chosen"], "loglik"]
+    assert summary["headline"]["dimensions"].startswith(f"Dimensions by held-out answers: D = {dm['chosen']}")
+    assert summary["headline"]["fit"].startswith("Native 2PL")  # the one-dimensional fit stays
+    page = (out / "index.html").read_text()
+    assert "How many dimensions" in page and "tables/dimensions.csv" in page
+
+
+def test_the_leaderboard_report_has_no_dimensions_unless_asked(tmp_path, capsys):
+    assert main(["leaderboard", str(ARCT), "--out", str(tmp_path / "b"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert "dimensions" not in summary and not (tmp_path / "b" / "tables" / "dimensions.csv").exists()
+    assert main(["leaderboard", str(ARCT), "--dims", "0", "--out", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--dims" in err and not (tmp_path / "c").exists()
