@@ -170,6 +170,10 @@ class FactorResult:
     seconds : float
     history : tuple
         ``(loglik, change)`` per cycle.
+    data : ResponseData or None
+        The fitted responses (:meth:`scores` reads them by default).
+    seed : int or None
+        The QMC scrambling of the fit.
     """
 
     a: np.ndarray
@@ -266,7 +270,13 @@ class FactorResult:
         return out
 
     def loadings(self) -> pd.DataFrame:
-        """mirt's standardised loadings ``F1..FD`` (unrotated; :mod:`irtbridge.em.rotation`)."""
+        """mirt's standardised loadings ``F1..FD``, unrotated (:mod:`irtbridge.em.rotation`).
+
+        Returns
+        -------
+        DataFrame
+            Items x factors.
+        """
         return pd.DataFrame(standardised_loadings(self.a), index=pd.Index(self.item_names),
                             columns=self.factor_names)
 

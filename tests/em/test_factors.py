@@ -159,3 +159,36 @@ def test_four_factors_by_qmc_reach_mirts_objective_within_monte_carlo_error(ref)
     mhrm = ref["mhrm4"]
     theirs = marginal_loglik(x, np.asarray(mhrm["a"]), np.asarray(mhrm["d"]), **big)
     assert mine >= theirs - error and mine >= mhrm["loglik"] - 3 * np.hypot(mhrm["se_loglik"], fit.loglik_se)
+
+
+def _recovery(fit: FactorResult, a: np.ndarray, d: np.ndarray) -> dict[str, float]:
+    got = _signs(a, fit.a)
+    free = fit.mask
+    return {"a_rmse": float(np.sqrt(np.mean((got[free] - a[free]) ** 2))), "a_bias": float(np.mean(got[free] - a[free])),
+            "d_rmse": float(np.sqrt(np.mean((fit.d - d) ** 2))), "d_bias": float(np.mean(fit.d - d))}
+
+
+def test_recovery_of_known_parameters():
+    """The recovery table (printed with -s): exploratory D = 2 by quadrature on mirt's pattern, and a
+    bifactor (a general factor and three specific ones, D = 4) by QMC-EM, 20% of cells missing.
+
+    Measured (3,000 respondents): D = 2 (21 points per factor): a RMSE 0.127 (bias -0.073), d RMSE 0.086
+    (bias 0.046); bifactor D = 4 (2,000 QMC points): a RMSE 0.108 (bias 0.019), d RMSE 0.050 (bias -0.007)."""
+    rng = np.random.default_rng(7)
+    a2 = np.c_[rng.uniform(0.8, 2.0, 16), np.r_[rng.uniform(0.5, 1.5, 15) * (np.arange(15) % 2), 0.0]]
+    d2 = rng.normal(0, 1, 16)
+    x2 = simulate(3000, a2, d2, 70, missing=0.2)
+    fit2 = fit_factors(x2, 2, method="quadrature", quadpts=21)
+    a4 = np.zeros((18, 4))
+    a4[:, 0] = rng.uniform(0.8, 1.8, 18)
+    for k in range(3):
+        a4[6 * k:6 * k + 6, k + 1] = rng.uniform(0.6, 1.4, 6)
+    d4 = rng.normal(0, 1, 18)
+    x4 = simulate(3000, a4, d4, 71, missing=0.2)
+    fit4 = fit_factors(x4, 4, mask=a4 != 0, method="qmc", quadpts=2000, seed=3)
+    table = pd.DataFrame({"exploratory D=2 (quadrature)": _recovery(fit2, a2, d2),
+                          "bifactor D=4 (qmc)": _recovery(fit4, a4, d4)}).T
+    print("\n" + table.round(3).to_string())
+    assert fit2.converged and fit4.converged
+    assert (table["a_rmse"] < 0.15).all() and (table["d_rmse"] < 0.1).all()
+    assert (table["a_bias"].abs() < 0.1).all() and (table["d_bias"].abs() < 0.07).all()
