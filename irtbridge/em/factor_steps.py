@@ -144,11 +144,40 @@ class Estep:
         self.blocks = _blocks(data.shape[0], len(theta))
 
     def tables(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``log P`` and ``log Q``, items x points.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+
+        Returns
+        -------
+        log_p, log_q : ndarray
+        """
         z = a @ self.theta.T + d[:, None]  # items x points
         return log_pq(z)
 
     def posterior(self, a: np.ndarray, d: np.ndarray, start: int, stop: int,
                   tables: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The posterior over the points of respondents ``start..stop-1`` and their log marginal likelihoods.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+        start, stop : int
+            The block of respondents.
+        tables : tuple of ndarray, optional
+            :meth:`tables` at ``(a, d)`` when the caller has them.
+
+        Returns
+        -------
+        post : ndarray
+            Respondents x points, rows summing to one.
+        marginal : ndarray
+            Per respondent.
+        """
         lp, lq = tables if tables is not None else self.tables(a, d)
         ll = _loglik_block(self.Y[start:stop], self.M[start:stop], self.full, lp, lq)
         ll += self.logw[None, :]

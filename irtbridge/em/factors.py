@@ -16,7 +16,8 @@ with the slopes ``a_j = (a1..aD)`` of item ``j`` free where the item-to-factor `
 * **Integration.** ``"quadrature"``: mirt's grid, the product of ``quadpts`` equally spaced points on
   ``[-6, 6]`` per factor (mirt's ``select_quadpts``: 61, 31, 15, 9, 7 for D = 1..5), weighted by the normal
   density and normalised. ``"qmc"``: quasi-Monte-Carlo EM (mirt's ``method = "QMCEM"``): a fixed set of
-  ``quadpts`` (default 5,000, mirt's) scrambled Sobol points mapped through the normal quantile, equal
+  ``quadpts`` (default 5,000, mirt's) scrambled Halton points (mirt: a Halton sequence) mapped through the
+  normal quantile, equal
   weights; the log-likelihood is then an estimate, with its Monte-Carlo standard error estimated from
   independent scramblings (:attr:`FactorResult.loglik_se`). ``"auto"``: quadrature for D <= 3, QMC above.
 * **E-step.** With ``Y`` the right answers and ``M`` the answered cells (respondents x items, dense or
@@ -41,7 +42,6 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from scipy.special import expit, logsumexp
 
 from irtbridge._validation import check_choice, check_int, check_number
@@ -51,7 +51,8 @@ from irtbridge.em.factor_steps import Estep, mstep, parse_priors, prior_parts
 from irtbridge.em.rotation import Rotation, rotate_loadings, standardised_loadings
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["METHODS", "QUADPTS", "QMC_POINTS", "FactorResult", "fit_factors", "exploratory_mask", "points"]
+__all__ = ["METHODS", "QUADPTS", "QMC_POINTS", "FactorResult", "fit_factors", "exploratory_mask", "points",
+           "marginal_loglik"]
 
 METHODS = ("auto", "quadrature", "qmc")
 #: mirt's default quadrature points per factor (``select_quadpts``): 3 above five factors
@@ -91,7 +92,7 @@ def points(method: str, n_factors: int, quadpts: int, seed: int | None = None) -
     Parameters
     ----------
     method : {"quadrature", "qmc"}
-        mirt's product grid on ``[-6, 6]`` or scrambled Sobol points through the normal quantile.
+        mirt's product grid on ``[-6, 6]`` or scrambled Halton points through the normal quantile.
     n_factors, quadpts : int
         Factors; points per factor (quadrature) or in total (qmc).
     seed : int, optional
@@ -117,8 +118,8 @@ def points(method: str, n_factors: int, quadpts: int, seed: int | None = None) -
         return theta, logw - logsumexp(logw)
     from scipy.stats import norm, qmc
 
-    sobol = qmc.Sobol(d=n_factors, scramble=True, seed=_DEFAULT_SEED if seed is None else seed)
-    u = sobol.random(quadpts)
+    halton = qmc.Halton(d=n_factors, scramble=True, seed=_DEFAULT_SEED if seed is None else seed)
+    u = halton.random(quadpts)
     theta = norm.ppf(np.clip(u, 1e-12, 1 - 1e-12))
     return theta, np.full(quadpts, -np.log(quadpts))
 
@@ -169,6 +170,10 @@ class FactorResult:
     seconds : float
     history : tuple
         ``(loglik, change)`` per cycle.
+    data : ResponseData or None
+        The fitted responses (:meth:`scores` reads them by default).
+    seed : int or None
+        The QMC scrambling of the fit.
     """
 
     a: np.ndarray
@@ -256,13 +261,22 @@ class FactorResult:
             post, _ = step.posterior(self.a, self.d, start, stop, tables)
             mean[start:stop] = post @ theta
             var[start:stop] = post @ theta**2 - mean[start:stop] ** 2
+        return self._frame(data, mean, var)
+
+    def _frame(self, data: ResponseData, mean: np.ndarray, var: np.ndarray) -> pd.DataFrame:
         out = pd.DataFrame(mean, index=data.index, columns=self.factor_names)
         for k, name in enumerate(self.factor_names):
             out[f"se_{name}"] = np.sqrt(np.maximum(var[:, k], 0.0))
         return out
 
     def loadings(self) -> pd.DataFrame:
-        """mirt's standardised loadings ``F1..FD`` (unrotated; :mod:`irtbridge.em.rotation`)."""
+        """mirt's standardised loadings ``F1..FD``, unrotated (:mod:`irtbridge.em.rotation`).
+
+        Returns
+        -------
+        DataFrame
+            Items x factors.
+        """
         return pd.DataFrame(standardised_loadings(self.a), index=pd.Index(self.item_names),
                             columns=self.factor_names)
 
@@ -326,33 +340,31 @@ class _Cycles:
 
 
 def _start(data: ResponseData, free: np.ndarray) -> np.ndarray:
-    """Slopes from the leading eigenvectors of the items' correlations (as mirt's exploratory start, on
-    phi coefficients of the answered pairs), intercepts from the proportions correct."""
+    """Slopes from the leading principal axes of the items' correlations (as mirt's exploratory start, on
+    the answered cells; by a randomised SVD of the standardised matrix where it is large), intercepts from
+    the proportions correct."""
     J, D = free.shape[0], free.shape[1] - 1
-    M = data.M.toarray() if sparse.issparse(data.M) else np.asarray(data.M)
-    Y = data.A.toarray() if sparse.issparse(data.A) else np.asarray(data.A)
-    answered, correct = M.sum(axis=0), Y.sum(axis=0)
+    answered = np.asarray(data.M.sum(axis=0)).ravel()
+    correct = np.asarray(data.A.sum(axis=0)).ravel()
     p = (correct + 0.5) / (answered + 1.0)
-    d = np.log(p / (1 - p))
     x = np.zeros((J, D + 1))
-    x[:, -1] = d
-    if J <= 3000 and data.shape[0] * J <= 5e7:
-        mean = np.where(M > 0, Y - p, 0.0)
-        cov = mean.T @ mean
-        seen = M.T @ M
-        cov = cov / np.maximum(seen, 1.0)
-        sd = np.sqrt(np.maximum(np.diag(cov), 1e-12))
-        corr = cov / np.outer(sd, sd)
-        np.fill_diagonal(corr, 1.0)
-        vals, vecs = np.linalg.eigh(corr)
-        loads = vecs[:, ::-1][:, :D] * np.sqrt(np.maximum(vals[::-1][:D], 0.0))
-        loads *= np.sign(loads.sum(axis=0, keepdims=True) + 1e-12)
-        u = 1 - (loads**2).sum(axis=1)
-        u[u < 0.001] = 0.2
-        x[:, :D] = np.clip(loads / np.sqrt(u)[:, None] * 1.702, -4, 4)
-    else:
-        x[:, :D] = 1.0 / np.sqrt(D)
-    x[:, :D] = np.where(free[:, :D], x[:, :D], 0.0)
+    x[:, -1] = np.log(p / (1 - p))
+    sd = np.sqrt(p * (1 - p))
+    rng = np.random.default_rng(0)
+    n = data.shape[0]
+    probe = rng.normal(size=(J, D + 8))
+    basis = np.zeros((n, D + 8))
+    for s in range(0, n, 500):  # Z = (Y - M p) / sd, answered cells only: Z @ probe without forming Z densely
+        Y, M = data.A[s:s + 500], data.M[s:s + 500]
+        basis[s:s + 500] = np.asarray(Y @ (probe / sd[:, None])) - np.asarray(M @ (probe * (p / sd)[:, None]))
+    q, _ = np.linalg.qr(basis)
+    proj = np.asarray(data.A.T @ q) / sd[:, None] - np.asarray(data.M.T @ q) * (p / sd)[:, None]  # Z' q
+    u, sing, _ = np.linalg.svd(proj, full_matrices=False)
+    loads = u[:, :D] * sing[:D] / np.sqrt(np.maximum(answered, 1.0))[:, None]
+    loads *= np.sign(loads.sum(axis=0, keepdims=True) + 1e-12)
+    uniq = 1 - (loads**2).sum(axis=1)
+    uniq[uniq < 0.001] = 0.2
+    x[:, :D] = np.where(free[:, :D], np.clip(loads / np.sqrt(uniq)[:, None] * 1.702, -4, 4), 0.0)
     return x
 
 
@@ -421,20 +433,23 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
         raise ValidationError(f"quadpts: {quadpts}^{D} = {quadpts**D} quadrature points is more than {MAX_GRID} "
                               "(mirt's MAXQUAD); use method='qmc'")
     started = time.perf_counter()
-    theta, logw = points(method, D, quadpts, seed)
-    step = Estep(responses, theta, logw)
     free = np.hstack([free_slopes, np.ones((J, 1), dtype=bool)])
     x0 = _start(responses, free)
+    loglik_se = 0.0
+    theta, logw = points(method, D, quadpts, seed)
+    step = Estep(responses, theta, logw)
     em = _Cycles(step, free, prior, TOL, NCYCLES, progress)
     x = np.where(free, iterate(em, x0.ravel(), "squarem").reshape(free.shape), 0.0)
     a, d = x[:, :-1].copy(), x[:, -1].copy()
     loglik = step(a, d)[2]
-    loglik_se = _qmc_error(responses, a, d, D, quadpts, seed) if method == "qmc" else 0.0
+    converged, cycles, history = em.converged, em.cycle, em.history
+    if method == "qmc":
+        loglik_se = _qmc_error(responses, a, d, D, quadpts, seed)
     log_prior = float(prior_parts(prior, x, free, True)[0].sum())
-    return FactorResult(a=a, d=d, loglik=loglik, converged=em.converged, iterations=em.cycle, method=method,
+    return FactorResult(a=a, d=d, loglik=loglik, converged=converged, iterations=cycles, method=method,
                         n_factors=D, item_names=responses.item_names, mask=free_slopes, exploratory=mask is None,
                         quadpts=quadpts, log_prior=log_prior, loglik_se=loglik_se,
-                        seconds=time.perf_counter() - started, history=tuple(em.history), data=responses,
+                        seconds=time.perf_counter() - started, history=tuple(history), data=responses,
                         seed=seed)
 
 
@@ -448,3 +463,30 @@ def _qmc_error(data: ResponseData, a: np.ndarray, d: np.ndarray, D: int, quadpts
         theta, logw = points("qmc", D, quadpts, base + 7919 * k)
         values.append(Estep(data, theta, logw)(a, d)[2])
     return float(np.std(values, ddof=1))
+
+
+def marginal_loglik(data: Any, a: np.ndarray, d: np.ndarray, *, method: str = "qmc", quadpts: int = QMC_POINTS,
+                    seed: int | None = None) -> float:
+    """The marginal log-likelihood of the D-factor 2PL ``(a, d)`` on ``data``, integrated at the points of
+    :func:`points` (e.g. another fit's estimates, checked on a larger or independent set of points).
+
+    Parameters
+    ----------
+    data : ResponseData, ndarray or DataFrame
+        Respondents x items, 0/1 with NaN missing.
+    a : ndarray
+        Items x D slopes.
+    d : ndarray
+        Intercepts.
+    method : {"qmc", "quadrature"}, default "qmc"
+    quadpts : int, default 5000
+    seed : int, optional
+
+    Returns
+    -------
+    float
+    """
+    method = check_choice(method, "method", ("qmc", "quadrature"))
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    theta, logw = points(method, a.shape[1], check_int(quadpts, "quadpts", low=3), seed)
+    return float(Estep(_as_data(data), theta, logw)(a, np.asarray(d, dtype=float))[2])

@@ -6,11 +6,11 @@ the logistic metric and an identity latent covariance,
     F = (a / 1.702) / sqrt(1 + rowSums((a / 1.702)^2)),
 
 and rotates ``F`` with GPArotation: ``oblimin`` (mirt's default, ``gam = 0``: quartimin) or ``varimax``
-(Kaiser-normalised), then turns each column so that its largest loading is positive. The rotation is for
+(not row-normalised), then turns each column so that its largest loading is positive. The rotation is for
 reporting only: the likelihood is invariant under ``a -> a T^-T`` with the latent covariance ``T^-1 T^-T``.
 
-* ``varimax``: Kaiser (1958), the pairwise-free SVD iteration (as ``stats::varimax``, ``eps = 1e-5``) on
-  the rows normalised to unit length.
+* ``varimax``: Kaiser (1958) by the SVD iteration, without row normalisation (GPArotation's ``Varimax``
+  default, ``normalize = FALSE``, ``eps = 1e-5``).
 * ``oblimin``: the gradient projection algorithm for oblique rotation of Bernaards & Jennrich (2005),
   criterion ``Q(L) = sum_{k != l} (L_k^2)' (L_l^2) / 4`` (quartimin), from the identity.
 """
@@ -74,9 +74,7 @@ def standardised_loadings(a: np.ndarray) -> np.ndarray:
 
 def _varimax(F: np.ndarray, eps: float = 1e-5, iterations: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     p, k = F.shape
-    norms = np.sqrt((F**2).sum(axis=1, keepdims=True))
-    norms[norms == 0] = 1.0
-    x = F / norms
+    x = F
     T = np.eye(k)
     previous = 0.0
     for _ in range(iterations):
@@ -87,7 +85,7 @@ def _varimax(F: np.ndarray, eps: float = 1e-5, iterations: int = 1000) -> tuple[
         if total < previous * (1 + eps):
             break
         previous = total
-    return (x @ T) * norms, T
+    return x @ T, T
 
 
 def _quartimin(L: np.ndarray) -> tuple[float, np.ndarray]:
