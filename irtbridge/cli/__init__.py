@@ -40,6 +40,7 @@ COMMANDS = [
     "irtbridge.cli.leaderboard",
     "irtbridge.cli.tiny",
     "irtbridge.cli.twophase",
+    "irtbridge.cli.dims",
 ]
 
 

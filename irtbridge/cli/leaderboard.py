@@ -69,6 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-models", type=int, default=5, metavar="N",
                    help="flag items answered by fewer than N models and than half the models (default 5)")
     p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
+    p.add_argument("--dims", type=int, metavar="D",
+                   help="also compare D = 1..D factors by held-out answers (as irtbridge dims), beside the 2PL")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))
 
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--top", args.top), ("--min-items", args.min_items), ("--min-models", args.min_models)):
         if value < 1:
             raise ValidationError(f"{flag} must be at least 1, got {value}")
+    if args.dims is not None and not 1 <= args.dims <= 50:
+        raise ValidationError(f"--dims must be from 1 to 50, got {args.dims}")
     out = os.path.abspath(args.out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise ValidationError(f"--out {args.out!r} is a file; give a folder for the report")
@@ -107,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         prior = {} if not args.no_prior else {"priors": None}
         report = leaderboard_report(data, top=args.top, tiny_errors=tiny, tiny_source=tiny_source, progress=True,
                                     disconnected=args.disconnected, min_items=args.min_items,
-                                    min_models=args.min_models, **prior)
+                                    min_models=args.min_models, dims=args.dims, **prior)
         print("irtbridge leaderboard: writing the report", file=sys.stderr)
         files = write_leaderboard_report(report, out, staging=stage)
     elapsed = time.perf_counter() - started

@@ -88,6 +88,9 @@ class LeaderboardReport(HasSummary):
         The headline numbers (what ``summary().to_dict()`` and ``summary.json`` hold).
     notes : tuple of str
         What was left out, fit notes, and every irtbridge warning raised while reading and building.
+    dimensions : DataFrame or None
+        With ``dims``: held-out prediction per number of factors D
+        (:attr:`irtbridge.leaderboard.dims.DimensionsResult.table`; the chosen D in ``facts["dimensions"]``).
     """
 
     ranking: pd.DataFrame
@@ -98,6 +101,7 @@ class LeaderboardReport(HasSummary):
     tiny_errors: pd.DataFrame | None
     facts: Mapping[str, Any]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    dimensions: pd.DataFrame | None = None
 
     @property
     def flagged_items(self) -> pd.DataFrame:
@@ -123,6 +127,8 @@ class LeaderboardReport(HasSummary):
             out["task_accuracy"] = self.task_accuracy
         if self.tiny_errors is not None:
             out["tiny_errors"] = self.tiny_errors
+        if self.dimensions is not None:
+            out["dimensions"] = self.dimensions
         return out
 
     def summary(self) -> Summary:
@@ -134,7 +140,9 @@ class LeaderboardReport(HasSummary):
             The report's headline.
         """
         return Summary(title=f"Leaderboard report: {self.facts['n_models']:,} models x {self.facts['n_items']:,} items",
-                       lines=_lines(self.facts), tables=(("Top of the ranking", _top(self.ranking)),),
+                       lines=_lines(self.facts), tables=(("Top of the ranking", _top(self.ranking)),) + (
+                           (("Held-out answers per number of factors D", self.dimensions),)
+                           if self.dimensions is not None else ()),
                        notes=self.notes, data=self.facts)
 
     def save(self, out: str | os.PathLike, *, staging: str | os.PathLike | None = None,
@@ -261,6 +269,11 @@ def _lines(f: Mapping[str, Any]) -> tuple[Line, ...]:
                              f"; {IDENTIFICATION}"))
     else:
         lines.append(Line.of("fit", Warn(f"No 2PL fitted: {fit['reason']}")))
+    if f.get("dimensions"):
+        dm = f["dimensions"]
+        lines.append(Line.of("dimensions", "Dimensions by held-out answers: ", Strong(f"D = {dm['chosen']}"),
+                             f" chosen (log-likelihood per answer {dm['loglik']:.4f}, accuracy {dm['accuracy']:.4f}; "
+                             f"one-dimensional fit {dm['loglik_1']:.4f} and {dm['accuracy_1']:.4f})"))
     if f.get("tiny"):
         lines.append(Line.of("tiny", f"Tiny benchmark error table: {f['tiny']['rows']} row(s), {f['tiny']['source']}"))
     return tuple(lines)
@@ -364,7 +377,7 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
 def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None, top: int = 5,
                        tiny_errors: pd.DataFrame | None = None, tiny_source: str = "", progress: bool = False,
                        priors: Any = DEFAULT_PRIORS, disconnected: str = "per-group", min_items: int = MIN_ITEMS,
-                       min_models: int = MIN_MODELS, **options: Any) -> LeaderboardReport:
+                       min_models: int = MIN_MODELS, dims: int | None = None, **options: Any) -> LeaderboardReport:
     """Rank a leaderboard's models with intervals and diagnose its items with the native 2PL.
 
     Parameters
@@ -400,6 +413,9 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         Options of the native engine (``TOL``, ``quadpts``, ``technical={"NCYCLES": ...}``).
     tiny_source : str, default ""
         Where ``tiny_errors`` came from (a note on the page).
+    dims : int, optional
+        Also compare D = 1..dims factors by held-out answers (:func:`irtbridge.leaderboard.dims.choose_dimensions`,
+        its defaults): the ``dimensions`` table and headline, beside the one-dimensional fit. None: not computed.
 
     Returns
     -------
@@ -425,6 +441,7 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
     ('everyone right', 20)
     """
     top = check_int(top, "top", low=1)
+    dims = None if dims is None else check_int(dims, "dims", low=1, high=50)
     marks = (check_int(min_items, "min_items", low=1), check_int(min_models, "min_models", low=1))
     if disconnected not in DISCONNECTED:
         raise ValidationError(f"disconnected must be one of {', '.join(DISCONNECTED)}, got {disconnected!r}")
@@ -433,7 +450,20 @@ def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None
         data = as_leaderboard_input(responses, tasks=tasks)
         report = _build(data, top, tiny_errors, tiny_source, progress, {**options, "priors": priors}, disconnected,
                         marks)
+        if dims is not None:
+            report = _with_dimensions(report, data.matrix, dims)
     return replace(report, notes=tuple(dict.fromkeys([*report.notes, *caught])))
+
+
+def _with_dimensions(report: LeaderboardReport, matrix: pd.DataFrame, dims: int) -> LeaderboardReport:
+    from irtbridge.leaderboard.dims import choose_dimensions
+
+    res = choose_dimensions(matrix.astype(float), max_dims=min(dims, max(1, matrix.shape[1] - 2)))
+    t = res.table
+    facts = {**res.facts, "loglik": t.loc[res.chosen, "loglik"], "accuracy": t.loc[res.chosen, "accuracy"],
+             "loglik_1": t.loc[1, "loglik"], "accuracy_1": t.loc[1, "accuracy"]}
+    return replace(report, dimensions=t, facts=to_jsonable({**report.facts, "dimensions": facts}),
+                   notes=report.notes + res.notes)
 
 
 def _rank_agreement(ranking: pd.DataFrame) -> float | None:

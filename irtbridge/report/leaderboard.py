@@ -90,6 +90,18 @@ def _section_information(r: LeaderboardReport) -> dict[str, Any]:
                      "below": info["models_below"], "n_items": f"{info['n_items']:,}"}}
 
 
+def _section_dims(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
+    if r.dimensions is None:
+        return {"dims": None}
+    dm = r.facts["dimensions"]
+    cols: dict[str, Column] = {c: (c, dec(4)) for c in ("loglik", "loglik_se", "gain", "gain_se", "accuracy",
+                                                        "accuracy_se", "brier")}
+    text = (f"{dm['n_heldout']:,} answers held out ({dm['holdout']:.0%} of each model's, at random); the D-factor "
+            f"2PL fitted on the rest predicts them. Chosen: D = {dm['chosen']} ({dm['rule']}).")
+    return {"dims": table(r.dimensions.reset_index(), {"D": ("D", fmt), **cols}, csv=tables.get("dimensions", "")),
+            "dims_text": text}
+
+
 def _section_tasks(r: LeaderboardReport, tables: Mapping[str, str]) -> dict[str, Any]:
     if r.tasks is None:
         return {"tasks": None}
@@ -130,6 +142,7 @@ def page_context(r: LeaderboardReport, figs: Mapping[str, str], tables: Mapping[
     ctx.update(_section_items(r, tables))
     ctx.update(_section_saturation(r))
     ctx.update(_section_information(r))
+    ctx.update(_section_dims(r, tables))
     ctx.update(_section_tasks(r, tables))
     ctx.update(_section_tiny(r, tables))
     return ctx

@@ -1,0 +1,277 @@
+"""The E-step and M-step of the native D-factor 2PL (:mod:`irtbridge.em.factors`), and its priors.
+
+* :class:`Estep`: every respondent's log-likelihood at every point, ``Y @ (log P - log Q) + M @ log Q``
+  over the answered cells (in blocks of respondents, dense or sparse), its posterior, and the expected
+  counts ``r = Y' post`` and ``n = M' post`` (items x points).
+* :func:`mstep`: Newton's method on every item's ``(a_j, d_j)`` at once (a weighted logistic regression of
+  ``r`` on the points, concave), the fixed slopes held, a step halved where it does not raise the item's
+  objective (with mirt's priors).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+from scipy import sparse
+from scipy.special import expit, logsumexp
+
+from irtbridge.em.core import ResponseData
+from irtbridge.em.priors import PRIOR_FAMILIES, prior_terms
+from irtbridge.exceptions import ValidationError
+from irtbridge.irt.logistic import log_pq
+
+__all__ = ["Estep", "mstep", "parse_priors", "prior_parts"]
+
+_BLOCK_CELLS = 2**24  # respondents x points per E-step block (128 MB of float64)
+_CODES = {"norm": 1, "lnorm": 2}
+_NEWTON = 30
+
+
+def parse_priors(priors: Any, n_items: int, n_factors: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Priors as (slopes: items x D x 3, intercepts: items x 3) of mirt's (type, p1, p2) rows, or None.
+
+    Parameters
+    ----------
+    priors : mapping or None
+        ``{param: (dist, p1, p2)}`` with param ``"a"`` (every slope), ``"a1".."aD"`` or ``"d"``.
+    n_items, n_factors : int
+
+    Returns
+    -------
+    tuple of ndarray or None
+    """
+    if priors is None:
+        return None
+    if not isinstance(priors, Mapping):
+        raise ValidationError("priors: expected a mapping {param: (dist, p1, p2)} with param a, a1..aD or d")
+    slopes, inter = np.zeros((n_items, n_factors, 3)), np.zeros((n_items, 3))
+    names = {f"a{k + 1}": k for k in range(n_factors)}
+    for param, spec in priors.items():
+        if param not in ("a", "d", *names):
+            raise ValidationError(f"priors: {param!r} is not a parameter of the {n_factors}-factor 2PL "
+                                  f"(a, {', '.join(names)}, d)")
+        if not isinstance(spec, (tuple, list)) or len(spec) != 3:
+            raise ValidationError(f"priors: expected (dist, p1, p2) for {param!r}, got {spec!r}")
+        dist, p1, p2 = spec[0], float(spec[1]), float(spec[2])
+        family = "d" if param == "d" else "a1"
+        if dist not in PRIOR_FAMILIES[family]:
+            raise ValidationError(f"priors: {dist!r} on {param!r}: the slopes take norm or lnorm, d takes norm")
+        if not (np.isfinite(p1) and np.isfinite(p2)) or p2 <= 0:
+            raise ValidationError(f"priors: {dist}({p1:g}, {p2:g}) on {param!r} is not a proper distribution")
+        row = (_CODES[dist], p1, p2)
+        if param == "d":
+            inter[:] = row
+        elif param == "a":
+            slopes[:] = row
+        else:
+            slopes[:, names[param]] = row
+    return slopes, inter
+
+
+def prior_parts(prior: tuple[np.ndarray, np.ndarray] | None, x: np.ndarray, free: np.ndarray, reported: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item: the prior's value, gradient and second derivative in ``x`` (items x (D + 1)), free only.
+
+    Parameters
+    ----------
+    prior : tuple of ndarray or None
+        From :func:`parse_priors`.
+    x : ndarray
+        Items x (D + 1): slopes, then the intercept.
+    free : ndarray of bool
+        Items x (D + 1).
+    reported : bool
+        mirt's ``logPrior`` (log densities) rather than the M-step's terms.
+
+    Returns
+    -------
+    value : ndarray
+        Per item.
+    gradient, second : ndarray
+        Items x (D + 1).
+    """
+    val, grad, hess = np.zeros(x.shape[0]), np.zeros_like(x), np.zeros_like(x)
+    if prior is None:
+        return val, grad, hess
+    slopes, inter = prior
+    D = slopes.shape[1]
+    for k in range(D + 1):
+        kind = inter if k == D else slopes[:, k]
+        v, g, h = prior_terms(kind, x[:, k], reported)
+        on = free[:, k]
+        val += np.where(on, v, 0.0)
+        grad[:, k], hess[:, k] = np.where(on, g, 0.0), np.where(on, h, 0.0)
+    return val, grad, hess
+
+
+def _blocks(n: int, q: int) -> list[tuple[int, int]]:
+    size = max(1, _BLOCK_CELLS // max(q, 1))
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
+
+
+def _loglik_block(Y: Any, M: Any, full: bool, lp: np.ndarray, lq: np.ndarray) -> np.ndarray:
+    """Respondents x points: ``Y @ (lp - lq) + M @ lq`` (``lp``, ``lq`` items x points)."""
+    ll = np.asarray(Y @ (lp - lq))
+    if full:
+        ll += lq.sum(axis=0)[None, :]
+    else:
+        ll += np.asarray(M @ lq)
+    return ll
+
+
+class Estep:
+    """The E-step over fixed points: expected counts and the log-likelihood, in blocks of respondents.
+
+    Parameters
+    ----------
+    data : ResponseData
+        0/1 responses.
+    theta : ndarray
+        Points x D.
+    logw : ndarray
+        The points' log weights.
+    """
+
+    def __init__(self, data: ResponseData, theta: np.ndarray, logw: np.ndarray):
+        self.theta, self.logw = theta, logw
+        self.Y, self.M = data.A, data.M
+        if sparse.issparse(self.M):
+            self.Y, self.M = sparse.csr_matrix(self.Y), sparse.csr_matrix(self.M)
+            self.full = False
+        else:
+            self.full = bool((np.asarray(self.M) == 1).all())
+        self.blocks = _blocks(data.shape[0], len(theta))
+
+    def tables(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``log P`` and ``log Q``, items x points.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+
+        Returns
+        -------
+        log_p, log_q : ndarray
+        """
+        z = a @ self.theta.T + d[:, None]  # items x points
+        return log_pq(z)
+
+    def posterior(self, a: np.ndarray, d: np.ndarray, start: int, stop: int,
+                  tables: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The posterior over the points of respondents ``start..stop-1`` and their log marginal likelihoods.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+        start, stop : int
+            The block of respondents.
+        tables : tuple of ndarray, optional
+            :meth:`tables` at ``(a, d)`` when the caller has them.
+
+        Returns
+        -------
+        post : ndarray
+            Respondents x points, rows summing to one.
+        marginal : ndarray
+            Per respondent.
+        """
+        lp, lq = tables if tables is not None else self.tables(a, d)
+        ll = _loglik_block(self.Y[start:stop], self.M[start:stop], self.full, lp, lq)
+        ll += self.logw[None, :]
+        marginal = logsumexp(ll, axis=1)
+        ll -= marginal[:, None]
+        return np.exp(ll, out=ll), marginal
+
+    def __call__(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        tables = self.tables(a, d)
+        r = np.zeros((a.shape[0], len(self.theta)))
+        n = np.zeros_like(r)
+        total = 0.0
+        for start, stop in self.blocks:
+            post, marginal = self.posterior(a, d, start, stop, tables)
+            total += float(marginal.sum())
+            r += np.asarray(self.Y[start:stop].T @ post)
+            if self.full:
+                n += post.sum(axis=0)[None, :]
+            else:
+                n += np.asarray(self.M[start:stop].T @ post)
+        return r, n, total
+
+
+def _item_objective(x: np.ndarray, r: np.ndarray, n: np.ndarray, X: np.ndarray) -> np.ndarray:
+    lp, lq = log_pq(x @ X.T)  # items x points
+    return (r * lp + (n - r) * lq).sum(axis=1)
+
+
+def mstep(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: np.ndarray,
+          prior: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Newton's method on every item's ``(a_j, d_j)`` from ``x`` (items x (D + 1)): the module docstring.
+
+    Parameters
+    ----------
+    r, n : ndarray
+        Expected right answers and answers, items x points.
+    theta : ndarray
+        The points, points x D.
+    x : ndarray
+        Items x (D + 1): the slopes then the intercept, the start.
+    free : ndarray of bool
+        Items x (D + 1), True where estimated (the intercept always).
+    prior : tuple of ndarray, optional
+        From ``_priors``.
+
+    Returns
+    -------
+    ndarray
+        The maximiser, items x (D + 1).
+    """
+    X = np.hstack([theta, np.ones((len(theta), 1))])  # points x (D + 1)
+    k = X.shape[1]
+    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), k * k)
+    x = np.where(free, x, 0.0)
+    f = _item_objective(x, r, n, X) + prior_parts(prior, x, free, False)[0]
+    active = np.ones(len(x), dtype=bool)
+    for _ in range(_NEWTON):
+        idx = np.flatnonzero(active)
+        if not idx.size:
+            break
+        xa, fa = x[idx], free[idx]
+        P = expit(xa @ X.T)
+        grad = (r[idx] - n[idx] * P) @ X
+        H = -((n[idx] * P * (1.0 - P)) @ outer).reshape(len(idx), k, k)
+        _, pg, ph = prior_parts(None if prior is None else (prior[0][idx], prior[1][idx]), xa, fa, False)
+        grad += pg
+        H[:, np.arange(k), np.arange(k)] += ph
+        grad[~fa] = 0.0
+        fx = ~fa
+        H[fx[:, :, None] | fx[:, None, :]] = 0.0
+        diag = H[:, np.arange(k), np.arange(k)]
+        diag[fx] = -1.0
+        H[:, np.arange(k), np.arange(k)] = diag - 1e-10
+        step = np.linalg.solve(-H, grad[:, :, None])[:, :, 0]
+        big = np.abs(step).max(axis=1, keepdims=True)
+        step = np.where(big > 2.0, step * 2.0 / np.maximum(big, 1e-300), step)
+        ra, na, f_old = r[idx], n[idx], f[idx]
+        sub = None if prior is None else (prior[0][idx], prior[1][idx])
+        accepted = np.zeros(len(idx), dtype=bool)
+        new_x, new_f = xa.copy(), f_old.copy()
+        scale = 1.0
+        for _ in range(20):
+            todo = ~accepted
+            if not todo.any():
+                break
+            trial = xa[todo] + scale * step[todo]
+            ft = (_item_objective(trial, ra[todo], na[todo], X)
+                  + prior_parts(None if sub is None else (sub[0][todo], sub[1][todo]), trial, fa[todo], False)[0])
+            ok = ft >= f_old[todo] - 1e-12 * np.abs(f_old[todo])
+            where = np.flatnonzero(todo)[ok]
+            new_x[where], new_f[where] = trial[ok], ft[ok]
+            accepted[where] = True
+            scale *= 0.5
+        x[idx], f[idx] = new_x, new_f
+        moved = np.abs(new_x - xa).max(axis=1)
+        active[idx] = (moved > 1e-9) & accepted
+    return np.where(free, x, 0.0)
