@@ -45,7 +45,7 @@ from irtbridge.leaderboard.performance import estimate_performance, warn_small_c
 
 __all__ = ["AdaptiveResult", "adaptive_evaluate", "SELECTIONS", "MIN_ITEMS"]
 
-SELECTIONS = ("maxinfo", "random", "twophase")
+SELECTIONS = ("twophase", "maxinfo", "random")
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ def _warn_steep(bank: Any) -> None:
 
 
 def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: float = 0.2, *,
-                      max_items: int | None = 100, selection: str = "maxinfo", seed: int = 0,
+                      max_items: int | None = 100, selection: str = "twophase", seed: int = 0,
                       min_items: int = MIN_ITEMS, accuracy_width: float | None = None) -> AdaptiveResult:
     """Evaluate a new model adaptively: ask it items one at a time until its ability is known to ``stop``.
 
@@ -248,13 +248,15 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     accuracy_width : float, optional
         Also require the 95% interval of the predicted accuracy to reach at most this far on each side of it
         (e.g. 0.05); the stop reason is then ``"accuracy"``.
-    selection : {"maxinfo", "random", "twophase"}, default "maxinfo"
-        Next item: the most informative at the current EAP (a CAT) or a uniformly random one (the baseline).
-        ``"twophase"``: the design of :mod:`irtbridge.leaderboard.twophase` with the 2PL's prediction: half of
-        ``max_items`` drawn at random, then a Poisson draw of ``max_items`` minus that many (in expectation) by
-        the uncertainty of the predicted answer; the accuracy is the difference estimator with its
-        design-based interval, which holds whatever the 2PL's fit (``stop``, ``min_items`` and
-        ``accuracy_width`` do not apply; the stop reason is ``"design"``).
+    selection : {"twophase", "maxinfo", "random"}, default "twophase"
+        ``"twophase"`` (the default): the design of :mod:`irtbridge.leaderboard.twophase` with the 2PL's
+        prediction: half of ``max_items`` drawn at random, then a Poisson draw of ``max_items`` minus that many
+        (in expectation) by the uncertainty of the predicted answer; the accuracy is the difference estimator
+        with its design-based interval, which holds whatever the 2PL's fit, above all for a model stronger
+        than every calibrated one (``stop``, ``min_items`` and ``accuracy_width`` do not apply; the stop
+        reason is ``"design"``; with ``max_items`` at least the number of items every item is asked, stop
+        ``"exhausted"``). ``"maxinfo"``: a CAT, the most informative item at the current EAP next;
+        ``"random"``: a uniformly random one (the CAT's baseline).
     seed : int
         Seeds the random selection.
 
@@ -270,8 +272,11 @@ def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: floa
     ...                      index=[f"q{j}" for j in range(200)])
     >>> bank = as_item_bank(items, "2PL")
     >>> truth = dict(zip(items.index, (rng.random(200) < 1 / (1 + np.exp(-items.a * (0.5 - items.b)))).astype(int)))
-    >>> res = adaptive_evaluate(truth.__getitem__, bank, stop=0.3)
-    >>> res.stop, res.se < 0.3, res.n_items
+    >>> res = adaptive_evaluate(truth.__getitem__, bank, max_items=60)
+    >>> res.stop, bool(res.lower <= res.accuracy <= res.upper)
+    ('design', True)
+    >>> cat = adaptive_evaluate(truth.__getitem__, bank, stop=0.3, selection="maxinfo")
+    >>> cat.stop, cat.se < 0.3, cat.n_items
     ('se', True, 20)
     """
     if not callable(answer):
@@ -328,11 +333,22 @@ def _two_phase(answer: Callable[[str], Any], bank: Any, names: list[str], var: f
     from irtbridge.leaderboard.twophase import FLOOR, difference_estimate, inclusion_probabilities
 
     n_items = len(names)
-    if budget is None or budget < 6 or budget >= n_items:
-        raise ValidationError(f"selection='twophase' needs max_items between 6 and {n_items - 1} (the expected number "
-                              f"of items), got {budget}")
+    if budget is None or budget < 6:
+        raise ValidationError(f"selection='twophase' needs max_items of at least 6 (the expected number of items), "
+                              f"got {budget}")
     asked = _Asked()
     respond = _live(answer, names, asked)
+    if budget >= n_items:  # the budget covers the item set: ask every item, the accuracy is known exactly
+        try:
+            y = np.asarray(respond(np.zeros(n_items, dtype=int), np.arange(n_items)), dtype=float)
+        except _BadAnswer as exc:
+            raise ValidationError(str(exc)) from None
+        x = np.asarray([asked.values], dtype=float)
+        theta, se = (float(v[0]) for v in pirt_estimates(x, bank, list(asked.items), var)[:2])
+        acc = float(y.mean())
+        return AdaptiveResult(theta=theta, se=se, items=tuple(asked.items), responses=tuple(asked.values),
+                              accuracy=acc, lower=acc, upper=acc, stop="exhausted",
+                              se_history=np.array([np.sqrt(var), se]))
     rng = np.random.default_rng(seed)
     n1 = budget // 2
     first = np.sort(rng.choice(n_items, n1, replace=False))
