@@ -5,11 +5,13 @@ of the models held out) and the extrapolation split (calibrate on the weakest 50
 a native 2PL on the calibration models, either plain maximum likelihood (``none``) or with the leaderboard's
 weak slope prior ``a1 ~ N(1, 2)`` (``prior``), 100 EM cycles; each held-out model then takes the adaptive test,
 answering from its row of the matrix, and its predicted accuracy's interval is checked against its accuracy
-on all items. Rules: ``old`` (stop at posterior SD < 0.2 from the first item, the p-IRT posterior interval of
-:func:`irtbridge.estimate_performance`: the behaviour before issue 39) and ``default`` (at least 20 items, SD <
-0.2, the interval widened by the asked items' leave-one-out residuals), both capped at 100 items, and
-``twophase`` (``selection="twophase"``, 50 items expected: 25 at random, 25 drawn by the 2PL prediction's
-uncertainty; the difference estimator and its design-based interval).
+on all items. Rules: ``old`` (the CAT, stop at posterior SD < 0.2 from the first item, the p-IRT posterior
+interval of :func:`irtbridge.estimate_performance`: the behaviour before issue 39) and ``cat``
+(``selection="maxinfo"``: at least 20 items, SD < 0.2, the interval widened by the asked items' leave-one-out
+residuals), both capped at 100 items; ``twophase`` (``selection="twophase"``, 50 items expected: 25 at random,
+25 drawn by the 2PL prediction's uncertainty; the difference estimator and its design-based interval) and
+``twophase100`` (the default of :func:`irtbridge.adaptive_evaluate`: ``"twophase"`` with 100 items expected).
+``--rules`` and ``--priors`` choose among them.
 
 Data as ``speed/lm_twophase.py`` (``--data``, default ``/work/data-twophase``).
 """
