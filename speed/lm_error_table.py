@@ -20,7 +20,9 @@ Measured (``--sets nlu/arct nlu/mutual nlu/commonsenseqa nlu/winogrande --k 50 -
 ``ppi``; on a shared 2-core machine, so four small sets): interpolation, table 0.958 vs reference 0.938
 (difference +0.021 on average, |difference| 0.011-0.028 per set); extrapolation, table 0.948 vs reference
 0.925 (+0.023 on average; per set -0.014 to +0.083: arct's three table draws all covered every model, 1.000
-against 0.917 over eight draws). Within 0.03 on average over sets in both splits; per set the table's three
+against 0.917 over eight draws). At ``--k 100``: interpolation 0.973 vs 0.946 (+0.027; per set -0.006 to
++0.064), extrapolation 0.975 vs 0.963 (+0.012; -0.020 to +0.029). Within 0.03 on average over sets in both
+splits at both k; per set the table's three
 draws are the noise (its ``coverage_se`` says so: 0.000-0.057).
 
 Run: ``python speed/lm_error_table.py --data DIR [--sets nlu/boolq atlas/arc] [--k 50 100] [--reference 12]``.
