@@ -5,11 +5,13 @@ of the models held out) and the extrapolation split (calibrate on the weakest 50
 a native 2PL on the calibration models, either plain maximum likelihood (``none``) or with the leaderboard's
 weak slope prior ``a1 ~ N(1, 2)`` (``prior``), 100 EM cycles; each held-out model then takes the adaptive test,
 answering from its row of the matrix, and its predicted accuracy's interval is checked against its accuracy
-on all items. Rules: ``old`` (stop at posterior SD < 0.2 from the first item, the p-IRT posterior interval of
-:func:`irtbridge.estimate_performance`: the behaviour before issue 39) and ``default`` (at least 20 items, SD <
-0.2, the interval widened by the asked items' leave-one-out residuals), both capped at 100 items, and
-``twophase`` (``selection="twophase"``, 50 items expected: 25 at random, 25 drawn by the 2PL prediction's
-uncertainty; the difference estimator and its design-based interval).
+on all items. Rules: ``old`` (the CAT, stop at posterior SD < 0.2 from the first item, the p-IRT posterior
+interval of :func:`irtbridge.estimate_performance`: the behaviour before issue 39) and ``cat``
+(``selection="maxinfo"``: at least 20 items, SD < 0.2, the interval widened by the asked items' leave-one-out
+residuals), both capped at 100 items; ``twophase`` (``selection="twophase"``, 50 items expected: 25 at random,
+25 drawn by the 2PL prediction's uncertainty; the difference estimator and its design-based interval) and
+``twophase100`` (the default of :func:`irtbridge.adaptive_evaluate`: ``"twophase"`` with 100 items expected).
+``--rules`` and ``--priors`` choose among them.
 
 Data as ``speed/lm_twophase.py`` (``--data``, default ``/work/data-twophase``).
 """
@@ -36,7 +38,8 @@ from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 SETS = ("nlu/arct", "nlu/boolq", "nlu/commonsenseqa", "nlu/winogrande", "nlu/mutual", "atlas/arc")
-RULES = {"old": {"min_items": 1}, "default": {}, "twophase": {"selection": "twophase", "max_items": 50}}
+RULES = {"old": {"selection": "maxinfo", "min_items": 1}, "cat": {"selection": "maxinfo"},
+         "twophase": {"selection": "twophase", "max_items": 50}, "twophase100": {"selection": "twophase"}}
 PRIORS = {"none": None, "prior": {"a1": ("norm", 1.0, 2.0)}}
 
 
@@ -54,7 +57,11 @@ def main() -> None:
     parser.add_argument("--data", default="/work/data-twophase")
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--rules", default=",".join(RULES), help="comma-separated rules (default all)")
+    parser.add_argument("--priors", default=",".join(PRIORS), help="comma-separated calibrations (default both)")
     args = parser.parse_args()
+    rules = {r: RULES[r] for r in args.rules.split(",")}
+    priors_used = {p: PRIORS[p] for p in args.priors.split(",")}
     sets = load_sets(args.data)
     rows = []
     for name in args.sets.split(","):
@@ -62,13 +69,13 @@ def main() -> None:
         t0 = time.time()
         for seed in range(args.seeds):
             for split, (cal_idx, new_idx) in protocol_splits(frame, seed).items():
-                for prior, priors in PRIORS.items():
+                for prior, priors in priors_used.items():
                     bank = fit(frame.iloc[cal_idx], priors)
                     max_a = float(np.abs(bank.a).max())
                     for i in new_idx:
                         row = frame.iloc[i]
                         truth = float(row.mean())
-                        for rule, options in RULES.items():
+                        for rule, options in rules.items():
                             with warnings.catch_warnings():
                                 warnings.simplefilter("ignore")
                                 res = adaptive_evaluate(row.__getitem__, bank, 0.2, **{"max_items": 100, **options},

@@ -9,7 +9,7 @@ import pandas as pd
 
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["answer_matrix", "response_values", "unique_names"]
+__all__ = ["answer_matrix", "response_values", "unique_names", "one_row_per_model"]
 
 
 def answer_matrix(responses: Any, anchors: list[str], what: str = "responses_on_anchors",
@@ -49,9 +49,49 @@ def response_values(frame: Any, what: str) -> np.ndarray:
 
 
 def unique_names(names: Any, what: str, where: str) -> None:
-    """A one-line error when a name repeats: the rule of every leaderboard command (``leaderboard``, ``tiny``,
-    ``estimate``), "{where}: {what} name(s) ... appear more than once"."""
+    """A one-line error when a name repeats, "{where}: {what} name(s) ... appear more than once" (item names;
+    repeated model rows follow :func:`one_row_per_model`)."""
     seen = pd.Index(list(names))
     if seen.has_duplicates:
         dup = list(dict.fromkeys(seen[seen.duplicated()]))
         raise ValidationError(f"{where}: {what} name(s) {', '.join(map(repr, dup[:5]))} appear more than once")
+
+
+def one_row_per_model(frame: pd.DataFrame, where: str) -> pd.DataFrame:
+    """A matrix with each model once: identical repeated rows count once, differing ones are an error.
+
+    The one rule for repeated models of every leaderboard command (``leaderboard``, ``tiny``, ``estimate``,
+    through :func:`irtbridge.leaderboard.inputs.model_column`) and of the Python API
+    (:func:`~irtbridge.leaderboard.build_tiny`, :func:`~irtbridge.leaderboard.validate_tiny`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Models (the index) x items.
+    where : str
+        What was read, for the error message.
+
+    Returns
+    -------
+    DataFrame
+        The matrix, index as strings, the first of identical repeats kept.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"q1": [1.0, 0.0, 1.0], "q2": [0.0, 1.0, 0.0]}, index=["a", "b", "a"])
+    >>> one_row_per_model(frame, "responses").index.tolist()
+    ['a', 'b']
+    """
+    if frame.index.isna().any():
+        r = int(np.flatnonzero(frame.index.isna())[0])
+        raise ValidationError(f"{where}: row {r + 1} has no model name")
+    frame = frame.set_axis(frame.index.map(str), axis=0)
+    if not frame.index.has_duplicates:
+        return frame
+    dup = frame.index.duplicated(keep=False)
+    same = frame[dup].astype(str).groupby(level=0).nunique(dropna=False).le(1).all(axis=1)
+    differ = same.index[~same.to_numpy()].tolist()
+    if differ:
+        raise ValidationError(f"{where}: model(s) {', '.join(map(repr, differ[:5]))} appear more than once with "
+                              "different answers; keep one row per model (identical repeats count once)")
+    return frame[~frame.index.duplicated(keep="first")]

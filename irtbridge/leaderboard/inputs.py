@@ -31,6 +31,7 @@ import pandas as pd
 
 from irtbridge._validation import read_csv
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
+from irtbridge.leaderboard._answers import one_row_per_model
 from irtbridge.leaderboard.long import long_to_matrix, read_table
 from irtbridge.leaderboard.readers.registry import FORMAT_NAMES, detect_format, read_format
 
@@ -80,36 +81,6 @@ def model_column(frame: pd.DataFrame, id_column: str | None, where: str) -> pd.D
     else:
         frame = frame.set_axis([f"model {i + 1}" for i in range(len(frame))], axis=0)
     return one_row_per_model(frame, where)
-
-
-def one_row_per_model(frame: pd.DataFrame, where: str) -> pd.DataFrame:
-    """A matrix with each model once: identical repeated rows count once, differing ones are an error.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        Models (the index) x items.
-    where : str
-        What was read, for the error message.
-
-    Returns
-    -------
-    DataFrame
-        The matrix, index as strings, the first of identical repeats kept.
-    """
-    if frame.index.isna().any():
-        r = int(np.flatnonzero(frame.index.isna())[0])
-        raise ValidationError(f"{where}: row {r + 1} has no model name")
-    frame = frame.set_axis(frame.index.map(str), axis=0)
-    if not frame.index.has_duplicates:
-        return frame
-    dup = frame.index.duplicated(keep=False)
-    same = frame[dup].astype(str).groupby(level=0).nunique(dropna=False).le(1).all(axis=1)
-    differ = same.index[~same.to_numpy()].tolist()
-    if differ:
-        raise ValidationError(f"{where}: model(s) {', '.join(map(repr, differ[:5]))} appear more than once with "
-                              "different answers; keep one row per model (identical repeats count once)")
-    return frame[~frame.index.duplicated(keep="first")]
 
 
 @dataclass(frozen=True)

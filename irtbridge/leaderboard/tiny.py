@@ -30,7 +30,7 @@ from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
-from irtbridge.leaderboard._answers import response_values, unique_names
+from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
 from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encode, read_bank, writable_path
 from irtbridge.leaderboard._sample import problem_from_values
 from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, IRTParameters, calibrate_2pl,
@@ -309,7 +309,8 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     Parameters
     ----------
     responses : DataFrame
-        Models x items, 0/1, NaN for unanswered.
+        Models x items, 0/1, NaN for unanswered. A model named twice with the same answers counts once; with
+        different answers it is an error (the rule of every command, :func:`one_row_per_model`).
     k : int
         Items a new model answers (3 to the number of items that may be sampled).
     seed : int
@@ -346,10 +347,11 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     (10, False, ('q0',))
     """
     method = get_estimator(method).name
+    response_values(responses, "responses")  # a DataFrame of 0/1/NaN (one-line errors) before the rule below
+    responses = one_row_per_model(responses, "responses")  # the commands' rule: identical repeats count once
     values = response_values(responses, "responses")
     names = tuple(str(c) for c in responses.columns)
     unique_names(names, "item", "responses")
-    unique_names([str(i) for i in responses.index], "model", "responses")
     if values.shape[0] < 3:
         raise ValidationError(f"responses has {values.shape[0]} model(s); a tiny benchmark needs at least 3")
     unknown = [e for e in (exclude or []) if str(e) not in set(names)]

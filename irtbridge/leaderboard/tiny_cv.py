@@ -30,7 +30,7 @@ import pandas as pd
 
 from irtbridge._validation import check_int
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
-from irtbridge.leaderboard._answers import unique_names
+from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
 from irtbridge.leaderboard.diagnostics import wilson_interval
 from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, DEFAULT_PRIORS, IRTParameters, calibrate_2pl
 from irtbridge.leaderboard.tiny import build_tiny, sample_items
@@ -137,6 +137,8 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     Parameters
     ----------
     responses : DataFrame
+        Models x items; a model named twice counts once if its rows agree and is an error otherwise (as
+        :func:`~irtbridge.leaderboard.build_tiny`).
     k : int
     seed : int, default 0
     exclude : sequence of str, optional
@@ -172,12 +174,13 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     k = check_int(k, "k", low=3)
     seed = check_int(seed, "seed", low=0)
     repeats = check_int(repeats, "repeats", low=1)
+    response_values(responses, "responses")
+    responses = one_row_per_model(responses, "responses")  # the commands' rule: identical repeats count once
     n = responses.shape[0]
     if n < MIN_MODELS:
         raise ValidationError(f"responses has {n} models; validating a tiny benchmark needs at least {MIN_MODELS}")
     names = [str(c) for c in responses.columns]
     unique_names(names, "item", "responses")
-    unique_names([str(i) for i in responses.index], "model", "responses")
     frame = responses.rename(columns=str)
     n_test = int(round(0.25 * n))
     available = n - n_test

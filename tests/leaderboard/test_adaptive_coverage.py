@@ -30,7 +30,7 @@ def _coverage(bank, n_models=30, **options):
         y = (np.random.default_rng(m).random(J) < 1 / (1 + np.exp(-A * (theta - B)))).astype(float)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = adaptive_evaluate(dict(zip(NAMES, y)).__getitem__, bank, 0.2, **options)
+            res = adaptive_evaluate(dict(zip(NAMES, y)).__getitem__, bank, 0.2, **{"selection": "maxinfo", **options})
         hits.append(res.lower <= y.mean() <= res.upper)
         sizes.append(res.n_items)
     return float(np.mean(hits)), sizes
@@ -48,7 +48,7 @@ def test_a_bank_with_runaway_slopes_warns_and_still_covers():
     steep[:30] = 300.0
     bank = _bank(steep)
     with pytest.warns(UserWarning, match="slope above 8"):
-        adaptive_evaluate(lambda item: 1.0, bank, max_items=3)
+        adaptive_evaluate(lambda item: 1.0, bank, max_items=3, selection="maxinfo")
     coverage, sizes = _coverage(bank)
     assert coverage >= 0.9 and min(sizes) >= 20
 
@@ -56,8 +56,8 @@ def test_a_bank_with_runaway_slopes_warns_and_still_covers():
 def test_accuracy_width_waits_for_a_narrow_interval():
     y = (np.random.default_rng(4).random(J) < 1 / (1 + np.exp(-A * (0.3 - B)))).astype(float)
     answer = dict(zip(NAMES, y)).__getitem__
-    plain = adaptive_evaluate(answer, _bank(A), 0.5, max_items=None)
-    narrow = adaptive_evaluate(answer, _bank(A), 0.5, max_items=None, accuracy_width=0.08)
+    plain = adaptive_evaluate(answer, _bank(A), 0.5, max_items=None, selection="maxinfo")
+    narrow = adaptive_evaluate(answer, _bank(A), 0.5, max_items=None, accuracy_width=0.08, selection="maxinfo")
     assert narrow.stop == "accuracy" and narrow.n_items > plain.n_items
     assert max(narrow.upper - narrow.accuracy, narrow.accuracy - narrow.lower) < 0.08
 
@@ -78,3 +78,16 @@ def test_twophase_selection_covers_whatever_the_fit():
     assert np.mean(hits) >= 0.9
     with pytest.raises(ValidationError, match="max_items"):
         adaptive_evaluate(lambda item: 1.0, _bank(A), selection="twophase", max_items=None)
+
+
+def test_the_default_is_the_two_phase_design():
+    """Issue 39: the default selection is the one whose interval holds for a model stronger than the calibrated
+    ones (speed/adaptive_coverage.py); a budget that covers the item set asks every item."""
+    theta = 2.5  # stronger than the bank's scale, with guessing the 2PL does not know
+    y = (RNG.random(J) < 0.25 + 0.75 / (1 + np.exp(-A * (theta - B)))).astype(float)
+    answer = dict(zip(NAMES, y)).__getitem__
+    res = adaptive_evaluate(answer, _bank(A), seed=3)
+    assert res.stop == "design" and 0.6 * 100 < res.n_items < 1.4 * 100
+    census = adaptive_evaluate(answer, _bank(A), max_items=J)
+    assert census.stop == "exhausted" and census.n_items == J
+    assert census.accuracy == census.lower == census.upper == y.mean()

@@ -49,7 +49,7 @@ def _truth(items, theta, seed):
 def test_adaptive_matches_a_direct_posterior(bank):
     items, b = bank
     truth = _truth(items, 0.7, 1)
-    res = irtbridge.adaptive_evaluate(truth.__getitem__, b, stop=0.25)
+    res = irtbridge.adaptive_evaluate(truth.__getitem__, b, stop=0.25, selection="maxinfo")
     assert res.stop == "se" and res.se < 0.25 and res.n_items == len(set(res.items))
     assert res.responses == tuple(float(truth[i]) for i in res.items)
     w = _posterior(items, list(res.items), np.array(res.responses))

@@ -338,11 +338,17 @@ def test_duplicate_models_and_too_few_models_are_refused_before_the_fit(tiny, re
     import irtbridge.leaderboard.tiny as tiny_module
 
     bank = tiny.save(tmp_path / "bank.json")
-    twice = pd.concat([responses.iloc[:20], responses.iloc[:1]])
-    with pytest.raises(ValidationError, match="model name.*appear more than once"):
-        build_tiny(twice, 10)
-    with pytest.raises(ValidationError, match="model name.*appear more than once"):
-        validate_tiny(twice, 10)
+    # the Python API follows the commands' one rule (_answers.one_row_per_model): identical repeats count once,
+    # differing ones are refused before the fit
+    same = pd.concat([responses.iloc[:20], responses.iloc[:1]])
+    assert build_tiny(same, 10, method="mean").models == build_tiny(responses.iloc[:20], 10, method="mean").models
+    once = validate_tiny(responses.iloc[:20], 10, method="mean", repeats=2, sizes=[10])
+    assert validate_tiny(same, 10, method="mean", repeats=2, sizes=[10]) == once
+    differ = pd.concat([responses.iloc[:20], 1.0 - responses.iloc[:1]])
+    with pytest.raises(ValidationError, match="appear more than once with different answers"):
+        build_tiny(differ, 10)
+    with pytest.raises(ValidationError, match="appear more than once with different answers"):
+        validate_tiny(differ, 10)
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the 2PL was fitted before the input was checked")
@@ -352,8 +358,7 @@ def test_duplicate_models_and_too_few_models_are_refused_before_the_fit(tiny, re
     code = main(["tiny", str(tmp_path / "six.csv"), "--id-column", "model", "--k", "10", "--out", str(tmp_path / "t")])
     err = capsys.readouterr().err
     assert code == 2 and "needs at least 8" in err and err.count("\n") == 1
-    # the commands' one rule (leaderboard.inputs.one_row_per_model): identical repeats count once, differing ones
-    # are refused before any work
+    # the same rule on the command line, before any work
     twice = pd.concat([responses.iloc[:20], 1.0 - responses.iloc[:1]])
     twice.to_csv(tmp_path / "twice.csv")
     code = main(["tiny", str(tmp_path / "twice.csv"), "--id-column", "model", "--k", "10", "--out", str(tmp_path / "t")])
