@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
-from scipy.special import log_expit, logit
+from scipy.special import logit
 
 from irtbridge.em.priors import ItemPriors, prior_terms
 from irtbridge.irt.logistic import log_pq
@@ -79,9 +79,10 @@ def log_asymptotes(lg: np.ndarray, lu: np.ndarray) -> tuple[np.ndarray, np.ndarr
     log_g, log_1mu, log_span : ndarray
         Items x 1, for :func:`irtbridge.irt.logistic.log_pq`.
     """
+    (log_g, log_1mg), (log_u, log_1mu) = log_pq(lg), log_pq(lu)
     with np.errstate(invalid="ignore"):
-        span = log_expit(lu) + log_expit(-lg) + np.log1p(-np.exp(lg - lu))
-    return log_expit(lg)[:, None], log_expit(-lu)[:, None], span[:, None]
+        span = log_u + log_1mg + np.log1p(-np.exp(lg - lu))
+    return log_g[:, None], log_1mu[:, None], span[:, None]
 
 
 def _full(x: np.ndarray, mask: tuple[bool, ...]) -> list[np.ndarray]:
@@ -159,7 +160,7 @@ def _ratios(lp, lq, base, log_g, log_1mu, log_span, lg, lu, coords):
     """For the coordinates ``coords`` among (0: z, 1: logit g, 2: logit u): ``P_c / P``, ``P_c / Q``; and the
     mixed ``P_zg``, ``P_zu`` over ``P`` and ``Q``; all items x nodes (None where not asked for)."""
     ls, l1s = base
-    l1g, lu_, l1u = log_expit(-lg)[:, None], log_expit(lu)[:, None], log_1mu
+    l1g, lu_, l1u = log_pq(lg)[1][:, None], log_pq(lu)[0][:, None], log_1mu
     logs = (log_span + ls + l1s, log_g + l1g + l1s if 1 in coords else None, lu_ + l1u + ls if 2 in coords else None)
     rp: list = [None] * 3
     rq: list = [None] * 3
@@ -203,7 +204,7 @@ def derivatives(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, 
     powers = [_POWER[k] for k in free]
     _, lp, lq, base, log_g, log_1mu, log_span, lg, lu = _tables(x, mask, theta)
     s, rp, rq, mp, mq = _ratios(lp, lq, base, log_g, log_1mu, log_span, lg, lu, set(coords))
-    gv, uv = np.exp(log_g), np.exp(log_expit(lu))[:, None]
+    gv, uv = np.exp(log_g), np.exp(log_pq(lu)[0])[:, None]
     w = n - r
     curve = (1 - 2 * s, 1 - 2 * gv, 1 - 2 * uv)
 

@@ -404,7 +404,13 @@ class EMResult:
         return self.loglik + self.log_prior
 
     def params(self) -> Params:
-        """The estimates as the item model's :class:`~irtbridge.em.items.Params`."""
+        """The estimates as the item model's :class:`~irtbridge.em.items.Params`.
+
+        Returns
+        -------
+        Params
+            Fixed asymptotes as logits -inf and +inf.
+        """
         j = len(self.a)
         return Params(self.a, self.d, np.full(j, -np.inf) if self.logit_g is None else self.logit_g,
                       np.full(j, np.inf) if self.logit_u is None else self.logit_u, self.variance)

@@ -23,8 +23,9 @@ of item parameters is items x columns, so a slope per dimension is more columns 
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,46 @@ class Params:
     variance: float = 1.0
 
 
+def _sections(params: tuple[str, ...], returns: str) -> str:
+    return "Parameters\n----------\n" + "\n".join(params) + "\n\nReturns\n-------\n" + returns
+
+
+#: the Parameters and Returns of each method of :class:`ItemModel`, shared by every item model's method of that
+#: name (as pandas' ``@doc`` shares docstring sections); each method keeps its own summary
+_SECTIONS = {
+    "n_parameters": _sections(("n_items : int",), "int"),
+    "log_prior": _sections(("p : Params",), "float"),
+    "start": _sections(("data : ResponseData\n    The responses (:mod:`irtbridge.em.core`).",), "Params"),
+    "pack": _sections(("p : Params",), "ndarray\n    The EM's point, one vector."),
+    "unpack": _sections(("x : ndarray\n    An EM point (:meth:`pack`).",), "Params"),
+    "log_pq": _sections(("p : Params", "theta : ndarray\n    The nodes."), "log_p, log_q : ndarray\n    Items x nodes."),
+    "mstep": _sections(("r, n : ndarray\n    Expected correct (graded: per cell) and answered counts.",
+                        "N : ndarray\n    Expected respondents per node.", "theta : ndarray\n    The nodes.",
+                        "p : Params\n    The current point.", "cycle : int\n    The EM cycle (from 1)."), "Params"),
+    "change": _sections(("old, new : Params",), "float"),
+    "objective": _sections(("p : Params", "loglik : float\n    The observed-data log-likelihood at ``p``."), "float"),
+    "project": _sections(("x : ndarray\n    An extrapolated EM point.",), "ndarray or None"),
+    "irt_table": _sections(("p : Params", "names : list of str\n    The item names."),
+                           "DataFrame\n    One row per item, mirt's IRT parameters."),
+    "se_layout": _sections(("n_items : int",), "positions : ndarray\n    Items x 4.\nsize : int\n    Free parameters."),
+    "scores": _sections(("p : Params", "theta : ndarray\n    The nodes."), "d_log_p, d_log_q : list of ndarray or None"),
+    "prior_information": _sections(("p : Params",), "ndarray or None\n    None without priors."),
+    "irt_standard_errors": _sections(("cov : ndarray\n    The covariance of the free parameters.", "p : Params",
+                                      "names : list of str\n    The item names."), "DataFrame"),
+}
+_Model = TypeVar("_Model", bound=type)
+
+
+def _documented(cls: _Model) -> _Model:
+    """Append :data:`_SECTIONS` to the docstrings of ``cls``'s methods of the protocol."""
+    for name, sections in _SECTIONS.items():
+        method = cls.__dict__.get(name)
+        if method is not None and method.__doc__ and "\nParameters\n" not in method.__doc__:
+            method.__doc__ = inspect.cleandoc(method.__doc__) + "\n\n" + sections + "\n"
+    return cls
+
+
+@_documented
 class ItemModel(Protocol):
     """What the EM driver and the SE routine ask of a model (see the module docstring).
 
@@ -124,7 +165,12 @@ class ItemModel(Protocol):
         """An extrapolated point inside the parameter space, or None."""
         ...
 
+    def irt_table(self, p: Params, names: list[str]) -> pd.DataFrame:
+        """The item table in mirt's IRT parameterization (``coef(fit, IRTpars = TRUE)``)."""
+        ...
 
+
+@_documented
 class Dichotomous:
     """mirt's ``dich`` item: the free parameters are a mask over ``(a1, d, g, u)`` (module docstring).
 
@@ -337,6 +383,7 @@ class Dichotomous:
         return pd.DataFrame(out, index=pd.Index(names))
 
 
+@_documented
 class Graded:
     """Samejima's graded model (:mod:`irtbridge.em.graded`): slopes and ordered intercepts per item.
 

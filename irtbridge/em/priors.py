@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 import numpy as np
-from scipy.special import betaln, expit, log_expit
+from scipy.special import betaln, expit
 from scipy.stats import norm
 
 from irtbridge._catalogue import CATALOGUE
 from irtbridge.exceptions import ValidationError
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["PRIOR_FAMILIES", "model_parameters", "ItemPriors", "item_priors", "prior_terms", "log_prior",
            "mirt_prior_information", "newton_map", "prior_information", "log_prior_2pl"]
@@ -217,8 +218,9 @@ def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.nda
             lam, al, be = x[sel], p1[sel], p2[sel]
             if reported:
                 g = expit(lam)
-                val[sel] = np.where((g > 0) & (g < 1), (al - 1) * log_expit(lam) + (be - 1) * log_expit(-lam)
-                                    - betaln(al, be), np.log(1e-100))
+                log_g, log_1mg = log_pq(lam)
+                val[sel] = np.where((g > 0) & (g < 1), (al - 1) * log_g + (be - 1) * log_1mg - betaln(al, be),
+                                    np.log(1e-100))
             else:
                 val[sel] = (al - be) * lam - (al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
             grad[sel] = (al - 1) * (1 + np.exp(-lam)) - (be - 1) * (1 + np.exp(lam))
@@ -309,7 +311,8 @@ def _parts(r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d: np
     likelihood's information ``(i_aa, i_ad, i_dd)`` and the priors' second derivatives in ``a`` and ``d``."""
     z = a[:, None] * theta[None, :] + d[:, None]
     with np.errstate(invalid="ignore"):
-        loglik = (r * log_expit(z) + (n - r) * log_expit(-z)).sum(axis=1)
+        lp, lq = log_pq(z)
+        loglik = (r * lp + (n - r) * lq).sum(axis=1)
     p = expit(z)
     resid = r - n * p
     w = n * p * (1.0 - p)

@@ -35,6 +35,7 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.em.core import EMResult, ResponseData, nodes, posterior
 from irtbridge.em.graded import cell_layout
 from irtbridge.em.items import Dichotomous, Graded, ItemModel, Params, item_model
+from irtbridge.irt.logistic import log_pq
 
 __all__ = ["MAX_SE_PARAMETERS", "crossprod_covariance", "irt_standard_errors"]
 
@@ -68,7 +69,7 @@ def _score_parts(a, d, ncat, theta):
         dk = d[idx, : k - 1]
         z = a[idx, None, None] * theta[None, :, None] + dk[:, None, :]  # (G, Q, K-1)
         edge = np.full(z.shape[:2] + (1,), -np.inf)
-        logw = np.concatenate([edge, log_expit(z) + log_expit(-z), edge], axis=2)  # (G, Q, K+1)
+        logw = np.concatenate([edge, np.add(*log_pq(z)), edge], axis=2)  # (G, Q, K+1)
         dext = np.concatenate([np.full((len(idx), 1), np.inf), dk, np.full((len(idx), 1), -np.inf)], axis=1)
         zext = a[idx, None, None] * theta[None, :, None] + dext[:, None, :]
         with np.errstate(invalid="ignore", divide="ignore"):

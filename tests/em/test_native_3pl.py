@@ -47,6 +47,9 @@ HERE = Path(__file__).parent.parent  # tests/, where r/ holds the reference scri
 FIXED_POINT = 1e-4  # mirt's Newton-Raphson EM started at the native estimates
 DEFAULT = 1e-3  # mirt's default stable-mode fit, where it converges (LSAT7)
 LOGPOST = 1e-6
+# the native estimates mirt starts from, rounded to 1e-7 (far inside the tolerances): the stored R reference
+# is keyed on this file's content, which a last-bit change of the native arithmetic would otherwise change
+START_FORMAT = "%.7f"
 
 
 def _classifier(n: int, j: int) -> pd.DataFrame:
@@ -88,7 +91,7 @@ def _reference(tmp: Path, names: list[str]) -> tuple[dict, dict]:
         x.to_csv(tmp / f"{name}.csv", index=False)
         items = fit.items
         pd.DataFrame({"a1": items["a"], "d": -items["a"] * items["b"], "g": items["g"]}).to_csv(
-            tmp / f"{name}_native.csv", index=False)
+            tmp / f"{name}_native.csv", index=False, float_format=START_FORMAT)
         argv += [name, str(tmp / f"{name}.csv"), str(tmp / f"{name}_native.csv")]
     run_r(["Rscript", str(HERE / "r" / "reference_native_3pl.R"), str(tmp / "ref.json"), *argv], check=True)
     return fits, json.loads((tmp / "ref.json").read_text())
