@@ -137,7 +137,7 @@ def test_a_mirrored_fit_is_turned_back(monkeypatch, reversed_key):
         items[["a", "b"]] = -items[["a", "b"]]  # the same likelihood with theta -> -theta
         return fit._replace(items=items)
 
-    monkeypatch.setattr(irtbridge.calibration, "calibrate", mirrored)
+    monkeypatch.setattr(irtbridge.leaderboard.report, "calibrate", mirrored)  # the name the report calls
     rep = leaderboard_report(frame)
     assert rep.facts["fit"]["sign_flipped"] is True and plain.facts["fit"]["sign_flipped"] is False
     observed = rep.ranking["observed_accuracy"]
