@@ -59,6 +59,8 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
         "--threshold is the fixed threshold of --method sf"),
     "calibrate --prior with a NaN parameter (mirt fitted it)": (
         ["calibrate", "{csv}", "--prior", "a1=lnorm,nan,0.5"], "its parameters must be finite numbers, got 'nan'"),
+    "leaderboard --threshold on a CSV (was ignored)": (
+        ["leaderboard", "{csv}", "--threshold", "0.5", "--out", "{missing}"], "--threshold applies to harness output"),
 }
 
 
