@@ -16,8 +16,11 @@ A command that writes a folder of results (``evaluate --out``, ``benchmark --out
   into the same folder fails at once with a one-line :class:`OutputBusyError`. A lock whose pid is no
   longer alive (a run killed with ``kill -9``) is stale and taken over. The lock is re-entrant within a
   process: the command line takes it before any work and the writer inside takes it again.
-* **staging**: the run writes into ``OUT.partial-<pid>`` in the same parent (so the final move is a
-  rename on one file system), never into ``OUT`` itself: stale files of an earlier run cannot mix in.
+* **staging**: the run writes into ``OUT.partial-<pid>-<token>`` in the same parent (so the final move is a
+  rename on one file system), never into ``OUT`` itself: stale files of an earlier run cannot mix in. The
+  staging folder and the ``OUT.old-<pid>-<token>`` the previous output is moved to are created new
+  (exclusively, with a random token), so a user's folder that happens to bear such a name is never reused
+  or deleted.
 * **publish**: when the block ends normally, the previous ``OUT`` (if any) is moved aside, the staging
   folder renamed to ``OUT`` and the old one deleted. Until that moment the previous complete output is
   untouched. A run that fails or is interrupted removes its staging folder (``keep_partial=True`` keeps
@@ -34,6 +37,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
+import secrets
 import shutil
 import signal
 import threading
@@ -377,15 +382,16 @@ def staged_output(out: str | os.PathLike, *, param: str = "out", keep_partial: b
     with output_lock(out, param=param):
         _recover(out)
         _check_replaceable(out, param)
-        stage = out.with_name(f"{out.name}.partial-{os.getpid()}")
-        shutil.rmtree(stage, ignore_errors=True)
+        stage = None
         try:
             with _sigint_held():
-                stage.mkdir()
+                stage = _fresh_sibling(out, "partial")
                 _write_marker(stage, writer)
         except OSError as exc:
-            shutil.rmtree(stage, ignore_errors=True)
-            raise ValidationError(f"{param} {str(out)!r}: cannot create {str(stage)!r}: {exc.strerror or exc}") from None
+            if stage is not None:
+                shutil.rmtree(stage, ignore_errors=True)
+            raise ValidationError(f"{param} {str(out)!r}: cannot create a staging folder beside it: "
+                                  f"{exc.strerror or exc}") from None
         try:
             yield stage
             with _sigint_held():
@@ -410,9 +416,10 @@ def _recover(out: Path) -> None:
     irtbridge's marker (a user's ``report.old-2023``) is left alone.
     """
     for sibling in out.parent.glob(f"{out.name}.*-*"):
-        kind, _, pid = sibling.name[len(out.name) + 1:].rpartition("-")
-        if kind not in ("partial", "old") or not pid.isdigit() or _alive(int(pid)):
+        found = _SIBLING.fullmatch(sibling.name[len(out.name) + 1:])
+        if found is None or _alive(int(found.group(2))):
             continue
+        kind = found.group(1)
         if not sibling.is_dir() or not has_marker(sibling) and any(sibling.iterdir()):
             continue
         if kind == "old" and not out.exists():
@@ -421,13 +428,28 @@ def _recover(out: Path) -> None:
             shutil.rmtree(sibling, ignore_errors=True)
 
 
+# what a run leaves beside OUT: OUT.partial-<pid>-<token> / OUT.old-<pid>-<token> (no token: earlier versions)
+_SIBLING = re.compile(r"(partial|old)-(\d+)(?:-[0-9a-f]{8})?")
+
+
+def _fresh_sibling(out: Path, kind: str) -> Path:
+    """A new empty folder ``OUT.<kind>-<pid>-<token>`` beside ``out``, created exclusively (never an existing
+    one, whoever made it)."""
+    while True:
+        path = out.with_name(f"{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+
+
 def _publish(stage: Path, out: Path) -> None:
     """Replace ``out`` by ``stage``: the old folder is moved aside first and deleted only after."""
     old = None
     if out.exists():
-        old = out.with_name(f"{out.name}.old-{os.getpid()}")
-        shutil.rmtree(old, ignore_errors=True)
-        os.rename(out, old)
+        old = _fresh_sibling(out, "old")
+        os.rename(out, old)  # onto the empty folder just made: a rename may replace an empty folder
     try:
         os.rename(stage, out)
     except BaseException:

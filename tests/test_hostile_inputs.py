@@ -53,6 +53,14 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
                                                 "--items: 'zz' is not an item"),
     "portfolio --bins 1": (["portfolio", "{csv}", "--model", "polytomous", "--bins", "1", "--out", "{missing}"],
                            "--bins must be a whole number of at least 2"),
+    # the fresh review of tools/hostile-review.py: accepted silently before
+    "hardness --threshold without --method sf (was ignored)": (
+        ["hardness", "{csv}", "--label", "a", "--score", "b", "--threshold", "0.3"],
+        "--threshold is the fixed threshold of --method sf"),
+    "calibrate --prior with a NaN parameter (mirt fitted it)": (
+        ["calibrate", "{csv}", "--prior", "a1=lnorm,nan,0.5"], "its parameters must be finite numbers, got 'nan'"),
+    "leaderboard --threshold on a CSV (was ignored)": (
+        ["leaderboard", "{csv}", "--threshold", "0.5", "--out", "{missing}"], "--threshold applies to harness output"),
 }
 
 

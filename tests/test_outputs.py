@@ -9,6 +9,7 @@ asserts what the user is left with: exit status 2, one line on stderr naming the
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -224,6 +225,22 @@ def test_a_folder_named_like_a_leftover_but_not_irtbridges_is_left_alone(tmp_pat
     with staged_output(tmp_path / "report") as stage:
         (stage / "a.txt").write_text("new")
     assert (users / "draft.txt").read_text() == "keep"
+
+
+def test_a_users_folder_named_like_this_runs_staging_or_old_folder_is_left_alone(tmp_path):
+    # the names a run used to take were OUT.partial-<pid> / OUT.old-<pid> of its own pid: a user's folder so
+    # named was cleared; the run's folders are now new ones with a random token
+    users = [tmp_path / f"report.{kind}-{os.getpid()}" for kind in ("partial", "old")]
+    for folder in users:
+        folder.mkdir()
+        (folder / "draft.txt").write_text("keep")
+    for text in ("first", "second"):  # the second run moves the first aside, then deletes it
+        with staged_output(tmp_path / "report") as stage:
+            (stage / "a.txt").write_text(text)
+    assert (tmp_path / "report" / "a.txt").read_text() == "second"
+    for folder in users:
+        assert (folder / "draft.txt").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["report"] + [u.name for u in users])
 
 
 # --------------------------------------------------------------------------------------------------

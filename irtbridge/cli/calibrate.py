@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
@@ -83,6 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _fit(args: argparse.Namespace):
     from irtbridge.calibration import calibrate  # kept off the CLI's start (~2 s)
 
+    _check_priors(getattr(args, "prior", None) or [])  # before any work
     data = read_responses(args)
     if args.key is not None:
         data = _score(data, args.key, args.missing_codes)
@@ -93,6 +95,18 @@ def _fit(args: argparse.Namespace):
     # calibrate reports the item SEs unless --no-se; abilities never shows them, so never computes them
     se = args.command == "calibrate" and not args.no_se
     return data, calibrate(data, model=model, engine=args.engine, se=se, drop_constant=args.drop_constant, **extra)
+
+
+def _check_priors(texts: list[str]) -> None:
+    """Refuse a --prior whose hyperparameters are NaN or infinite (mirt takes them and fits nonsense)."""
+    for text in texts:
+        for part in text.partition("=")[2].split(",")[1:]:
+            try:
+                number = float(part)
+            except ValueError:
+                continue
+            if not math.isfinite(number):
+                raise ValidationError(f"--prior {text!r}: its parameters must be finite numbers, got {part.strip()!r}")
 
 
 def _score(data, key: str, missing: str | None):

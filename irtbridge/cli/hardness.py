@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="threshold choice method: sf score-fixed, sd score-driven, rd rate-driven (default), "
         "su score-uniform, ru rate-uniform",
     )
-    p.add_argument("--threshold", type=float, default=0.5, help="fixed threshold of --method sf (default 0.5)")
+    p.add_argument("--threshold", type=float, default=None, help="fixed threshold of --method sf (default 0.5)")
     p.add_argument("--id", metavar="COL", help="column that identifies the instances (default: the row number)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=run)
@@ -79,6 +79,11 @@ def run(args: argparse.Namespace) -> int:
     """
     from irtbridge.hardness import class_hardness, instance_hardness  # kept off the CLI's start (~2 s)
 
+    if args.threshold is not None and args.method != "sf":  # it would be ignored without a word
+        raise ValidationError(f"--threshold is the fixed threshold of --method sf; --method {args.method} "
+                              "chooses its own (drop --threshold or pass --method sf)")
+    if args.threshold is None:
+        args.threshold = 0.5
     frame = read_csv(args.file, "hardness input")
     duplicated = sorted({c for c in args.score if args.score.count(c) > 1})
     if duplicated:

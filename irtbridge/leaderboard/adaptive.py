@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import logsumexp
 
+from irtbridge._constraints import Choice, Int, Seed, constraints
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.cat import AbilityEstimator, MaxInfoSelector, RandomSelector, StandardErrorStopper, simulate_cat
@@ -232,6 +233,7 @@ def _warn_steep(bank: Any) -> None:
                       UserWarning, stacklevel=find_stack_level())
 
 
+@constraints(selection=Choice(SELECTIONS), min_items=Int(low=0), seed=Seed())
 def adaptive_evaluate(answer: Callable[[str], Any], calibration: Any, stop: float = 0.2, *,
                       max_items: int | None = 100, selection: str = "twophase", seed: int = 0,
                       min_items: int = MIN_ITEMS, accuracy_width: float | None = None) -> AdaptiveResult:

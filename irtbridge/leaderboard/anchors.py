@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, Seed, constraints
 from irtbridge._ties import stable_argsort, tie_argmax, tie_argmin
 from irtbridge._validation import check_choice, check_int
 from irtbridge.exceptions import ValidationError
@@ -63,6 +64,7 @@ def _kmeans_medoids(points: np.ndarray, k: int, rng: np.random.Generator, iterat
     return np.asarray(chosen)
 
 
+@constraints(k=Int(low=1), method=Choice(ANCHOR_METHODS), seed=Seed())
 def select_anchors(calibration: Any, k: int, method: str = "stratified", *, responses: pd.DataFrame | None = None,
                    seed: int = 0) -> list[str]:
     """Choose ``k`` anchor items of a calibration; returns their names (a list).

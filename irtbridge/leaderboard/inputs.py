@@ -372,6 +372,9 @@ def _read_input(paths: Sequence[str | os.PathLike], source: str, id_column: str 
         return _from_harness(kind, [str(p) for p in found], threshold)
     if len(found) > 1:
         raise ValidationError(f"a response matrix or long table is one CSV file, got {len(found)} paths")
+    if threshold is not None:  # a CSV holds 0/1 already: a threshold would be ignored without a word
+        raise ValidationError(f"--threshold applies to harness output; {str(found[0])!r} is a CSV of 0/1 answers "
+                              "(drop --threshold, or name the harness format with --from)")
     where = f"responses file {str(found[0])!r}"
     frame = read_table(found[0], "responses")
     if kind == "csv":

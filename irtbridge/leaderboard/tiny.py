@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, Seed, constraints
 from irtbridge._io import atomic_write_text
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
@@ -301,6 +302,7 @@ def _describe_priors(priors: Mapping[str, tuple] | None) -> str:
     return "item prior " + "; ".join(f"{k} ~ {v[0]}({', '.join(f'{x:g}' for x in v[1:3])})" for k, v in priors.items())
 
 
+@constraints(k=Int(low=3), seed=Seed(), method=Choice(ESTIMATORS), NCYCLES=Int(low=1))
 def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None,
                priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> TinyBenchmark:

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import CATALOGUE, models_where
+from irtbridge._constraints import Int, Seed, constraints
 from irtbridge._parallel import progress_bar
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int
@@ -163,6 +164,7 @@ def _fold_bank(train: pd.DataFrame, model: str, engine: str, items: list[str]):
     return as_item_bank(table.loc[items], bank_model), float(getattr(fit, "latent_var", 1.0) or 1.0), bool(fit.converged)
 
 
+@constraints(folds=Int(low=2), seed=Seed())
 def validate_anchors(responses: Any, calibration: Any, anchors: Sequence[str], *, folds: int = 5,
                      seed: int = 0, engine: str | None = None, refits: tuple | None = None,
                      progress: bool = False) -> AnchorValidation:
