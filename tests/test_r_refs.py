@@ -41,6 +41,14 @@ def test_every_module_asking_r_has_its_references_and_none_is_left_over():
     assert sorted(stored - callers) == [], "references of a module that no longer asks R: run `make refs`"
 
 
+def test_no_reference_script_reads_the_clock():
+    """`make refs-check` (CI) compares R's rerun with the stored output to 1e-6: a timing among the outputs
+    differs on every run (the 3PL script once stored mirt's seconds and failed CI on them)."""
+    clock = re.compile(r"\b(proc\.time|Sys\.time|system\.time|date)\s*\(")
+    readers = [p.name for p in sorted((ROOT / "tests" / "r").glob("*.R")) if clock.search(p.read_text(encoding="utf-8"))]
+    assert readers == []
+
+
 # --------------------------------------------------------------------------------------------------
 # a stand-in Rscript: doubles every number of its input file into its output file, counts its runs
 # --------------------------------------------------------------------------------------------------

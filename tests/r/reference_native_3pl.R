@@ -21,7 +21,6 @@ stable_values <- function(data) {
   sv
 }
 stable_fit <- function(data, sv, ...) {
-  start <- proc.time()[["elapsed"]]
   m <- mirt(data, 1, "3PL", pars = sv, TOL = 1e-6, quadpts = 61, technical = list(NCYCLES = 5000),
             verbose = FALSE, ...)
   it <- coef(m, IRTpars = TRUE, simplify = TRUE)$items
@@ -32,8 +31,7 @@ stable_fit <- function(data, sv, ...) {
   }
   list(a = unname(it[, "a"]), b = unname(it[, "b"]), g = unname(it[, "g"]), se = se,
        loglik = extract.mirt(m, "logLik"), logprior = extract.mirt(m, "logPrior"),
-       iterations = extract.mirt(m, "iterations"), converged = extract.mirt(m, "converged"),
-       seconds = proc.time()[["elapsed"]] - start)
+       iterations = extract.mirt(m, "iterations"), converged = extract.mirt(m, "converged"))
 }
 out <- list()
 for (k in seq(2, length(args), by = 3)) {
