@@ -20,7 +20,8 @@ Modules:
 * :mod:`~irtbridge.em.priors`: mirt's item priors (``norm``, ``lnorm``, ``expbeta``) and the MAP M-step
   of the 2PL and 1PL;
 * :mod:`~irtbridge.em.factors`: the D-factor 2PL (:func:`~irtbridge.em.factors.fit_factors`; its E- and
-  M-steps in :mod:`~irtbridge.em.factor_steps`, mirt's rotations for reporting in :mod:`~irtbridge.em.rotation`);
+  M-steps in :mod:`~irtbridge.em.factor_steps`, mirt's rotations for reporting in :mod:`~irtbridge.em.rotation`,
+  its crossprod standard errors in :mod:`~irtbridge.em.factor_se`);
 * :mod:`~irtbridge.em.se`: standard errors as mirt's ``SE.type = "crossprod"``, one routine for every model;
 * :mod:`~irtbridge.em.distributed`: the E-step on the workers of a Dask cluster;
 * :mod:`~irtbridge.em.memory`: :func:`keep_freed_memory`, an opt-in process-wide malloc setting that

@@ -174,6 +174,9 @@ class FactorResult:
         The fitted responses (:meth:`scores` reads them by default).
     seed : int or None
         The QMC scrambling of the fit.
+    priors : tuple of ndarray or None
+        The fit's priors as mirt's rows (:func:`irtbridge.em.factor_steps.parse_priors`): the standard errors
+        (:func:`irtbridge.em.factor_se.factor_standard_errors`) add their information.
     """
 
     a: np.ndarray
@@ -193,6 +196,7 @@ class FactorResult:
     history: tuple = field(default=(), repr=False)
     data: ResponseData | None = field(default=None, repr=False)
     seed: int | None = None
+    priors: Any = field(default=None, repr=False)
 
     @property
     def factor_names(self) -> list[str]:
@@ -450,7 +454,7 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
                         n_factors=D, item_names=responses.item_names, mask=free_slopes, exploratory=mask is None,
                         quadpts=quadpts, log_prior=log_prior, loglik_se=loglik_se,
                         seconds=time.perf_counter() - started, history=tuple(history), data=responses,
-                        seed=seed)
+                        seed=seed, priors=prior)
 
 
 def _qmc_error(data: ResponseData, a: np.ndarray, d: np.ndarray, D: int, quadpts: int, seed: int | None,

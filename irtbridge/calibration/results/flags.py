@@ -35,7 +35,7 @@ import pandas as pd
 
 from irtbridge.exceptions import IrtBridgeWarning, find_stack_level
 
-__all__ = ["FLAG_LIMITS", "IdentificationWarning", "flag_items", "warn_flagged"]
+__all__ = ["FLAG_LIMITS", "IdentificationWarning", "flag_items", "flag_factor_items", "warn_flagged"]
 
 #: beyond these an item parameter is not identified: ``|a| > 10`` is a step function, ``|b| > 6`` lies
 #: outside the ability grid every scorer uses, ``g >= 0.95`` is the guessing parameter at its bound, ``u <= 0.05``
@@ -107,6 +107,44 @@ def flag_items(items: pd.DataFrame, standard_errors: pd.DataFrame | None = None,
         for i in np.flatnonzero(~np.isfinite(ses).any(axis=1)):
             reasons[i].append("no finite SE")
     return pd.Series(["; ".join(r) for r in reasons], index=items.index, name="flag", dtype=object)
+
+
+def flag_factor_items(fit: Any, standard_errors: pd.DataFrame | None = None) -> pd.Series:
+    """The flags of a native D-factor 2PL fit (:func:`irtbridge.em.factors.fit_factors`): :func:`flag_items`
+    on its slopes ``a1..aD`` and on mirt's multidimensional difficulty ``MDIFF = -d / MDISC``,
+    ``MDISC = sqrt(sum_k a_k^2)`` (Reckase's; ``b`` when D = 1), plus "no finite SE" where standard errors
+    were computed and none of the item's is finite.
+
+    Parameters
+    ----------
+    fit : FactorResult
+        The fit.
+    standard_errors : DataFrame, optional
+        :func:`irtbridge.em.factor_se.factor_standard_errors`, if computed.
+
+    Returns
+    -------
+    Series
+        Named ``flag``, one string per item.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(a=np.array([[1.0, 0.5], [40.0, 0.0]]), d=np.array([0.2, 1.0]), n_factors=2,
+    ...                       item_names=("x", "y"))
+    >>> flag_factor_items(fit).tolist()
+    ['', '|a| > 10']
+    """
+    a = np.asarray(fit.a, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mdiff = -np.asarray(fit.d, dtype=float) / np.sqrt((a**2).sum(axis=1))
+    table = pd.DataFrame(a, index=pd.Index(fit.item_names), columns=[f"a{k + 1}" for k in range(fit.n_factors)])
+    table["b"] = mdiff
+    flags = flag_items(table)
+    if standard_errors is not None and len(standard_errors):
+        none = ~np.isfinite(standard_errors.reindex(table.index).to_numpy(dtype=float)).any(axis=1)
+        flags = flags.where(~none, (flags + "; no finite SE").str.lstrip("; "))
+    return flags
 
 
 def warn_flagged(fit: Any, stacklevel: int | None = None) -> None:
