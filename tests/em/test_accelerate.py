@@ -185,7 +185,9 @@ def test_with_many_answers_each_the_fit_ends_at_a_fixed_point_of_plain_em():
     plain EM from the start values reaches (parameters within 1e-4, as SQUAREM's own test). The quadrature
     likelihood has more than one maximum here (each respondent on a node or two): main's SQUAREM-accelerated
     PX-EM start jumped to another one (mean slope 1.161 against 1.063, log-likelihood -93661.030 against
-    -93661.704), where plain EM, as mirt runs it, does not go."""
+    -93661.704), where plain EM from the start values (mirt's route) does not go. mirt itself is no oracle on
+    this matrix: 16 respondents' marginal likelihoods are below 2.2e-308 and mirt floors them there (its
+    logLik at these estimates, -93508.677, is that floored sum), so its EM maximises another function."""
     from irtbridge.em.accelerate import iterate
     from irtbridge.em.core import PX_ANSWERS, _Cycles
     from irtbridge.em.items import item_model
