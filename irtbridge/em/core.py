@@ -28,8 +28,9 @@ of thousands of items, most cells missing.
   recodes them), so a 1..4 item has ``K = 4``; a two-category item is a 2PL item.
 * Acceleration: SQUAREM with a monotone safeguard (:mod:`irtbridge.em.accelerate`; ``accelerate="none"``
   is plain EM). Where respondents answer :data:`PX_ANSWERS` items or more on average, the 2PL and 1PL first
-  run PX-EM cycles (:func:`irtbridge.em.identify.standardise`) to :data:`PX_TOL` or a fifth of ``NCYCLES``, then
-  the plain map from there to ``TOL``, whose fixed point (mirt's) the estimates are.
+  run PX-EM cycles (:func:`irtbridge.em.identify.standardise`) while they raise the log-likelihood by
+  :data:`PX_GAIN` or more, to :data:`PX_TOL` or a fifth of ``NCYCLES`` (:func:`_px_start`), then the plain
+  map with SQUAREM from there to ``TOL``, whose fixed point (mirt's) the estimates are.
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
   ``a1, d1..dk``, and
   the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
@@ -73,6 +74,7 @@ EM_MODELS = models_where(native="em")  # the catalogue's rows this EM fits
 THETA_LIM = 6.0
 PX_ANSWERS = 1000  # answers per respondent from which the 2PL/1PL start with PX-EM (posterior sd ~ 0.07 or less)
 PX_TOL = 1e-3  # PX-EM only brings the fit near (its fixed point is not the plain map's): a looser TOL
+PX_GAIN = 1e-3  # a PX-EM cycle raising the log-likelihood by less ends the PX-EM start (_px_start)
 
 
 @dataclass(frozen=True)
@@ -465,6 +467,30 @@ class _Cycles:
         return self.converged or self.cycle >= self.NCYCLES
 
 
+def _px_start(em: _Cycles, x: np.ndarray) -> np.ndarray:
+    """PX-EM cycles from ``x`` while they raise the log-likelihood: the point where the first of them stops.
+
+    On the quadrature grid the reduction step (:func:`~irtbridge.em.identify.standardise`) is not an exact
+    reparameterisation, so a PX-EM cycle need not raise the log-likelihood and its fixed point is not the
+    plain map's: PX-EM only brings the latent scale near. The cycles stop at the first of: a change below
+    ``em.TOL`` (:data:`PX_TOL`; the new point is returned), a cycle that raises the log-likelihood by less
+    than :data:`PX_GAIN` (the best point so far is returned: the plain map goes on from the highest
+    log-likelihood the PX-EM cycles reached), or ``em.NCYCLES``. No SQUAREM here: its safeguard compares
+    log-likelihoods, which a map that need not raise them does not order. The change of an item without a
+    finite maximum (a slope running away) never falls below ``TOL``, but its log-likelihood stops rising,
+    so the rule bounds the PX-EM cycles there too (150 x 1,200 with one such item: 4 cycles, not 1,000).
+    """
+    best, best_x = -np.inf, x
+    while not em.done:
+        new, loglik = em(x)
+        if em.converged:
+            return new
+        if not loglik > best + PX_GAIN:
+            return best_x if loglik < best else x
+        best, best_x, x = loglik, x, new
+    return x
+
+
 @constraints(quadpts=InDomain(NATIVE_DOMAINS["quadpts"], 61, (0, 2, 2.5), allow_none=False),
              TOL=InDomain(NATIVE_DOMAINS["TOL"], 1e-4, (0, -1e-4, float("nan"), "1e-4"), allow_none=False),
              NCYCLES=Int(low=1), accelerate=Choice(ACCELERATORS))
@@ -536,9 +562,10 @@ def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int =
     if accelerate == "squarem" and px and _answers_each(data) >= PX_ANSWERS:
         # the latent scale is EM's slow direction when every respondent answers many items (its posterior
         # then sits on a node or two): first the cycles that re-standardise it after each M-step (PX-EM),
-        # to PX_TOL or a fifth of the cycles; then mirt's own EM map from there, to TOL: the fixed point is mirt's
+        # while they raise the log-likelihood (_px_start); then mirt's own EM map from there, to TOL: the fixed
+        # point is mirt's
         first = _Cycles(data, item, quadpts, max(TOL, PX_TOL), NCYCLES // 5, run, progress, expand=True)
-        x = iterate(first, x, accelerate, item.project)
+        x = _px_start(first, x)
         spent, history = first.cycle, first.history
     em = _Cycles(data, item, quadpts, TOL, NCYCLES - spent, run, progress, first_cycle=spent)
     p = item.unpack(iterate(em, x, accelerate, item.project))

@@ -65,8 +65,10 @@ def standardise(a: np.ndarray, d: np.ndarray, N: np.ndarray, theta: np.ndarray) 
     The reduction step of PX-EM (Liu, Rubin & Wu 1998) for theta ~ N(mu, sigma^2): ``a theta + d`` with
     ``theta = mu + sigma z`` is ``(a sigma) z + (d + a mu)``. The native EM runs such cycles first on the 2PL
     and 1PL: with thousands of answers per respondent each posterior sits on a node or two, and the latent
-    scale is plain EM's slowest direction. On the quadrature grid the PX-EM fixed point differs a little
-    from the plain map's, so the fit goes on with the plain map from there (:func:`irtbridge.em.core.fit_em`).
+    scale is plain EM's slowest direction. On the quadrature grid the PX-EM fixed point is not the plain
+    map's (about 7.5 log-likelihood units lower on 150 x 1,194 fully answered) and a PX-EM cycle need not raise the
+    log-likelihood, so the fit runs them only while they do and goes on with the plain map from there
+    (:func:`irtbridge.em.core.fit_em`).
 
     Parameters
     ----------
