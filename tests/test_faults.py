@@ -427,6 +427,7 @@ PHASES = {
 @pytest.mark.parametrize("phase", ["start-up", "reading", "fit"])
 @pytest.mark.parametrize("command", ["leaderboard", "tiny",
                                      pytest.param("evaluate", marks=[pytest.mark.r, pytest.mark.slow])])
+@pytest.mark.slow
 def test_ctrl_c_at_any_moment_exits_130_and_keeps_the_previous_output(command, phase, big_input, tmp_path):
     out = tmp_path / "out"
     _previous_output(out)

@@ -182,6 +182,7 @@ def test_a_folder_with_files_irtbridge_did_not_write_is_refused_whole(tmp_path, 
     assert sorted(p.name for p in out.iterdir()) == ["paper.docx"]
 
 
+@pytest.mark.slow
 def test_a_folder_irtbridge_wrote_is_replaced_by_the_next_run(tmp_path, capsys):
     """The README's promise: a folder holds one run; the previous report is replaced once the new is whole."""
     data = _matrix(tmp_path / "mat.csv")

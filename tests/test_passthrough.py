@@ -273,6 +273,7 @@ def test_missing_values_reach_r_as_na():
     np.testing.assert_array_equal(scored.to_numpy(dtype=float), expected)
 
 
+@pytest.mark.slow
 def test_a_values_table_goes_back_to_mirt_with_its_attributes(lsat):
     # mirt checks the 'itemtype' attribute of a pars = "values" table handed back to mdirt; a data.frame's
     # attributes and class vector travel in DataFrame.attrs and are restored on the way in

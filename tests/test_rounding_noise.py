@@ -412,6 +412,7 @@ BYPASSES = [
 
 @pytest.mark.parametrize(("check", "module", "helper"), BYPASSES,
                          ids=[f"{c.__name__[6:]}-{m.rsplit('.', 1)[1]}.{h}" for c, m, h in BYPASSES])
+@pytest.mark.slow
 def test_the_property_fails_when_the_tie_rule_is_bypassed(monkeypatch, check: Callable[[int], None], module, helper):
     import importlib
 

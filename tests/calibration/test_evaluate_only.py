@@ -120,6 +120,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_doors_that_cannot_evaluate_refuse_before_r(lsat, no_r, name):
     call, fragment = REFUSED[name]

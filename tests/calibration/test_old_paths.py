@@ -102,6 +102,7 @@ _HOW = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(_HOW))
 def test_an_old_module_path_is_the_new_module_with_one_warning_naming_it_and_the_removal(how):
     # import x.y, from x import y, and x.y read as an attribute: three ways, three old paths (one per role)

@@ -41,6 +41,7 @@ def _with_constant() -> pd.DataFrame:
     return x
 
 
+@pytest.mark.slow
 def test_native_front_door_warnings_point_at_the_users_line():
     x = response_dataset("LSAT7")
     _assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="native", se=False,

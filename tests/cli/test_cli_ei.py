@@ -177,6 +177,7 @@ def test_missing_file_exits_2(run, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+@pytest.mark.slow
 def test_console_script_entry_point(tmp_path):
     # the installed dispatcher end to end, in a fresh interpreter, with only this subcommand loaded
     code = (

@@ -295,6 +295,7 @@ def test_artificial_ties_go_to_the_first_sorted_label():
     assert got.loc["minority"].tolist() == [0, 0, 1]
 
 
+@pytest.mark.slow
 def test_random_guessers_are_uniform():
     # 4 classes, 40000 guesses: each class about 1/4 of the guesses (chi-square goodness of fit)
     y_test = np.repeat(np.array(["a", "b", "c", "d"]), 10000)

@@ -178,6 +178,7 @@ def _many_answers(finite: bool = True) -> np.ndarray:
     return x[:, np.minimum(right, 150 - right) >= 10] if finite else x
 
 
+@pytest.mark.slow
 def test_with_many_answers_each_the_fit_ends_at_a_fixed_point_of_plain_em():
     """Every respondent answers ~1,200 items (the PX-EM start runs). The default fit must end at a fixed point
     of mirt's plain EM map, not where its PX-EM cycles leave it: one plain cycle from its estimates moves no

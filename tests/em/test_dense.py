@@ -38,6 +38,7 @@ def windowed(monkeypatch):
     monkeypatch.setattr(window, "MIN_CELLS", 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", [0.0, 0.3])
 def test_dense_windowed_sums_equal_the_every_node_reference(windowed, missing):
     x = _llm(missing=missing)

@@ -108,6 +108,7 @@ def test_exploratory_mask_is_mirts_pattern():
     np.testing.assert_array_equal(exploratory_mask(J, D), want)
 
 
+@pytest.mark.slow
 def test_confirmatory_mask_holds_its_zeros_and_scores_have_the_contract_columns():
     rng = np.random.default_rng(5)
     a = np.zeros((12, 3))
@@ -168,6 +169,7 @@ def _recovery(fit: FactorResult, a: np.ndarray, d: np.ndarray) -> dict[str, floa
             "d_rmse": float(np.sqrt(np.mean((fit.d - d) ** 2))), "d_bias": float(np.mean(fit.d - d))}
 
 
+@pytest.mark.slow
 def test_recovery_of_known_parameters():
     """The recovery table (printed with -s): exploratory D = 2 by quadrature on mirt's pattern, and a
     bifactor (a general factor and three specific ones, D = 4) by QMC-EM, 20% of cells missing.

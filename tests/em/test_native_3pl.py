@@ -222,6 +222,7 @@ def test_sparse_and_dense_layouts_agree():
     assert answered.loglik == pytest.approx(dense.loglik, abs=1e-8)
 
 
+@pytest.mark.slow
 def test_squarem_reaches_the_plain_em_maximum_in_fewer_cycles():
     x = _classifier(40, 200)
     fits = {acc: irtbridge.calibrate(x, "3PL", engine="native", priors=STABLE_PRIORS, se=False, TOL=1e-6,
@@ -232,6 +233,7 @@ def test_squarem_reaches_the_plain_em_maximum_in_fewer_cycles():
     assert fast.loglik + fast.options["log_prior"] == pytest.approx(plain.loglik + plain.options["log_prior"], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_without_priors_the_fit_is_maximum_likelihood():
     x = response_dataset("LSAT7")
     ml = irtbridge.calibrate(x, "3PL", engine="native", se=False, TOL=1e-6, technical={"NCYCLES": 5000})
@@ -239,6 +241,7 @@ def test_without_priors_the_fit_is_maximum_likelihood():
     assert ml.options["log_prior"] == 0.0 and ml.loglik > stable.loglik
 
 
+@pytest.mark.slow
 def test_standard_errors_above_the_limit_are_nan_with_one_warning():
     x = _classifier(40, 400)
     assert 3 * x.shape[1] > 1000

@@ -88,6 +88,7 @@ def test_a_window_that_no_longer_holds_its_posterior_is_summed_again(windowed):
     assert windows.widened > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["2PL", "1PL", "rasch"])
 @pytest.mark.parametrize("missing, kernels", [(0.7, window), (0.0, dense), (0.3, dense)])
 def test_windowed_fit_equals_the_plain_fit(model, missing, kernels, monkeypatch):
@@ -125,6 +126,7 @@ def test_no_windows_for_graded_or_small_data_or_without_numba(monkeypatch):
     assert not window.available() and node_windows(data, 61) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", [0.7, 0.2])  # sparse; dense (em/dense.py's kernels on the workers)
 def test_dask_fit_with_windows_equals_the_single_process(windowed, missing):
     from distributed import Client, LocalCluster

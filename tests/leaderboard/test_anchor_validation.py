@@ -58,6 +58,7 @@ def small():
     return x, fit, anchors, validate_anchors(x, fit, anchors)
 
 
+@pytest.mark.slow
 def test_weight_and_scale_are_the_least_squares_blend_and_the_rms_standardized_error(small):
     x, fit, anchors, v = small
     h = v.held_out
@@ -114,6 +115,7 @@ def test_bad_validation_input_is_a_clear_error(small):
         validate_anchors(x, fit, ["nope"])
 
 
+@pytest.mark.slow
 def test_refits_validate_other_anchors_without_refitting(small):
     x, fit, anchors, v = small
     other = select_anchors(fit, 25, "stratified")
@@ -161,6 +163,7 @@ def test_validation_restores_coverage_on_a_small_misfitting_calibration():
     assert frame.loc["valid", "error"] <= 1.1 * frame.loc["plain", "error"]
 
 
+@pytest.mark.slow
 def test_estimate_cli_validate(small, tmp_path, capsys):
     x, fit, anchors, v = small
     cal = tmp_path / "cal.json"

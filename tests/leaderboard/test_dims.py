@@ -36,6 +36,7 @@ def _simulate(n_factors: int, n=300, J=40, seed=5) -> np.ndarray:
     return (rng.random((n, J)) < 1 / (1 + np.exp(-(theta @ a.T + d)))).astype(float)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_factors", [1, 2])
 def test_the_known_dimension_is_chosen(n_factors):
     res = choose_dimensions(_simulate(n_factors), dims=[1, 2, 3], holdout=0.2, qmc_points=256, seed=1)
@@ -153,6 +154,7 @@ def test_cells_must_be_binary():
         choose_dimensions(x, max_dims=2)
 
 
+@pytest.mark.slow
 def test_the_leaderboard_report_prints_dimensions_beside_the_2pl(tmp_path, capsys):
     out = tmp_path / "board"
     assert main(["leaderboard", str(ARCT), "--dims", "2", "--out", str(out), "--json"]) == 0

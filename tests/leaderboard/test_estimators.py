@@ -272,6 +272,7 @@ def test_contract_coverage_on_simulated_2pl(name):
     assert mae < 0.06
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_contract_extrapolation_half_the_items_unsolved(name):
     """The calibration models (weak) solve none of the harder half of the items; the new models (stronger)

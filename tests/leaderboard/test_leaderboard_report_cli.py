@@ -48,6 +48,7 @@ def written(tmp_path_factory):
     return rep, write_leaderboard_report(rep, out), out
 
 
+@pytest.mark.slow
 def test_tables_and_summary_say_what_the_result_says(written):
     rep, files, out = written
     assert files["index"] == out / "index.html" and files["index"].is_file()
@@ -92,6 +93,7 @@ def test_a_failing_page_leaves_nothing_half_written(tmp_path, written):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board"]
 
 
+@pytest.mark.slow
 def test_cli_end_to_end_matrix_and_json(tmp_path, capsys):
     frame = _matrix()
     frame.to_csv(tmp_path / "m.csv")
@@ -105,6 +107,7 @@ def test_cli_end_to_end_matrix_and_json(tmp_path, capsys):
     assert printed["n_models"] == 60 and printed["n_items"] == 16 and printed["saturation"]["top"] == 5
 
 
+@pytest.mark.slow
 def test_cli_harness_path_with_a_reader(tmp_path, capsys, monkeypatch):
     frame = _matrix()
     long = _long(frame)
@@ -145,6 +148,7 @@ def test_cli_real_helm_runs_and_a_broken_one_is_one_line(tmp_path, capsys):
     assert "per_instance_stats.json" in err and err.count("\n") == 1 and not (tmp_path / "b").exists()
 
 
+@pytest.mark.slow
 def test_cli_tiny_errors_shown(tmp_path, capsys):
     _matrix().to_csv(tmp_path / "m.csv")
     tiny = tmp_path / "tiny"

@@ -97,6 +97,7 @@ def test_answers_from_long_hook(tiny, responses):
     pd.testing.assert_frame_equal(answers_from_long(long, tiny.items), wide, check_names=False)
 
 
+@pytest.mark.slow
 def test_cli_end_to_end(tmp_path, responses, capsys):
     out = tmp_path / "tiny"
     assert main(["tiny", str(DATA), "--id-column", "model", "--k", "20", "--out", str(out), "--repeats", "1",
@@ -334,6 +335,7 @@ def test_a_bank_is_checked_whole_on_load(tiny, tmp_path):
     assert "partial" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_duplicate_models_and_too_few_models_are_refused_before_the_fit(tiny, responses, tmp_path, capsys, monkeypatch):
     import irtbridge.leaderboard.tiny as tiny_module
 
@@ -386,6 +388,7 @@ def _hard_case(seed=5, n_models=80, n_easy=120, n_hard=60):
     return pd.DataFrame(x, columns=[f"q{j}" for j in range(len(b))], index=[f"m{i}" for i in range(n_models)])
 
 
+@pytest.mark.slow
 def test_the_error_table_is_what_a_users_runs_measure():
     """Issue 39, cause 2: the table rebuilds every repeat on the fold's calibration models alone (2PL with the
     prior, flags, features, item draw) and draws the items anew in extrapolation too. Measured here
@@ -416,6 +419,7 @@ def test_the_error_table_is_what_a_users_runs_measure():
             assert row["coverage_lower"] <= row["coverage"] <= row["coverage_upper"]
 
 
+@pytest.mark.slow
 def test_low_coverage_is_a_warning_and_a_note_everywhere(tmp_path, capsys, monkeypatch):
     """A coverage below the threshold: a DataWarning on the CLI's stderr, a note of the Summary (text and HTML)
     and of summary.json. (The threshold is raised above 1 here so that any table trips it.)"""

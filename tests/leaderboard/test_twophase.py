@@ -54,6 +54,7 @@ def test_probabilities_sum_to_n2_follow_the_uncertainty_and_keep_a_floor():
 
 @pytest.mark.parametrize("theta, misspecified", [(0.0, False), (0.0, True), (2.5, False), (2.5, True)],
                          ids=["2PL", "misspecified", "stronger-than-all", "stronger-and-misspecified"])
+@pytest.mark.slow
 def test_unbiased_by_design_and_covers(bank, theta, misspecified):
     """Over repeated designs (phase 1: 30 random items; phase 2: 30 expected), the difference estimator's mean
     is the model's accuracy on all items within Monte Carlo error (unbiased whatever the 2PL's fit), and both

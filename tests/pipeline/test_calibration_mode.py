@@ -117,6 +117,7 @@ def test_help_describes_the_modes(capsys):
     assert "ltm, mirt as fallback" not in text
 
 
+@pytest.mark.slow
 def test_report_and_summary_name_the_mode_that_ran(tmp_path):
     from irtbridge.report import write_report
 

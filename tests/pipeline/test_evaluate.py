@@ -89,6 +89,7 @@ def test_resolve_names_and_csv(tmp_path):
     assert resolve_datasets(None, quick=True) == list(resolve_datasets(None, quick=True))
 
 
+@pytest.mark.slow
 def test_cli_summary_text_and_json(tmp_path, monkeypatch, capsys):
     """The CLI's two closing outputs, on a synthetic evaluation (no R): text summary and --json."""
     import irtbridge.pipeline

@@ -43,6 +43,7 @@ def test_wrong_target_refused_before_any_dataset_runs(tmp_path, monkeypatch):
     assert code == 2 and not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_exit_status_names_failed_datasets(tmp_path, monkeypatch, capsys):
     import irtbridge.pipeline
 

@@ -111,6 +111,7 @@ def _layout(page: Path, workdir: Path, width: int) -> dict[str, str]:
     return {k: body_attribute(proc.stdout, f"data-{k}") for k in ("scroll-width", "client-width")}
 
 
+@pytest.mark.slow
 def test_page_renders_in_chromium_without_horizontal_overflow(board, tmp_path):
     _, files, _ = board
     shown = render(files["index"], tmp_path, width=1280, height=3000)

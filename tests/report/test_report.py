@@ -41,6 +41,7 @@ def report(evaluation, tmp_path_factory):
 
 
 
+@pytest.mark.slow
 def test_files_are_written(report, evaluation):
     assert report.index.is_file() and report.summary.is_file()
     assert set(report.tables) == set(evaluation.tables())

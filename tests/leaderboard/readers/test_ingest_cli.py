@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from irtbridge.cli import main
 
@@ -97,6 +98,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, capsys):
     assert "--out FILE.csv is required" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_as_a_subprocess(tmp_path):
     out = tmp_path / "long.csv"
     done = subprocess.run([sys.executable, "-m", "irtbridge", "ingest", "pyirt", str(PYIRT), "--out", str(out),

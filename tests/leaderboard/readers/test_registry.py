@@ -89,6 +89,7 @@ def test_ingest_opencompass_and_list_metrics_where_a_row_has_none(tmp_path, caps
     assert "--list-metrics is not an option of `ingest opencompass`" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_command_line_names_the_formats_without_loading_the_readers():
     import subprocess
     import sys
