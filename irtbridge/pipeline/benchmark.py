@@ -49,6 +49,7 @@ from irtbridge.decodirt.tournaments import (
     tournament,
 )
 from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError, find_stack_level
+from irtbridge.pipeline.settings import resolve_datasets
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -370,6 +371,7 @@ def run_benchmark(
     refs = [as_dataset(d, f"dataset_{i}") for i, d in enumerate(datasets, start=1)]
     if not refs:
         raise ValidationError("datasets is empty; name at least one dataset")
+    resolve_datasets(refs, target=settings.target)  # each CSV's header: a missing target column before any work
     names = [_dataset_name(ref) for ref in refs]
     if len(set(names)) != len(names):
         raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
