@@ -371,10 +371,10 @@ def run_benchmark(
     refs = [as_dataset(d, f"dataset_{i}") for i, d in enumerate(datasets, start=1)]
     if not refs:
         raise ValidationError("datasets is empty; name at least one dataset")
-    resolve_datasets(refs, target=settings.target)  # each CSV's header: a missing target column before any work
     names = [_dataset_name(ref) for ref in refs]
     if len(set(names)) != len(names):
         raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
+    resolve_datasets(refs, target=settings.target)  # each CSV's header: a missing target column before any work
     orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
     score = check_choice(score, "score", SCORES)
     check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
