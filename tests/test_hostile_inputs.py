@@ -12,6 +12,7 @@ Two tables, one row per case; add a row to add a case:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -22,6 +23,7 @@ from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
 
 # -- the CLI ------------------------------------------------------------------------------------------
+LM_EVAL = Path(__file__).resolve().parent / "leaderboard" / "data" / "lm_eval"  # harness output (a folder)
 CLI_CASES: dict[str, tuple[list[str], str]] = {
     "abilities --method nope": (["abilities", "{csv}", "--method", "nope"], "--method"),
     "abilities --method ML with ltm": (["abilities", "{csv}", "--engine", "ltm", "--method", "ML"], "--method 'ML'"),
@@ -61,6 +63,19 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
         ["calibrate", "{csv}", "--prior", "a1=lnorm,nan,0.5"], "its parameters must be finite numbers, got 'nan'"),
     "leaderboard --threshold on a CSV (was ignored)": (
         ["leaderboard", "{csv}", "--threshold", "0.5", "--out", "{missing}"], "--threshold applies to harness output"),
+    # the last four of the fresh review (issue 40)
+    "hardness --label and --score the same column (was accepted)": (
+        ["hardness", "{csv}", "--label", "a", "--score", "b", "--score", "a"], "--score 'a' is also the --label column"),
+    "hardness --id the --label column": (
+        ["hardness", "{csv}", "--label", "a", "--score", "b", "--id", "a"], "--id 'a' is also the --label column"),
+    "leaderboard --threshold inf on harness output (read first)": (
+        ["leaderboard", str(LM_EVAL), "--threshold", "inf", "--out", "{missing}"],
+        "argument --threshold: must be a finite number, got inf"),
+    "tiny --threshold nan (the same words)": (
+        ["tiny", str(LM_EVAL), "--from", "lm-eval", "--k", "5", "--threshold", "nan", "--out", "{missing}"],
+        "argument --threshold: must be a finite number, got nan"),
+    "benchmark --datasets PATH.csv:missing (after the progress bar)": (
+        ["benchmark", "--datasets", "{csv}:zz", "--out", "{missing}"], "has no column 'zz' to predict"),
 }
 
 

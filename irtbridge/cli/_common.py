@@ -12,7 +12,7 @@ import pandas as pd
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge._validation import R_SEED_MAX, check_seed, read_csv, read_text, require_columns
+from irtbridge._validation import R_SEED_MAX, check_number, check_seed, read_csv, read_text, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
@@ -53,6 +53,31 @@ def seed_flag(text: str) -> int:
         return int(check_seed(value, "--seed", high=R_SEED_MAX))  # type: ignore[arg-type]
     except ValidationError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--seed ")) from None
+
+
+def finite_flag(text: str) -> float:
+    """The value of a number flag such as ``--threshold``: a finite real number, checked by
+    :func:`irtbridge._validation.check_number` while the command line is read (``inf`` or ``nan`` is one line
+    naming the flag, before any file is read: argparse's ``type=float`` takes both).
+
+    Parameters
+    ----------
+    text : str
+        The flag's text.
+
+    Returns
+    -------
+    float
+        The number.
+    """
+    try:
+        value: Any = float(text)
+    except ValueError:
+        value = text
+    try:
+        return check_number(value, "value")
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value ")) from None
 
 
 def folded(choices: tuple[str, ...]):

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
     from irtbridge.decodirt import DEFAULT_DATASETS, PAPER_ORDERS, QUICK_DATASETS  # kept off the CLI's start (~2 s)
-    from irtbridge.pipeline import Settings, run_benchmark  # kept off the CLI's start (~2 s)
+    from irtbridge.pipeline import Settings, resolve_datasets, run_benchmark  # kept off the CLI's start (~2 s)
     from irtbridge.decodirt.classification_data import QUICK_MAX_ITEMS  # kept off the CLI's start (~2 s)
 
     if not args.out:
@@ -131,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         target=args.target, tolerance=args.tolerance, tau=args.tau,
         max_items=args.max_items if args.max_items is not None else (QUICK_MAX_ITEMS if args.quick else 500),
     )
+    resolve_datasets(datasets, target=settings.target)  # each CSV's target column, before the folder is staged
     # one run per folder: OUT is locked for the whole run and replaced only once every file is written
     with staged_output(out, param="--out", writer="benchmark") as stage:
         result = run_benchmark(datasets, settings, orders=orders, score=args.score, jobs=args.jobs,

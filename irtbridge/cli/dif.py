@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     int
         The exit status: 0 (errors raise; :func:`irtbridge.cli.main` maps them to exit statuses).
     """
-    from irtbridge.calibration.fit.groups import calibrate_groups, dif  # kept off the CLI's start (~2 s)
+    from irtbridge.calibration.fit.groups import calibrate_groups, check_dif_which, dif  # kept off the CLI's start
 
     data = read_csv(args.file, "responses")
     require_columns(data, [args.groups] + ([args.id_column] if args.id_column else []), f"responses file {args.file!r}")
@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--items: {', '.join(map(repr, unknown[:5]))} is not an item of {args.file!r}; its items "
                               f"are {', '.join(map(repr, map(str, data.columns[:20])))}")
     invariance = [*map(str, data.columns), "free_means", "free_var"] if scheme == "drop" else []
+    # --which before the multiple-group fit, not in mirt's DIF after it
+    check_dif_which(data, groups, args.model, which, items, invariance, name="--which")
     fit = calibrate_groups(data, groups, args.model, invariance=invariance, se=not args.no_se)
     table = dif(fit, which, scheme, items, p_adjust=args.p_adjust)
     if args.json:

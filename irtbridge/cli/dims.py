@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 
 from irtbridge._outdir import FOLDER
-from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
+from irtbridge.cli._common import add_long_options, finite_flag, print_json, read_responses, seed_flag
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
                                                      "per item, empty = unanswered), or with --from FORMAT harness output")
     add_from_option(p, "csv", ("csv",), "what RESPONSES is (default a CSV, or .csv.gz)")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=finite_flag, metavar="T",
                    help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--id-column", metavar="COL",
                    help="the column naming the models (default: the first column, unless it holds only 0/1)")

@@ -15,7 +15,8 @@ import sys
 
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses
+from irtbridge.cli._common import (add_long_options, atomic_write_csv, finite_flag, print_json, read_calibration,
+                                   read_responses)
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the answers to its items (instead of --calibration and --anchors)")
     add_from_option(p, "csv", ("csv",),
                     "with --bank: RESPONSES is a CSV (default) or a model's harness output")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=finite_flag, metavar="T",
                    help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--id-column", metavar="COL",
                    help="the column naming the respondents (default: the first column, unless it holds only 0/1)")

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
-from irtbridge.cli._common import print_json
+from irtbridge.cli._common import finite_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 _TOP = 10  # hardest instances listed by the text output
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="threshold choice method: sf score-fixed, sd score-driven, rd rate-driven (default), "
         "su score-uniform, ru rate-uniform",
     )
-    p.add_argument("--threshold", type=float, default=None, help="fixed threshold of --method sf (default 0.5)")
+    p.add_argument("--threshold", type=finite_flag, default=None, help="fixed threshold of --method sf (default 0.5)")
     p.add_argument("--id", metavar="COL", help="column that identifies the instances (default: the row number)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=run)
@@ -84,10 +84,17 @@ def run(args: argparse.Namespace) -> int:
                               "chooses its own (drop --threshold or pass --method sf)")
     if args.threshold is None:
         args.threshold = 0.5
-    frame = read_csv(args.file, "hardness input")
     duplicated = sorted({c for c in args.score if args.score.count(c) > 1})
     if duplicated:
         raise ValidationError(f"--score {duplicated[0]!r} is given more than once; name each model's column once")
+    # a column in two roles would score the labels against themselves (or name instances by a label/score)
+    for flag, column in (("--label", args.label), ("--id", args.id)):
+        if column is not None and column in args.score:
+            raise ValidationError(f"--score {column!r} is also the {flag} column; a model's scores and {flag} "
+                                  "must be different columns")
+    if args.id is not None and args.id == args.label:
+        raise ValidationError(f"--id {args.id!r} is also the --label column; give the column naming the instances")
+    frame = read_csv(args.file, "hardness input")
     columns = [args.label, *args.score] + ([args.id] if args.id else [])
     require_columns(frame, columns, args.file)
 

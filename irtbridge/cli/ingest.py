@@ -15,7 +15,7 @@ import argparse
 import pandas as pd
 
 from irtbridge._outdir import FILE
-from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.cli._common import atomic_write_csv, finite_flag, print_json
 from irtbridge.cli._formats import FormatChoices
 from irtbridge.exceptions import ValidationError
 
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "default: the task's default (--list-metrics shows it)")
     p.add_argument("--filter", action="append", default=[], metavar="NAME|POSITION|TASK=...",
                    help="lm-eval: the filter read where a task logs several (default its first)")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=finite_flag, metavar="T",
                    help="binarise scores: 1 where value >= T, else 0 (default: keep the values)")
     p.add_argument("--item-id", default="doc_hash", metavar="ID",
                    help="lm-eval: doc_hash (default), doc_id or doc:<field>")

@@ -21,6 +21,7 @@ import sys
 import time
 
 from irtbridge._outdir import FOLDER, staged_output
+from irtbridge.cli._common import finite_flag
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder for index.html, tables/ and summary.json (default ./irtbridge-leaderboard)")
     p.add_argument("--top", type=int, default=5, metavar="N",
                    help="how many leading models the saturation counts (default 5)")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=finite_flag, metavar="T",
                    help="harness output: a continuous metric (F1, mc2, ...) scores 1 where it is at least T")
     p.add_argument("--no-prior", action="store_true",
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2))")

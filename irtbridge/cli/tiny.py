@@ -32,7 +32,7 @@ import pandas as pd
 
 from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._validation import check_int
-from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
+from irtbridge.cli._common import add_long_options, finite_flag, print_json, read_responses, seed_flag
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                      "per item), or with --from FORMAT harness output")
     add_from_option(p, "csv", ("csv",),
                     "what RESPONSES is (default a CSV, or .csv.gz)")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=finite_flag, metavar="T",
                    help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
     p.add_argument("--out", required=True, metavar="DIR",

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import add_long_options, print_json, read_responses
+from irtbridge.cli._common import add_long_options, finite_flag, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
 
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                    "or with --from lm-eval/helm its harness output folder")
     p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
                    help="what RESULTS is (default a CSV)")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=finite_flag, metavar="T",
                    help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
     p.add_argument("--bank", required=True, metavar="bank.json", help="the tiny benchmark's bank (irtbridge tiny)")
     p.add_argument("--plan", metavar="plan.json", help="estimate from this plan (written by a run without --plan)")

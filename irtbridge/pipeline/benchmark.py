@@ -49,6 +49,7 @@ from irtbridge.decodirt.tournaments import (
     tournament,
 )
 from irtbridge.exceptions import ConvergenceError, DataWarning, ValidationError, find_stack_level
+from irtbridge.pipeline.settings import resolve_datasets
 from irtbridge.pipeline.stages import run_datasets
 
 __all__ = ["BenchmarkResult", "run_benchmark"]
@@ -373,6 +374,7 @@ def run_benchmark(
     names = [_dataset_name(ref) for ref in refs]
     if len(set(names)) != len(names):
         raise ValidationError(f"datasets repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
+    resolve_datasets(refs, target=settings.target)  # each CSV's header: a missing target column before any work
     orders = [check_choice(o, "order", ORDERS, ignore_case=True) for o in ([orders] if isinstance(orders, str) else orders)]
     score = check_choice(score, "score", SCORES)
     check_number(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)

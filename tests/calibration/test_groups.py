@@ -119,3 +119,27 @@ def test_bad_group_input_is_a_one_line_error(data, fits):
         dif(fits[0], ["a1", "g"])
     with pytest.raises(ValidationError, match="'a2' of item 'i1', but .* has no such parameter"):
         dif(fits[1], ["a2"], scheme="drop", items=["i1"])
+
+
+def test_dif_cli_which_is_checked_before_the_group_fit(tmp_path, capsys, monkeypatch):
+    """``--which`` names a parameter mirt's DIF cannot test: one line naming --which, before multipleGroup runs
+    (it was R's multipleGroup error, exit 1, on data whose item i0 is the group; here the fit would fail)."""
+    import irtbridge.calibration.fit.groups as groups_module
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the multiple-group fit ran before --which was checked")
+
+    monkeypatch.setattr(groups_module, "calibrate_groups", no_fit)
+    csv = tmp_path / "difr.csv"
+    csv.write_text("g,i0,i1,i2,i3\n" + "".join(f"{'AB'[i % 2]},{i % 2},{(i // 2) % 2},{(i // 3) % 2},{(i // 5) % 2}\n"
+                                               for i in range(40)))
+    for which, fragment in (("zz", "--which: a DIF test of 'zz' of item 'i0', but the 2PL model (1 factor) has no "
+                                   "such parameter (its parameters: a1, d, g, u)"),
+                            ("a1,g", "--which: a DIF test of 'g' of item 'i0', but the 2PL model (1 factor) does not "
+                                     "estimate it (its estimated parameters: a1, d)")):
+        assert main(["dif", str(csv), "--groups", "g", "--which", which]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"irtbridge dif: error: {fragment}", err
+    # the Rasch model fixes the slope (mirt: equality constraints only on estimated parameters)
+    assert main(["dif", str(csv), "--groups", "g", "--model", "rasch", "--which", "a1", "--items", "i2"]) == 2
+    assert "--which: a DIF test of 'a1' of item 'i2', but the rasch model" in capsys.readouterr().err

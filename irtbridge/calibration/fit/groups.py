@@ -15,16 +15,16 @@ import pandas as pd
 from irtbridge._catalogue import GROUP_DOMAINS
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
-from irtbridge.calibration.inputs.checks import group_labels
+from irtbridge.calibration.inputs.checks import check_before_fit, group_labels
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.options import GROUP_OPTIONS, check_options
 from irtbridge.calibration.inputs.priors import parse_priors
 from irtbridge.calibration.inputs.responses import calibration_data
-from irtbridge.calibration.inputs.spec import structure_arguments, syntax_groups
+from irtbridge.calibration.inputs.spec import Reference, structure_arguments, syntax_groups
 from irtbridge.calibration.results.group_result import GroupCalibration, dif
 from irtbridge.exceptions import ValidationError, r_context
 
-__all__ = ["calibrate_groups", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
+__all__ = ["calibrate_groups", "check_dif_which", "dif", "GroupCalibration", "INVARIANCE_KEYWORDS"]
 
 # mirt's invariance keywords (item names are also allowed: those items are equal across groups)
 INVARIANCE_KEYWORDS = ("free_means", "free_var", "free_cov", "slopes", "intercepts")
@@ -97,6 +97,15 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     odd     0.959
     Name: var, dtype: float64
     """
+    request = _request(responses, groups, model, invariance, se, drop_constant, priors, dims, spec, parameters,
+                       options)
+    with r_context("calibrate_groups: mirt's multipleGroup"):
+        return cast(GroupCalibration, ENGINE_TABLE["mirt"].fit(request))  # the groups design's result
+
+
+def _request(responses: Any, groups: Any, model: Any, invariance: Sequence[str], se: bool, drop_constant: bool,
+             priors: Any, dims: int, spec: Any, parameters: Any, options: dict[str, Any]) -> FitRequest:
+    """:func:`calibrate_groups`'s checks and the request they give (no R call)."""
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = resolve_model(model, columns)
     if "1PL" in (per_item or [model]):
@@ -123,10 +132,55 @@ def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance
     if unknown:
         raise ValidationError(f"spec: [{unknown[0]}] is not a group of these responses; the groups are "
                               f"{sorted(set(labels))[:10]}")
-    request = FitRequest(prep.values, tuple(names), model, bool(se), options,
-                         per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
-                         priors=tuple(parse_priors(priors, names)) if priors is not None else (),
-                         structure={**structure, "group": labels, "invariance": invariance}, parameters=parameters,
-                         design="groups")
-    with r_context("calibrate_groups: mirt's multipleGroup"):
-        return cast(GroupCalibration, ENGINE_TABLE["mirt"].fit(request))  # the groups design's result
+    return FitRequest(prep.values, tuple(names), model, bool(se), options,
+                      per_item=tuple(prep.per_item) if prep.per_item is not None else None, dropped=prep.dropped,
+                      priors=tuple(parse_priors(priors, names)) if priors is not None else (),
+                      structure={**structure, "group": labels, "invariance": invariance}, parameters=parameters,
+                      design="groups")
+
+
+def check_dif_which(responses: Any, groups: Any, model: Any = "2PL", which: Sequence[str] = ("a1", "d"),
+                    items: Sequence[str] | None = None, invariance: Sequence[str] = (), *, name: str = "which") -> None:
+    """Check, before the multiple-group fit, that :func:`dif` can test ``which`` on ``items``.
+
+    :func:`dif` checks its ``which`` against the fitted model; a job that fits only to test DIF (``irtbridge
+    dif``) asks first: the same checks as :func:`calibrate_groups` on the same arguments, then each named
+    parameter looked up in mirt's parameter table of the model (``pars = "values"``, no fit), where it must
+    exist and be estimated, as mirt's ``DIF`` needs.
+
+    Parameters
+    ----------
+    responses : DataFrame or 2-D array
+        As :func:`calibrate_groups`.
+    groups : sequence
+        As :func:`calibrate_groups`.
+    model : str, or one per item, default "2PL"
+        As :func:`calibrate_groups`.
+    which : sequence of str, default ("a1", "d")
+        mirt's parameter names to test, as :func:`dif`.
+    items : sequence of str, optional
+        The items to test (default: every item).
+    invariance : sequence of str, default ()
+        As :func:`calibrate_groups`.
+    name : str, default "which"
+        The argument named in the message (``"--which"`` on the command line).
+
+    Raises
+    ------
+    ValidationError
+        One line naming ``name``, the parameter, the item and the model's parameters.
+
+    Notes
+    -----
+    R equivalent: ``mirt(data, 1, itemtype, pars = "values")``; the names of a configural or invariant
+    multiple-group model are the same, and one group's table does not need every category in every group.
+    """
+    which = [which] if isinstance(which, str) else [str(w) for w in which]
+    if not which:
+        raise ValidationError(f"{name}: name at least one parameter (e.g. a1,d)")
+    request = _request(responses, groups, model, invariance, False, False, None, 1, None, None, {})
+    tested = list(request.names) if items is None else [str(i) for i in items]
+    references = [Reference("DIF", item, param, name) for item in tested for param in which]
+    check_before_fit(request.data, list(request.names), request.model,
+                     list(request.per_item) if request.per_item is not None else None, {"dims": 1}, None, [],
+                     dict(request.options), references=references)

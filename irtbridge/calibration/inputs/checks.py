@@ -107,7 +107,7 @@ def check_references(table: pd.DataFrame, references: Sequence[Reference], model
 
 def check_before_fit(values: Any, names: list[str], model: str, per_item: list[str] | None, extra: dict[str, Any],
                      parameters: Any, priors: Sequence[Prior], options: dict[str, Any],
-                     groups: dict[str, Any] | None = None) -> None:
+                     groups: dict[str, Any] | None = None, references: Sequence[Reference] = ()) -> None:
     """Check the parameter names of a mirt fit's spec and priors before fitting it.
 
     No R call when nothing names a parameter; a user's parameter table with an ``est`` column is used
@@ -135,8 +135,10 @@ def check_before_fit(values: Any, names: list[str], model: str, per_item: list[s
         mirt's options of the fit.
     groups : dict of str to Any, optional
         ``group`` labels and ``invariance`` of a multiple-group fit; None for one group.
+    references : sequence of Reference, default ()
+        Further parameters the caller names (``Reference("DIF", item, "a1", "--which")``), checked with them.
     """
-    references = prior_references(priors, names)
+    references = list(references) + prior_references(priors, names)
     structure = None
     if extra.get("syntax") is not None:
         structure, from_spec = syntax_references(extra["syntax"], names)
