@@ -54,8 +54,8 @@ def item_strata(responses: pd.DataFrame, n_strata: int = N_STRATA, calibration: 
     Examples
     --------
     >>> cal = pd.DataFrame([[1, 0, 1, 0], [1, 1, 0, 0]], columns=list("abcd"), dtype=float)
-    >>> item_strata(cal, 2).tolist()
-    [1, 1, 0, 0]
+    >>> item_strata(cal, 2).tolist()  # d hardest, then b (ties with c, first in item order), c, a
+    [1, 0, 1, 0]
     """
     n_strata = check_int(n_strata, "n_strata", low=1)
     values = response_values(responses, "responses")
