@@ -112,7 +112,7 @@ def allocate(sizes: Sequence[int], k: int, minimum: int = 2) -> np.ndarray:
     return kh
 
 
-def stratified_draw(labels: Sequence[int], k: int, rng: np.random.Generator,
+def stratified_draw(labels: Sequence[int] | np.ndarray, k: int, rng: np.random.Generator,
                     pool: np.ndarray | None = None) -> np.ndarray:
     """A stratified simple random sample of ``k`` item positions (sorted), allocated by :func:`allocate`.
 

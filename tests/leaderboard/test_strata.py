@@ -83,3 +83,26 @@ def test_strata_and_allocation():
         estimate_accuracy(cal, ["a", "b", "c"], cal[["a", "b", "c"]], "mean", strata=[0, 1])
     with pytest.raises(ValidationError, match="k:"):
         allocate([5, 5, 5], 4)
+
+
+def test_build_tiny_stratified_bank_round_trip(tmp_path):
+    from irtbridge.leaderboard import build_tiny, load_tiny
+    from irtbridge.leaderboard.tiny_cv import validate_tiny
+
+    rng, names, irt, cal, draw = _world(n_items=120)
+    tiny = build_tiny(cal, 20, 3, calibration=irt, design="stratified", exclude=["q0"])
+    assert tiny.strata is not None and "q0" not in tiny.items
+    counts = np.bincount(np.asarray(tiny.strata)[[names.index(i) for i in tiny.items]])
+    assert counts.min() >= 2 and counts.sum() == 20  # every stratum drawn
+    new = pd.DataFrame(draw(3), columns=names)
+    out = tiny.predict(new[tiny.items])
+    back = load_tiny(tiny.save(tmp_path / "bank.json"))
+    assert back.strata == tiny.strata
+    pd.testing.assert_frame_equal(back.predict(new[tiny.items]), out)
+    plain = estimate_accuracy(cal, tiny.items, new[tiny.items], calibration=irt, exclude=["q0"])
+    assert not np.allclose(plain["accuracy_se"], out["accuracy_se"])  # the bank's strata are used
+    assert "strata" not in build_tiny(cal, 20, 3, calibration=irt).to_dict()  # a random draw: the old bank
+    with pytest.raises(ValidationError, match="design"):
+        build_tiny(cal, 20, design="stratified", method="aipw", calibration=irt)
+    v = validate_tiny(cal.iloc[:40, :60], 12, repeats=2, method="mean", sizes=[20], design="stratified")
+    assert [r["draws"] for r in v["errors"]] == [2, 2]
