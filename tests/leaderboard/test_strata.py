@@ -106,3 +106,19 @@ def test_build_tiny_stratified_bank_round_trip(tmp_path):
         build_tiny(cal, 20, design="stratified", method="aipw", calibration=irt)
     v = validate_tiny(cal.iloc[:40, :60], 12, repeats=2, method="mean", sizes=[20], design="stratified")
     assert [r["draws"] for r in v["errors"]] == [2, 2]
+
+
+def test_cli_tiny_design_stratified(tmp_path):
+    import json
+
+    from irtbridge.cli import main
+
+    rng, names, irt, cal, draw = _world(n_items=80)
+    path = tmp_path / "m.csv"
+    cal.iloc[:30].rename_axis("model").reset_index().assign(model=lambda d: [f"m{i}" for i in d["model"]]).to_csv(
+        path, index=False)
+    out = tmp_path / "tiny"
+    assert main(["tiny", str(path), "--id-column", "model", "--k", "20", "--out", str(out), "--design", "stratified",
+                 "--no-validate"]) == 0
+    bank = json.loads((out / "bank.json").read_text())
+    assert len(bank["strata"]) == 80 and len(bank["items"]) == 20
