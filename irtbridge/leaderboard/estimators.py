@@ -53,6 +53,10 @@ method's own prediction, plus the mean sample residual for the difference estima
 no assumption about them: ``[T_lower, T_upper + |E|] / J`` with ``[T_lower, T_upper]`` the frame total's t
 interval (each excluded answer may be 0 or 1); ``predicted_share = |E| / J`` says how much that is.
 
+A stratified draw (``strata=``, :mod:`irtbridge.leaderboard.strata`) makes ``"ppi"`` and ``"mean"`` the
+stratified difference estimator and the stratified mean (per-stratum residual means, variance
+``sum_h N_h^2 (1 - k_h/N_h) s_h^2 / k_h``, Welch-Satterthwaite degrees of freedom).
+
 Measured (``speed/lm_estimators.py --seeds 3 --k 50 100``, issue 39: 21 real matrices, 20 NLU test sets of
 nyu-mll/nlu-test-sets with 90 checkpoints and ATLAS' 320 x 735 ARC matrix; the protocol of Zhang, Dorner &
 Hardt; 3 seeds; k items drawn from every item as ``build_tiny`` draws them; the 2PL with the default prior),
