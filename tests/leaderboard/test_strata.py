@@ -49,6 +49,7 @@ def _draws(method, reps=400, k=50):
     return np.array(est), np.array(se), np.array(se_srs), np.array(hits), truth
 
 
+@pytest.mark.slow
 def test_stratified_mean_variance_is_the_design_variance():
     est, se, se_srs, hits, truth = _draws("mean")
     spread = est.std(axis=0, ddof=1)  # the design SD over 400 draws, per model
@@ -59,6 +60,7 @@ def test_stratified_mean_variance_is_the_design_variance():
     assert 0.92 <= hits.mean() <= 0.99, hits.mean()
 
 
+@pytest.mark.slow
 def test_stratified_ppi_covers():
     est, se, se_srs, hits, truth = _draws("ppi", reps=150)
     assert 0.91 <= hits.mean() <= 0.995, hits.mean()
@@ -85,6 +87,7 @@ def test_strata_and_allocation():
         allocate([5, 5, 5], 4)
 
 
+@pytest.mark.slow
 def test_build_tiny_stratified_bank_round_trip(tmp_path):
     from irtbridge.leaderboard import build_tiny, load_tiny
     from irtbridge.leaderboard.tiny_cv import validate_tiny
