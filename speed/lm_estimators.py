@@ -21,6 +21,13 @@ never chosen), and predict with :func:`irtbridge.estimate_performance` (p-IRT, n
 95% interval (the IRT posterior's). Their items are chosen from the calibration models alone, not at
 random, so they differ from the estimators' k items.
 
+``ppi-stratified`` and ``mean-stratified`` draw their own k items (seed ``[seed, k, 1]``) stratified
+(:mod:`irtbridge.leaderboard.strata`: ``N_STRATA`` strata on the calibration models' share right per item,
+flagged and unanswered items a stratum each, proportional allocation) and use the stratified estimator
+(``estimate_accuracy(..., strata=)``), as ``build_tiny(design="stratified")`` does. Measured (issue 39,
+``--seeds 3 --k 50 100``, 21 sets): cells of set x split x k with ppi coverage below 0.85: 5 of 126 for
+``ppi``, 1 for ``ppi-stratified``; MAE within noise of ``ppi`` in every split and k.
+
 Data (fetched from GitHub, never shipped), under ``--data DIR`` (default ``/work/data``):
 
 * ``DIR/nlu/*_irt_all_coded.csv``: nyu-mll/nlu-test-sets ``data/``, 90 checkpoints x one NLU test set each
@@ -60,6 +67,7 @@ from irtbridge.leaderboard.anchors import select_anchors  # noqa: E402
 from irtbridge.leaderboard.estimators import (ESTIMATORS, IRTParameters, calibrate_2pl, estimate_accuracy,  # noqa: E402
                                               runaway_items)
 from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402
+from irtbridge.leaderboard.strata import N_STRATA, item_strata, stratified_draw  # noqa: E402
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
 
 MIN_ITEMS = 300
@@ -73,7 +81,10 @@ SPLITS = ("interpolation", "extrapolation", "hard")
 QUICK_SETS = ("nlu/arct", "nlu/commonsenseqa", "nlu/boolq", "atlas/arc")
 #: the issue's status quo: select_anchors(calibration, k, method) + estimate_performance (p-IRT)
 ANCHOR_METHODS = {"anchors-stratified+pirt": "stratified", "anchors-cluster+pirt": "cluster"}
-METHODS = tuple(ESTIMATORS) + tuple(ANCHOR_METHODS)
+#: the stratified draw (irtbridge.leaderboard.strata): N_STRATA strata on the calibration models' share right per
+#: item (flagged items, unanswered items a stratum each), proportional allocation, the stratified estimator
+STRAT_METHODS = {"ppi-stratified": "ppi", "mean-stratified": "mean"}
+METHODS = tuple(ESTIMATORS) + tuple(ANCHOR_METHODS) + tuple(STRAT_METHODS)
 
 
 @dataclass(frozen=True)
@@ -168,7 +179,8 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
             splits: tuple[str, ...] = SPLITS) -> list[dict]:
     rows = []
     cal_cache: dict[tuple, IRTParameters] = {}
-    plain = [m for m in methods if m not in ANCHOR_METHODS]
+    plain = [m for m in methods if m not in ANCHOR_METHODS and m not in STRAT_METHODS]
+    stratified = [m for m in methods if m in STRAT_METHODS]
     anchored = [m for m in methods if m in ANCHOR_METHODS]
     hard = hard_case(frame) if "hard" in splits else None
     for seed in seeds:
@@ -192,6 +204,14 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
                 answers = data.iloc[new_idx][items]
                 truth = truth_all[new_idx]
                 preds = {m: estimate_accuracy(cal, items, answers, m, calibration=irt) for m in plain}
+                if stratified:  # its own draw: k items stratified on the calibration (seed [seed, k, 1])
+                    labels = item_strata(cal, N_STRATA, calibration=irt)
+                    pos = stratified_draw(labels, k, np.random.default_rng([seed, k, 1]))
+                    s_items = list(data.columns[pos])
+                    s_answers = data.iloc[new_idx][s_items]
+                    for m in stratified:
+                        preds[m] = estimate_accuracy(cal, s_items, s_answers, STRAT_METHODS[m], calibration=irt,
+                                                     strata=labels)
                 if fit is not None:
                     preds.update(_anchor_rows(cal, fit, data.iloc[new_idx], k, seed, anchored))
                 for method in methods:
@@ -237,10 +257,11 @@ def report(results: pd.DataFrame, methods: list[str]) -> None:
         for split in [sp for sp in SPLITS if sp in set(results["split"])]:
             sub = per_set[(per_set.split == split) & (per_set.k == k)].groupby("method")["mae"].mean()
             best = min(sub.get("mean", np.inf), sub.get("aipw", np.inf))
-            cov = per_set[(per_set.split == split) & (per_set.k == k) & (per_set.method == "ppi")]
-            low = cov[cov["coverage"] < 0.85]["set"].tolist()
-            print(f"  {split}: default ppi / better of (mean, aipw) = {sub.get('ppi', np.nan) / best:.3f}; "
-                  f"ppi coverage per set min {cov['coverage'].min():.3f}; sets below 0.85: {low or 'none'}")
+            for name in [m for m in ("ppi", "ppi-stratified") if m in sub.index]:
+                cov = per_set[(per_set.split == split) & (per_set.k == k) & (per_set.method == name)]
+                low = cov[cov["coverage"] < 0.85]["set"].tolist()
+                print(f"  {split}: {name} / better of (mean, aipw) = {sub.get(name, np.nan) / best:.3f}; "
+                      f"{name} coverage per set min {cov['coverage'].min():.3f}; sets below 0.85: {low or 'none'}")
     print("\n== per set (MAE / coverage, seeds averaged)")
     table = per_set.pivot_table(index=["set", "split", "k"], columns="method", values=["mae", "coverage"])
     with pd.option_context("display.width", 250, "display.max_rows", 1000, "display.max_columns", 40):

@@ -71,6 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", default=DEFAULT_ESTIMATOR, choices=ESTIMATORS,
                    help=f"the estimator the bank predicts with (default {DEFAULT_ESTIMATOR}; see "
                         "irtbridge.leaderboard.estimators)")
+    p.add_argument("--design", default="random", choices=("random", "stratified"),
+                   help="the item draw: random (default) or stratified on the calibration models' share right per "
+                        "item (irtbridge.leaderboard.strata; --method ppi or mean); the bank keeps the strata")
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
@@ -126,10 +129,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "
                               f"{MIN_MODELS} (pass --no-validate to build it without the error table)")
     tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, method=args.method, priors=priors,
-                      NCYCLES=ncycles)  # checks, then fits
+                      NCYCLES=ncycles, design=args.design)  # checks, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
-                                                  repeats=repeats, priors=priors, NCYCLES=ncycles))
+                                                  repeats=repeats, priors=priors, NCYCLES=ncycles,
+                                                  design=args.design))
     tiny = replace(tiny, documents=documents)
     summary = tiny.summary_dict()
     out = Path(args.out)

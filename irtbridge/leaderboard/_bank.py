@@ -4,7 +4,9 @@ Internal to :mod:`irtbridge.leaderboard.tiny`. Version 1 (before issue 39) had n
 ``flagged`` field, and its ``exclude`` held the items the 2PL flagged (they were never drawn); it still
 loads. Version 2 adds ``priors`` (the calibration's item priors, mirt's spelling, or null for plain maximum
 likelihood) and ``flagged`` (the items whose 2PL estimates are not identified; they are in the sample frame),
-and ``exclude`` holds only the items the user left out of the frame. Every field is checked when the file
+and ``exclude`` holds only the items the user left out of the frame. A bank of a stratified draw
+(``build_tiny(design="stratified")``) adds ``strata``, one whole-number label per item (checked when the
+bank is loaded; absent: a simple random draw). Every field is checked when the file
 is read; a bad one is a one-line :class:`~irtbridge.exceptions.ValidationError` naming the file and, for an
 item parameter, the item.
 """

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from irtbridge.leaderboard._predictors import irt_predictions, ridge_cv, ridge_predictions
-from irtbridge.leaderboard._sample import Estimate, Sample, Shared, floored, frame_variance, usable_items
+from irtbridge.leaderboard._sample import (Estimate, Sample, Shared, floored, frame_variance, stratified_difference,
+                                           usable_items)
 
 __all__ = ["Estimator", "Mean", "AIPW", "PPI", "Composite", "PPIIRT", "PIRT", "GPIRT", "ALPHAS", "COMPOSITE"]
 
@@ -93,6 +94,12 @@ class Mean:
 
     def estimate(self, state: Any, shared: Shared, s: Sample) -> Estimate:  # noqa: D102
         y = s.y
+        prob = shared.prob
+        if prob.strata is not None:  # the stratified mean
+            zero = np.zeros(len(prob.names))
+            strat = stratified_difference(s, prob.strata, prob.pool, zero, zero[s.s_idx])
+            if strat is not None:
+                return strat
         var = frame_variance(s, floored(float(np.var(y, ddof=1)), s.k))
         return Estimate(y.sum() + y.mean() * s.n_u, var, s.k - 1, y.mean() * s.n_e)
 
@@ -132,6 +139,10 @@ class PPI:
         assert shared.irt_out is not None  # needs_irt: the front passes a calibration
         feats = np.column_stack([shared.prob.features, shared.irt_out[0][s.m]])
         pred, loo, _ = ridge_cv(feats, s.s_idx, s.y, ALPHAS)
+        if shared.prob.strata is not None and self.name == "ppi":  # a stratified draw
+            strat = stratified_difference(s, shared.prob.strata, shared.prob.pool, pred, loo)
+            if strat is not None:
+                return strat
         mr = float(np.mean(s.y - pred[s.s_idx]))
         total = s.y.sum() + pred[s.u_pool].sum() + s.n_u * mr
         return Estimate(total, _loo_variance(s, loo), s.k - 1, float(pred[s.u_excl].sum() + s.n_e * mr))

@@ -20,7 +20,8 @@ from irtbridge.leaderboard._answers import answer_matrix
 from irtbridge.leaderboard._predictors import irt_predictions, item_features, item_means
 
 __all__ = ["IRTParameters", "Problem", "Sample", "Estimate", "Shared", "problem_from_values", "runaway_items",
-           "usable_items", "shared_arrays", "samples", "t_quantile", "floored", "frame_variance", "interval"]
+           "usable_items", "shared_arrays", "samples", "t_quantile", "floored", "frame_variance", "interval",
+           "stratified_difference"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Problem:
     names: tuple[str, ...]
     fallback: np.ndarray  # per item: the calibration models' mean on it (item_means), the IRT feature's stand-in
     answered: np.ndarray  # per item: how many calibration models answered it
+    strata: np.ndarray | None = None  # per item: its stratum of a stratified draw (None: simple random sampling)
 
 
 @dataclass(frozen=True)
@@ -152,8 +154,9 @@ def usable_items(irt: IRTParameters, prob: Problem) -> np.ndarray:
 
 
 def problem_from_values(values: np.ndarray, names: tuple[str, ...], items: Sequence[str], answers: Any,
-                        exclude: Sequence[str] | None) -> Problem:
-    """The :class:`Problem` of calibration answers ``values`` (models x items), checked (one-line errors)."""
+                        exclude: Sequence[str] | None, strata: Sequence[int] | None = None) -> Problem:
+    """The :class:`Problem` of calibration answers ``values`` (models x items), checked (one-line errors);
+    ``strata`` one stratum label per item when the items were drawn stratified."""
     pos = {n: j for j, n in enumerate(names)}
     items = [str(i) for i in items]
     if len(items) < 3:
@@ -175,8 +178,13 @@ def problem_from_values(values: np.ndarray, names: tuple[str, ...], items: Seque
         raise ValidationError(f"answers: model {bad!r} answered fewer than 3 sampled items")
     pool = np.ones(len(names), dtype=bool)
     pool[[pos[e] for e in excluded if e in pos]] = False
+    labels = None
+    if strata is not None:
+        labels = np.asarray(strata)
+        if labels.shape != (len(names),) or not np.issubdtype(labels.dtype, np.integer):
+            raise ValidationError(f"strata: one whole-number label per item of responses ({len(names)}) is needed")
     return Problem(item_features(values), np.array([pos[i] for i in items]), pool, Y, names, item_means(values),
-                   (~np.isnan(values)).sum(axis=0))
+                   (~np.isnan(values)).sum(axis=0), labels)
 
 
 def shared_arrays(prob: Problem, irt: IRTParameters | None, alpha: float) -> Shared:
@@ -227,3 +235,32 @@ def interval(est: Estimate, n_e: int, J: int, level: float) -> tuple[float, floa
     lower = min(max((est.total - half) / J, 0.0), acc)
     upper = max(min((est.total + half + n_e) / J, 1.0), acc)
     return acc, float(np.sqrt(est.variance)) / J, lower, upper
+
+
+def stratified_difference(s: Sample, strata: np.ndarray, pool: np.ndarray, pred: np.ndarray,
+                          loo: np.ndarray) -> Estimate | None:
+    """The difference estimator of a stratified draw (None when a stratum of the frame has fewer than two
+    answered sampled items: the caller falls back to the unstratified formula).
+
+    Per stratum ``h`` of the frame: ``sum_S_h y + sum_U_h pred + N_U_h mean_S_h (y - pred)``; variance
+    ``sum_h N_h^2 (1 - k_h / N_h) s_h^2 / k_h`` with ``s_h^2`` the variance of the leave-one-out residuals
+    ``y - loo`` in the stratum (raised to ``1 / (k + 1)``, :func:`floored`); Welch-Satterthwaite degrees of
+    freedom. ``pred`` (all items) and ``loo`` (the answered sampled items) are the model's predictions; zero
+    for the stratified mean. The excluded items get ``pred`` plus the mean sample residual."""
+    lab_s = strata[s.s_idx]
+    resid = s.y - pred[s.s_idx]
+    total, var, parts = 0.0, 0.0, []
+    for h in np.unique(strata[pool]):
+        in_s = lab_s == h
+        k_h = int(in_s.sum())
+        if k_h < 2:
+            return None
+        n_h = int((pool & (strata == h)).sum())
+        u_h = s.u_pool & (strata == h)
+        total += float(s.y[in_s].sum() + pred[u_h].sum() + u_h.sum() * resid[in_s].mean())
+        s2 = floored(float(np.var(s.y[in_s] - loo[in_s], ddof=1)), s.k)
+        part = n_h**2 * max(1.0 - k_h / n_h, 0.0) * s2 / k_h
+        var += part
+        parts.append((part, k_h))
+    df = var**2 / sum(p**2 / (k - 1) for p, k in parts) if var > 0 else float(s.k - 1)
+    return Estimate(total, var, df, float(pred[s.u_excl].sum() + s.n_e * resid.mean()))

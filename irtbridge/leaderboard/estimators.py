@@ -53,6 +53,10 @@ method's own prediction, plus the mean sample residual for the difference estima
 no assumption about them: ``[T_lower, T_upper + |E|] / J`` with ``[T_lower, T_upper]`` the frame total's t
 interval (each excluded answer may be 0 or 1); ``predicted_share = |E| / J`` says how much that is.
 
+A stratified draw (``strata=``, :mod:`irtbridge.leaderboard.strata`) makes ``"ppi"`` and ``"mean"`` the
+stratified difference estimator and the stratified mean (per-stratum residual means, variance
+``sum_h N_h^2 (1 - k_h/N_h) s_h^2 / k_h``, Welch-Satterthwaite degrees of freedom).
+
 Measured (``speed/lm_estimators.py --seeds 3 --k 50 100``, issue 39: 21 real matrices, 20 NLU test sets of
 nyu-mll/nlu-test-sets with 90 checkpoints and ATLAS' 320 x 735 ARC matrix; the protocol of Zhang, Dorner &
 Hardt; 3 seeds; k items drawn from every item as ``build_tiny`` draws them; the 2PL with the default prior),
@@ -105,6 +109,8 @@ _ROWS: tuple[Estimator, ...] = (PPI(), Composite(), PPIIRT(), AIPW(), Mean(), PI
 REGISTRY: Mapping[str, Estimator] = {e.name: e for e in _ROWS}
 ESTIMATORS = tuple(REGISTRY)
 DEFAULT_ESTIMATOR = "ppi"
+#: the estimators with a stratified form (``strata=``)
+STRATIFIED = ("ppi", "mean")
 #: the columns of every estimate (``estimate_accuracy``, ``TinyBenchmark.predict``), in order; ``theta`` and
 #: ``theta_se`` are NaN for an estimator that does not use the 2PL. ``se`` follows them: a deprecated alias of
 #: ``accuracy_se`` (removed in 0.3.0)
@@ -190,13 +196,13 @@ def _as_irt(calibration: Any) -> IRTParameters:
 
 
 def prepare(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
-            exclude: Sequence[str] | None = None) -> Problem:
+            exclude: Sequence[str] | None = None, strata: Sequence[int] | None = None) -> Problem:
     """Check the inputs (one-line errors) and build the arrays."""
     values = response_values(responses, "responses")
     names = tuple(str(c) for c in responses.columns)
     if len(set(names)) != len(names):
         raise ValidationError("responses repeat an item name")
-    return problem_from_values(values, names, items, answers, exclude)
+    return problem_from_values(values, names, items, answers, exclude, strata)
 
 
 def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, index: pd.Index, *,
@@ -221,7 +227,7 @@ def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, ind
 
 def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
                       method: str = DEFAULT_ESTIMATOR, *, calibration: Any = None, exclude: Sequence[str] | None = None,
-                      alpha: float = 10.0, level: float = 0.95) -> pd.DataFrame:
+                      alpha: float = 10.0, level: float = 0.95, strata: Sequence[int] | None = None) -> pd.DataFrame:
     """Predict each new model's share correct on all items of ``responses`` from its answers to ``items``.
 
     Parameters
@@ -243,6 +249,10 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
         The ridge penalty (10, as Zhang, Dorner & Hardt).
     level : float
         Interval level.
+    strata : sequence of int, optional
+        One stratum label per item of ``responses`` when ``items`` were drawn stratified
+        (:func:`irtbridge.leaderboard.strata.stratified_draw`): ``"ppi"`` and ``"mean"`` then use the
+        stratified estimator and variance (:mod:`irtbridge.leaderboard.strata`); other methods refuse it.
 
     Returns
     -------
@@ -265,7 +275,9 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
     est = get_estimator(method)
     check_number(alpha, "alpha", low=0.0, low_open=True)
     check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    prob = prepare(responses, items, answers, exclude)
+    if strata is not None and method not in STRATIFIED:
+        raise ValidationError(f"strata: only {', '.join(STRATIFIED)} have a stratified estimator, not {method!r}")
+    prob = prepare(responses, items, answers, exclude, strata)
     irt = None
     if est.needs_irt:
         irt = _as_irt(calibration) if calibration is not None else calibrate_2pl(responses)

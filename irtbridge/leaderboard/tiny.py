@@ -34,11 +34,16 @@ from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
 from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encode, read_bank, writable_path
 from irtbridge.leaderboard._sample import problem_from_values
-from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, IRTParameters, calibrate_2pl,
-                                              estimate_prepared, get_estimator, runaway_items)
+from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, STRATIFIED, IRTParameters,
+                                              calibrate_2pl, estimate_prepared, get_estimator, runaway_items)
+from irtbridge.leaderboard.strata import N_STRATA, item_strata, stratified_draw
 
 __all__ = ["TinyBenchmark", "build_tiny", "load_tiny", "load_bank", "sample_items", "answers_from_long",
-           "BANK_FORMAT"]
+           "BANK_FORMAT", "DESIGNS"]
+
+#: the item draws of :func:`build_tiny`: a simple random sample of the frame, or a stratified one
+#: (:mod:`irtbridge.leaderboard.strata`: strata on the calibration models' share right per item)
+DESIGNS = ("random", "stratified")
 
 
 def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[str] | None = None) -> list[str]:
@@ -110,6 +115,9 @@ class TinyBenchmark:
     documents : dict
         Item -> ``(task, doc_id)``: the lm-evaluation-harness document of each item where known (what the
         ``--samples`` file names, :mod:`irtbridge.leaderboard.samples_file`); empty when unknown.
+    strata : tuple of int or None
+        Each item's stratum when the items were drawn stratified (``design="stratified"``); None for a simple
+        random draw.
     """
 
     items: list[str]
@@ -122,6 +130,7 @@ class TinyBenchmark:
     alpha: float = 10.0
     validation: dict = field(default_factory=dict, repr=False)
     documents: dict = field(default_factory=dict, repr=False)
+    strata: tuple[int, ...] | None = field(default=None, repr=False)
     _values: np.ndarray | None = field(default=None, repr=False)  # calibration models x items, 0/1/NaN
 
     @property
@@ -164,7 +173,7 @@ class TinyBenchmark:
         """
         values = self._values
         assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
-        prob = problem_from_values(values, self.item_names, self.items, answers, self.exclude)
+        prob = problem_from_values(values, self.item_names, self.items, answers, self.exclude, self.strata)
         index = answers.index if isinstance(answers, pd.DataFrame) else pd.RangeIndex(1)
         return estimate_prepared(prob, self.method, self.calibration, index, alpha=self.alpha)
 
@@ -197,7 +206,8 @@ class TinyBenchmark:
                 "latent_var": cal.variance, "converged": cal.converged, "priors": priors, "flagged": list(self.flagged),
                 "models": list(self.models), "responses": [encode(values[:, j]) for j in range(values.shape[1])],
                 "validation": self.validation,
-                "documents": {item: [str(doc[0]), int(doc[1])] for item, doc in self.documents.items()}}
+                "documents": {item: [str(doc[0]), int(doc[1])] for item, doc in self.documents.items()},
+                **({} if self.strata is None else {"strata": list(self.strata)})}
 
     def save(self, path: str | os.PathLike) -> str:
         """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path.
@@ -302,10 +312,11 @@ def _describe_priors(priors: Mapping[str, tuple] | None) -> str:
     return "item prior " + "; ".join(f"{k} ~ {v[0]}({', '.join(f'{x:g}' for x in v[1:3])})" for k, v in priors.items())
 
 
-@constraints(k=Int(low=3), seed=Seed(), method=Choice(ESTIMATORS), NCYCLES=Int(low=1))
+@constraints(k=Int(low=3), seed=Seed(), method=Choice(ESTIMATORS), NCYCLES=Int(low=1), design=Choice(DESIGNS))
 def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None,
-               priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> TinyBenchmark:
+               priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,
+               design: str = "random") -> TinyBenchmark:
     """Draw ``k`` items of ``responses`` and freeze what predicts a new model's accuracy from them.
 
     Parameters
@@ -335,6 +346,12 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
         plain maximum likelihood. The bank stores them.
     NCYCLES : int
         EM cycles of that fit (mirt's default 500).
+    design : {"random", "stratified"}, default "random"
+        The item draw: a simple random sample of the frame, or a stratified one
+        (:mod:`irtbridge.leaderboard.strata`: :data:`~irtbridge.leaderboard.strata.N_STRATA` strata on the
+        calibration models' share right per item, flagged and unanswered items a stratum each, proportional
+        allocation); the bank keeps the strata and ``predict`` uses the stratified estimator ("ppi" and
+        "mean" only).
 
     Returns
     -------
@@ -349,6 +366,8 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     (10, False, ('q0',))
     """
     method = get_estimator(method).name
+    if design == "stratified" and method not in STRATIFIED:
+        raise ValidationError(f"design: a stratified draw needs method {' or '.join(STRATIFIED)}, not {method!r}")
     response_values(responses, "responses")  # a DataFrame of 0/1/NaN (one-line errors) before the rule below
     responses = one_row_per_model(responses, "responses")  # the commands' rule: identical repeats count once
     values = response_values(responses, "responses")
@@ -367,10 +386,17 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     # are drawn like any other, or the estimate would rest on their prediction alone
     given = {str(e) for e in exclude or []}
     exclude = [n for n in names if n in given]
-    items = sample_items(names, k, seed, exclude)
+    strata = None
+    if design == "stratified":
+        labels = item_strata(responses, N_STRATA, calibration=cal)
+        pos = stratified_draw(labels, k, np.random.default_rng(seed), np.array([n not in given for n in names]))
+        items = [names[j] for j in pos]
+        strata = tuple(int(v) for v in labels)
+    else:
+        items = sample_items(names, k, seed, exclude)
     return TinyBenchmark(items=items, item_names=names, exclude=tuple(exclude), method=method,
                          calibration=cal, models=tuple(str(i) for i in responses.index), seed=int(seed),
-                         _values=values)
+                         strata=strata, _values=values)
 
 
 def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
@@ -404,7 +430,20 @@ def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
                          models=tuple(str(m) for m in data["models"]), seed=int(data.get("seed", 0)),
                          alpha=float(data.get("alpha", 10.0)), validation=dict(data.get("validation") or {}),
                          documents={str(k): (str(v[0]), int(v[1])) for k, v in (data.get("documents") or {}).items()},
-                         _values=values)
+                         strata=_strata(data, names, method, where), _values=values)
+
+
+def _strata(data: dict, names: tuple[str, ...], method: str, where: str) -> tuple[int, ...] | None:
+    """A bank's ``strata`` (absent or null: a simple random draw, as every bank before them), checked."""
+    strata = data.get("strata")
+    if strata is None:
+        return None
+    if not isinstance(strata, list) or len(strata) != len(names) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in strata):
+        raise ValidationError(f"{where}: strata must hold one whole-number label per item ({len(names)})")
+    if method not in STRATIFIED:
+        raise ValidationError(f"{where}: strata given with method {method!r}; only {', '.join(STRATIFIED)} use them")
+    return tuple(strata)
 
 
 def load_bank(path: str | os.PathLike):

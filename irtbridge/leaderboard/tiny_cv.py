@@ -28,12 +28,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import check_int
+from irtbridge._validation import check_choice, check_int
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
 from irtbridge.leaderboard.diagnostics import wilson_interval
-from irtbridge.leaderboard.estimators import DEFAULT_ESTIMATOR, DEFAULT_PRIORS, IRTParameters, calibrate_2pl
-from irtbridge.leaderboard.tiny import build_tiny, sample_items
+from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, STRATIFIED, IRTParameters,
+                                              calibrate_2pl)
+from irtbridge.leaderboard.tiny import DESIGNS, build_tiny, sample_items
 
 __all__ = ["protocol_splits", "held_out_error", "validate_tiny", "CURVE_SIZES", "LOW_COVERAGE", "MIN_MODELS"]
 
@@ -70,7 +71,7 @@ def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.nd
 def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, k: int, seed: int,
                    method: str = DEFAULT_ESTIMATOR, exclude: Sequence[str] | None = None, *,
                    calibration: IRTParameters | None = None, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
-                   NCYCLES: int = 500) -> tuple[np.ndarray, np.ndarray]:
+                   NCYCLES: int = 500, design: str = "random") -> tuple[np.ndarray, np.ndarray]:
     """Absolute errors and interval hits of a user's run: a tiny benchmark built on the models ``cal_idx``
     alone (draw ``seed``), predicting the models ``new_idx``.
 
@@ -95,6 +96,8 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Item priors of that fit.
     NCYCLES : int, default 500
         Maximum EM cycles.
+    design : {"random", "stratified"}, default "random"
+        The item draw (:func:`~irtbridge.leaderboard.build_tiny`), redrawn on the calibration models.
 
     Returns
     -------
@@ -102,7 +105,7 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Per held-out model.
     """
     tiny = build_tiny(responses.iloc[cal_idx], k, seed, exclude=exclude, method=method, calibration=calibration,
-                      priors=priors, NCYCLES=NCYCLES)
+                      priors=priors, NCYCLES=NCYCLES, design=design)
     out = tiny.predict(responses.iloc[new_idx][tiny.items])
     truth = responses.iloc[new_idx].mean(axis=1).to_numpy()
     return (np.abs(out["accuracy"].to_numpy() - truth),
@@ -131,7 +134,8 @@ def _low_coverage_note(row: dict[str, Any], what: str) -> str | None:
 
 def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                   method: str = DEFAULT_ESTIMATOR, repeats: int = 3, sizes: Sequence[int] | None = None,
-                  priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> dict[str, Any]:
+                  priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,
+                  design: str = "random") -> dict[str, Any]:
     """The cross-validated error table and the learning curve of a tiny benchmark of ``k`` items.
 
     Parameters
@@ -154,6 +158,9 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
         Item priors of each 2PL fit (as :func:`~irtbridge.leaderboard.build_tiny`).
     NCYCLES : int
         EM cycles of each 2PL fit.
+    design : {"random", "stratified"}, default "random"
+        The item draw of :func:`~irtbridge.leaderboard.build_tiny`; each draw of the table redraws it (the
+        strata from the calibration models of its fold).
 
     Returns
     -------
@@ -191,13 +198,17 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     if bad:
         raise ValidationError(f"sizes: {bad[0]} calibration models asked; between 3 and {available} are available")
     sample_items(names, k, seed, exclude)  # k and exclude checked before any fit
+    design = check_choice(design, "design", DESIGNS)
+    if design == "stratified" and method not in STRATIFIED:
+        raise ValidationError(f"design: a stratified draw needs method {' or '.join(STRATIFIED)}, not {method!r}")
     fits: dict[tuple[int, ...], IRTParameters] = {}
 
     def run(cal_idx: np.ndarray, new_idx: np.ndarray, draw: int) -> tuple[np.ndarray, np.ndarray]:
         key = tuple(int(i) for i in cal_idx)  # one 2PL per set of calibration models, as a user's run fits once
         if key not in fits:
             fits[key] = calibrate_2pl(frame.iloc[cal_idx], priors=priors, NCYCLES=NCYCLES)
-        return held_out_error(frame, cal_idx, new_idx, k, draw, method, exclude, calibration=fits[key])
+        return held_out_error(frame, cal_idx, new_idx, k, draw, method, exclude, calibration=fits[key],
+                              design=design)
 
     errors, notes = [], []
     for split in ("interpolation", "extrapolation"):
