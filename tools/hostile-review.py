@@ -569,7 +569,10 @@ PY_CASES: list[tuple[str, str, str]] = [
     ("py:build_tiny-k0", R, "build_tiny(LB, 0)"),
     ("py:build_tiny-seed-neg", R, "build_tiny(LB, 5, seed=-1)"),
     ("py:build_tiny-method", R, "build_tiny(LB, 5, method='zz')"),
-    ("py:build_tiny-dup-models", R, "build_tiny(pd.concat([LB, LB]), 5)"),
+    # identical repeated rows count once (build_tiny's docstring, irtbridge/leaderboard/tiny.py, and issue 39's
+    # one rule for every command); differing ones are refused (the next case)
+    ("py:build_tiny-dup-models", A, "build_tiny(pd.concat([LB, LB]), 5)"),
+    ("py:build_tiny-dup-models-differing", R, "build_tiny(pd.concat([LB, 1 - LB.iloc[:1]]), 5)"),
     ("py:load_tiny-none", R, "load_tiny(None)"),
     ("py:load_tiny-missing", R, "load_tiny('none.json')"),
     ("py:read_lm_eval-model-empty", R, "readers.read_lm_eval(LMEVAL, model='')"),
