@@ -34,12 +34,14 @@ from irtbridge.irt.logistic import log_pq
 
 numba: Any = None  # imported on first use (it takes a while); None until then, False if it is missing
 
-__all__ = ["CUT", "MIN_CELLS", "WIDEST", "NodeWindows", "available", "pair", "windowed_estep"]
+__all__ = ["CUT", "MIN_CELLS", "SEED", "WIDEST", "NodeWindows", "available", "pair", "windowed_estep"]
 
 CUT = 50.0
 """A node more than this below a respondent's best log-posterior holds less than exp(-50) of its mass."""
 MARGIN = 1
 """Nodes added on each side of a respondent's kept nodes for the next cycle (its posterior drifts)."""
+SEED = 4
+"""The first windows of a fit come from the log-posterior at every ``SEED``-th node (:func:`_seed`)."""
 WIDEST = 24
 """A posterior wider than this many nodes (few answers) is summed at every node, in a pass of its own."""
 MIN_CELLS = 1_000_000
@@ -220,6 +222,34 @@ class _Tables:
         return self.lp, self.lq
 
 
+def _seed(cells: Any, tables: _Tables, log_prior: np.ndarray, windows: NodeWindows, loglik: Callable) -> None:
+    """First windows from every ``SEED``-th node: ``windows.lo`` of a respondent whose coarse log-posterior
+    falls by ``CUT`` or more from its best coarse node ``c`` to both coarse neighbours ``c - SEED`` and
+    ``c + SEED`` (or whose best is an end of the grid) becomes the window ``[c - SEED, c + SEED]`` (the
+    others keep -1: the whole grid).
+
+    Such a window holds the posterior, by the concavity of the module docstring: the fine sequence's best
+    node lies strictly between the coarse neighbours, and its best value is at least the coarse best, so the
+    window's edges are ``CUT`` or more below it; :func:`windowed_estep` checks it as every window. The first
+    E-step of a fit (no windows yet) then sums each such respondent at 16 + 10 of mirt's 61 nodes, not at
+    all 61."""
+    quadpts = windows.quadpts
+    coarse = np.arange(0, quadpts, SEED)
+    if coarse.size < 3 or 2 * SEED + 2 > quadpts:
+        return
+    lp, lq = tables.at(0, quadpts)
+    values = loglik(cells, np.ascontiguousarray(lp[:, coarse]), np.ascontiguousarray(lq[:, coarse]),
+                    np.zeros(windows.lo.size, dtype=np.int64), coarse.size) + log_prior[coarse]
+    best = values.argmax(axis=1)
+    top = values[np.arange(len(best)), best]
+    below = values[np.arange(len(best)), np.maximum(best - 1, 0)]
+    above = values[np.arange(len(best)), np.minimum(best + 1, coarse.size - 1)]
+    sharp = ((best == 0) | (below <= top - CUT)) & ((best == coarse.size - 1) | (above <= top - CUT))
+    width = 2 * SEED + 2  # even (fewer kernels to compile): one node more on the right
+    windows.lo = np.where(sharp, np.clip(coarse[best] - SEED, 0, quadpts - width), -1)
+    windows.width = width
+
+
 def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
                    log_prior: np.ndarray, windows: NodeWindows, *, loglik: Callable = _loglik,
                    counts: Callable = _counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -254,8 +284,10 @@ def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
     marginal : ndarray
         Each respondent's log marginal likelihood.
     """
-    quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     tables = _Tables(a, d, theta)
+    if not (windows.lo >= 0).any():
+        _seed(cells, tables, log_prior, windows, loglik)
+    quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     narrow = lo >= 0
     ll = np.full((len(lo), quadpts), -np.inf)
     if narrow.any():
