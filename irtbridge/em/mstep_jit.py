@@ -42,6 +42,8 @@ def available() -> bool:
 
 def _compile() -> Callable:
     if not _KERNEL:
+        if not available():  # pragma: no cover - the M-step calls this only with numba
+            raise RuntimeError("the compiled M-step needs numba")
         numba: Any = em_window.numba
 
         @numba.njit(nogil=True, boundscheck=False, fastmath=False)
