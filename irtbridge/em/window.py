@@ -42,6 +42,8 @@ MARGIN = 1
 """Nodes added on each side of a respondent's kept nodes for the next cycle (its posterior drifts)."""
 SEED = 4
 """The first windows of a fit come from the log-posterior at every ``SEED``-th node (:func:`_seed`)."""
+SEED_SHARE = 0.1
+"""From this share of respondents without a window (or whose window failed) the E-step seeds windows."""
 WIDEST = 24
 """A posterior wider than this many nodes (few answers) is summed at every node, in a pass of its own."""
 MIN_CELLS = 1_000_000
@@ -222,32 +224,53 @@ class _Tables:
         return self.lp, self.lq
 
 
-def _seed(cells: Any, tables: _Tables, log_prior: np.ndarray, windows: NodeWindows, loglik: Callable) -> None:
-    """First windows from every ``SEED``-th node: ``windows.lo`` of a respondent whose coarse log-posterior
-    falls by ``CUT`` or more from its best coarse node ``c`` to both coarse neighbours ``c - SEED`` and
-    ``c + SEED`` (or whose best is an end of the grid) becomes the window ``[c - SEED, c + SEED]`` (the
-    others keep -1: the whole grid).
+def _seed(cells: Any, tables: _Tables, log_prior: np.ndarray, rows: np.ndarray, quadpts: int,
+          loglik: Callable) -> np.ndarray:
+    """Windows from every ``SEED``-th node for the respondents ``rows`` (a mask): ``lo`` (-1 elsewhere) of
+    width ``2 * SEED + 2``. A respondent whose coarse log-posterior falls by ``CUT`` or more from its best
+    coarse node ``c`` to both coarse neighbours ``c - SEED`` and ``c + SEED`` (or whose best is an end of the
+    grid) gets the window from ``c - SEED``; the others keep -1 (the whole grid).
 
     Such a window holds the posterior, by the concavity of the module docstring: the fine sequence's best
     node lies strictly between the coarse neighbours, and its best value is at least the coarse best, so the
-    window's edges are ``CUT`` or more below it; :func:`windowed_estep` checks it as every window. The first
-    E-step of a fit (no windows yet) then sums each such respondent at 16 + 10 of mirt's 61 nodes, not at
-    all 61."""
-    quadpts = windows.quadpts
+    window's edges are ``CUT`` or more below it; :func:`windowed_estep` checks it as every window. A
+    respondent without a window (the first E-step of a fit, or a PX-EM cycle that moved the latent scale) is
+    then summed at 16 + 10 of mirt's 61 nodes, not at all 61."""
+    lo = np.full(len(rows), -1, dtype=np.int64)
     coarse = np.arange(0, quadpts, SEED)
     if coarse.size < 3 or 2 * SEED + 2 > quadpts:
-        return
+        return lo
     lp, lq = tables.at(0, quadpts)
     values = loglik(cells, np.ascontiguousarray(lp[:, coarse]), np.ascontiguousarray(lq[:, coarse]),
-                    np.zeros(windows.lo.size, dtype=np.int64), coarse.size) + log_prior[coarse]
+                    np.where(rows, 0, -1), coarse.size) + log_prior[coarse]
+    at = np.arange(len(rows))
     best = values.argmax(axis=1)
-    top = values[np.arange(len(best)), best]
-    below = values[np.arange(len(best)), np.maximum(best - 1, 0)]
-    above = values[np.arange(len(best)), np.minimum(best + 1, coarse.size - 1)]
-    sharp = ((best == 0) | (below <= top - CUT)) & ((best == coarse.size - 1) | (above <= top - CUT))
+    top = values[at, best]
+    below = values[at, np.maximum(best - 1, 0)]
+    above = values[at, np.minimum(best + 1, coarse.size - 1)]
+    sharp = rows & ((best == 0) | (below <= top - CUT)) & ((best == coarse.size - 1) | (above <= top - CUT))
     width = 2 * SEED + 2  # even (fewer kernels to compile): one node more on the right
-    windows.lo = np.where(sharp, np.clip(coarse[best] - SEED, 0, quadpts - width), -1)
-    windows.width = width
+    lo[sharp] = np.clip(coarse[best[sharp]] - SEED, 0, quadpts - width)
+    return lo
+
+
+def _on_windows(cells: Any, tables: _Tables, log_prior: np.ndarray, lo: np.ndarray, width: int,
+                ll: np.ndarray, loglik: Callable) -> np.ndarray:
+    """The log-posterior of respondents with a window (``lo`` >= 0) at its ``width`` nodes, written into
+    ``ll`` where the window holds the posterior; returns the mask of windows that do not."""
+    quadpts = ll.shape[1]
+    narrow = lo >= 0
+    part = loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
+    node = lo[narrow, None] + np.arange(width)[None, :]
+    part += log_prior[node]
+    best = part.max(axis=1)
+    held = ((node[:, 0] == 0) | (part[:, 0] <= best - CUT)) & \
+        ((node[:, -1] == quadpts - 1) | (part[:, -1] <= best - CUT))
+    rows = np.flatnonzero(narrow)
+    ll[rows[held, None], node[held]] = part[held]
+    failed = np.zeros(len(lo), dtype=bool)
+    failed[rows[~held]] = True
+    return failed
 
 
 def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
@@ -285,25 +308,17 @@ def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
         Each respondent's log marginal likelihood.
     """
     tables = _Tables(a, d, theta)
-    if not (windows.lo >= 0).any():
-        _seed(cells, tables, log_prior, windows, loglik)
     quadpts, width, lo = windows.quadpts, windows.width, windows.lo
-    narrow = lo >= 0
     ll = np.full((len(lo), quadpts), -np.inf)
-    if narrow.any():
-        part = loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
-        node = lo[narrow, None] + np.arange(width)[None, :]
-        part += log_prior[node]
-        best = part.max(axis=1)
-        held = ((node[:, 0] == 0) | (part[:, 0] <= best - CUT)) & \
-            ((node[:, -1] == quadpts - 1) | (part[:, -1] <= best - CUT))
-        rows = np.flatnonzero(narrow)
-        ll[rows[held, None], node[held]] = part[held]
-        windows.widened += int((~held).sum())
-        again = ~narrow
-        again[rows[~held]] = True
-    else:
-        again = ~narrow
+    again = lo < 0
+    if not again.all():
+        failed = _on_windows(cells, tables, log_prior, lo, width, ll, loglik)
+        windows.widened += int(failed.sum())
+        again |= failed
+    if again.sum() >= SEED_SHARE * len(lo):  # many without a window: first every SEED-th node (_seed)
+        seeded = _seed(cells, tables, log_prior, again, quadpts, loglik)
+        if (seeded >= 0).any():
+            again &= (seeded < 0) | _on_windows(cells, tables, log_prior, seeded, 2 * SEED + 2, ll, loglik)
     if again.any():  # the whole grid for wide posteriors and for windows that no longer hold theirs
         every = np.where(again, 0, -1)
         ll[again] = loglik(cells, *tables.at(0, quadpts), every, quadpts)[again] + log_prior[None, :]
