@@ -11,7 +11,9 @@ nodes is a concave sequence. If the value at an inner window edge is more than `
 in the window, the best node of the whole grid is inside the window and every node beyond that edge is lower
 still. With ``CUT = 50`` the dropped posterior mass is below ``61 * exp(-50)``, about 1e-20 of the total,
 far under the rounding of a double. A respondent whose window fails the check (its posterior moved, e.g. at
-a SQUAREM extrapolation) is summed again at every node. The sums at the computed nodes are the plain
+a SQUAREM extrapolation) is summed again at every node; where a tenth of the respondents or more have no
+window (the first E-step of a fit, a PX-EM cycle that rescales every posterior), they first get one from
+every ``SEED``-th node (:func:`_seed`), checked the same way. The sums at the computed nodes are the plain
 E-step's own, term for term in the same order (items ascending), so the log-likelihood at a computed node is
 bit-identical to the plain product's, and the counts differ from it only by the dropped mass.
 
