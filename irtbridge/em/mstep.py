@@ -15,6 +15,7 @@ import numpy as np
 from scipy.special import expit
 
 from irtbridge.em import graded as em_graded
+from irtbridge.em import mstep_jit
 from irtbridge.em.priors import ItemPriors, newton_map
 
 __all__ = ["mstep"]
@@ -146,6 +147,8 @@ def mstep(model: str, r: np.ndarray, n: np.ndarray, N: np.ndarray, theta: np.nda
         theta_m = theta
     if priors is not None:  # 2PL or 1PL with priors: MAP (irtbridge.em.priors)
         a, d = newton_map(model, r, n, theta_m, a, d, priors)
+    elif model == "2PL" and len(a) >= mstep_jit.MIN_ITEMS and mstep_jit.available():
+        a, d = mstep_jit.newton_2pl(r, n, theta_m, a, d, _NEWTON_STEPS, _MAX_STEP)
     elif model == "2PL":
         a, d = _newton_2pl(r, n, theta_m, a, d)
     elif model == "1PL":

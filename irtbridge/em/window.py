@@ -11,7 +11,9 @@ nodes is a concave sequence. If the value at an inner window edge is more than `
 in the window, the best node of the whole grid is inside the window and every node beyond that edge is lower
 still. With ``CUT = 50`` the dropped posterior mass is below ``61 * exp(-50)``, about 1e-20 of the total,
 far under the rounding of a double. A respondent whose window fails the check (its posterior moved, e.g. at
-a SQUAREM extrapolation) is summed again at every node. The sums at the computed nodes are the plain
+a SQUAREM extrapolation) is summed again at every node; where a tenth of the respondents or more have no
+window (the first E-step of a fit, a PX-EM cycle that rescales every posterior), they first get one from
+every ``SEED``-th node (:func:`_seed`), checked the same way. The sums at the computed nodes are the plain
 E-step's own, term for term in the same order (items ascending), so the log-likelihood at a computed node is
 bit-identical to the plain product's, and the counts differ from it only by the dropped mass.
 
@@ -34,12 +36,16 @@ from irtbridge.irt.logistic import log_pq
 
 numba: Any = None  # imported on first use (it takes a while); None until then, False if it is missing
 
-__all__ = ["CUT", "MIN_CELLS", "WIDEST", "NodeWindows", "available", "pair", "windowed_estep"]
+__all__ = ["CUT", "MIN_CELLS", "SEED", "WIDEST", "NodeWindows", "available", "pair", "windowed_estep"]
 
 CUT = 50.0
 """A node more than this below a respondent's best log-posterior holds less than exp(-50) of its mass."""
 MARGIN = 1
 """Nodes added on each side of a respondent's kept nodes for the next cycle (its posterior drifts)."""
+SEED = 4
+"""The first windows of a fit come from the log-posterior at every ``SEED``-th node (:func:`_seed`)."""
+SEED_SHARE = 0.1
+"""From this share of respondents without a window (or whose window failed) the E-step seeds windows."""
 WIDEST = 24
 """A posterior wider than this many nodes (few answers) is summed at every node, in a pass of its own."""
 MIN_CELLS = 1_000_000
@@ -220,6 +226,55 @@ class _Tables:
         return self.lp, self.lq
 
 
+def _seed(cells: Any, tables: _Tables, log_prior: np.ndarray, rows: np.ndarray, quadpts: int,
+          loglik: Callable) -> np.ndarray:
+    """Windows from every ``SEED``-th node for the respondents ``rows`` (a mask): ``lo`` (-1 elsewhere) of
+    width ``2 * SEED + 2``. A respondent whose coarse log-posterior falls by ``CUT`` or more from its best
+    coarse node ``c`` to both coarse neighbours ``c - SEED`` and ``c + SEED`` (or whose best is an end of the
+    grid) gets the window from ``c - SEED``; the others keep -1 (the whole grid).
+
+    Such a window holds the posterior, by the concavity of the module docstring: the fine sequence's best
+    node lies strictly between the coarse neighbours, and its best value is at least the coarse best, so the
+    window's edges are ``CUT`` or more below it; :func:`windowed_estep` checks it as every window. A
+    respondent without a window (the first E-step of a fit, or a PX-EM cycle that moved the latent scale) is
+    then summed at 16 + 10 of mirt's 61 nodes, not at all 61."""
+    lo = np.full(len(rows), -1, dtype=np.int64)
+    coarse = np.arange(0, quadpts, SEED)
+    if coarse.size < 3 or 2 * SEED + 2 > quadpts:
+        return lo
+    lp, lq = tables.at(0, quadpts)
+    values = loglik(cells, np.ascontiguousarray(lp[:, coarse]), np.ascontiguousarray(lq[:, coarse]),
+                    np.where(rows, 0, -1), coarse.size) + log_prior[coarse]
+    at = np.arange(len(rows))
+    best = values.argmax(axis=1)
+    top = values[at, best]
+    below = values[at, np.maximum(best - 1, 0)]
+    above = values[at, np.minimum(best + 1, coarse.size - 1)]
+    sharp = rows & ((best == 0) | (below <= top - CUT)) & ((best == coarse.size - 1) | (above <= top - CUT))
+    width = 2 * SEED + 2  # even (fewer kernels to compile): one node more on the right
+    lo[sharp] = np.clip(coarse[best[sharp]] - SEED, 0, quadpts - width)
+    return lo
+
+
+def _on_windows(cells: Any, tables: _Tables, log_prior: np.ndarray, lo: np.ndarray, width: int,
+                ll: np.ndarray, loglik: Callable) -> np.ndarray:
+    """The log-posterior of respondents with a window (``lo`` >= 0) at its ``width`` nodes, written into
+    ``ll`` where the window holds the posterior; returns the mask of windows that do not."""
+    quadpts = ll.shape[1]
+    narrow = lo >= 0
+    part = loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
+    node = lo[narrow, None] + np.arange(width)[None, :]
+    part += log_prior[node]
+    best = part.max(axis=1)
+    held = ((node[:, 0] == 0) | (part[:, 0] <= best - CUT)) & \
+        ((node[:, -1] == quadpts - 1) | (part[:, -1] <= best - CUT))
+    rows = np.flatnonzero(narrow)
+    ll[rows[held, None], node[held]] = part[held]
+    failed = np.zeros(len(lo), dtype=bool)
+    failed[rows[~held]] = True
+    return failed
+
+
 def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
                    log_prior: np.ndarray, windows: NodeWindows, *, loglik: Callable = _loglik,
                    counts: Callable = _counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -254,24 +309,18 @@ def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
     marginal : ndarray
         Each respondent's log marginal likelihood.
     """
-    quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     tables = _Tables(a, d, theta)
-    narrow = lo >= 0
+    quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     ll = np.full((len(lo), quadpts), -np.inf)
-    if narrow.any():
-        part = loglik(cells, *tables.at(int(lo[narrow].min()), int(lo[narrow].max()) + width), lo, width)[narrow]
-        node = lo[narrow, None] + np.arange(width)[None, :]
-        part += log_prior[node]
-        best = part.max(axis=1)
-        held = ((node[:, 0] == 0) | (part[:, 0] <= best - CUT)) & \
-            ((node[:, -1] == quadpts - 1) | (part[:, -1] <= best - CUT))
-        rows = np.flatnonzero(narrow)
-        ll[rows[held, None], node[held]] = part[held]
-        windows.widened += int((~held).sum())
-        again = ~narrow
-        again[rows[~held]] = True
-    else:
-        again = ~narrow
+    again = lo < 0
+    if not again.all():
+        failed = _on_windows(cells, tables, log_prior, lo, width, ll, loglik)
+        windows.widened += int(failed.sum())
+        again |= failed
+    if again.sum() >= SEED_SHARE * len(lo):  # many without a window: first every SEED-th node (_seed)
+        seeded = _seed(cells, tables, log_prior, again, quadpts, loglik)
+        if (seeded >= 0).any():
+            again &= (seeded < 0) | _on_windows(cells, tables, log_prior, seeded, 2 * SEED + 2, ll, loglik)
     if again.any():  # the whole grid for wide posteriors and for windows that no longer hold theirs
         every = np.where(again, 0, -1)
         ll[again] = loglik(cells, *tables.at(0, quadpts), every, quadpts)[again] + log_prior[None, :]

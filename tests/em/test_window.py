@@ -203,3 +203,68 @@ def test_a_native_fit_changes_malloc_only_when_asked(env, args, calls):
     out = subprocess.run([sys.executable, "-c", _RECORD_MALLOPT, *args], env={**clean, **env},
                          capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == calls
+
+
+def test_the_first_windows_come_from_every_fourth_node_and_the_sums_equal_the_dense_ones(windowed):
+    """The first E-step of a fit (issue 42, item 4) seeds the windows from the log-posterior at every
+    ``SEED``-th node: respondents with many answers are summed on a window from the first call (none widened),
+    those with 6 answers on the whole grid; the sums are the dense reference's."""
+    x = _leaderboard(150, 4000, 0.6, few=4)  # 1,600 answers each: the log-posterior falls by 100 or more in 0.8
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    windows = node_windows(data, 61)
+    theta, weights = nodes(61)
+    rng = np.random.default_rng(4)
+    a, d = rng.lognormal(0.0, 0.3, x.shape[1]), rng.normal(size=x.shape[1])
+    widths = []
+    original = window._loglik
+
+    def loglik(cells, lp, lq, lo, width):
+        widths.append(width)
+        return original(cells, lp, lq, lo, width)
+
+    want = _dense_estep(x, a, d, theta, np.log(weights))
+    got = window.windowed_estep(data.cells, a, d, theta, np.log(weights), windows, loglik=loglik)
+    _assert_same((*got[:3], got[3].sum()), want)
+    # the coarse pass, the seeded windows, the whole grid for the 4 wide posteriors: never 61 nodes for all
+    assert widths == [16, 2 * window.SEED + 2, 61] and windows.widened == 0
+    assert (windows.lo[:-4] >= 0).all() and (windows.lo[-4:] == -1).all()
+
+
+@pytest.mark.parametrize("quadpts", [41, 50, 61])
+def test_seeded_windows_hold_at_the_ends_of_the_grid(windowed, quadpts):
+    """Respondents far out (abilities -5 and 5: the best node at or next to an end) and a grid whose last node
+    is not a coarse one (50 nodes)."""
+    x = _leaderboard(120, 1500, 0.3, seed=9)
+    x[0], x[1] = 0.0, 1.0  # all wrong, all right: posteriors at the ends of the grid
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    theta, weights = nodes(quadpts)
+    a, d = np.full(x.shape[1], 1.2), np.linspace(-1, 1, x.shape[1])
+    want = _dense_estep(x, a, d, theta, np.log(weights))
+    windows = node_windows(data, quadpts)
+    _assert_same(estep(data, a, d, theta, np.log(weights), windows=windows), want)
+    assert windows.widened == 0
+
+
+def test_windows_that_all_fail_are_seeded_again_from_every_fourth_node(windowed):
+    """A cycle that moves every posterior (as a PX-EM cycle that rescales the items does): the failed windows
+    are seeded again from the coarse nodes, not summed at all 61; the sums are the dense reference's."""
+    x = _leaderboard(150, 4000, 0.6)
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    windows = node_windows(data, 61)
+    theta, weights = nodes(61)
+    rng = np.random.default_rng(6)
+    a, d = rng.lognormal(0.0, 0.3, x.shape[1]), rng.normal(size=x.shape[1])
+    estep(data, a, d, theta, np.log(weights), windows=windows)
+    widths = []
+    original = window._loglik
+
+    def loglik(cells, lp, lq, lo, width):
+        widths.append((width, int((lo >= 0).sum())))
+        return original(cells, lp, lq, lo, width)
+
+    shifted = d + 1.5
+    want = _dense_estep(x, a, shifted, theta, np.log(weights))
+    got = window.windowed_estep(data.cells, a, shifted, theta, np.log(weights), windows, loglik=loglik)
+    _assert_same((*got[:3], got[3].sum()), want)
+    assert windows.widened == 150 and widths[1][0] == 16 and widths[2][0] == 2 * window.SEED + 2
+    assert widths[2][1] >= 50 and (len(widths) == 3 or widths[3][1] <= 150 - widths[2][1])  # the rest: whole grid
