@@ -76,9 +76,10 @@ def factor_covariance(fit: Any, data: Any = None) -> np.ndarray:
                               "errors are computed for")
     theta, logw = points(fit.method, fit.n_factors, fit.quadpts, fit.seed)
     step = Estep(data, theta, logw)
-    lp, lq = tables = step.tables(fit.a, fit.d)
-    prob = np.exp(lp)  # items x points
+    tables = step.tables(fit.a, fit.d)
     design = np.hstack([theta, np.ones((len(theta), 1))])  # points x (D + 1)
+    # points x items, one per column of the design: P_j(theta_q) theta_qk (and P_j(theta_q)), made once
+    weighted = [np.exp(tables[0]).T * design[:, [k]] for k in range(design.shape[1])]
     n, J = data.shape
     width = design.shape[1]
     info = np.zeros((n_par, n_par))
@@ -91,7 +92,7 @@ def factor_covariance(fit: Any, data: Any = None) -> np.ndarray:
         expected = post @ design  # respondents x (D + 1): E[theta_k], 1
         scores = np.empty((stop - start, J, width))
         for k in range(width):
-            scores[:, :, k] = m * (y * expected[:, [k]] - post @ (prob.T * design[:, k][:, None]))
+            scores[:, :, k] = m * (y * expected[:, [k]] - post @ weighted[k])
         s = scores[:, free]  # respondents x free parameters, item-major
         info += s.T @ s
     if fit.priors is not None:

@@ -8,12 +8,9 @@ through the fits of test_native_em.py) and items whose counts are their own expe
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from scipy.special import expit
 
-from irtbridge.em import mstep, mstep_jit, window
-
-pytestmark = pytest.mark.skipif(not window.available(), reason="needs numba")
+from irtbridge.em import mstep, mstep_jit
 
 
 def _counts(j=3000, seed=0):
