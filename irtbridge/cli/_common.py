@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import argparse
 
@@ -42,17 +42,7 @@ def seed_flag(text: str) -> int:
     int
         The seed.
     """
-    try:
-        value: Any = int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = text
-    try:
-        return int(check_seed(value, "--seed", high=R_SEED_MAX))  # type: ignore[arg-type]
-    except ValidationError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--seed ")) from None
+    return int(_checked(text, (int, float), lambda v: check_seed(v, "--seed", high=R_SEED_MAX), "--seed"))
 
 
 def finite_flag(text: str) -> float:
@@ -70,14 +60,23 @@ def finite_flag(text: str) -> float:
     float
         The number.
     """
+    return float(_checked(text, (float,), lambda v: check_number(v, "value"), "value"))
+
+
+def _checked(text: str, kinds: tuple[type, ...], check: Callable[[Any], Any], name: str) -> Any:
+    """``check`` applied to the flag's text read as the first of ``kinds`` that reads it (else the text
+    itself); its one-line error becomes argparse's, which names the flag."""
+    value: Any = text
+    for kind in kinds:
+        try:
+            value = kind(text)
+            break
+        except ValueError:
+            continue
     try:
-        value: Any = float(text)
-    except ValueError:
-        value = text
-    try:
-        return check_number(value, "value")
+        return check(value)
     except ValidationError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("value ")) from None
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{name} ")) from None
 
 
 def folded(choices: tuple[str, ...]):
