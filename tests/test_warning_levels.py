@@ -23,22 +23,12 @@ from irtbridge.hardness import class_cost_curves, class_hardness
 from irtbridge.leaderboard import estimate_performance
 from irtbridge.leaderboard.readers import read_pyirt
 from irtbridge.leaderboard.readers.registry import read_format
+from tests._stack import assert_points_here
 
 PACKAGE = Path(irtbridge.__file__).parent
 # the two that may keep a number: the import machinery sits between an old module path and its importer
 # (irtbridge._moved), and irt/ (another change owns it this round)
 FIXED_ALLOWED = {"_moved.py", "irt/abilities.py"}
-
-
-def _points_here(call, category):
-    """Run ``call`` (a lambda whose first line calls the front door): every warning of ``category`` it raises
-    points at that line of this file; at least one is raised."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        call()
-    hits = [(w.filename, w.lineno) for w in caught if issubclass(w.category, category)]
-    line = call.__code__.co_firstlineno
-    assert hits and all(f == __file__ and n == line for f, n in hits), (hits, __file__, line)
 
 
 def _fixed_stacklevels(src: str) -> list[int]:
@@ -59,15 +49,15 @@ def test_no_warning_of_the_package_points_by_a_fixed_number():
 
 def test_the_hardness_of_an_absent_class_points_at_the_users_line():
     y, scores = [0, 0, 0, 0], [[0.2, 0.6, 0.4, 0.9], [0.7, 0.4, 0.1, 0.8]]  # two models, four instances
-    _points_here(lambda: class_hardness(y, scores, method="sf"), DataWarning)
-    _points_here(lambda: class_cost_curves(y, scores, method="sf"), DataWarning)
+    assert_points_here(lambda: class_hardness(y, scores, method="sf"), DataWarning)
+    assert_points_here(lambda: class_cost_curves(y, scores, method="sf"), DataWarning)
 
 
 def test_continuous_scores_point_at_the_users_line_from_the_reader_and_the_registry(tmp_path):
     path = tmp_path / "answers.jsonlines"
     path.write_text('{"subject_id": "m1", "responses": {"q1": 0.5, "q2": 0}}\n', encoding="utf-8")
-    _points_here(lambda: read_pyirt(path), DataWarning)
-    _points_here(lambda: read_format("pyirt", path), DataWarning)
+    assert_points_here(lambda: read_pyirt(path), DataWarning)
+    assert_points_here(lambda: read_format("pyirt", path), DataWarning)
 
 
 def test_a_small_calibration_points_at_the_users_line():
@@ -81,4 +71,4 @@ def test_a_small_calibration_points_at_the_users_line():
         fit = irtbridge.calibrate(x, "2PL", engine="native", se=False)
     anchors = ["i1", "i4", "i6"]
     assert fit.n_respondents < 500  # the rule of irtbridge.leaderboard.performance.SMALL_CALIBRATION
-    _points_here(lambda: estimate_performance(x.iloc[:3][anchors], fit, anchors), UserWarning)
+    assert_points_here(lambda: estimate_performance(x.iloc[:3][anchors], fit, anchors), UserWarning)

@@ -7,7 +7,6 @@ the calls inside irtbridge.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -18,17 +17,7 @@ import irtbridge
 from irtbridge.em.core import ResponseData
 from irtbridge.exceptions import ConvergenceWarning, DataWarning, find_stack_level
 from irtbridge.example_data import response_dataset
-
-
-def _assert_points_here(call, category):
-    """Run ``call`` (a lambda whose first line calls the front door): every warning of ``category`` points at
-    that line of this file."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        call()
-    hits = [(w.filename, w.lineno) for w in caught if issubclass(w.category, category)]
-    line = call.__code__.co_firstlineno
-    assert hits and all(f == __file__ and n == line for f, n in hits), (hits, __file__, line)
+from tests._stack import assert_points_here
 
 
 def test_find_stack_level_outside_the_package_is_one():
@@ -44,29 +33,29 @@ def _with_constant() -> pd.DataFrame:
 @pytest.mark.slow
 def test_native_front_door_warnings_point_at_the_users_line():
     x = response_dataset("LSAT7")
-    _assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="native", se=False,
-                                                    technical={"NCYCLES": 1}), ConvergenceWarning)
-    _assert_points_here(lambda: irtbridge.calibrate(x, "4PL", engine="native", se=False,
-                                                    technical={"NCYCLES": 1}), ConvergenceWarning)
-    _assert_points_here(lambda: irtbridge.calibrate(_with_constant(), "2PL", engine="native", se=False,
-                                                    drop_constant=True), DataWarning)
+    assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="native", se=False,
+                                                   technical={"NCYCLES": 1}), ConvergenceWarning)
+    assert_points_here(lambda: irtbridge.calibrate(x, "4PL", engine="native", se=False,
+                                                   technical={"NCYCLES": 1}), ConvergenceWarning)
+    assert_points_here(lambda: irtbridge.calibrate(_with_constant(), "2PL", engine="native", se=False,
+                                                   drop_constant=True), DataWarning)
     v = _with_constant().to_numpy()
     cells = ResponseData(sparse.csr_matrix(v == 1, dtype=float), sparse.csr_matrix(~np.isnan(v), dtype=float),
                          tuple(_with_constant().columns), pd.RangeIndex(len(v)))
-    _assert_points_here(lambda: irtbridge.calibrate(cells, "2PL", engine="native", se=False, drop_constant=True),
-                        DataWarning)
+    assert_points_here(lambda: irtbridge.calibrate(cells, "2PL", engine="native", se=False, drop_constant=True),
+                       DataWarning)
 
 
 @pytest.mark.r
 def test_mirt_front_door_warnings_point_at_the_users_line():
     x = response_dataset("LSAT7")
     one = {"technical": {"NCYCLES": 1}}
-    _assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="mirt", se=False, **one), ConvergenceWarning)
+    assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="mirt", se=False, **one), ConvergenceWarning)
     groups = np.tile(["a", "b"], len(x) // 2)
-    _assert_points_here(lambda: irtbridge.calibrate_groups(x.iloc[:len(groups)], groups, "2PL", se=False, **one),
-                        ConvergenceWarning)
-    _assert_points_here(lambda: irtbridge.calibrate(_with_constant(), "2PL", engine="mirt", se=False,
-                                                    drop_constant=True), DataWarning)
+    assert_points_here(lambda: irtbridge.calibrate_groups(x.iloc[:len(groups)], groups, "2PL", se=False, **one),
+                       ConvergenceWarning)
+    assert_points_here(lambda: irtbridge.calibrate(_with_constant(), "2PL", engine="mirt", se=False,
+                                                   drop_constant=True), DataWarning)
 
 
 def test_the_flagged_items_warning_points_at_the_users_line():
@@ -75,4 +64,4 @@ def test_the_flagged_items_warning_points_at_the_users_line():
     x = response_dataset("LSAT7").copy()
     x["easy"] = 1.0
     x.iloc[0, -1] = 0.0  # one wrong answer in 1000: b far below -6, flagged
-    _assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="native", se=False), IdentificationWarning)
+    assert_points_here(lambda: irtbridge.calibrate(x, "2PL", engine="native", se=False), IdentificationWarning)
