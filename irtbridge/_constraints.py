@@ -324,6 +324,8 @@ class Pair(Constraint):
     first: Number = Number()
     second: Number = Number()
     increasing: bool = False
+    #: what each number is, for the messages (``("prior mean", "prior standard deviation")``)
+    labels: tuple[str, str] = ("", "")
 
     @property
     def example(self) -> tuple[float, float]:
@@ -333,7 +335,9 @@ class Pair(Constraint):
     def check(self, value: Any, name: str) -> Any:  # noqa: D102
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
             raise ValidationError(f"{name} must be a pair of numbers, got {show_value(value)}")
-        low, high = self.first.check(value[0], f"{name}[0]"), self.second.check(value[1], f"{name}[1]")
+        (first, second), (low, high) = self.labels, (f"{name}[0]", f"{name}[1]")
+        low = self.first.check(value[0], f"{low} (the {first})" if first else low)
+        high = self.second.check(value[1], f"{high} (the {second})" if second else high)
         if self.increasing and not low < high:
             raise ValidationError(f"{name} must be (lower, upper) with lower < upper, got {show_value(value)}")
         return low, high
