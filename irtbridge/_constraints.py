@@ -37,7 +37,7 @@ from irtbridge._validation import (SEED_MAX, check_choice, check_int, check_numb
                                    show_value)
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["Constraint", "Seed", "RandomState", "Int", "Number", "Choice", "Flag", "InDomain", "Pair", "Path",
+__all__ = ["Constraint", "Seed", "RandomState", "Int", "Number", "Choice", "Flag", "InDomain", "Pair", "FsPath", "Having",
            "constraints", "DECLARED"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -353,12 +353,37 @@ class Pair(Constraint):
         return []  # no flag takes a pair
 
 
+@dataclass(frozen=True)
+class Having(Constraint):
+    """An object with the methods ``methods`` (duck-typed: e.g. ``validation`` must be an AnchorValidation,
+    whatever module made it); ``what`` names it in the message."""
+
+    methods: tuple[str, ...] = ()
+    what: str = "an object"
+    allow_none: bool = True
+
+    @property
+    def example(self) -> Any:
+        return None if self.allow_none else type("Example", (), {m: lambda *a, **k: None for m in self.methods})()
+
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if (value is None and self.allow_none) or all(callable(getattr(value, m, None)) for m in self.methods):
+            return value
+        raise ValidationError(f"{name} must be {self.what}, got {show_value(value)}")
+
+    def invalid(self) -> list[Any]:  # noqa: D102
+        return ["x", 3, object()] + ([] if self.allow_none else [None])
+
+    def invalid_texts(self) -> list[str]:  # noqa: D102
+        return []  # no flag takes an object
+
+
 #: a file that exists wherever irtbridge is installed (this module), for the generated path cases
 _A_FILE = os.path.abspath(__file__)
 
 
 @dataclass(frozen=True)
-class Path(Constraint):
+class FsPath(Constraint):
     """A path (``str`` or ``os.PathLike``, not empty): one that exists when ``must_exist``; of ``kind``
     ``"file"`` or ``"dir"`` when it exists (an output folder may not be a file, an input file not a folder)."""
 
