@@ -258,7 +258,7 @@ class Choice(Constraint):
 
     @property
     def example(self) -> str:
-        return str(self.choices[0])
+        return str(next(iter(self.choices)))
 
     def check(self, value: Any, name: str) -> Any:  # noqa: D102
         if value is None and self.allow_none:
@@ -269,7 +269,7 @@ class Choice(Constraint):
         return text
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        return ["__none_of_these__", 3, list(self.choices[:1])] + ([] if self.allow_none else [None])
+        return ["__none_of_these__", 3, list(self.choices)[:1]] + ([] if self.allow_none else [None])
 
     def invalid_texts(self) -> list[str]:  # noqa: D102
         return ["__none_of_these__"]

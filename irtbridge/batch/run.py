@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from irtbridge._constraints import Flag, Int, constraints
 from irtbridge import __version__
 from irtbridge._io import atomic_write_text, make_readable, to_jsonable
 from irtbridge._outdir import FOLDER, check_outputs, claim_folder, output_lock
@@ -358,6 +359,7 @@ def _clear_leftovers(out: Path) -> None:
     shutil.rmtree(units / ".attempts", ignore_errors=True)
 
 
+@constraints(workers=Int(low=1, allow_none=True), retries=Int(low=0, allow_none=True), progress=Flag())
 def run_batch(
     manifest: str | os.PathLike | Manifest,
     *,

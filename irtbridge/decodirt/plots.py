@@ -14,6 +14,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, constraints
 from irtbridge._plotting import panel_axes, single_axes
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
@@ -39,6 +40,7 @@ def _items_table(items: Any) -> pd.DataFrame:
     return table
 
 
+@constraints(n=Int(low=1))
 def plot_item_curves(
     items: Any,
     names: Sequence[str] | None = None,
@@ -141,6 +143,7 @@ def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statis
     return ax
 
 
+@constraints(n_bins=Int(low=1))
 def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any = None, title: str | None = None):
     """Datasets in bins of decreasing mean difficulty: mean difficulty and discrimination per bin (Fig. 8).
 
