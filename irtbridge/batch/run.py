@@ -294,6 +294,7 @@ class BatchResult(HasSummary):
         return Summary(title, tuple(lines), data={"units": self.units.reset_index()})
 
 
+@constraints(workers=Int(low=1, allow_none=True))
 def local_cluster(workers: int | None = None, **kwargs: Any):
     """A Dask ``LocalCluster`` of spawned single-threaded worker processes (one R each).
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from irtbridge._constraints import Int, Seed, constraints
+from irtbridge._constraints import Flag, Int, Seed, constraints
 from irtbridge._validation import check_choice, check_seed
 from irtbridge.calibration import calibrate
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
@@ -214,6 +214,7 @@ class CalibrationMode:
                 "engine_options": {k: dict(v) for k, v in self.engine_options.items()}, "description": self.describe()}
 
 
+@constraints(se=Flag(), drop_constant=Flag())
 def calibrate_classifier_responses(responses: Any, calibration: str = "stable", *, se: bool = False,
                                    drop_constant: bool = True, **options: Any):
     """Calibrate a classifier response matrix (classifiers x instances, 1 = correct) in one of two modes.

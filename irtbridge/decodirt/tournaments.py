@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Choice, Number, constraints
+from irtbridge._constraints import Choice, Flag, Number, constraints
 from irtbridge._summary import Line, Summary
 from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_choice, check_number
@@ -196,6 +196,7 @@ class Validity:
         }
 
 
+@constraints(higher_is_better=Flag())
 def validity_check(
     values: pd.Series,
     *,

@@ -90,7 +90,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Number, constraints
+from irtbridge._constraints import Int, Number, constraints
 from irtbridge._validation import check_choice, check_number
 from irtbridge.em import fit_em, prepare_responses
 from irtbridge.exceptions import ValidationError
@@ -142,6 +142,7 @@ def get_estimator(method: str, what: str = "method") -> Estimator:
     return REGISTRY[check_choice(method, what, ESTIMATORS)]
 
 
+@constraints(NCYCLES=Int(low=1))
 def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
                   NCYCLES: int = 500) -> IRTParameters:
     """Native 2PL (marginal maximum a posteriori, :func:`irtbridge.em.fit_em`) on a models x items 0/1 matrix.

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from irtbridge._constraints import Flag, Int, constraints
 from irtbridge.decodirt import BenchmarkDataset, class_labels, evaluate_dataset, load_benchmark_dataset, prepare_features
 from irtbridge.decodirt.records import DatasetResult, StageWarning
 from irtbridge.decodirt.settings import Settings
@@ -167,6 +168,7 @@ def dataset_units(refs: Sequence[Any], settings: Settings, *, extras: bool = Tru
     return {("dataset", r): (run_dataset, (r, settings, extras, strict)) for r in refs}
 
 
+@constraints(jobs=Int(low=1, allow_none=True), progress=Flag(), extras=Flag(), strict=Flag())
 def run_datasets(refs: Sequence[Any], settings: Settings, *, jobs: int | None = None, progress: bool = False,
                  extras: bool = True, strict: bool = False, desc: str = "datasets") -> list[DatasetResult]:
     """The per-dataset stages of every dataset, in spawned workers (one R each), in the order given.

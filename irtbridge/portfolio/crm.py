@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from irtbridge._constraints import Choice, Int, Number, constraints
+from irtbridge._constraints import Choice, Flag, Int, Number, constraints
 from irtbridge import __version__
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
@@ -492,6 +492,7 @@ def crm_density(theta: Any, z: Any, calibration: CRMCalibration) -> np.ndarray:
     return np.abs(a / alpha) * np.exp(-0.5 * u**2) / np.sqrt(2.0 * np.pi)
 
 
+@constraints(normalized=Flag())
 def crm_predict(theta: Any, calibration: CRMCalibration, *, normalized: bool = False):
     """The CRM's predicted (median) performance of every algorithm at each ``theta``.
 
