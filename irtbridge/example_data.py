@@ -50,7 +50,7 @@ def r_dataset(package: str, name: str) -> pd.DataFrame:
     return session.call("irtb_dataset", package=package, name=name)
 
 
-@constraints(name=Choice(RESPONSE_DATASETS, ignore_case=True))
+@constraints(name=Choice(tuple(RESPONSE_DATASETS), ignore_case=True))
 def response_dataset(name: str = "LSAT") -> pd.DataFrame:
     """A classic IRT response matrix from mirt or ltm, one row per respondent.
 

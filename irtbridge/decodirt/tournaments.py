@@ -54,7 +54,7 @@ PAPER_ORDERS = (
 )
 
 
-@constraints(order=Choice(ORDERS, ignore_case=True), fraction=Number(low=0.0, high=1.0, low_open=True))
+@constraints(order=Choice(tuple(ORDERS), ignore_case=True), fraction=Number(low=0.0, high=1.0, low_open=True))
 def order_datasets(diagnostics: pd.DataFrame, order: str = "difficulty", *, fraction: float = 0.5) -> list[str]:
     """The datasets of a tournament, in the order they are played.
 
