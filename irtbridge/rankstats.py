@@ -370,6 +370,7 @@ def nemenyi(scores: Any, *, alpha: float = 0.05, higher_is_better: bool = True) 
     )
 
 
+@constraints(width=Number(low=0.0, low_open=True))
 def plot_cd_diagram(result: NemenyiResult, *, ax: Any = None, title: str | None = None, width: float = 7.0):
     """Demšar's critical-difference diagram.
 

@@ -148,15 +148,10 @@ NOT_YET = {
     "irtbridge.classifiers.display_name", "irtbridge.mlc.prepare.make_classifier",  # pool names, random_state
     "irtbridge.mlc.prepare.balance_classes", "irtbridge.decodirt.respondents.fit_predict_pool",
     "irtbridge.decodirt.respondents.fit_predict_score_pool",  # random_state (scikit-learn's kinds)
-    "irtbridge.decodirt.modes.dataset_difficulty", "irtbridge.decodirt.per_dataset.score_respondents",
-    "irtbridge.decodirt.per_dataset.calibrate_with_fallback",
-    "irtbridge.decodirt.plots.plot_bump", "irtbridge.decodirt.plots.plot_dataset_parameters",
-    "irtbridge.efficiency.plots.plot_efficiency_by_cutoff", "irtbridge.rankstats.plot_cd_diagram",
+    "irtbridge.decodirt.modes.dataset_difficulty",  # theta, model
     "irtbridge.mlc.plots.plot_accuracy_by_cdi", "irtbridge.mlc.estimate.running_standard_error",
     "irtbridge.mlc.staircase.run_mlc_cat", "irtbridge.mlc.procedure.evaluate_mlc",
-    "irtbridge.em.memory.keep_freed_memory", "irtbridge.em.core.prepare_graded", "irtbridge.em.core.prepare_responses",
-    "irtbridge.pipeline.stages.run_dataset", "irtbridge.pipeline.stages.dataset_units",
-    "irtbridge.batch.run.mark_failed",
+    "irtbridge.em.memory.keep_freed_memory",  # largest; its module imports the standard library only
     # paths that must exist (FsPath(must_exist=True)) or outputs
     "irtbridge.batch.manifest.load_manifest", "irtbridge.leaderboard.inputs.read_leaderboard_input",
     "irtbridge.leaderboard.inputs.read_tiny_errors", "irtbridge.leaderboard.tiny.load_bank",

@@ -138,6 +138,7 @@ def _publish(tmp: Path, final: Path, unit: Unit) -> bool:
     return True
 
 
+@constraints(transient=Flag())
 def mark_failed(unit: Unit, out: str | os.PathLike, error: str, *, transient: bool = False) -> bool:
     """Replace ``OUT/units/<id>`` by a folder holding only ``unit.json`` with ``"status": "failed"``.
 

@@ -28,6 +28,7 @@ from irtbridge.pipeline._names import dataset_label
 from irtbridge.pipeline._units import lost_dataset, run_all, worker_count
 
 
+@constraints(extras=Flag(), strict=Flag())
 def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True, strict: bool = False) -> DatasetResult:
     """The per-dataset unit of :func:`evaluate` and of :func:`irtbridge.pipeline.run_benchmark` (run it in
     spawned workers: one R per process).
@@ -147,6 +148,7 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     return replace(result, items=items, ei=ei)
 
 
+@constraints(extras=Flag(), strict=Flag())
 def dataset_units(refs: Sequence[Any], settings: Settings, *, extras: bool = True,
                   strict: bool = False) -> dict[tuple[str, Any], tuple[Any, tuple]]:
     """The per-dataset units of a run, ``("dataset", ref) -> (run_dataset, args)`` (see :func:`run_dataset`).
