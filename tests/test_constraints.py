@@ -148,8 +148,7 @@ NOT_YET = {
     "irtbridge.classifiers.display_name", "irtbridge.mlc.prepare.make_classifier",  # pool names, random_state
     "irtbridge.mlc.prepare.balance_classes", "irtbridge.decodirt.respondents.fit_predict_pool",
     "irtbridge.decodirt.respondents.fit_predict_score_pool",  # random_state (scikit-learn's kinds)
-    "irtbridge.decodirt.modes.dataset_difficulty",  # theta, model
-    "irtbridge.mlc.plots.plot_accuracy_by_cdi", "irtbridge.mlc.estimate.running_standard_error",
+    "irtbridge.mlc.estimate.running_standard_error",
     "irtbridge.mlc.staircase.run_mlc_cat", "irtbridge.mlc.procedure.evaluate_mlc",
     "irtbridge.em.memory.keep_freed_memory",  # largest; its module imports the standard library only
     # paths that must exist (FsPath(must_exist=True)) or outputs

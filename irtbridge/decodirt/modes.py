@@ -30,6 +30,7 @@ from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
+from irtbridge.irt.bank import MODEL
 
 __all__ = [
     "CALIBRATION_MODES",
@@ -258,6 +259,7 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     return fit._replace(options={**fit.options, "calibration": mode.name})
 
 
+@constraints(model=MODEL)
 def dataset_difficulty(items: pd.DataFrame, theta: float, model: str = "3PL") -> float:
     """The share of a dataset's test instances that a classifier of ability ``theta`` is expected to fail.
 
