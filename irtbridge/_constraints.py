@@ -21,9 +21,12 @@ The idea is scikit-learn's (``sklearn.utils._param_validation``); the code is wr
 
 from __future__ import annotations
 
+import argparse
 import functools
 import inspect
 import math
+import os
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -34,7 +37,8 @@ from irtbridge._validation import (SEED_MAX, check_choice, check_int, check_numb
                                    show_value)
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["Constraint", "Seed", "RandomState", "Int", "Number", "Choice", "Flag", "InDomain", "constraints", "DECLARED"]
+__all__ = ["Constraint", "Seed", "RandomState", "Int", "Number", "Choice", "Flag", "InDomain", "Pair", "FsPath", "Having",
+           "constraints", "DECLARED"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,7 +52,7 @@ class Constraint:
     #: a value the constraint takes (the generated tests fill the other parameters with it)
     example: Any = None
 
-    def check(self, value: Any, name: str) -> None:
+    def check(self, value: Any, name: str) -> Any:
         """Raise :class:`ValidationError` naming ``name`` unless ``value`` meets the constraint.
 
         Parameters
@@ -57,8 +61,79 @@ class Constraint:
             The argument.
         name : str
             The parameter's name, for the message.
+
+        Returns
+        -------
+        Any
+            The value as the check reads it (an int for ``7.0`` under :class:`Int`, a choice's own spelling).
         """
         raise NotImplementedError
+
+    def from_text(self, text: str) -> Any:
+        """What a command-line flag's text is read as before :meth:`check` (a number where it reads as one).
+
+        Parameters
+        ----------
+        text : str
+            The flag's text.
+
+        Returns
+        -------
+        Any
+            The first of int, float that reads ``text``; else ``text`` itself.
+        """
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                continue
+        return text
+
+    def invalid_texts(self) -> list[str]:
+        """Flag texts the constraint refuses (for the generated command-line tests): the refused numbers of
+        :meth:`invalid` as text, and a word that is no number.
+
+        Returns
+        -------
+        list of str
+            At least one text :meth:`as_argparse_type` refuses.
+        """
+        numbers = [v for v in self.invalid() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        return [repr(v) if isinstance(v, float) and not math.isnan(v) else str(v) for v in numbers] + ["many"]
+
+    def as_argparse_type(self, flag: str) -> Callable[[str], Any]:
+        """An argparse ``type`` for ``flag``: its text read (:meth:`from_text`) and checked by :meth:`check`,
+        whose one-line error becomes argparse's (which names the flag), so a flag and the parameter it feeds
+        refuse the same values in the same words.
+
+        Parameters
+        ----------
+        flag : str
+            The flag, e.g. ``"--k"``, for the message.
+
+        Returns
+        -------
+        callable
+            ``text -> value``; raises :class:`argparse.ArgumentTypeError` for a refused value.
+
+        Examples
+        --------
+        >>> to_k = Int(low=3).as_argparse_type("--k")
+        >>> to_k("5")
+        5
+        >>> to_k("2")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be >= 3, got 2
+        """
+        def convert(text: str) -> Any:
+            try:
+                return self.check(self.from_text(text), flag)
+            except ValidationError as exc:
+                raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
+
+        convert.__name__ = type(self).__name__.lower()
+        return convert
 
     def invalid(self) -> list[Any]:
         """Values the constraint refuses (for the generated bad-input tests).
@@ -79,9 +154,13 @@ class Seed(Constraint):
     allow_none: bool = False
     high: int = SEED_MAX
     example: Any = 0
+    #: False: None is taken (the default: no seed) but the message asks for a whole number only
+    say_none: bool = True
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102 (Constraint.check)
-        check_seed(value, name, allow_none=self.allow_none, high=self.high)
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102 (Constraint.check)
+        if value is None and self.allow_none:
+            return None
+        return check_seed(value, name, allow_none=self.allow_none and self.say_none, high=self.high)
 
     def invalid(self) -> list[Any]:  # noqa: D102
         return [-1, 1.5, True, "3", self.high + 1] + ([] if self.allow_none else [None])
@@ -93,8 +172,9 @@ class RandomState(Constraint):
 
     example: Any = 0
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
         check_random_state(value, name)
+        return value
 
     def invalid(self) -> list[Any]:  # noqa: D102
         return [-1, 1.5, True, "3", SEED_MAX + 1]
@@ -106,16 +186,26 @@ class Int(Constraint):
 
     low: int | None = None
     high: int | None = None
+    allow_none: bool = False
+    #: the words of every refusal instead of check_int's, e.g. ``"a positive integer"``
+    phrase: str | None = None
 
     @property
     def example(self) -> int:
         return self.low if self.low is not None else 0 if self.high is None or self.high >= 0 else self.high
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102
-        check_int(value, name, low=self.low, high=self.high)
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if value is None and self.allow_none:
+            return None
+        try:
+            return check_int(value, name, low=self.low, high=self.high)
+        except ValidationError:
+            if self.phrase is None:
+                raise
+            raise ValidationError(f"{name} must be {self.phrase}, got {show_value(value)}") from None
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        out: list[Any] = [self.example + 0.5, True, "3", None]
+        out: list[Any] = [self.example + 0.5, True, "3"] + ([] if self.allow_none else [None])
         out += [self.low - 1] if self.low is not None else []
         return out + ([self.high + 1] if self.high is not None else [])
 
@@ -128,6 +218,7 @@ class Number(Constraint):
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    allow_none: bool = False
 
     @property
     def example(self) -> float:
@@ -137,11 +228,20 @@ class Number(Constraint):
             return (lo + hi) / 2
         return lo + 1.0 if math.isfinite(lo) else hi - 1.0 if math.isfinite(hi) else 0.0
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102
-        check_number(value, name, low=self.low, high=self.high, low_open=self.low_open, high_open=self.high_open)
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if value is None and self.allow_none:
+            return None
+        return check_number(value, name, low=self.low, high=self.high, low_open=self.low_open,
+                            high_open=self.high_open)
+
+    def from_text(self, text: str) -> Any:  # noqa: D102
+        try:
+            return float(text)
+        except ValueError:
+            return text
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        out: list[Any] = [float("nan"), "0.5", True, None]
+        out: list[Any] = [float("nan"), "0.5", True] + ([] if self.allow_none else [None])
         out += [self.low] if self.low is not None and self.low_open else []
         out += [self.low - 1.0] if self.low is not None else []
         out += [self.high] if self.high is not None and self.high_open else []
@@ -154,16 +254,25 @@ class Choice(Constraint):
 
     choices: Sequence[str] = ()
     ignore_case: bool = False
+    allow_none: bool = False
 
     @property
     def example(self) -> str:
-        return str(self.choices[0])
+        return str(next(iter(self.choices)))
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102
-        check_choice(value, name, self.choices, ignore_case=self.ignore_case)
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if value is None and self.allow_none:
+            return None
+        return check_choice(value, name, self.choices, ignore_case=self.ignore_case)
+
+    def from_text(self, text: str) -> Any:  # noqa: D102
+        return text
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        return ["__none_of_these__", 3, None, list(self.choices[:1])]
+        return ["__none_of_these__", 3, list(self.choices)[:1]] + ([] if self.allow_none else [None])
+
+    def invalid_texts(self) -> list[str]:  # noqa: D102
+        return ["__none_of_these__"]
 
 
 @dataclass(frozen=True)
@@ -171,13 +280,21 @@ class Flag(Constraint):
     """True or False (a numpy bool too); never a string such as ``"false"``."""
 
     example: Any = False
+    #: None is a value too (e.g. calibrate's ``se=None``: on first access)
+    allow_none: bool = False
+    #: what None means, for the message (``"None (on first access)"``)
+    none_means: str = "None"
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if value is None and self.allow_none:
+            return None
         if not isinstance(value, (bool, np.bool_)):
-            raise ValidationError(f"{name} must be True or False, got {show_value(value)}")
+            none = f"{self.none_means}, " if self.allow_none else ""
+            raise ValidationError(f"{name} must be {none}True or False, got {show_value(value)}")
+        return bool(value)
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        return ["false", 1, None]
+        return ["false", 1] + ([] if self.allow_none else [None])
 
 
 @dataclass(frozen=True)
@@ -190,13 +307,121 @@ class InDomain(Constraint):
     refused: tuple[Any, ...] = ()
     allow_none: bool = True
 
-    def check(self, value: Any, name: str) -> None:  # noqa: D102
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
         if (value is None and self.allow_none) or (value is not None and self.domain.accepts(value)):
-            return
+            return value
         raise ValidationError(f"{name}={show_value(value)} is outside its domain: {self.domain.text}")
 
     def invalid(self) -> list[Any]:  # noqa: D102
         return list(self.refused)
+
+
+@dataclass(frozen=True)
+class Pair(Constraint):
+    """Two numbers (a tuple, list or array of length 2), each under its own :class:`Number`, the first below
+    the second when ``increasing``: e.g. ``bounds=(-6, 6)``, ``prior=(mean, sd)``."""
+
+    first: Number = Number()
+    second: Number = Number()
+    increasing: bool = False
+    #: what each number is, for the messages (``("prior mean", "prior standard deviation")``)
+    labels: tuple[str, str] = ("", "")
+
+    @property
+    def example(self) -> tuple[float, float]:
+        low, high = self.first.example, self.second.example
+        return (low, high) if not self.increasing or low < high else (low, low + 1.0)
+
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            raise ValidationError(f"{name} must be a pair of numbers, got {show_value(value)}")
+        (first, second), (low, high) = self.labels, (f"{name}[0]", f"{name}[1]")
+        low = self.first.check(value[0], f"{low} (the {first})" if first else low)
+        high = self.second.check(value[1], f"{high} (the {second})" if second else high)
+        if self.increasing and not low < high:
+            raise ValidationError(f"{name} must be (lower, upper) with lower < upper, got {show_value(value)}")
+        return low, high
+
+    def invalid(self) -> list[Any]:  # noqa: D102
+        low, high = self.example
+        out: list[Any] = ["ab", 3, (low,), (low, high, high), (float("nan"), high), (low, float("nan"))]
+        out += [(high, low)] if self.increasing else []
+        out += [(bad, high) for bad in self.first.invalid() if isinstance(bad, float) and not math.isnan(bad)]
+        return out + [(low, bad) for bad in self.second.invalid() if isinstance(bad, float) and not math.isnan(bad)]
+
+    def invalid_texts(self) -> list[str]:  # noqa: D102
+        return []  # no flag takes a pair
+
+
+@dataclass(frozen=True)
+class Having(Constraint):
+    """An object with the methods ``methods`` (duck-typed: e.g. ``validation`` must be an AnchorValidation,
+    whatever module made it); ``what`` names it in the message."""
+
+    methods: tuple[str, ...] = ()
+    what: str = "an object"
+    allow_none: bool = True
+
+    @property
+    def example(self) -> Any:
+        return None if self.allow_none else type("Example", (), {m: lambda *a, **k: None for m in self.methods})()
+
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if (value is None and self.allow_none) or all(callable(getattr(value, m, None)) for m in self.methods):
+            return value
+        raise ValidationError(f"{name} must be {self.what}, got {show_value(value)}")
+
+    def invalid(self) -> list[Any]:  # noqa: D102
+        return ["x", 3, object()] + ([] if self.allow_none else [None])
+
+    def invalid_texts(self) -> list[str]:  # noqa: D102
+        return []  # no flag takes an object
+
+
+#: a file that exists wherever irtbridge is installed (this module), for the generated path cases
+_A_FILE = os.path.abspath(__file__)
+
+
+@dataclass(frozen=True)
+class FsPath(Constraint):
+    """A path (``str`` or ``os.PathLike``, not empty): one that exists when ``must_exist``; of ``kind``
+    ``"file"`` or ``"dir"`` when it exists (an output folder may not be a file, an input file not a folder)."""
+
+    must_exist: bool = False
+    kind: str = "any"
+    allow_none: bool = False
+
+    @property
+    def example(self) -> str:
+        if self.must_exist:
+            return os.path.dirname(_A_FILE) if self.kind == "dir" else _A_FILE
+        return os.path.join(tempfile.gettempdir(), "irtbridge-constraint-example-never-made")
+
+    def check(self, value: Any, name: str) -> Any:  # noqa: D102
+        if value is None and self.allow_none:
+            return None
+        if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes) or not os.fspath(value):
+            raise ValidationError(f"{name} must be a path (text or os.PathLike), got {show_value(value)}")
+        text = os.fspath(value)
+        if self.must_exist and not os.path.exists(text):
+            raise ValidationError(f"{name}={str(text)!r} does not exist")
+        if self.kind == "dir" and os.path.exists(text) and not os.path.isdir(text):
+            raise ValidationError(f"{name}={str(text)!r} is a file; give a folder")
+        if self.kind == "file" and os.path.isdir(text):
+            raise ValidationError(f"{name}={str(text)!r} is a folder; give a file")
+        return value
+
+    def from_text(self, text: str) -> Any:  # noqa: D102
+        return text
+
+    def invalid(self) -> list[Any]:  # noqa: D102
+        out: list[Any] = [3, ""] + ([] if self.allow_none else [None])
+        out += [os.path.join(os.path.dirname(_A_FILE), "__irtbridge_missing__")] if self.must_exist else []
+        out += [_A_FILE] if self.kind == "dir" else [os.path.dirname(_A_FILE)] if self.kind == "file" else []
+        return out
+
+    def invalid_texts(self) -> list[str]:  # noqa: D102
+        return [v for v in self.invalid() if isinstance(v, str) and v]
 
 
 def constraints(**declared: Constraint) -> Callable[[F], F]:

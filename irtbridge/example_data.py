@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from irtbridge._constraints import Choice, constraints
 from irtbridge._validation import check_choice
 
 __all__ = ["r_dataset", "response_dataset", "RESPONSE_DATASETS"]
@@ -49,6 +50,7 @@ def r_dataset(package: str, name: str) -> pd.DataFrame:
     return session.call("irtb_dataset", package=package, name=name)
 
 
+@constraints(name=Choice(tuple(RESPONSE_DATASETS), ignore_case=True))
 def response_dataset(name: str = "LSAT") -> pd.DataFrame:
     """A classic IRT response matrix from mirt or ltm, one row per respondent.
 

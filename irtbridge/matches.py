@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Number, constraints
 from irtbridge._ties import tie_greater
 from irtbridge._validation import check_number
 from irtbridge.exceptions import ValidationError
@@ -22,6 +23,7 @@ __all__ = ["MATCH_COLUMNS", "round_robin"]
 MATCH_COLUMNS = ("period", "player", "opponent", "score")
 
 
+@constraints(tolerance=Number(low=0.0))
 def round_robin(scores: Any, *, tolerance: float = 0.0) -> pd.DataFrame:
     """Turn per-period scores of respondents into a round-robin match table.
 

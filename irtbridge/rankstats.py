@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from irtbridge._constraints import Flag, Int, Number, constraints
 from irtbridge._plotting import single_axes
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._ties import stable_argsort, tie_rank
@@ -115,6 +116,7 @@ class FriedmanResult(HasSummary):
                              "average_ranks": self.average_ranks.to_dict()})
 
 
+@constraints(higher_is_better=Flag())
 def friedman(scores: Any, *, higher_is_better: bool = True) -> FriedmanResult:
     """Friedman test of equal average ranks of k algorithms over N datasets.
 
@@ -193,6 +195,7 @@ def _q_alpha(k: int, alpha: float) -> float:
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
 
 
+@constraints(n_algorithms=Int(low=2), n_datasets=Int(low=1), alpha=Number(low=0.0, high=1.0, low_open=True, high_open=True))
 def critical_difference(n_algorithms: int, n_datasets: int, alpha: float = 0.05) -> float:
     """Nemenyi critical difference of average ranks.
 
@@ -307,6 +310,7 @@ class NemenyiResult(HasSummary):
         return plot_cd_diagram(self, **kwargs)
 
 
+@constraints(alpha=Number(low=0.0, high=1.0, low_open=True, high_open=True), higher_is_better=Flag())
 def nemenyi(scores: Any, *, alpha: float = 0.05, higher_is_better: bool = True) -> NemenyiResult:
     """Nemenyi post-hoc test after a Friedman test.
 
@@ -366,6 +370,7 @@ def nemenyi(scores: Any, *, alpha: float = 0.05, higher_is_better: bool = True) 
     )
 
 
+@constraints(width=Number(low=0.0, low_open=True))
 def plot_cd_diagram(result: NemenyiResult, *, ax: Any = None, title: str | None = None, width: float = 7.0):
     """Demšar's critical-difference diagram.
 

@@ -18,12 +18,16 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, Number, constraints
 from irtbridge._match_checks import as_matches, check_score_values, period_codes, player_codes, score_array
 from irtbridge._summary import HasSummary, Line, Strong, Summary
 from irtbridge._ties import stable_argsort
 from irtbridge._validation import check_number
 from irtbridge.exceptions import ConvergenceError, ValidationError
 from irtbridge.matches import round_robin
+
+#: Glicko-2's system constant and the volatility iteration's tolerance (Glickman 2013): both > 0
+POSITIVE = Number(low=0.0, low_open=True)
 
 __all__ = [
     "GLICKO2_SCALE",
@@ -46,6 +50,7 @@ def _g(phi: np.ndarray) -> np.ndarray:
     return 1.0 / np.sqrt(1.0 + 3.0 * phi * phi / _PI2)
 
 
+@constraints(tau=POSITIVE, tol=POSITIVE, max_iter=Int(low=1))
 def glicko2_volatility(
     phi: Any,
     sigma: Any,
@@ -98,8 +103,7 @@ def glicko2_volatility(
     >>> print(f"{float(s):.7f}")  # the paper prints 0.05999
     0.0599960
     """
-    tau = check_number(tau, "tau", low=0.0, low_open=True)
-    tol = check_number(tol, "tol", low=0.0, low_open=True)
+    tau, tol = float(tau), float(tol)  # declared above
     phi, sigma, v, delta = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (phi, sigma, v, delta)))
     shape = phi.shape
     phi2 = (phi * phi).ravel()
@@ -192,6 +196,7 @@ def _period_update(
     return new_mu, new_phi, new_sigma, games
 
 
+@constraints(tau=POSITIVE, tol=POSITIVE)
 def glicko2_period(
     rating: Any,
     rd: Any,
@@ -242,8 +247,7 @@ def glicko2_period(
     >>> round(float(r[0]), 2), round(float(rd[0]), 2)
     (1464.05, 151.52)
     """
-    tau = check_number(tau, "tau", low=0.0, low_open=True)
-    tol = check_number(tol, "tol", low=0.0, low_open=True)
+    tau, tol = float(tau), float(tol)  # declared above
     r = np.asarray(rating, dtype=float)
     d = np.asarray(rd, dtype=float)
     s = np.asarray(volatility, dtype=float)
@@ -349,6 +353,7 @@ def _check_init(init: Sequence[float]) -> tuple[float, float, float]:
     )
 
 
+@constraints(tau=POSITIVE, tol=POSITIVE)
 def glicko2(
     matches: pd.DataFrame,
     *,
@@ -413,8 +418,7 @@ def glicko2(
     >>> list(result.ratings.columns[:5])
     ['rating', 'rd', 'volatility', 'lower', 'upper']
     """
-    tau = check_number(tau, "tau", low=0.0, low_open=True)
-    tol = check_number(tol, "tol", low=0.0, low_open=True)
+    tau, tol = float(tau), float(tol)  # declared above
     r0, rd0, s0 = _check_init(init)
 
     frame = as_matches(matches, source)

@@ -54,7 +54,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     "dif --items typo (before the group fit)": (["dif", "{csv}", "--groups", "g", "--items", "a,zz"],
                                                 "--items: 'zz' is not an item"),
     "portfolio --bins 1": (["portfolio", "{csv}", "--model", "polytomous", "--bins", "1", "--out", "{missing}"],
-                           "--bins must be a whole number of at least 2"),
+                           "argument --bins: must be a whole number of at least 2"),
     # the fresh review of tools/hostile-review.py: accepted silently before
     "hardness --threshold without --method sf (was ignored)": (
         ["hardness", "{csv}", "--label", "a", "--score", "b", "--threshold", "0.3"],

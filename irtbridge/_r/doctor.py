@@ -7,6 +7,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge import __version__
 from irtbridge._r import session
 from irtbridge.exceptions import IrtBridgeError
@@ -44,6 +45,7 @@ def _py_version(dist: str) -> str | None:
         return None
 
 
+@constraints(all_packages=Flag())
 def doctor(all_packages: bool = False) -> dict[str, Any]:
     """Check the runtime. Returns ``{"ok", "python": {...}, "r": {...}, "r_packages": [...]}``.
 

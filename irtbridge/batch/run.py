@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from irtbridge._constraints import Flag, Int, constraints
 from irtbridge import __version__
 from irtbridge._io import atomic_write_text, make_readable, to_jsonable
 from irtbridge._outdir import FOLDER, check_outputs, claim_folder, output_lock
@@ -137,6 +138,7 @@ def _publish(tmp: Path, final: Path, unit: Unit) -> bool:
     return True
 
 
+@constraints(transient=Flag())
 def mark_failed(unit: Unit, out: str | os.PathLike, error: str, *, transient: bool = False) -> bool:
     """Replace ``OUT/units/<id>`` by a folder holding only ``unit.json`` with ``"status": "failed"``.
 
@@ -293,6 +295,7 @@ class BatchResult(HasSummary):
         return Summary(title, tuple(lines), data={"units": self.units.reset_index()})
 
 
+@constraints(workers=Int(low=1, allow_none=True))
 def local_cluster(workers: int | None = None, **kwargs: Any):
     """A Dask ``LocalCluster`` of spawned single-threaded worker processes (one R each).
 
@@ -358,6 +361,7 @@ def _clear_leftovers(out: Path) -> None:
     shutil.rmtree(units / ".attempts", ignore_errors=True)
 
 
+@constraints(workers=Int(low=1, allow_none=True), retries=Int(low=0, allow_none=True), progress=Flag())
 def run_batch(
     manifest: str | os.PathLike | Manifest,
     *,

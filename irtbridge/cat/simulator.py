@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import irt
+from irtbridge._constraints import Int, RandomState, constraints
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge.irt import fast
-from irtbridge._validation import check_int, check_random_state
+from irtbridge._validation import check_random_state
 from irtbridge.cat.estimators import AbilityEstimator
 from irtbridge.cat.initializers import FixedPointInitializer
 from irtbridge.cat.protocols import ROLES
@@ -25,10 +26,12 @@ from irtbridge.cat.selectors import MaxInfoSelector
 from irtbridge.cat.stoppers import FixedLengthStopper
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank
+from irtbridge.irt.bank import MODEL
 
 __all__ = ["simulate_cat", "CATResult", "draw_responses"]
 
 
+@constraints(model=MODEL, random_state=RandomState())
 def draw_responses(theta: Any, items: Any, model: str | None = None, random_state: Any = None) -> np.ndarray:
     """Responses of examinees with abilities ``theta`` to every item, drawn from the IRT model.
 
@@ -249,7 +252,7 @@ def _answers(bank: ItemBank, theta: Any, responses: Any, respond: Any, n_examine
     else:
         if not callable(respond):
             raise ValidationError(f"respond must be a function of (rows, items), got {type(respond).__name__}")
-        n = check_int(n_examinees, "n_examinees", low=1)
+        n = int(n_examinees)  # declared: simulate_cat's n_examinees
         full, index = np.zeros((n, bank.n_items)), pd.RangeIndex(n)
     return full, index, true_theta
 
@@ -268,6 +271,7 @@ def _check_components(**components: Any) -> None:
                 raise ValidationError(f"{name} must have a {method}() method, got {type(comp).__name__}")
 
 
+@constraints(model=MODEL, n_examinees=Int(low=1), random_state=RandomState())
 def simulate_cat(
     items: Any,
     model: str | None = None,

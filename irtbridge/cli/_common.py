@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any
 
 import argparse
 
 import pandas as pd
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
+from irtbridge._constraints import Choice, Constraint, Number, Seed
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
-from irtbridge._validation import R_SEED_MAX, check_number, check_seed, read_csv, read_text, require_columns
+from irtbridge._validation import R_SEED_MAX, read_csv, read_text, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
-           "folded", "ENGINES", "ESTIMATION_METHODS", "SCORING_METHODS", "P_ADJUST"]
+           "folded", "declare_flag", "FLAGS", "DeclaredFlag", "SEED", "FINITE", "ENGINES", "ESTIMATION_METHODS",
+           "SCORING_METHODS", "P_ADJUST"]
 
 # Choice-type options are argparse ``choices``, so a bad value is refused before any work. They come from the
 # model catalogue (the ground floor: cheap to import, no R); ltm's scoring methods are ltm's own (factor.scores'
@@ -27,56 +30,59 @@ SCORING_METHODS = {"mirt": MIRT_SCORING, "ltm": ("EAP", "MAP"), "native": KERNEL
 P_ADJUST = ("holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none")  # ...group_result.P_ADJUST
 
 
-def seed_flag(text: str) -> int:
-    """The value of a ``--seed`` flag: a whole number from 0 to 2**31 - 1 (R's ``set.seed`` takes no larger),
-    checked by :func:`irtbridge._validation.check_seed` while the command line is read (a bad seed is one line
-    naming ``--seed``, before any work).
+#: every ``--seed``: a whole number from 0 to 2**31 - 1 (R's ``set.seed`` takes no larger)
+SEED = Seed(high=R_SEED_MAX)
+#: a number flag such as ``--threshold``: finite (argparse's ``type=float`` takes ``inf`` and ``nan``)
+FINITE = Number(allow_none=True)
+
+
+@dataclass(frozen=True)
+class DeclaredFlag:
+    """One checked flag of a subcommand: its constraint, and the library parameter it feeds when the two
+    must refuse the same values (``"irtbridge.leaderboard.tiny.build_tiny:k"``; tests/cli/test_cli_flags.py
+    checks that the declarations are equal)."""
+
+    command: str
+    flag: str
+    constraint: Constraint
+    parameter: str | None = None
+
+
+#: every declared flag, by (subcommand, flag), as :func:`declare_flag` registered it
+FLAGS: dict[tuple[str, str], DeclaredFlag] = {}
+
+
+def declare_flag(p: argparse.ArgumentParser, *names: str, constraint: Constraint, parameter: str | None = None,
+                 **kwargs: Any) -> argparse.Action:
+    """Add a checked flag: its ``type`` (and ``choices``) derived from ``constraint``, so a bad value is one line
+    naming the flag while the command line is read (before any file is read or R starts), in the words of the
+    library's own check; registered in :data:`FLAGS` for the generated tests.
 
     Parameters
     ----------
-    text : str
-        The flag's text.
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    *names : str
+        The flag and its aliases (``"--test-fraction", "--test-size"``).
+    constraint : Constraint
+        What the flag's value may be (:mod:`irtbridge._constraints`).
+    parameter : str, optional
+        ``"module.function:parameter"`` whose declaration the flag shares.
+    **kwargs
+        The rest of ``add_argument``'s arguments (``default``, ``help``, ``metavar``, ``dest``).
 
     Returns
     -------
-    int
-        The seed.
+    argparse.Action
+        The flag's action.
     """
-    return int(_checked(text, (int, float), lambda v: check_seed(v, "--seed", high=R_SEED_MAX), "--seed"))
-
-
-def finite_flag(text: str) -> float:
-    """The value of a number flag such as ``--threshold``: a finite real number, checked by
-    :func:`irtbridge._validation.check_number` while the command line is read (``inf`` or ``nan`` is one line
-    naming the flag, before any file is read: argparse's ``type=float`` takes both).
-
-    Parameters
-    ----------
-    text : str
-        The flag's text.
-
-    Returns
-    -------
-    float
-        The number.
-    """
-    return float(_checked(text, (float,), lambda v: check_number(v, "value"), "value"))
-
-
-def _checked(text: str, kinds: tuple[type, ...], check: Callable[[Any], Any], name: str) -> Any:
-    """``check`` applied to the flag's text read as the first of ``kinds`` that reads it (else the text
-    itself); its one-line error becomes argparse's, which names the flag."""
-    value: Any = text
-    for kind in kinds:
-        try:
-            value = kind(text)
-            break
-        except ValueError:
-            continue
-    try:
-        return check(value)
-    except ValidationError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{name} ")) from None
+    if isinstance(constraint, Choice):  # argparse's own choices: the help lists them, a bad one is refused
+        choices = tuple(constraint.choices)
+        kwargs.update(choices=choices, type=folded(choices) if constraint.ignore_case else str)
+    else:
+        kwargs["type"] = constraint.as_argparse_type(names[0])
+    FLAGS[(p.prog, names[0])] = DeclaredFlag(p.prog, names[0], constraint, parameter)
+    return p.add_argument(*names, **kwargs)
 
 
 def folded(choices: tuple[str, ...]):

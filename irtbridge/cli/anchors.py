@@ -6,8 +6,10 @@ import argparse
 
 import pandas as pd
 
+from irtbridge._constraints import Int
 from irtbridge._outdir import FILE
-from irtbridge.cli._common import add_long_options, atomic_write_csv, print_json, read_calibration, read_responses, seed_flag
+from irtbridge.cli._common import (SEED, add_long_options, atomic_write_csv, declare_flag, print_json, read_calibration,
+                                   read_responses)
 
 # irtbridge.leaderboard.anchors.ANCHOR_METHODS (kept off the CLI's start; tests/cli/test_cli_choices.py)
 ANCHOR_METHODS = ("random", "stratified", "cluster")
@@ -26,14 +28,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Choose k anchor items of a calibrated item set, for estimating a new model's "
                                    "accuracy from its answers to them alone (irtbridge estimate).")
     p.add_argument("calibration", metavar="CAL.json", help="irtbridge calibrate --json output or Calibration.to_json")
-    p.add_argument("--k", type=int, default=100, help="how many anchors (default 100)")
+    declare_flag(p, "--k", constraint=Int(low=1), parameter="irtbridge.leaderboard.anchors.select_anchors:k", default=100,
+                 help="how many anchors (default 100)")
     p.add_argument("--method", default="stratified", type=str.lower, choices=ANCHOR_METHODS,
                    help="random, stratified (default) or cluster")
     p.add_argument("--responses", metavar="FILE.csv",
                    help="the calibration's response file: --method cluster clusters the items' response profiles")
     p.add_argument("--id-column", metavar="COL", help="a column of --responses that identifies respondents")
     add_long_options(p)
-    p.add_argument("--seed", type=seed_flag, default=0, help="seeds random and cluster (default 0)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seeds random and cluster (default 0)")
     p.add_argument("--out", metavar="anchors.csv", help="write the anchors here (one column, item)")
     p.add_argument("--json", action="store_true", help='print {"method", "k", "anchors": [item, ...]}')
     p.set_defaults(func=run, outputs=(("out", FILE),))

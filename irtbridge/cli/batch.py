@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from irtbridge.exceptions import ValidationError
+from irtbridge._constraints import Int
+from irtbridge.cli._common import declare_flag
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,13 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", default="local", metavar="local|ADDRESS",
                    help="'local' (a local cluster, default), 'serial' (in this process), or a Dask scheduler "
                         "address such as tcp://10.0.0.5:8786")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes of the local cluster (default: one per CPU)")
+    declare_flag(p, "--workers", constraint=Int(low=1, allow_none=True), default=None, metavar="N",
+                 help="worker processes of the local cluster (default: one per CPU)")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="output folder (default: the manifest's \"output\", else MANIFEST-results)")
-    p.add_argument("--retries", type=int, default=None, metavar="N",
-                   help="re-runs of a unit after a transient error (file system, memory); an error the same "
-                        "input would raise again is not retried (default: the manifest's, else 1)")
+    declare_flag(p, "--retries", constraint=Int(low=0, allow_none=True), default=None, metavar="N",
+                 help="re-runs of a unit after a transient error (file system, memory); an error the same "
+                      "input would raise again is not retried (default: the manifest's, else 1)")
     p.add_argument("--json", action="store_true", help="print the batch summary (batch.json) as JSON")
     p.set_defaults(func=run)
 
@@ -70,10 +71,6 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.batch import run_batch  # kept off the CLI's start (~2 s)
     from irtbridge.cli._common import print_json  # kept off the CLI's start (~2 s)
 
-    if args.workers is not None and args.workers < 1:
-        raise ValidationError(f"--workers must be at least 1, got {args.workers}")
-    if args.retries is not None and args.retries < 0:
-        raise ValidationError(f"--retries must be 0 or more, got {args.retries}")
     result = run_batch(args.manifest, out=args.out, scheduler=args.scheduler, workers=args.workers,
                        retries=args.retries, progress=not args.json)
     if args.json:

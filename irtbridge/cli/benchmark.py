@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import print_json, seed_flag
+from irtbridge.cli._common import SEED, declare_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 # kept here (not imported from irtbridge.decodirt) so that `irtbridge --help` stays light
@@ -62,21 +63,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--score", default="true_score", choices=SCORES,
                    help="what decides a match: true_score (default), true_score_positive, theta, theta_positive, "
                         "accuracy")
-    p.add_argument("--tolerance", type=float, default=1e-6, help="scores this close draw (default 1e-6)")
-    p.add_argument("--tau", type=float, default=0.5, help="Glicko-2 system constant (default 0.5)")
-    p.add_argument("--test-fraction", "--test-size", dest="test_fraction", type=float, default=0.3,
-                   help="share of each dataset held out as items, before the cap (default 0.3)")
-    p.add_argument("--max-items", "--max-test", dest="max_items", type=int, metavar="N",
-                   help=f"cap on the test instances (items) per dataset (default 500; {_QUICK_MAX_ITEMS} with --quick), "
-                        "as in `irtbridge evaluate`")
-    p.add_argument("--max-train", type=int, help="largest training set (default: all the rest)")
+    declare_flag(p, "--tolerance", constraint=Number(low=0.0), default=1e-6, help="scores this close draw (default 1e-6)")
+    declare_flag(p, "--tau", constraint=Number(low=0.0, low_open=True), parameter="irtbridge.rating.glicko2:tau", default=0.5,
+                 help="Glicko-2 system constant (default 0.5)")
+    declare_flag(p, "--test-fraction", "--test-size", constraint=Number(low=0.0, high=1.0, low_open=True, high_open=True),
+                 dest="test_fraction", default=0.3,
+                 help="share of each dataset held out as items, before the cap (default 0.3)")
+    declare_flag(p, "--max-items", "--max-test", constraint=Int(low=10, allow_none=True), dest="max_items", metavar="N",
+                 help=f"cap on the test instances (items) per dataset (default 500; {_QUICK_MAX_ITEMS} with --quick), "
+                      "as in `irtbridge evaluate`")
+    declare_flag(p, "--max-train", constraint=Int(low=2, allow_none=True), help="largest training set (default: all the rest)")
     p.add_argument("--ability-method", "--ability", dest="ability_method", default="ML", type=str.upper,
                    choices=("ML", "MAP", "EAP"),
                    help="ability estimator: ML (default), MAP or EAP")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
-                        "as in `irtbridge evaluate`")
-    p.add_argument("--seed", type=seed_flag, default=0, help="random seed (split, classifiers, random guessers)")
+    declare_flag(p, "--jobs", constraint=Int(low=1, allow_none=True), parameter="irtbridge.pipeline.evaluation.evaluate:jobs",
+                 default=None, metavar="N",
+                 help="worker processes, each with its own R (default: one per CPU, at most one per dataset), "
+                      "as in `irtbridge evaluate`")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="random seed (split, classifiers, random guessers)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke run, as `irtbridge evaluate --quick`: datasets iris, wine, Sonar, the quick pool, "
                         f"{_QUICK_MAX_ITEMS} items per dataset (explicit --datasets/--pool/--max-items win)")

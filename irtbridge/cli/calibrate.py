@@ -6,11 +6,12 @@ import argparse
 import math
 import os
 
+from irtbridge._constraints import Int
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_text
 from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
-                                   folded, print_json, read_responses)
+                                   declare_flag, folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
 
 SE_HELP = ("skip the item standard errors. By default they are computed and reported (mirt's SE = TRUE with "
@@ -55,7 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="calibrate an IRT model in R (mirt or ltm)",
                        description="Calibrate an IRT model on a response CSV through R's mirt or ltm.")
     _common(p)
-    p.add_argument("--dims", type=int, default=1, metavar="K", help="exploratory model with K factors (mirt)")
+    declare_flag(p, "--dims", constraint=Int(low=1, phrase="a positive integer"),
+                 parameter="irtbridge.calibration.fit.fitting.calibrate:dims", default=1, metavar="K",
+                 help="exploratory model with K factors (mirt)")
     p.add_argument("--spec", metavar="FILE", help="a file of mirt model syntax (mirt.model), e.g. 'F1 = 1-5'")
     p.add_argument("--method", type=folded(ESTIMATION_METHODS), choices=ESTIMATION_METHODS,
                    help="mirt's estimation method: EM (default), QMCEM, MCEM, MHRM, SEM or BL")

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 
+from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER
-from irtbridge.cli._common import add_long_options, finite_flag, print_json, read_responses, seed_flag
+from irtbridge.cli._common import FINITE, SEED, add_long_options, declare_flag, print_json, read_responses
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -38,33 +39,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
                                                      "per item, empty = unanswered), or with --from FORMAT harness output")
     add_from_option(p, "csv", ("csv",), "what RESPONSES is (default a CSV, or .csv.gz)")
-    p.add_argument("--threshold", type=finite_flag, metavar="T",
-                   help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
+    declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
+                 help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--id-column", metavar="COL",
                    help="the column naming the models (default: the first column, unless it holds only 0/1)")
     add_long_options(p)
-    p.add_argument("--max-dims", type=int, default=10, metavar="D", help="compare D = 1..D factors (default 10)")
-    p.add_argument("--holdout", type=float, default=0.1, metavar="SHARE",
-                   help="share of each model's answers held out, in (0, 0.5] (default 0.1)")
-    p.add_argument("--draws", type=int, default=1, metavar="N", help="independent hold-out draws, pooled (default 1)")
-    p.add_argument("--seed", type=seed_flag, default=0, help="seeds the hold-out draws and the QMC points (default 0)")
-    p.add_argument("--qmc-points", type=int, default=1024, metavar="N",
-                   help="quasi-Monte-Carlo points of the fits with D >= 2 (default 1024)")
-    p.add_argument("--ncycles", type=int, default=300, metavar="N", help="EM cycles of each fit at most (default 300)")
+    declare_flag(p, "--max-dims", constraint=Int(low=1, high=50), default=10, metavar="D",
+                 help="compare D = 1..D factors (default 10)")
+    declare_flag(p, "--holdout", constraint=Number(low=0.0, high=0.5, low_open=True), default=0.1, metavar="SHARE",
+                 help="share of each model's answers held out, in (0, 0.5] (default 0.1)")
+    declare_flag(p, "--draws", constraint=Int(low=1), default=1, metavar="N",
+                 help="independent hold-out draws, pooled (default 1)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seeds the hold-out draws and the QMC points (default 0)")
+    declare_flag(p, "--qmc-points", constraint=Int(low=16), default=1024, metavar="N",
+                 help="quasi-Monte-Carlo points of the fits with D >= 2 (default 1024)")
+    declare_flag(p, "--ncycles", constraint=Int(low=1), default=300, metavar="N",
+                 help="EM cycles of each fit at most (default 300)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--out", metavar="DIR", help="write dims.csv, summary.json and dims.png here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON (the shape: module docstring)")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))
-
-
-def _check_flags(args: argparse.Namespace) -> None:
-    from irtbridge._validation import check_int, check_number
-
-    check_int(args.max_dims, "--max-dims", low=1, high=50)
-    check_number(args.holdout, "--holdout", low=0.0, high=0.5, low_open=True)
-    check_int(args.draws, "--draws", low=1)
-    check_int(args.qmc_points, "--qmc-points", low=16)
-    check_int(args.ncycles, "--ncycles", low=1)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge._parallel import progress_bar
     from irtbridge.leaderboard.dims import choose_dimensions  # kept off the CLI's start
 
-    _check_flags(args)
     if args.source == "csv":
         data = read_responses(args, models=True)
     else:  # harness output: the leaderboard command's reader

@@ -14,7 +14,7 @@ import math
 
 from irtbridge._outdir import FILE
 from irtbridge._validation import check_binary_labels, read_csv, require_columns, show_value
-from irtbridge.cli._common import atomic_write_csv, print_json, seed_flag
+from irtbridge.cli._common import SEED, atomic_write_csv, declare_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 _COUNT_FLAGS = ("tp", "fp", "fn", "tn")
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--correction", default="0", metavar="C",
                    help="add C to every cell of a table with an empty cell, e.g. 0.5 (default 0)")
     p.add_argument("--n-boot", default="2000", metavar="B", help="bootstrap replicates (default 2000)")
-    p.add_argument("--seed", default=0, type=seed_flag, help="bootstrap seed (default 0)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true",
                    help="counts: {acc, inacc, ei, ini, bei, blei, qei, uei: {value, lower, upper}}; file: one object per cut-off")
     p.add_argument("--out", metavar="table.csv", help="with FILE.csv: also write the cut-off table to this CSV")

@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from irtbridge._constraints import Int
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import (add_long_options, atomic_write_csv, finite_flag, print_json, read_calibration,
-                                   read_responses)
+from irtbridge.cli._common import (FINITE, add_long_options, atomic_write_csv, declare_flag, print_json,
+                                   read_calibration, read_responses)
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -42,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the answers to its items (instead of --calibration and --anchors)")
     add_from_option(p, "csv", ("csv",),
                     "with --bank: RESPONSES is a CSV (default) or a model's harness output")
-    p.add_argument("--threshold", type=finite_flag, metavar="T",
-                   help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
+    declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
+                 help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
     p.add_argument("--id-column", metavar="COL",
                    help="the column naming the respondents (default: the first column, unless it holds only 0/1)")
     add_long_options(p)
@@ -53,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the calibration's own response file: cross-validate the prediction on its respondents and "
                         "use the blend weight and interval scale found there (validate_anchors); advised when the "
                         "calibration has fewer than a few hundred respondents")
-    p.add_argument("--folds", type=int, default=5, help="cross-validation folds for --validate (default 5)")
+    declare_flag(p, "--folds", constraint=Int(low=2), parameter="irtbridge.leaderboard.validation.validate_anchors:folds",
+                 default=5, help="cross-validation folds for --validate (default 5)")
     p.add_argument("--out", metavar="estimates.csv", help="also write the estimates to this CSV")
     p.add_argument("--json", action="store_true",
                    help='print {"respondents": [{respondent, theta, theta_se, accuracy, accuracy_se, lower, upper, '

@@ -14,8 +14,9 @@ import os
 import sys
 import time
 
+from irtbridge._constraints import Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import print_json, seed_flag
+from irtbridge.cli._common import SEED, declare_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 
@@ -52,10 +53,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="embedded dataset names, or CSV files as PATH.csv[:TARGET] (default: the embedded benchmark)")
     p.add_argument("--out", default="irtbridge-report", metavar="DIR",
                    help="folder for index.html, tables/ and summary.json (default ./irtbridge-report)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="worker processes, each with its own R (default: one per CPU)")
+    declare_flag(p, "--jobs", constraint=Int(low=1, allow_none=True), parameter="irtbridge.pipeline.evaluation.evaluate:jobs",
+                 default=None, metavar="N",
+                 help="worker processes, each with its own R (default: one per CPU)")
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
-    p.add_argument("--seed", type=seed_flag, default=0, help="seed of every random choice (default 0)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seed of every random choice (default 0)")
     p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
                    help=f"stable (default): {stable.describe()}; paper: {paper.describe()} "
                         "(see docs/calibration-modes.md)")
@@ -63,8 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the engine tried first: stable mode takes mirt (default) or native; paper mode ltm "
                         "(default; mirt is then the fallback) or mirt (ltm the fallback). Other combinations are "
                         "an error before any work")
-    p.add_argument("--max-items", type=int, default=None, metavar="N",
-                   help="cap on the test instances per dataset (default 500; 60 with --quick)")
+    declare_flag(p, "--max-items", constraint=Int(low=10, allow_none=True), default=None, metavar="N",
+                 help="cap on the test instances per dataset (default 500; 60 with --quick)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 
+from irtbridge._constraints import Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import add_long_options, print_json, read_responses, seed_flag
+from irtbridge.cli._common import SEED, add_long_options, declare_flag, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
 
@@ -36,9 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         '"items": [{item, S_X2, df, p, RMSEA}], "misfitting": [item, ...]}')
     p.add_argument("--na-rm", action="store_true",
                    help="item fit with missing answers: leave out respondents with any (mirt's na.rm = TRUE)")
-    p.add_argument("--impute", type=int, default=0, metavar="N",
-                   help="item fit with missing answers: impute them N times and average (instead of --na-rm)")
-    p.add_argument("--seed", type=seed_flag, default=0, help="seed of the imputations (default 0)")
+    declare_flag(p, "--impute", constraint=Int(low=0), default=0, metavar="N",
+                 help="item fit with missing answers: impute them N times and average (instead of --na-rm)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seed of the imputations (default 0)")
     p.add_argument("--plots", metavar="DIR", help="also write trace lines, item and test information and "
                    "expected-score plots (PNG; mirt's plot types)")
     p.set_defaults(func=run, outputs=(("plots", FOLDER),))

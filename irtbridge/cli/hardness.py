@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
-from irtbridge.cli._common import finite_flag, print_json
+from irtbridge.cli._common import FINITE, declare_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 _TOP = 10  # hardest instances listed by the text output
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="threshold choice method: sf score-fixed, sd score-driven, rd rate-driven (default), "
         "su score-uniform, ru rate-uniform",
     )
-    p.add_argument("--threshold", type=finite_flag, default=None, help="fixed threshold of --method sf (default 0.5)")
+    declare_flag(p, "--threshold", constraint=FINITE, default=None, help="fixed threshold of --method sf (default 0.5)")
     p.add_argument("--id", metavar="COL", help="column that identifies the instances (default: the row number)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=run)

@@ -15,7 +15,7 @@ import argparse
 import pandas as pd
 
 from irtbridge._outdir import FILE
-from irtbridge.cli._common import atomic_write_csv, finite_flag, print_json
+from irtbridge.cli._common import FINITE, atomic_write_csv, declare_flag, print_json
 from irtbridge.cli._formats import FormatChoices
 from irtbridge.exceptions import ValidationError
 
@@ -46,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "default: the task's default (--list-metrics shows it)")
     p.add_argument("--filter", action="append", default=[], metavar="NAME|POSITION|TASK=...",
                    help="lm-eval: the filter read where a task logs several (default its first)")
-    p.add_argument("--threshold", type=finite_flag, metavar="T",
-                   help="binarise scores: 1 where value >= T, else 0 (default: keep the values)")
+    declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
+                 help="binarise scores: 1 where value >= T, else 0 (default: keep the values)")
     p.add_argument("--item-id", default="doc_hash", metavar="ID",
                    help="lm-eval: doc_hash (default), doc_id or doc:<field>")
     p.add_argument("--model", metavar="NAME", help="the model's name when the paths hold one model")

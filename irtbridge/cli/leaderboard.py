@@ -20,8 +20,9 @@ import os
 import sys
 import time
 
+from irtbridge._constraints import Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import finite_flag
+from irtbridge.cli._common import FINITE, declare_flag
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -56,22 +57,22 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the matrix column naming the models (default: the first column, unless it holds only 0/1)")
     p.add_argument("--out", default="irtbridge-leaderboard", metavar="DIR",
                    help="folder for index.html, tables/ and summary.json (default ./irtbridge-leaderboard)")
-    p.add_argument("--top", type=int, default=5, metavar="N",
-                   help="how many leading models the saturation counts (default 5)")
-    p.add_argument("--threshold", type=finite_flag, metavar="T",
-                   help="harness output: a continuous metric (F1, mc2, ...) scores 1 where it is at least T")
+    declare_flag(p, "--top", constraint=Int(low=1), default=5, metavar="N",
+                 help="how many leading models the saturation counts (default 5)")
+    declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
+                 help="harness output: a continuous metric (F1, mc2, ...) scores 1 where it is at least T")
     p.add_argument("--no-prior", action="store_true",
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2))")
     p.add_argument("--disconnected", default="per-group", choices=("per-group", "refuse"),
                    help="when the models fall into groups that share no item: rank each group on its own, with a "
                         "warning naming the groups (default), or refuse (exit 2)")
-    p.add_argument("--min-items", type=int, default=30, metavar="N",
-                   help="mark models that answered fewer than N items and than half the items (default 30)")
-    p.add_argument("--min-models", type=int, default=5, metavar="N",
-                   help="flag items answered by fewer than N models and than half the models (default 5)")
+    declare_flag(p, "--min-items", constraint=Int(low=1), default=30, metavar="N",
+                 help="mark models that answered fewer than N items and than half the items (default 30)")
+    declare_flag(p, "--min-models", constraint=Int(low=1), default=5, metavar="N",
+                 help="flag items answered by fewer than N models and than half the models (default 5)")
     p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
-    p.add_argument("--dims", type=int, metavar="D",
-                   help="also compare D = 1..D factors by held-out answers (as irtbridge dims), beside the 2PL")
+    declare_flag(p, "--dims", constraint=Int(low=1, high=50, allow_none=True), metavar="D",
+                 help="also compare D = 1..D factors by held-out answers (as irtbridge dims), beside the 2PL")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._plotting import close, figure_of
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, seed_flag
+from irtbridge.cli._common import SEED, atomic_write_csv, atomic_write_text, declare_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 
@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"classifier: {', '.join(CLASSIFIERS)} (default mlp, a small neural network)")
     p.add_argument("--features", default="binary", choices=FEATURES,
                    help="binary: 0/1 features, 2PL (default); quartiles: features cut at their quartiles, graded model")
-    p.add_argument("--seed", type=seed_flag, default=0, help="seed of the split, the classifier and the CAT noise (default 0)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seed of the split, the classifier and the CAT noise (default 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the tables and figures")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))

@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import atomic_write_csv, atomic_write_text, print_json, to_jsonable
+from irtbridge.cli._common import atomic_write_csv, atomic_write_text, declare_flag, print_json, to_jsonable
 from irtbridge.exceptions import ValidationError
 
 
@@ -61,14 +62,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the tables and figures")
     p.add_argument("--json", action="store_true", help="print {algorithms: [...], occupancy: [...]} as JSON")
     p.add_argument("--id", metavar="COL", help="column that names the datasets")
-    p.add_argument("--bins", type=int, metavar="K",
-                   help="polytomous model: bin continuous performance into K equal-width levels first (airt uses 5)")
+    declare_flag(p, "--bins", metavar="K",
+                 constraint=Int(low=2, allow_none=True, phrase="a whole number of at least 2 (the polytomous model's levels)"),
+                 help="polytomous model: bin continuous performance into K equal-width levels first (airt uses 5)")
     p.add_argument("--irt-model", default="gpcm", choices=["gpcm", "graded"],
                    help="polytomous model: generalized partial credit (airt's, default) or graded response")
     p.add_argument("--scale", choices=["single", "multiple"],
                    help="continuous model: rescale to [0, 1] over all algorithms (single) or per algorithm")
-    p.add_argument("--epsilon", type=float, default=0.0,
-                   help="tolerance of the strengths and weaknesses (default 0, as the airt vignette)")
+    declare_flag(p, "--epsilon", constraint=Number(low=0.0), default=0.0,
+                 help="tolerance of the strengths and weaknesses (default 0, as the airt vignette)")
     p.add_argument("--convention", default="irtbridge", choices=["irtbridge", "airt"],
                    help="irtbridge (default) or airt 0.2.2's own computation of goodness and effectiveness")
     p.add_argument("--no-figures", action="store_true", help="write the tables only")
@@ -123,9 +125,6 @@ def run(args: argparse.Namespace) -> int:
     """
     from irtbridge.portfolio import bin_performance, evaluate_portfolio  # kept off the CLI's start (~2 s)
 
-    if args.bins is not None and args.bins < 2:  # before reading anything (bin_performance would say "levels")
-        raise ValidationError(f"--bins must be a whole number of at least 2 (the polytomous model's levels), "
-                              f"got {args.bins}")
     frame = _read(args)
     names = [str(c) for c in frame.columns]
     lo = _bound(args.min_item, "--min", names)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from irtbridge._constraints import Number
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv
-from irtbridge.cli._common import atomic_write_csv, print_json
+from irtbridge.cli._common import atomic_write_csv, declare_flag, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("matches", metavar="MATCHES.csv", help="one row per game: period, player, opponent, score")
-    p.add_argument("--tau", type=float, default=0.5, help="system constant tau (default 0.5)")
+    declare_flag(p, "--tau", constraint=Number(low=0.0, low_open=True), parameter="irtbridge.rating.glicko2:tau", default=0.5,
+                 help="system constant tau (default 0.5)")
     p.add_argument("--json", action="store_true",
                    help='print {"ratings": [{player, rating, rd, volatility, lower, upper}, ...]}, best first')
     p.add_argument("--history", metavar="history.csv",

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from irtbridge._constraints import Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge._validation import check_int
-from irtbridge.cli._common import add_long_options, finite_flag, print_json, read_responses, seed_flag
+from irtbridge.cli._common import FINITE, SEED, add_long_options, declare_flag, print_json, read_responses
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -59,15 +59,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                      "per item), or with --from FORMAT harness output")
     add_from_option(p, "csv", ("csv",),
                     "what RESPONSES is (default a CSV, or .csv.gz)")
-    p.add_argument("--threshold", type=finite_flag, metavar="T",
-                   help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
-    p.add_argument("--k", type=int, default=100, help="items a new model answers (default 100)")
+    declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
+                 help="with --from FORMAT: a continuous metric scores 1 where it is at least T")
+    declare_flag(p, "--k", constraint=Int(low=3), parameter="irtbridge.leaderboard.tiny.build_tiny:k", default=100,
+                 help="items a new model answers (default 100)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="write items.csv, bank.json, errors.csv, learning_curve.csv, summary.json here")
     p.add_argument("--id-column", metavar="COL",
                    help="the column naming the models (default: the first column, unless it holds only 0/1)")
     add_long_options(p)
-    p.add_argument("--seed", type=seed_flag, default=0, help="seeds the item draw (default 0)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seeds the item draw (default 0)")
     p.add_argument("--method", default=DEFAULT_ESTIMATOR, choices=ESTIMATORS,
                    help=f"the estimator the bank predicts with (default {DEFAULT_ESTIMATOR}; see "
                         "irtbridge.leaderboard.estimators)")
@@ -76,14 +77,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "item (irtbridge.leaderboard.strata; --method ppi or mean); the bank keeps the strata")
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
-    p.add_argument("--repeats", type=int, default=3, help="seeds of the held-out error and learning curve (default 3)")
+    declare_flag(p, "--repeats", constraint=Int(low=1), default=3,
+                 help="seeds of the held-out error and learning curve (default 3)")
     p.add_argument("--no-validate", action="store_true", help="skip the error table and learning curve")
     p.add_argument("--no-prior", action="store_true",
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2), as "
                         "irtbridge leaderboard)")
-    p.add_argument("--ncycles", type=int, default=500,
-                   help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
-                        "learning-curve point)")
+    declare_flag(p, "--ncycles", constraint=Int(low=1), parameter="irtbridge.leaderboard.tiny.build_tiny:NCYCLES", default=500,
+                 help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
+                      "learning-curve point)")
     p.add_argument("--documents", metavar="items.csv",
                    help="each item's lm-eval document (columns item, task, doc_id), for samples.json")
     p.add_argument("--json", action="store_true", help="print summary.json")
@@ -121,9 +123,7 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.leaderboard.samples_file import write_samples  # kept off the CLI's start (~2 s)
 
     documents = documents_of(args, [str(c) for c in data.columns])  # --documents checked before the fit
-    ncycles = check_int(args.ncycles, "--ncycles", low=1)
-    check_int(args.seed, "--seed", low=0)
-    repeats = check_int(args.repeats, "--repeats", low=1)
+    ncycles, repeats = args.ncycles, args.repeats  # --ncycles, --seed, --repeats: declared flags
     priors = None if args.no_prior else DEFAULT_PRIORS
     if not args.no_validate and data.shape[0] < MIN_MODELS:  # refused before the fit, not after it
         raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "

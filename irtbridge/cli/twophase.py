@@ -24,8 +24,9 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import add_long_options, finite_flag, print_json, read_responses
+from irtbridge.cli._common import FINITE, SEED, add_long_options, declare_flag, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
 
@@ -48,15 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                    "or with --from lm-eval/helm its harness output folder")
     p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
                    help="what RESULTS is (default a CSV)")
-    p.add_argument("--threshold", type=finite_flag, metavar="T",
-                   help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
+    declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
+                 help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
     p.add_argument("--bank", required=True, metavar="bank.json", help="the tiny benchmark's bank (irtbridge tiny)")
     p.add_argument("--plan", metavar="plan.json", help="estimate from this plan (written by a run without --plan)")
     p.add_argument("--out", metavar="DIR", help="without --plan: write plan.json, items.csv, samples.json here")
-    p.add_argument("--n2", type=int, default=50, help="expected number of phase-2 items (default 50)")
-    p.add_argument("--floor", type=float, default=0.2,
-                   help="share of the uniform design in phase 2 (default 0.2; every item keeps a chance)")
-    p.add_argument("--seed", type=int, default=0, help="seeds the phase-2 draw (default 0)")
+    declare_flag(p, "--n2", constraint=Int(low=1), default=50, help="expected number of phase-2 items (default 50)")
+    declare_flag(p, "--floor", constraint=Number(low=0.0, high=1.0, low_open=True), default=0.2,
+                 help="share of the uniform design in phase 2 (default 0.2; every item keeps a chance)")
+    declare_flag(p, "--seed", constraint=SEED, default=0, help="seeds the phase-2 draw (default 0)")
     p.add_argument("--model", metavar="NAME", help="the model, when RESULTS hold several")
     p.add_argument("--method", default="greg", choices=("greg", "difference"),
                    help="with --plan: the estimator (default greg; difference: exactly unbiased given phase 1)")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, Number, constraints
 from irtbridge._moved import moved_keywords
 from irtbridge._validation import check_int, check_number, read_csv, require_columns, show_value
 from irtbridge.example_data import r_dataset
@@ -446,6 +447,8 @@ def load_benchmark_dataset(ref: Any, target: str | None = None, name: str | None
     raise ValidationError(f"dataset {checked.label!r} is in the registry but has no loader")  # pragma: no cover
 
 
+@constraints(test_fraction=Number(low=0.0, high=1.0, low_open=True, high_open=True), max_items=Int(low=2, allow_none=True),
+             max_train=Int(low=2, allow_none=True))
 def stratified_split(
     y: Any,
     *,

@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from irtbridge._constraints import Int, Seed, constraints
+from irtbridge._constraints import Flag, Int, Seed, constraints
 from irtbridge._validation import check_choice, check_seed
 from irtbridge.calibration import calibrate
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.results.flags import FLAG_LIMITS, flag_items
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import response_probability
+from irtbridge.irt.bank import MODEL
 
 __all__ = [
     "CALIBRATION_MODES",
@@ -214,6 +215,7 @@ class CalibrationMode:
                 "engine_options": {k: dict(v) for k, v in self.engine_options.items()}, "description": self.describe()}
 
 
+@constraints(se=Flag(), drop_constant=Flag())
 def calibrate_classifier_responses(responses: Any, calibration: str = "stable", *, se: bool = False,
                                    drop_constant: bool = True, **options: Any):
     """Calibrate a classifier response matrix (classifiers x instances, 1 = correct) in one of two modes.
@@ -257,6 +259,7 @@ def calibrate_classifier_responses(responses: Any, calibration: str = "stable", 
     return fit._replace(options={**fit.options, "calibration": mode.name})
 
 
+@constraints(model=MODEL)
 def dataset_difficulty(items: pd.DataFrame, theta: float, model: str = "3PL") -> float:
     """The share of a dataset's test instances that a classifier of ability ``theta`` is expected to fail.
 

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import exceptions
+from irtbridge._catalogue import KERNEL_SCORING
+from irtbridge._constraints import Choice, Flag, constraints
 from irtbridge._moved import moved_keywords
 from irtbridge.calibration import calibrate
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
@@ -61,6 +63,7 @@ def _stage_warnings(caught: Sequence[warnings.WarningMessage], stages: Sequence[
     return tuple(out.values())
 
 
+@constraints(accept_unconverged=Flag(), keep_r_model=Flag())
 def calibrate_with_fallback(
     responses: pd.DataFrame,
     mode: CalibrationMode | str | None = None,
@@ -153,6 +156,7 @@ def calibrate_with_fallback(
     return None, tuple(attempts)
 
 
+@constraints(method=Choice(KERNEL_SCORING, ignore_case=True))  # estimate_abilities' own
 def score_respondents(responses: pd.DataFrame, calibration: Any, *, method: str = "ML") -> pd.DataFrame:
     """Ability, True-Score over all items and over positively discriminating items, and accuracy.
 

@@ -14,6 +14,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, constraints
 from irtbridge._plotting import panel_axes, single_axes
 from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
@@ -39,6 +40,7 @@ def _items_table(items: Any) -> pd.DataFrame:
     return table
 
 
+@constraints(n=Int(low=1))
 def plot_item_curves(
     items: Any,
     names: Sequence[str] | None = None,
@@ -103,6 +105,7 @@ def plot_item_curves(
     return ax
 
 
+@constraints(statistic=Choice(("mean", "median")))
 def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statistic: str = "mean", title: str | None = None):
     """Mean difficulty (bars) and mean discrimination (line) per dataset, by difficulty (Fig. 7).
 
@@ -141,6 +144,7 @@ def plot_dataset_parameters(diagnostics: pd.DataFrame, *, ax: Any = None, statis
     return ax
 
 
+@constraints(n_bins=Int(low=1))
 def plot_parameter_bins(diagnostics: pd.DataFrame, *, n_bins: int = 6, ax: Any = None, title: str | None = None):
     """Datasets in bins of decreasing mean difficulty: mean difficulty and discrimination per bin (Fig. 8).
 
@@ -232,6 +236,7 @@ def plot_true_scores(result: Any, *, ax: Any = None, title: str | None = None):
     return axes
 
 
+@constraints(label_every=Int(low=0, allow_none=True))
 def plot_bump(tournament: Any, *, ax: Any = None, label_every: int | None = None, title: str | None = None):
     """Rank of every respondent after each rating period (Figs. 12-13).
 

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, constraints
 from irtbridge._validation import check_choice, check_int
 from irtbridge.classifiers import REGISTRY
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
@@ -248,6 +249,7 @@ def _positive_score(model: Any, X_test: np.ndarray, predicted: np.ndarray, posit
     return (predicted == positive).astype(float)
 
 
+@constraints(n_random=Int(low=0), random_state=Int(low=0))
 def artificial_responses(
     y_train: Any,
     y_test: Any,

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Flag, Number, constraints
 from irtbridge._summary import Line, Summary
 from irtbridge._ties import stable_argsort, tie_greater, tie_rank
 from irtbridge._validation import check_choice, check_number
@@ -53,6 +54,7 @@ PAPER_ORDERS = (
 )
 
 
+@constraints(order=Choice(tuple(ORDERS), ignore_case=True), fraction=Number(low=0.0, high=1.0, low_open=True))
 def order_datasets(diagnostics: pd.DataFrame, order: str = "difficulty", *, fraction: float = 0.5) -> list[str]:
     """The datasets of a tournament, in the order they are played.
 
@@ -104,6 +106,7 @@ def order_datasets(diagnostics: pd.DataFrame, order: str = "difficulty", *, frac
     return ordered[:k] if part == "low" else ordered[len(ordered) - k:]
 
 
+@constraints(score=Choice(SCORES))
 def score_table(results: Any, score: str = "true_score") -> pd.DataFrame:
     """Datasets x respondents table of one respondent column.
 
@@ -193,6 +196,7 @@ class Validity:
         }
 
 
+@constraints(higher_is_better=Flag())
 def validity_check(
     values: pd.Series,
     *,
@@ -374,6 +378,7 @@ class TournamentResult:
         return out
 
 
+@constraints(tolerance=Number(low=0.0))
 def tournament(
     scores: pd.DataFrame,
     datasets: Sequence[str] | None = None,

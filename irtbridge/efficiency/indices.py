@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Choice, Int, Number, RandomState, constraints
+from irtbridge._constraints import Choice, Flag, Int, Number, RandomState, constraints
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_binary_labels, check_random_state, check_same_length, check_scores, show_value
 from irtbridge.exceptions import ValidationError
@@ -436,6 +436,8 @@ def _frame(raw: np.ndarray, index: Any, settings: _Settings, *, intervals: bool)
     return pd.DataFrame(data, index=index)
 
 
+@constraints(higher_is_positive=Flag(), intervals=Flag(), level=Number(low=0.0, high=1.0, low_open=True, high_open=True),
+             ci_method=Choice(CI_METHODS), correction=Number(low=0.0), n_boot=Int(low=100), random_state=RandomState())
 def efficiency_by_cutoff(
     y_true: Any,
     scores: Any,

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge._plotting import single_axes
 from irtbridge._validation import check_choice
 from irtbridge.exceptions import ValidationError
@@ -18,6 +19,7 @@ _MARKERS = {"ei": "D", "bei": "^", "blei": "x", "qei": "*", "uei": "o", "acc": "
 _LABELS = {"ei": "EI", "bei": "BEI", "blei": "BLEI", "qei": "QEI", "uei": "UEI", "acc": "Acc", "inacc": "Inacc", "ini": "InI"}
 
 
+@constraints(bands=Flag(), logy=Flag())
 def plot_efficiency_by_cutoff(
     table: pd.DataFrame,
     *,

@@ -53,7 +53,7 @@ from scipy import sparse
 from scipy.special import expit, logsumexp
 
 from irtbridge._catalogue import CATALOGUE, NATIVE_DOMAINS, models_where
-from irtbridge._constraints import InDomain, Int, Choice, constraints
+from irtbridge._constraints import Choice, InDomain, Int, Number, constraints
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 from irtbridge.em import dense as em_dense
@@ -173,6 +173,7 @@ def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, n
     return r, wrong
 
 
+@constraints(dense_below=Number(low=0.0, high=1.0))
 def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
                       dense_below: float = 0.5) -> ResponseData:
     """Split a 0/1/NaN matrix into ``A`` and ``M``; sparse when more than ``dense_below`` of cells are missing.
@@ -212,6 +213,7 @@ def prepare_responses(values: np.ndarray, item_names: Iterable[str], index: pd.I
     return ResponseData(A, M, names, pd.RangeIndex(values.shape[0]) if index is None else pd.Index(index))
 
 
+@constraints(dense_below=Number(low=0.0, high=1.0))
 def prepare_graded(values: np.ndarray, item_names: Iterable[str], index: pd.Index | None = None,
                    dense_below: float = 0.5) -> tuple[ResponseData, tuple[tuple[float, ...], ...]]:
     """The graded layout of an integer/NaN matrix, and each item's categories (its observed values, sorted).

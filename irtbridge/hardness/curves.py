@@ -207,6 +207,7 @@ def hardness_by_model(y: Any, scores: Any, method: str = "rd", threshold: float 
     return pd.DataFrame(values.T, index=pool.index, columns=pool.models)
 
 
+@constraints(threshold=Number(low=0.0, high=1.0))
 def hardness_table(y: Any, scores: Any, methods: Sequence[str] | None = None, threshold: float = 0.5) -> pd.DataFrame:
     """Instance hardness under several threshold choice methods side by side.
 
@@ -242,6 +243,7 @@ def hardness_table(y: Any, scores: Any, methods: Sequence[str] | None = None, th
     return pd.DataFrame(columns, index=pool.index)
 
 
+@constraints(method=Choice(METHODS, ignore_case=True), threshold=Number(low=0.0, high=1.0))
 def instance_cost_curves(
     y: Any, scores: Any, method: str = "rd", c: Any = None, threshold: float = 0.5
 ) -> pd.DataFrame:
@@ -288,6 +290,7 @@ def instance_cost_curves(
     return pd.DataFrame(curves, index=pool.index, columns=pd.Index(grid, name="c"))
 
 
+@constraints(method=Choice(METHODS, ignore_case=True), threshold=Number(low=0.0, high=1.0))
 def class_cost_curves(y: Any, scores: Any, method: str = "rd", c: Any = None, threshold: float = 0.5) -> pd.DataFrame:
     """Class cost curves: the mean instance cost curve of each class (Fig. 7 of Prudêncio's cost-sensitive hardness paper).
 

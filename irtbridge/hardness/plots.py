@@ -12,6 +12,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Number, constraints
 from irtbridge._plotting import panel_axes
 from irtbridge._validation import check_binary_labels, check_number, check_probability, show_value
 from irtbridge.exceptions import DataWarning, ValidationError
@@ -30,6 +31,7 @@ __all__ = ["plot_cost_curves", "plot_hardness_map"]
 _CLASS_COLOURS = {0: "tab:red", 1: "tab:blue"}
 
 
+@constraints(threshold=Number(low=0.0, high=1.0))
 def plot_cost_curves(
     y: Any,
     scores: Any,
@@ -116,6 +118,7 @@ def plot_cost_curves(
     return axes
 
 
+@constraints(vmax=Number(low=0.0, low_open=True, allow_none=True))
 def plot_hardness_map(
     X: Any,
     hardness: Any,

@@ -11,7 +11,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-from irtbridge._constraints import Seed, constraints
+from irtbridge._constraints import Number, Seed, constraints
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_binary_labels, check_int, check_probability, check_random_state, check_seed, show_value
 from irtbridge.classifiers import HARDNESS_NAMES, REGISTRY
@@ -101,6 +101,7 @@ def _named_estimators(estimators: Any, seed: int | None) -> dict[str, Any]:
     return out
 
 
+@constraints(threshold=Number(low=0.0, high=1.0))
 def hardness_from_estimators(
     X: Any,
     y: Any,

@@ -10,10 +10,11 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit, log_expit
 
-from irtbridge._validation import check_choice, check_int, check_number, show_value
+from irtbridge._constraints import Choice, Int, Number, Pair, constraints
+from irtbridge._validation import check_choice
 from irtbridge.exceptions import ConvergenceWarning, ValidationError
 from irtbridge.irt import fast as kernel
-from irtbridge.irt.bank import METHODS, ItemBank, as_item_bank
+from irtbridge.irt.bank import METHODS, MODEL, ItemBank, as_item_bank
 from irtbridge.irt.functions import item_offsets
 
 __all__ = ["estimate_abilities"]
@@ -275,12 +276,9 @@ def _maximize(bank, cats, observed, start, lo, hi, prior):
     return theta, hess, at_bound, converged
 
 
-def _check_pair(value: Any, name: str) -> tuple[float, float]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise ValidationError(f"{name} must be a pair of numbers, got {show_value(value)}")
-    return check_number(value[0], f"{name}[0]"), check_number(value[1], f"{name}[1]")
-
-
+@constraints(model=MODEL, method=Choice(METHODS, ignore_case=True),
+             prior=Pair(second=Number(low=0.0, low_open=True), labels=("prior mean", "prior standard deviation")),
+             bounds=Pair(increasing=True), quadrature=Int(low=3))
 def estimate_abilities(
     responses: Any,
     items: Any,
@@ -370,14 +368,9 @@ def estimate_abilities(
     6.0
     """
     bank = as_item_bank(items, model)
-    method = check_choice(method, "method", METHODS, ignore_case=True)
-    mu, sd = _check_pair(prior, "prior")
-    if sd <= 0:
-        raise ValidationError(f"prior[1] is the prior standard deviation and must be > 0, got {sd}")
-    lo, hi = _check_pair(bounds, "bounds")
-    if not lo < hi:
-        raise ValidationError(f"bounds must be (lower, upper) with lower < upper, got {show_value(bounds)}")
-    quadrature = check_int(quadrature, "quadrature", low=3)
+    method = check_choice(method, "method", METHODS, ignore_case=True)  # its own spelling (declared above)
+    (mu, sd), (lo, hi) = (float(prior[0]), float(prior[1])), (float(bounds[0]), float(bounds[1]))
+    quadrature = int(quadrature)
     offsets = item_offsets(items, mins, bank)
     cats, observed, bank, index = _responses(responses, bank, offsets)
     grid = np.linspace(lo, hi, quadrature)

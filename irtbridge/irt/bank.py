@@ -26,6 +26,7 @@ import pandas as pd
 
 from irtbridge._summary import Line, Summary
 from irtbridge._catalogue import CATALOGUE, DICHOTOMOUS, KERNEL_MODELS, KERNEL_SCORING, POLYTOMOUS
+from irtbridge._constraints import Choice, constraints
 from irtbridge._validation import check_choice, require_columns
 from irtbridge.exceptions import ValidationError
 
@@ -36,6 +37,9 @@ DICHOTOMOUS_MODELS = DICHOTOMOUS
 POLYTOMOUS_MODELS = POLYTOMOUS
 MODELS = KERNEL_MODELS
 METHODS = KERNEL_SCORING
+#: the ``model`` of every function that reads an item bank: one of MODELS in any case, or None (the
+#: calibration's own, or the bank's)
+MODEL = Choice(MODELS, ignore_case=True, allow_none=True)
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
@@ -247,6 +251,7 @@ def _items_of(items: Any, model: Any) -> tuple[pd.DataFrame, str, str]:
     )
 
 
+@constraints(model=MODEL)
 def as_item_bank(items: Any, model: str | None = None) -> ItemBank:
     """Validate item parameters once and return an :class:`ItemBank`.
 

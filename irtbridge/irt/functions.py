@@ -14,7 +14,8 @@ import pandas as pd
 from irtbridge._validation import show_value
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import fast
-from irtbridge.irt.bank import ItemBank, as_item_bank
+from irtbridge._constraints import constraints
+from irtbridge.irt.bank import MODEL, ItemBank, as_item_bank
 
 __all__ = [
     "response_probability",
@@ -111,6 +112,7 @@ def _per_theta(values: np.ndarray, kind: str, index, name: str):
     return values
 
 
+@constraints(model=MODEL)
 def response_probability(theta: Any, items: Any, model: str | None = None):
     """Probability of a correct (1) response to each dichotomous item.
 
@@ -151,6 +153,7 @@ def response_probability(theta: Any, items: Any, model: str | None = None):
     return _per_item(fast.prob_correct(bank, values), kind, index, bank)
 
 
+@constraints(model=MODEL)
 @_shared_doc
 def category_probabilities(theta: Any, items: Any, model: str | None = None):
     """Probability of each response category of each item.
@@ -191,6 +194,7 @@ def category_probabilities(theta: Any, items: Any, model: str | None = None):
     return probs
 
 
+@constraints(model=MODEL)
 @_shared_doc
 def expected_score(theta: Any, items: Any, model: str | None = None):
     """Expected score on each item: ``sum_k k P(X = k | theta)`` (P(X = 1) for dichotomous items).
@@ -214,6 +218,7 @@ def expected_score(theta: Any, items: Any, model: str | None = None):
     return _per_item(fast.expected(bank, values), kind, index, bank)
 
 
+@constraints(model=MODEL)
 @_shared_doc
 def item_information(theta: Any, items: Any, model: str | None = None):
     """Fisher information of each item at each ability.
@@ -239,6 +244,7 @@ def item_information(theta: Any, items: Any, model: str | None = None):
     return _per_item(fast.information(bank, values), kind, index, bank)
 
 
+@constraints(model=MODEL)
 @_shared_doc
 def test_information(theta: Any, items: Any, model: str | None = None):
     """Test information: the sum of the item informations.
@@ -265,6 +271,7 @@ def test_information(theta: Any, items: Any, model: str | None = None):
 test_information.__test__ = False  # a public API name, not a pytest test
 
 
+@constraints(model=MODEL)
 @_shared_doc
 def sem(theta: Any, items: Any, model: str | None = None):
     """Standard error of measurement: ``1 / sqrt(I(theta))``.
@@ -326,6 +333,7 @@ def _select_items(bank: ItemBank, subset: Any) -> ItemBank:
     raise ValidationError(f"subset must be None, 'positive', a boolean mask or a list of item names, got {show_value(subset)}")
 
 
+@constraints(model=MODEL)
 def true_score(theta: Any, items: Any, model: str | None = None, subset: Any = None, mins: Any = True):
     """True-Score: the expected total score at each ability (Cardoso et al., decodIRT, Eq. 2).
 

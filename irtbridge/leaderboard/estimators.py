@@ -90,6 +90,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, Number, constraints
 from irtbridge._validation import check_choice, check_number
 from irtbridge.em import fit_em, prepare_responses
 from irtbridge.exceptions import ValidationError
@@ -141,6 +142,7 @@ def get_estimator(method: str, what: str = "method") -> Estimator:
     return REGISTRY[check_choice(method, what, ESTIMATORS)]
 
 
+@constraints(NCYCLES=Int(low=1))
 def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
                   NCYCLES: int = 500) -> IRTParameters:
     """Native 2PL (marginal maximum a posteriori, :func:`irtbridge.em.fit_em`) on a models x items 0/1 matrix.
@@ -225,6 +227,7 @@ def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, ind
     return frame
 
 
+@constraints(alpha=Number(low=0.0, low_open=True), level=Number(low=0.0, high=1.0, low_open=True, high_open=True))
 def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd.DataFrame,
                       method: str = DEFAULT_ESTIMATOR, *, calibration: Any = None, exclude: Sequence[str] | None = None,
                       alpha: float = 10.0, level: float = 0.95, strata: Sequence[int] | None = None) -> pd.DataFrame:

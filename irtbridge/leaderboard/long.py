@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse as sp
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge._validation import read_csv, require_columns
 from irtbridge.em.core import ResponseData
 from irtbridge.exceptions import ValidationError
@@ -131,6 +132,7 @@ def _names(column: pd.Series, what: str, source: str) -> pd.Series:
     return column.astype(str)
 
 
+@constraints(sparse=Flag())
 def responses_from_long(data: Any, respondent: str = "model", item: str = "item", score: str = "score", *,
                         sparse: bool = False) -> Any:
     """The response matrix of a long table: respondents x items, NaN where a respondent did not answer.

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._validation import show_value
+from irtbridge._constraints import Having, constraints
 from irtbridge.exceptions import ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
 from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
@@ -46,6 +46,7 @@ def warn_small_calibration(calibration: Any, advice: str) -> None:
                       stacklevel=find_stack_level())
 
 
+@constraints(validation=Having(("apply",), "validate_anchors(...)'s AnchorValidation"))
 def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: Sequence[str], *,
                          validation: Any = None) -> pd.DataFrame:
     """Predict each respondent's accuracy on the whole calibrated item set from its anchor answers.
@@ -85,8 +86,6 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     >>> list(out.columns), bool(0 < out["accuracy"].iloc[0] < 1)
     (['theta', 'theta_se', 'accuracy', 'accuracy_se', 'lower', 'upper', 'se'], True)
     """
-    if validation is not None and not callable(getattr(validation, "apply", None)):  # before any work (issue 40)
-        raise ValidationError(f"validation must be validate_anchors(...)'s AnchorValidation, got {show_value(validation)}")
     bank, anchors = checked_bank(calibration, anchors)
     x, index = _anchor_matrix(responses_on_anchors, anchors)
     silent = np.isnan(x).all(axis=1)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, constraints
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._outdir import staged_output
 from irtbridge._summary import HasSummary, Line, Strong, Summary, Warn
@@ -374,6 +375,7 @@ def _ranking(X, models, fit, keep, flip_sign) -> tuple[pd.DataFrame, pd.DataFram
     return frame[cols].iloc[stable_argsort(key, descending=True)], params, flipped
 
 
+@constraints(top=Int(low=1), dims=Int(low=1, high=50, allow_none=True), min_items=Int(low=1), min_models=Int(low=1))
 def leaderboard_report(responses: Any, *, tasks: Mapping[str, str] | None = None, top: int = 5,
                        tiny_errors: pd.DataFrame | None = None, tiny_source: str = "", progress: bool = False,
                        priors: Any = DEFAULT_PRIORS, disconnected: str = "per-group", min_items: int = MIN_ITEMS,

@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, constraints
 from irtbridge._validation import check_choice, check_int
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
@@ -132,6 +133,7 @@ def _low_coverage_note(row: dict[str, Any], what: str) -> str | None:
             "on these data the intervals are too narrow; read them as wider, or use more items (k)")
 
 
+@constraints(k=Int(low=3), seed=Int(low=0), repeats=Int(low=1), design=Choice(DESIGNS))
 def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                   method: str = DEFAULT_ESTIMATOR, repeats: int = 3, sizes: Sequence[int] | None = None,
                   priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Number, constraints
 from irtbridge._ties import tie_floor
 from irtbridge._validation import check_choice, check_number, check_random_state
 from irtbridge.calibration import calibrate
@@ -80,6 +81,7 @@ class CaseDifficulty:
         return est["theta"].rename("cdi")
 
 
+@constraints(method=Choice(("EAP", "MAP", "WLE"), ignore_case=True))
 def case_difficulty(
     X: Any, features: str = "binary", *, method: str = "EAP", engine: str = "mirt", **options: Any
 ) -> CaseDifficulty:
@@ -132,6 +134,7 @@ def case_difficulty(
     )
 
 
+@constraints(width=Number(low=0.0, low_open=True))
 def difficulty_bins(cdi: Any, width: float = 0.25) -> pd.Series:
     """Bin number of each CDI: bins ``width`` standard deviations wide, bin 0 centred on zero.
 
@@ -173,6 +176,7 @@ def difficulty_bins(cdi: Any, width: float = 0.25) -> pd.Series:
     return pd.Series(tie_floor(x / (width * sd) + 0.5).astype(np.int64), index=values.index, name="bin")
 
 
+@constraints(test_size=Number(low=0.0, high=1.0, low_open=True, high_open=True))
 def binned_split(cdi: Any, test_size: float = 0.3, width: float = 0.25, random_state: Any = None) -> pd.Series:
     """Stratified train/test split within CDI bins (the MLC paper, "Machine Learning Analysis Evaluated Via CAT").
 

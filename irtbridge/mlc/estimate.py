@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, constraints
 from irtbridge._validation import check_choice, check_int
 from irtbridge.exceptions import ValidationError
 
@@ -134,6 +135,7 @@ def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (),
     return float(np.std(h, ddof=1) / np.sqrt(h.size))
 
 
+@constraints(min_cases=Int(low=1))
 def running_mlc(
     difficulty: Any, correct: Any, *, min_cases: int = 5, se_rule: str = "running_sd", window: int = 6
 ) -> pd.DataFrame:

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 from scipy.stats import gaussian_kde
 
+from irtbridge._constraints import Int, constraints
 from irtbridge._plotting import panel_axes, single_axes
 from irtbridge.exceptions import ValidationError
 from irtbridge.mlc.result import MLCResult
@@ -115,6 +116,7 @@ def plot_difficulty_kde(result: MLCResult, title: str | None = None, *, ax: Any 
     return _finish(np.array([ax]), None, new)[0]
 
 
+@constraints(min_cases=Int(low=1))
 def plot_accuracy_by_cdi(result: MLCResult, title: str | None = None, min_cases: int = 3, *, ax: Any = None):
     """Accuracy of the test cases against CDI, by class (before negation) -- Fig. 7. Returns the Axes.
 

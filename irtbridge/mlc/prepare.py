@@ -14,6 +14,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from irtbridge._constraints import Choice, constraints
 from irtbridge._validation import check_choice, check_random_state
 from irtbridge.classifiers import MLC_NAMES, classifier_spec
 from irtbridge.exceptions import ValidationError
@@ -97,6 +98,7 @@ def balance_classes(X: Any, y: Any, random_state: Any = None) -> tuple[pd.DataFr
     return frame[keep], target[keep]
 
 
+@constraints(features=Choice(FEATURES))
 def encode_features(X: Any, features: str = "binary", cutpoints: Mapping[str, Any] | None = None):
     """Turn features into IRT items.
 

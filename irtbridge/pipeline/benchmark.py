@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 import matplotlib
 import pandas as pd
 
+from irtbridge._constraints import Choice, Int, Number, constraints
 from irtbridge import __version__
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._moved import moved_keywords
@@ -297,6 +298,8 @@ def _file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "dataset"
 
 
+@constraints(score=Choice(SCORES), alpha=Number(low=0.0, high=1.0, low_open=True, high_open=True),
+             fraction=Number(low=0.0, high=1.0, low_open=True), jobs=Int(low=1, allow_none=True))
 def run_benchmark(
     datasets: Sequence[Any] = DEFAULT_DATASETS,
     settings: Settings | None = None,

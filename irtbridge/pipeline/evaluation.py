@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge import __version__
+from irtbridge._constraints import Flag, Int, constraints
 from irtbridge._summary import Summary
 from irtbridge.decodirt import order_datasets, score_table, tournament
 from irtbridge.decodirt.classification_data import dataset_info
@@ -273,6 +274,7 @@ def _lost(unit: tuple[str, Any], reason: str) -> Any:
     return lost_dataset(unit, reason)
 
 
+@constraints(jobs=Int(low=1, allow_none=True), progress=Flag())
 def evaluate(
     datasets: Any = None,
     settings: Settings | None = None,

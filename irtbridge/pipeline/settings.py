@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge._validation import csv_header
 from irtbridge.decodirt import classification_data as bdata
 from irtbridge.decodirt.classification_data import parse_dataset_ref
@@ -15,6 +16,7 @@ from irtbridge.pipeline._names import dataset_label
 __all__ = ["Settings", "resolve_datasets"]
 
 
+@constraints(quick=Flag())
 def resolve_datasets(names: Any = None, *, quick: bool = False, target: str | None = None) -> list[Any]:
     """Check dataset references without loading them (the header of each CSV file is read: a target column it
     lacks, ``:TARGET``, else ``target``, else ``"target"``, is an error before any dataset runs).

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from irtbridge._constraints import Flag, Int, constraints
 from irtbridge.decodirt import BenchmarkDataset, class_labels, evaluate_dataset, load_benchmark_dataset, prepare_features
 from irtbridge.decodirt.records import DatasetResult, StageWarning
 from irtbridge.decodirt.settings import Settings
@@ -27,6 +28,7 @@ from irtbridge.pipeline._names import dataset_label
 from irtbridge.pipeline._units import lost_dataset, run_all, worker_count
 
 
+@constraints(extras=Flag(), strict=Flag())
 def run_dataset(ref: Any, settings: Settings | None = None, extras: bool = True, strict: bool = False) -> DatasetResult:
     """The per-dataset unit of :func:`evaluate` and of :func:`irtbridge.pipeline.run_benchmark` (run it in
     spawned workers: one R per process).
@@ -146,6 +148,7 @@ def binary_extras(result: DatasetResult) -> DatasetResult:
     return replace(result, items=items, ei=ei)
 
 
+@constraints(extras=Flag(), strict=Flag())
 def dataset_units(refs: Sequence[Any], settings: Settings, *, extras: bool = True,
                   strict: bool = False) -> dict[tuple[str, Any], tuple[Any, tuple]]:
     """The per-dataset units of a run, ``("dataset", ref) -> (run_dataset, args)`` (see :func:`run_dataset`).
@@ -167,6 +170,7 @@ def dataset_units(refs: Sequence[Any], settings: Settings, *, extras: bool = Tru
     return {("dataset", r): (run_dataset, (r, settings, extras, strict)) for r in refs}
 
 
+@constraints(jobs=Int(low=1, allow_none=True), progress=Flag(), extras=Flag(), strict=Flag())
 def run_datasets(refs: Sequence[Any], settings: Settings, *, jobs: int | None = None, progress: bool = False,
                  extras: bool = True, strict: bool = False, desc: str = "datasets") -> list[DatasetResult]:
     """The per-dataset stages of every dataset, in spawned workers (one R each), in the order given.

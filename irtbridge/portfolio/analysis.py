@@ -31,7 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Choice, Int, constraints
+from irtbridge._constraints import Choice, Int, Number, constraints
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge import irt
@@ -64,6 +64,7 @@ _CTS_POINTS = 101
 # --------------------------------------------------------------------------------------------------
 
 
+@constraints(name=Choice(EXAMPLES))
 def airt_performance(name: str = "classification_cts") -> pd.DataFrame:
     """airt's example performance matrices (10 classifiers x 235 datasets), loaded from R's airt package.
 
@@ -331,6 +332,8 @@ class PortfolioEvaluation(HasSummary):
                        tuple(notes), data=self.to_dict(), digits=digits)
 
 
+@constraints(model=Choice(MODELS, ignore_case=True), convention=Choice(CONVENTIONS, ignore_case=True), epsilon=Number(low=0.0),
+             n_grid=Int(low=2))
 def evaluate_portfolio(
     performance: Any,
     model: str = "continuous",

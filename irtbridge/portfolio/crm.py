@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from irtbridge._constraints import Choice, Flag, Int, Number, constraints
 from irtbridge import __version__
 from irtbridge._summary import HasSummary, Line, Summary
 from irtbridge._validation import check_choice, check_int, check_number
@@ -136,6 +137,7 @@ class CRMCalibration(HasSummary):
                        data={"loglik": self.loglik, "converged": bool(self.converged), "items": table.reset_index()})
 
 
+@constraints(scale=Choice(SCALINGS, ignore_case=True))
 def rescale_performance(performance: Any, scale: str, min_item: Any = None, max_item: Any = None):
     """Rescale performance to [0, 1] before a CRM fit.
 
@@ -177,6 +179,8 @@ def rescale_performance(performance: Any, scale: str, min_item: Any = None, max_
     return out
 
 
+@constraints(estimator=Choice(ESTIMATORS, ignore_case=True), max_em_cycle=Int(low=2), converge=Number(low=0.0, low_open=True),
+             scale=Choice(SCALINGS, ignore_case=True, allow_none=True))
 def fit_crm(
     performance: Any,
     min_item: Any = None,
@@ -488,6 +492,7 @@ def crm_density(theta: Any, z: Any, calibration: CRMCalibration) -> np.ndarray:
     return np.abs(a / alpha) * np.exp(-0.5 * u**2) / np.sqrt(2.0 * np.pi)
 
 
+@constraints(normalized=Flag())
 def crm_predict(theta: Any, calibration: CRMCalibration, *, normalized: bool = False):
     """The CRM's predicted (median) performance of every algorithm at each ``theta``.
 

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, Number, constraints
 from irtbridge._summary import Line, Summary
 from irtbridge._validation import check_int, check_number
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
@@ -93,6 +94,7 @@ def _occupancy(marks: pd.DataFrame, nearest: np.ndarray) -> pd.DataFrame:
     return table.sort_values("proportion", ascending=False, kind="stable").reset_index(drop=True)
 
 
+@constraints(epsilon=Number(low=0.0), n_grid=Int(low=2), k=Int(low=3))
 def latent_trait_analysis(
     performance: Any,
     easiness: Any,

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, optimize
 
+from irtbridge._constraints import Choice, Int, Number, constraints
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.exceptions import ValidationError
 
@@ -170,6 +171,8 @@ class PenalizedSpline:
         return (_basis(flat, self.knots, self._F) @ self.knot_values).reshape(arr.shape)
 
 
+@constraints(method=Choice(SMOOTHING_METHODS, ignore_case=True), k=Int(low=3),
+             shrink=Number(low=0.0, high=1.0, low_open=True, allow_none=True))
 def penalized_spline(
     x: Any,
     y: Any,

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
+from irtbridge._constraints import FsPath, constraints
 from irtbridge._io import atomic_write_csv, atomic_write_text
 from irtbridge._outdir import staged_output
-from irtbridge.exceptions import ValidationError
 from irtbridge.report.context import page_context
 from irtbridge.report.leaderboard import render_leaderboard_html, write_leaderboard_report
 from irtbridge.report.plots import (
@@ -124,6 +124,7 @@ def _stem(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
 
 
+@constraints(out=FsPath(kind="dir"), staging=FsPath(kind="dir", allow_none=True))
 def write_report(evaluation: Evaluation, out: str | os.PathLike = "irtbridge-report", *,
                  staging: str | os.PathLike | None = None) -> ReportFiles:
     """Write ``index.html``, ``tables/*.csv`` and ``summary.json`` into ``out`` (created if needed).
@@ -155,9 +156,7 @@ def write_report(evaluation: Evaluation, out: str | os.PathLike = "irtbridge-rep
     >>> files.index
     PosixPath('report/index.html')
     """
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValidationError(f"out={str(out)!r} is a file; give a folder for the report")
+    out = Path(out)  # a folder or nothing yet (declared above)
     if staging is None:
         with staged_output(out, param="out", writer="write_report") as stage:
             return write_report(evaluation, out, staging=stage)

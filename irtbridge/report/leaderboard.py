@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np  # noqa: F401 (the docstring examples use np from the module namespace)
 import pandas as pd
 
+from irtbridge._constraints import FsPath, constraints
 from irtbridge import __version__
 from irtbridge.report._format import Column, dec, fmt, interval, pct, table
 from irtbridge.report.leaderboard_plots import leaderboard_figures
@@ -180,6 +181,7 @@ def render_leaderboard_html(report: LeaderboardReport, table_files: Mapping[str,
     return env.get_template("leaderboard.html.j2").render(**page_context(report, figs, dict(table_files or {})))
 
 
+@constraints(out=FsPath(kind="dir"), staging=FsPath(kind="dir", allow_none=True))
 def write_leaderboard_report(report: LeaderboardReport, out: str | os.PathLike = "irtbridge-leaderboard", *,
                              staging: str | os.PathLike | None = None) -> dict[str, Path]:
     """Write ``index.html``, ``tables/*.csv`` and ``summary.json`` into the folder ``out``.

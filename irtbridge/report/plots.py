@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from irtbridge._constraints import Int, constraints
 from irtbridge._plotting import close, figure_of
 from irtbridge.exceptions import IrtBridgeWarning, find_stack_level
 from irtbridge.report._style import ARTIFICIAL_COLOR, CLASSIFIER_COLOR, report_axes
@@ -72,6 +73,7 @@ def plot_ranking(ratings: pd.DataFrame, *, ax: Any = None):
     return ax
 
 
+@constraints(top=Int(low=1))
 def plot_rating_history(history: pd.DataFrame, ratings: pd.DataFrame, top: int = 8, *, ax: Any = None):
     """Rating of the leading respondents (and two baselines) after each rating period (dataset).
 

@@ -96,7 +96,7 @@ def test_text_output(tmp_path, capsys):
         (["--datasets", "no-such-set", "--out", "{tmp}"], "neither an embedded dataset"),
         (["--datasets", "iris", "--order", "hardest", "--out", "{tmp}"], "--order 'hardest'"),
         (["--datasets", "iris", "--engine", "stan", "--out", "{tmp}"], "engine='stan'"),
-        (["--datasets", "iris", "--jobs", "0", "--out", "{tmp}"], "jobs must be >= 1"),
+        (["--datasets", "iris", "--jobs", "0", "--out", "{tmp}"], "argument --jobs: must be >= 1"),
         (["--datasets", "iris", "--pool", "SVM,Nope", "--out", "{tmp}"], "unknown"),
         (["--datasets", "iris", "--out", "{file}"], "not a directory"),
     ],
@@ -104,7 +104,10 @@ def test_text_output(tmp_path, capsys):
 def test_bad_input_exits_2(args, match, tmp_path, capsys):
     (tmp_path / "f.txt").write_text("x")
     args = [a.replace("{tmp}", str(tmp_path / "o")).replace("{file}", str(tmp_path / "f.txt")) for a in args]
-    code = main(["benchmark", *args])
+    try:
+        code = main(["benchmark", *args])
+    except SystemExit as exc:  # refused while the command line is read (a declared flag, e.g. --jobs)
+        code = exc.code
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("irtbridge benchmark: error:") and match in err
@@ -144,7 +147,7 @@ def test_benchmark_and_evaluate_share_flags_and_defaults():
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     bench, ev = sub.choices["benchmark"], sub.choices["evaluate"]
     for p in (bench, ev):
-        assert p.parse_args(["--max-items", "7"]).max_items == 7 and p.parse_args([]).jobs is None
-    assert bench.parse_args(["--max-test", "9"]).max_items == 9
+        assert p.parse_args(["--max-items", "70"]).max_items == 70 and p.parse_args([]).jobs is None
+    assert bench.parse_args(["--max-test", "90"]).max_items == 90
     assert Settings.quick_run().max_items == QUICK_MAX_ITEMS == 60
     assert "60 items per dataset" in " ".join(bench.format_help().split())

@@ -43,7 +43,10 @@ def write_matches(path, seed: int = 0) -> pd.DataFrame:
 
 
 def run_cli(args, capsys):
-    code = main(args)
+    try:
+        code = main(args)
+    except SystemExit as exc:  # refused while the command line is read (a declared flag, e.g. --tau)
+        code = exc.code
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -142,7 +145,7 @@ def test_cli_missing_value(tmp_path, capsys):
 
 def test_cli_bad_tau(tmp_path, capsys):
     err = bad_run(tmp_path, capsys, "period,player,opponent,score\n1,a,b,1\n", "--tau", "-1")
-    assert "tau must be > 0" in err
+    assert "argument --tau: must be > 0" in err  # the declared flag, refused while the command line is read
 
 
 def test_cli_missing_file(tmp_path, capsys):

@@ -187,6 +187,8 @@ def test_cli_bad_options_exit_2(tmp_path, capsys):
     assert main(["leaderboard", str(tmp_path / "m.csv"), "--tiny", str(tmp_path / "nope"), "--out",
                  str(tmp_path / "o")]) == 2
     assert "--tiny" in capsys.readouterr().err
-    assert main(["leaderboard", str(tmp_path / "m.csv"), "--top", "0", "--out", str(tmp_path / "o")]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused while the command line is read (the declared --top)
+        main(["leaderboard", str(tmp_path / "m.csv"), "--top", "0", "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2 and "--top" in capsys.readouterr().err
     assert main(["leaderboard", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o")]) == 2
     assert not (tmp_path / "o").exists()

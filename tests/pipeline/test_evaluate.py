@@ -64,7 +64,9 @@ def test_dataset_given_twice():
 
 
 def test_jobs_must_be_positive(capsys):
-    assert main(["evaluate", "--quick", "--jobs", "0", "--out", "unused"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused while the command line is read (the declared --jobs)
+        main(["evaluate", "--quick", "--jobs", "0", "--out", "unused"])
+    assert exc.value.code == 2
     assert "--jobs" in capsys.readouterr().err
 
 

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, Flag, Int, Seed, constraints
 from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_choice, check_int, check_number, check_seed
 from irtbridge.calibration.inputs.checks import group_labels
 from irtbridge.exceptions import ValidationError
@@ -187,6 +188,8 @@ def empirical_es(group_fit: Any, items: Sequence[str] | None = None, *, by_item:
     return _numeric(out.set_index("item" if by_item else "statistic"))
 
 
+@constraints(by_item=Flag(), Jmin=Int(low=1), randomize=Flag(), permute=Int(low=1), seed=Seed(allow_none=True, high=R_SEED_MAX),
+             pk_focal=Flag(), correction=Flag(), remove_cross=Flag(), p_adjust=Choice(_P_ADJUST))
 def sibtest(responses: Any, groups: Any, suspect_set: Sequence[str] | str | None = None,
             match_set: Sequence[str] | str | None = None, *, focal_name: str | None = None, by_item: bool = False,
             guess_correction: float | Sequence[float] = 0.0, Jmin: int = 5, randomize: bool = False,

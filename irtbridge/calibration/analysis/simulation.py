@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, Seed, constraints
 from irtbridge._validation import R_SEED_MAX, check_seed
 from irtbridge.exceptions import ValidationError
 
@@ -17,6 +18,7 @@ SIMDATA_ITEMTYPES = ("dich", "graded", "gpcm", "nominal", "sequential", "partcom
                      "Rasch", "2PL", "3PL", "3PLu", "4PL", "grsm", "rsm")
 
 
+@constraints(n=Int(low=1, allow_none=True, phrase="a positive integer"), seed=Seed(high=R_SEED_MAX))
 def simulate(a: Any, d: Any, n: int | None, itemtype: str | Sequence[str] = "dich", *, seed: int,
              guess: Any = 0.0, upper: Any = 1.0, mu: Any = None, sigma: Any = None, theta: Any = None,
              item_names: Sequence[str] | None = None) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from typing import Any, Sequence, cast
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge._catalogue import CATALOGUE
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
@@ -36,6 +37,7 @@ BFACTOR_OPTIONS = tuple(o for o in MIRT_OPTIONS if o not in ("method", "dentype"
                                                              "item.formula"))
 
 
+@constraints(se=Flag(allow_none=True, none_means="None (on first access)"))
 def calibrate_bifactor(responses: Any, specific: Sequence[Any], model: Any = "2PL", *, general: Any = None,
                        se: bool | None = None, **options: Any) -> Calibration:
     """Calibrate a bifactor model with mirt's ``bfactor`` (dimension reduction).

@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Flag, Int, Seed, constraints
 from irtbridge._catalogue import GROUP_DOMAINS
 from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_int, check_seed
 from irtbridge.calibration.engines.request import FitRequest
@@ -28,6 +29,7 @@ __all__ = ["calibrate_classes", "class_parameter_table", "ClassCalibration", "CL
 CLASS_OPTIONS = ("GenRandomPars", "method", "nruns", "optimizer", "technical", "TOL", "SE.type")
 
 
+@constraints(n_classes=Int(low=2), seed=Seed(allow_none=True, high=R_SEED_MAX, say_none=False), se=Flag())
 def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFrame | None = None,
                       seed: int | None = None, se: bool = False, **options: Any) -> ClassCalibration:
     """A latent class model (mirt's ``mdirt`` with ``"lca"`` items).
@@ -93,6 +95,7 @@ def calibrate_classes(responses: Any, n_classes: int, *, parameters: pd.DataFram
         return cast(ClassCalibration, ENGINE_TABLE["mirt"].fit(request))  # the classes design's result
 
 
+@constraints(n_classes=Int(low=2))
 def class_parameter_table(responses: Any, n_classes: int, **options: Any) -> pd.DataFrame:
     """mirt's starting parameter table for ``calibrate_classes(responses, n_classes)``, without fitting.
 

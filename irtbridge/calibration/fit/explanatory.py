@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge._catalogue import MIXED_DOMAINS
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs._covariates import covariate_columns
@@ -108,6 +109,7 @@ def _response_frame(data: Any, name: str) -> pd.DataFrame:
     return frame
 
 
+@constraints(se=Flag())
 def calibrate_mixed(data: Any, covariates: Any = None, fixed: str | None = DEFAULT_FIXED, random: Any = None,
                     itemtype: Any = "Rasch", item_covariates: Any = None, item_formula: str | None = None, *,
                     se: bool = True, **options: Any) -> MixedCalibration:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import mirt_itemtype
-from irtbridge._validation import as_response_matrix, check_choice
+from irtbridge._constraints import Choice, Flag, Int, Seed, constraints
+from irtbridge._validation import R_SEED_MAX, as_response_matrix, check_choice
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.checks import check_before_fit
-from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
+from irtbridge.calibration.inputs.itemtypes import METHODS, estimation_options, item_type_options, resolve_model
 from irtbridge.calibration.inputs.latent import latent_arguments
 from irtbridge.calibration.inputs.options import MIRT_OPTIONS, check_options
 from irtbridge.calibration.inputs.priors import parse_priors
@@ -31,7 +31,16 @@ from irtbridge.em.core import ResponseData
 
 __all__ = ["calibrate", "parameter_table"]
 
+#: the factors of an exploratory model (calibrate, calibrate_groups, parameter_table)
+DIMS = Int(low=1, phrase="a positive integer")
 
+
+# R's options (quadpts, TOL, technical, ...) are **options: each engine's row checks them against the catalogue's
+# domains (TOL = NaN, mirt's "evaluate at the given values", included); they are not declared here
+@constraints(engine=Choice(tuple(ENGINE_TABLE), ignore_case=True),
+             se=Flag(allow_none=True, none_means="None (on first access)"), drop_constant=Flag(), dims=DIMS,
+             method=Choice(METHODS, ignore_case=True, allow_none=True),
+             seed=Seed(allow_none=True, high=R_SEED_MAX, say_none=False))
 def calibrate(
     responses: Any,
     model: str = "2PL",
@@ -203,11 +212,7 @@ def calibrate(
     >>> round(irtbridge.calibrate(response_dataset("LSAT7"), "ideal", se=False).loglik, 3)   # doctest: +R
     -2659.454
     """
-    engine = check_choice(engine, "engine", tuple(ENGINE_TABLE), ignore_case=True)
-    if se is not None and not isinstance(se, (bool, np.bool_)):
-        raise ValidationError(f"se must be None (on first access), True or False, got {se!r}")
-    if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
-        raise ValidationError(f"dims must be a positive integer, got {dims!r}")
+    engine = check_choice(engine, "engine", tuple(ENGINE_TABLE), ignore_case=True)  # its own spelling
     backend = ENGINE_TABLE[engine]
     columns = [str(c) for c in responses.columns] if isinstance(responses, pd.DataFrame) else None
     model, per_item = resolve_model(model, columns, engine)
@@ -244,6 +249,7 @@ def calibrate(
     return latent.finish(fit._replace(item_mins=item_minimums(prep.values, prep.names)))
 
 
+@constraints(dims=DIMS)
 def parameter_table(responses: Any, model: Any = "2PL", *, dims: int = 1, spec: Any = None,
                     **options: Any) -> pd.DataFrame:
     """mirt's starting parameter table for ``calibrate(responses, model, ...)`` without fitting it.

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence, cast
 
-import numpy as np
 import pandas as pd
 
 from irtbridge._catalogue import GROUP_DOMAINS
+from irtbridge._constraints import Flag, constraints
 from irtbridge.calibration.engines.request import FitRequest
+from irtbridge.calibration.fit.fitting import DIMS
 from irtbridge.calibration.inputs.engine_table import ENGINE_TABLE
 from irtbridge.calibration.inputs.checks import check_before_fit, group_labels
 from irtbridge.calibration.inputs.itemtypes import estimation_options, item_type_options, resolve_model
@@ -30,6 +31,8 @@ __all__ = ["calibrate_groups", "check_dif_which", "dif", "GroupCalibration", "IN
 INVARIANCE_KEYWORDS = ("free_means", "free_var", "free_cov", "slopes", "intercepts")
 
 
+# TOL, quadpts, technical ... are **options, checked against the catalogue's domains (TOL = NaN taken, as mirt does)
+@constraints(se=Flag(), drop_constant=Flag(), dims=DIMS)
 def calibrate_groups(responses: Any, groups: Any, model: Any = "2PL", invariance: Sequence[str] = (), *,
                      se: bool = True, drop_constant: bool = False, priors: Any = None, dims: int = 1,
                      spec: Any = None, parameters: Any = None, **options: Any) -> GroupCalibration:
@@ -111,8 +114,6 @@ def _request(responses: Any, groups: Any, model: Any, invariance: Sequence[str],
     if "1PL" in (per_item or [model]):
         raise ValidationError("model: the 1PL's one shared slope has no multiple-group form; use 'rasch', or "
                               "'2PL' with invariance=['slopes']")
-    if not isinstance(dims, (int, np.integer)) or isinstance(dims, bool) or dims < 1:
-        raise ValidationError(f"dims must be a positive integer, got {dims!r}")
     method = options.pop("method", None)  # checked below against the methods mirt knows
     options = check_options(options, GROUP_OPTIONS, "calibrate_groups", GROUP_DOMAINS)
     prep = calibration_data(responses, columns, model, per_item, drop_constant)

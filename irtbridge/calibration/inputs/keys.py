@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["score_key"]
 
 
+@constraints(score_missing=Flag())
 def score_key(responses: Any, key: Any, *, missing: Any = None, score_missing: bool = False) -> Any:
     """Score multiple-choice answers against a key: 1 where the answer is the key, 0 otherwise.
 

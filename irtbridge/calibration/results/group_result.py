@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, constraints
 from irtbridge._summary import Line
 from irtbridge._validation import check_choice
 from irtbridge.calibration.analysis import diagnostics
@@ -473,6 +474,7 @@ def item_table(table: pd.DataFrame, names: list[str], model: str) -> pd.DataFram
     return frame
 
 
+@constraints(scheme=Choice(("add", "drop")), p_adjust=Choice(P_ADJUST), method=Choice(("lr", "wald"), ignore_case=True))
 def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme: str = "add",
         items: Sequence[str] | None = None, p_adjust: str = "holm", *, method: str = "lr") -> pd.DataFrame:
     """Differential item functioning by likelihood ratio or Wald tests (mirt's ``DIF``).
@@ -528,9 +530,7 @@ def dif(group_fit: GroupCalibration, which: Sequence[str] = ("a1", "d"), scheme:
         raise ValidationError(f"dif needs a GroupCalibration from calibrate_groups, got {type(group_fit).__name__}")
     if group_fit.r_model is None:
         raise ValidationError("dif needs the live mirt model: call it in the process that ran calibrate_groups")
-    scheme = check_choice(scheme, "scheme", ("add", "drop"))
-    p_adjust = check_choice(p_adjust, "p_adjust", P_ADJUST)
-    wald = check_choice(method, "method", ("lr", "wald"), ignore_case=True) == "wald"
+    wald = method.lower() == "wald"  # scheme, p_adjust and method: declared above
     if wald and scheme != "add":
         raise ValidationError("scheme: Wald tests compare the free estimates, so they need scheme='add'")
     if wald and not group_fit.options.get("se"):

@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from irtbridge._constraints import Number, constraints
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard.readers._common import (
     as_paths,
@@ -232,11 +233,13 @@ _READER_DOC = """
 """
 
 
+@constraints(threshold=Number(allow_none=True))
 def read_lighteval(path_or_paths: Any, *, metric: str | dict | None = None, threshold: float | None = None,
                    model: str | None = None) -> pd.DataFrame:
     return _read(path_or_paths, "lighteval details", (_LIGHTEVAL_NAME,), metric, threshold, model)
 
 
+@constraints(threshold=Number(allow_none=True))
 def read_open_llm_leaderboard(path_or_paths: Any, *, metric: str | dict | None = None,
                               threshold: float | None = None, model: str | None = None) -> pd.DataFrame:
     return _read(path_or_paths, "Open LLM Leaderboard details", (_LIGHTEVAL_NAME, _V2_NAME), metric, threshold,

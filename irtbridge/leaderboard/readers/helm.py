@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from irtbridge._constraints import Flag, Number, constraints
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard.readers._common import (
     as_paths,
@@ -194,6 +195,7 @@ def _read_run(path: Path, rows: dict, opts: dict, model: str) -> str | None:
     return None if binary else f"{task} ({metric})"
 
 
+@constraints(threshold=Number(allow_none=True), perturbations=Flag())
 def read_helm(path_or_paths: Any, *, metric: str | dict | None = None, split: str | None = None,
               trial: int | str = 0, perturbations: bool = False, threshold: float | None = None) -> pd.DataFrame:
     """HELM run folders as a long table: one row per model and item.

@@ -29,6 +29,7 @@ from typing import Any, Iterator
 
 import pandas as pd
 
+from irtbridge._constraints import Number, constraints
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard.readers._common import (
     as_paths,
@@ -273,6 +274,7 @@ def _read_log(path: Path, model: str, rows: dict, opts: dict) -> tuple[str, bool
     return f"{task} ({scorer})", binary, unscored
 
 
+@constraints(threshold=Number(allow_none=True))
 def read_inspect(path_or_paths: Any, *, metric: str | dict | None = None, epoch: int | str = "mean",
                  threshold: float | None = None, model: str | None = None) -> pd.DataFrame:
     """Inspect AI logs as a long table: one row per model and sample (an item).

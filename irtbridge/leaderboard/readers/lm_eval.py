@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from irtbridge._constraints import Number, constraints
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard.readers._common import (
     as_paths,
@@ -367,6 +368,7 @@ def _read_file(sf: _SampleFile, rows: dict, metric: Any, filt: Any, item_id: str
     return name, all(s in (0.0, 1.0) for s in scores)
 
 
+@constraints(threshold=Number(allow_none=True))
 def read_lm_eval(path_or_paths: Any, *, metric: str | dict | None = None, filter: str | int | dict | None = None,
                  item_id: str = "doc_hash", threshold: float | None = None, model: str | None = None) -> pd.DataFrame:
     """lm-evaluation-harness ``--log_samples`` output as a long table: one row per model and item.

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from irtbridge._constraints import Number, constraints
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard.readers._common import (
     as_paths,
@@ -65,6 +66,7 @@ def _value(place: str, rec: dict, key: str) -> tuple[float, int]:
     return sum(numbers) / len(numbers), len(numbers)  # type: ignore[arg-type]
 
 
+@constraints(threshold=Number(allow_none=True))
 def read_opencompass(path_or_paths: Any, *, metric: str | dict | None = None,
                      threshold: float | None = None) -> pd.DataFrame:
     """OpenCompass ``results/<model>/<dataset>.json`` files with ``details`` as a long table.

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Flag, constraints
 from irtbridge._io import atomic_write_text
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank, as_item_bank
@@ -201,6 +202,7 @@ def _model_kind(params: dict, path: Path) -> str:
     return kind
 
 
+@constraints(with_abilities=Flag())
 def read_pyirt_parameters(path: str | os.PathLike, *, with_abilities: bool = False) -> ItemBank | tuple:
     """py-irt's ``best_parameters.json`` as an :class:`irtbridge.irt.ItemBank` (and the subjects' abilities).
 
