@@ -176,7 +176,7 @@ def hard_case(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray
 
 
 def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], methods: list[str],
-            splits: tuple[str, ...] = SPLITS) -> list[dict]:
+            splits: tuple[str, ...] = SPLITS, n_strata: int = N_STRATA) -> list[dict]:
     rows = []
     cal_cache: dict[tuple, IRTParameters] = {}
     plain = [m for m in methods if m not in ANCHOR_METHODS and m not in STRAT_METHODS]
@@ -205,7 +205,7 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
                 truth = truth_all[new_idx]
                 preds = {m: estimate_accuracy(cal, items, answers, m, calibration=irt) for m in plain}
                 if stratified:  # its own draw: k items stratified on the calibration (seed [seed, k, 1])
-                    labels = item_strata(cal, N_STRATA, calibration=irt)
+                    labels = item_strata(cal, n_strata, calibration=irt)
                     pos = stratified_draw(labels, k, np.random.default_rng([seed, k, 1]))
                     s_items = list(data.columns[pos])
                     s_answers = data.iloc[new_idx][s_items]
@@ -274,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="four sets, two seeds, k = 50")
     parser.add_argument("--k", type=int, nargs="+", default=None)
     parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seeds FIRST .. FIRST + SEEDS - 1 (add seeds to an earlier run's --csv)")
+    parser.add_argument("--n-strata", type=int, default=N_STRATA,
+                        help=f"strata of the stratified draws (default {N_STRATA}, as build_tiny)")
     parser.add_argument("--sets", nargs="+", default=None, help="only these sets (e.g. nlu/boolq atlas/arc)")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--csv", help="also write the raw rows to this CSV (rewritten after each set)")
@@ -295,14 +299,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"lm_estimators: unknown set(s) {unknown}; found {sorted(sets)}", file=sys.stderr)
         return 2
     ks = args.k or ([50] if args.quick else [50, 100])
-    seeds = list(range(args.seeds or (2 if args.quick else 5)))
+    seeds = list(range(args.first_seed, args.first_seed + (args.seeds or (2 if args.quick else 5))))
     for note in notes:
         print("note:", note)
     print("sets:", ", ".join(f"{s} {sets[s].shape[0]}x{sets[s].shape[1]}" for s in chosen))
     rows = []
     for name in chosen:
         started = time.perf_counter()
-        done = run_set(name, sets[name], ks, seeds, args.methods, tuple(args.splits))
+        done = run_set(name, sets[name], ks, seeds, args.methods, tuple(args.splits), args.n_strata)
         rows += done
         print(f"  {name}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
         _progress(pd.DataFrame(done), args.methods)
