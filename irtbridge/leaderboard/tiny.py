@@ -1,7 +1,8 @@
 """A small benchmark of your own: ``k`` items that predict a new model's accuracy on the whole item set.
 
-``tiny = build_tiny(responses, k, seed=0)`` draws ``k`` items uniformly from every item (the sample frame;
-only items the caller names in ``exclude`` are left out of it), fits a native 2PL on all models, and freezes
+``tiny = build_tiny(responses, k, seed=0)`` draws ``k`` items from every item (the sample frame; only items
+the caller names in ``exclude`` are left out of it; stratified on the calibration models' share right per item
+by default, :mod:`irtbridge.leaderboard.strata`), fits a native 2PL on all models, and freezes
 what the default estimator of :mod:`irtbridge.leaderboard.estimators` needs offline: the item parameters and the
 calibration models' answers (the features of its ridge regression). ``tiny.predict(answers)`` gives each
 new model's predicted share correct on all items with a 95% interval; ``tiny.save(path)`` writes one JSON
