@@ -40,6 +40,8 @@ from irtbridge.exceptions import ValidationError
 #: without importing the numerics; tests/leaderboard/test_estimators.py checks the two agree)
 ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
 DEFAULT_ESTIMATOR = "ppi"
+#: the item draws, as irtbridge.leaderboard.tiny.DESIGNS (the same test checks them)
+DESIGNS = ("auto", "random", "stratified")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,9 +74,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", default=DEFAULT_ESTIMATOR, choices=ESTIMATORS,
                    help=f"the estimator the bank predicts with (default {DEFAULT_ESTIMATOR}; see "
                         "irtbridge.leaderboard.estimators)")
-    p.add_argument("--design", default="random", choices=("random", "stratified"),
-                   help="the item draw: random (default) or stratified on the calibration models' share right per "
-                        "item (irtbridge.leaderboard.strata; --method ppi or mean); the bank keeps the strata")
+    p.add_argument("--design", default="auto", choices=DESIGNS,
+                   help="the item draw: random, or stratified on the calibration models' share right per item "
+                        "(irtbridge.leaderboard.strata; --method ppi or mean); auto (default): stratified where the "
+                        "method allows it and k gives each stratum two items, else random; the bank keeps the strata")
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     declare_flag(p, "--repeats", constraint=Int(low=1), default=3,

@@ -26,10 +26,12 @@ from irtbridge.leaderboard._answers import response_values
 from irtbridge.leaderboard._predictors import item_means
 from irtbridge.leaderboard._sample import runaway_items
 
-__all__ = ["N_STRATA", "item_strata", "allocate", "stratified_draw"]
+__all__ = ["N_STRATA", "MIN_PER_STRATUM", "item_strata", "allocate", "stratified_draw"]
 
 #: the default number of difficulty strata (at k = 50 about ten items each)
 N_STRATA = 5
+#: the least items a stratified draw takes from a stratum (all of a smaller one)
+MIN_PER_STRATUM = 2
 
 
 def item_strata(responses: pd.DataFrame, n_strata: int = N_STRATA, calibration: Any = None) -> np.ndarray:
@@ -75,7 +77,7 @@ def item_strata(responses: pd.DataFrame, n_strata: int = N_STRATA, calibration: 
     return labels
 
 
-def allocate(sizes: Sequence[int], k: int, minimum: int = 2) -> np.ndarray:
+def allocate(sizes: Sequence[int], k: int, minimum: int = MIN_PER_STRATUM) -> np.ndarray:
     """Proportional allocation of ``k`` draws to strata of ``sizes`` items (largest remainders), each
     stratum at least ``min(minimum, N_h)`` draws and at most ``N_h``.
 

@@ -1,7 +1,8 @@
 """A small benchmark of your own: ``k`` items that predict a new model's accuracy on the whole item set.
 
-``tiny = build_tiny(responses, k, seed=0)`` draws ``k`` items uniformly from every item (the sample frame;
-only items the caller names in ``exclude`` are left out of it), fits a native 2PL on all models, and freezes
+``tiny = build_tiny(responses, k, seed=0)`` draws ``k`` items from every item (the sample frame; only items
+the caller names in ``exclude`` are left out of it; stratified on the calibration models' share right per item
+by default, :mod:`irtbridge.leaderboard.strata`), fits a native 2PL on all models, and freezes
 what the default estimator of :mod:`irtbridge.leaderboard.estimators` needs offline: the item parameters and the
 calibration models' answers (the features of its ridge regression). ``tiny.predict(answers)`` gives each
 new model's predicted share correct on all items with a 95% interval; ``tiny.save(path)`` writes one JSON
@@ -36,14 +37,15 @@ from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encod
 from irtbridge.leaderboard._sample import problem_from_values
 from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, STRATIFIED, IRTParameters,
                                               calibrate_2pl, estimate_prepared, get_estimator, runaway_items)
-from irtbridge.leaderboard.strata import N_STRATA, item_strata, stratified_draw
+from irtbridge.leaderboard.strata import MIN_PER_STRATUM, N_STRATA, item_strata, stratified_draw
 
 __all__ = ["TinyBenchmark", "build_tiny", "load_tiny", "load_bank", "sample_items", "answers_from_long",
            "BANK_FORMAT", "DESIGNS"]
 
-#: the item draws of :func:`build_tiny`: a simple random sample of the frame, or a stratified one
-#: (:mod:`irtbridge.leaderboard.strata`: strata on the calibration models' share right per item)
-DESIGNS = ("random", "stratified")
+#: the item draws of :func:`build_tiny`: ``"auto"`` (the default: stratified where the estimator has a stratified
+#: form and ``k`` gives every stratum two items, else random), a simple random sample of the frame, or a
+#: stratified one (:mod:`irtbridge.leaderboard.strata`: strata on the calibration models' share right per item)
+DESIGNS = ("auto", "random", "stratified")
 
 
 def sample_items(names: Sequence[str], k: int, seed: int = 0, exclude: Sequence[str] | None = None) -> list[str]:
@@ -316,7 +318,7 @@ def _describe_priors(priors: Mapping[str, tuple] | None) -> str:
 def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None,
                priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,
-               design: str = "random") -> TinyBenchmark:
+               design: str = "auto") -> TinyBenchmark:
     """Draw ``k`` items of ``responses`` and freeze what predicts a new model's accuracy from them.
 
     Parameters
@@ -346,12 +348,15 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
         plain maximum likelihood. The bank stores them.
     NCYCLES : int
         EM cycles of that fit (mirt's default 500).
-    design : {"random", "stratified"}, default "random"
-        The item draw: a simple random sample of the frame, or a stratified one
-        (:mod:`irtbridge.leaderboard.strata`: :data:`~irtbridge.leaderboard.strata.N_STRATA` strata on the
-        calibration models' share right per item, flagged and unanswered items a stratum each, proportional
-        allocation); the bank keeps the strata and ``predict`` uses the stratified estimator ("ppi" and
-        "mean" only).
+    design : {"auto", "random", "stratified"}, default "auto"
+        The item draw: a simple random sample of the frame (``"random"``), or a stratified one
+        (``"stratified"``, :mod:`irtbridge.leaderboard.strata`: :data:`~irtbridge.leaderboard.strata.N_STRATA`
+        strata on the calibration models' share right per item, flagged and unanswered items a stratum each,
+        proportional allocation, at least two items each); the bank keeps the strata and ``predict`` uses the
+        stratified estimator ("ppi" and "mean" only). ``"auto"`` is the stratified draw where ``method`` has
+        a stratified form and ``k`` gives every stratum two items, the random one otherwise: on 21 real
+        leaderboards (``speed/lm_estimators.py``, 5 seeds) it kept every set's coverage at 0.89 or more where
+        the random draw let two fall to 0.83.
 
     Returns
     -------
@@ -366,6 +371,9 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     (10, False, ('q0',))
     """
     method = get_estimator(method).name
+    auto = design == "auto"
+    if auto:
+        design = "stratified" if method in STRATIFIED else "random"
     if design == "stratified" and method not in STRATIFIED:
         raise ValidationError(f"design: a stratified draw needs method {' or '.join(STRATIFIED)}, not {method!r}")
     response_values(responses, "responses")  # a DataFrame of 0/1/NaN (one-line errors) before the rule below
@@ -387,9 +395,12 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     given = {str(e) for e in exclude or []}
     exclude = [n for n in names if n in given]
     strata = None
-    if design == "stratified":
-        labels = item_strata(responses, N_STRATA, calibration=cal)
-        pos = stratified_draw(labels, k, np.random.default_rng(seed), np.array([n not in given for n in names]))
+    labels = item_strata(responses, N_STRATA, calibration=cal) if design == "stratified" else None
+    frame = np.array([n not in given for n in names])
+    if auto and labels is not None and k < np.minimum(MIN_PER_STRATUM, np.bincount(labels[frame])).sum():
+        labels = None  # too few items for two in every stratum: the simple random draw
+    if labels is not None:
+        pos = stratified_draw(labels, k, np.random.default_rng(seed), frame)
         items = [names[j] for j in pos]
         strata = tuple(int(v) for v in labels)
     else:

@@ -72,7 +72,7 @@ def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.nd
 def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, k: int, seed: int,
                    method: str = DEFAULT_ESTIMATOR, exclude: Sequence[str] | None = None, *,
                    calibration: IRTParameters | None = None, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
-                   NCYCLES: int = 500, design: str = "random") -> tuple[np.ndarray, np.ndarray]:
+                   NCYCLES: int = 500, design: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """Absolute errors and interval hits of a user's run: a tiny benchmark built on the models ``cal_idx``
     alone (draw ``seed``), predicting the models ``new_idx``.
 
@@ -97,7 +97,7 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Item priors of that fit.
     NCYCLES : int, default 500
         Maximum EM cycles.
-    design : {"random", "stratified"}, default "random"
+    design : {"auto", "random", "stratified"}, default "auto"
         The item draw (:func:`~irtbridge.leaderboard.build_tiny`), redrawn on the calibration models.
 
     Returns
@@ -137,7 +137,7 @@ def _low_coverage_note(row: dict[str, Any], what: str) -> str | None:
 def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                   method: str = DEFAULT_ESTIMATOR, repeats: int = 3, sizes: Sequence[int] | None = None,
                   priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,
-                  design: str = "random") -> dict[str, Any]:
+                  design: str = "auto") -> dict[str, Any]:
     """The cross-validated error table and the learning curve of a tiny benchmark of ``k`` items.
 
     Parameters
@@ -160,7 +160,7 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
         Item priors of each 2PL fit (as :func:`~irtbridge.leaderboard.build_tiny`).
     NCYCLES : int
         EM cycles of each 2PL fit.
-    design : {"random", "stratified"}, default "random"
+    design : {"auto", "random", "stratified"}, default "auto"
         The item draw of :func:`~irtbridge.leaderboard.build_tiny`; each draw of the table redraws it (the
         strata from the calibration models of its fold).
 

@@ -242,8 +242,10 @@ def _coverage(name, seed, reps=25, k=50, hard_half=False, true_params=True):
 def test_the_registry_is_the_one_list():
     from irtbridge.cli import tiny as tiny_cli
     from irtbridge.leaderboard.estimators import ESTIMATORS, REGISTRY
+    from irtbridge.leaderboard.tiny import DESIGNS
 
     assert tuple(REGISTRY) == ESTIMATORS == tiny_cli.ESTIMATORS and tiny_cli.DEFAULT_ESTIMATOR == DEFAULT_ESTIMATOR
+    assert tiny_cli.DESIGNS == DESIGNS
     assert all(REGISTRY[n].name == n for n in REGISTRY) and REGISTRY[DEFAULT_ESTIMATOR].design_based
 
 

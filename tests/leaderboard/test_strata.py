@@ -104,11 +104,29 @@ def test_build_tiny_stratified_bank_round_trip(tmp_path):
     pd.testing.assert_frame_equal(back.predict(new[tiny.items]), out)
     plain = estimate_accuracy(cal, tiny.items, new[tiny.items], calibration=irt, exclude=["q0"])
     assert not np.allclose(plain["accuracy_se"], out["accuracy_se"])  # the bank's strata are used
-    assert "strata" not in build_tiny(cal, 20, 3, calibration=irt).to_dict()  # a random draw: the old bank
+    assert "strata" not in build_tiny(cal, 20, 3, calibration=irt, design="random").to_dict()  # the old bank
     with pytest.raises(ValidationError, match="design"):
         build_tiny(cal, 20, design="stratified", method="aipw", calibration=irt)
     v = validate_tiny(cal.iloc[:40, :60], 12, repeats=2, method="mean", sizes=[20], design="stratified")
     assert [r["draws"] for r in v["errors"]] == [2, 2]
+
+
+def test_auto_design_is_stratified_where_it_can_be():
+    from irtbridge.leaderboard import build_tiny
+    from irtbridge.leaderboard.strata import item_strata
+
+    rng, names, irt, cal, draw = _world(n_items=120)
+    strata = len(set(item_strata(cal, calibration=irt)))
+    stratified = build_tiny(cal, 20, 3, calibration=irt, design="stratified")
+    assert build_tiny(cal, 20, 3, calibration=irt).strata == stratified.strata is not None
+    assert build_tiny(cal, 20, 3, calibration=irt, method="ppi").items == \
+        build_tiny(cal, 20, 3, calibration=irt, design="stratified").items
+    # an estimator without a stratified form, and a k too small for two items per stratum: the random draw
+    for kwargs in ({"method": "aipw", "k": 20}, {"method": "ppi", "k": 2 * strata - 1}):
+        k = kwargs.pop("k")
+        auto = build_tiny(cal, k, 3, calibration=irt, **kwargs)
+        assert auto.strata is None
+        assert auto.items == build_tiny(cal, k, 3, calibration=irt, design="random", **kwargs).items
 
 
 def test_cli_tiny_design_stratified(tmp_path):

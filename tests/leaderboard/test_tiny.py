@@ -80,7 +80,7 @@ def test_bad_input_one_line(tiny, responses, tmp_path):
 
 
 def test_error_table_mean_by_hand(responses):
-    v = validate_tiny(responses, 20, seed=0, method="mean", repeats=1, sizes=[30])
+    v = validate_tiny(responses, 20, seed=0, method="mean", repeats=1, sizes=[30], design="random")
     cal_idx, new_idx = protocol_splits(responses, 0)["extrapolation"]
     row = [r for r in v["errors"] if r["split"] == "extrapolation"][0]
     # the items validate_tiny draws (it is given no exclusions here; build_tiny adds the flagged items to them)
