@@ -23,7 +23,10 @@ Measured (``--sets nlu/arct nlu/mutual nlu/commonsenseqa nlu/winogrande --k 50 -
 against 0.917 over eight draws). At ``--k 100``: interpolation 0.973 vs 0.946 (+0.027; per set -0.006 to
 +0.064), extrapolation 0.975 vs 0.963 (+0.012; -0.020 to +0.029). Within 0.03 on average over sets in both
 splits at both k; per set the table's three
-draws are the noise (its ``coverage_se`` says so: 0.000-0.057).
+draws are the noise (its ``coverage_se`` says so: 0.000-0.057). Those runs drew at random; with the
+stratified default draw (``design="auto"``; ``--k 50 --reference 8``, same four sets): interpolation 0.955 vs
+0.947 (+0.007), extrapolation 0.972 vs 0.934 (+0.038; arct +0.071, commonsenseqa +0.051): not within 0.03
+in extrapolation.
 
 Run: ``python speed/lm_error_table.py --data DIR [--sets nlu/boolq atlas/arc] [--k 50 100] [--reference 12]``.
 """
