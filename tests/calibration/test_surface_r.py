@@ -34,7 +34,7 @@ def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("surface")
     frames = {
         "sat12": response_dataset("SAT12"), "science": response_dataset("Science"), "lsat7": response_dataset("LSAT7"),
-        "shaped": classifier_responses(132, 150, seed=0)[0], "lsat": response_dataset("LSAT"),
+        "shaped": classifier_responses(60, 60, seed=0)[0], "lsat": response_dataset("LSAT"),
     }
     paths = {}
     for name, frame in frames.items():
