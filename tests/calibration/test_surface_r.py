@@ -41,7 +41,7 @@ def ref(tmp_path_factory):
         paths[name] = tmp / f"{name}.csv"
         frame.to_csv(paths[name], index=False, na_rep="NA")
     run_r(["Rscript", str(HERE / "r" / "reference_surface.R"), str(tmp / "ref.json"),
-                    *(str(paths[k]) for k in ("sat12", "science", "lsat7", "shaped", "lsat"))], check=True)
+           *(str(paths[k]) for k in ("sat12", "science", "lsat7", "shaped", "lsat"))], check=True)
     return {"ref": json.loads((tmp / "ref.json").read_text()), "paths": paths, **frames}
 
 
