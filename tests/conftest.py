@@ -16,6 +16,8 @@ long go first, the longest first; every other test keeps its order after them.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -48,21 +50,30 @@ QUICK_SEED = "7"
 @pytest.fixture(scope="session")
 def quick_runs(tmp_path_factory):
     """Three quick runs of ``irtbridge evaluate`` on iris and wine (the two smallest embedded sets), seed 7:
-    ``jobs1`` (one worker), ``jobs2`` and ``jobs2_again`` (two workers): name -> output folder.
+    ``jobs1`` (one worker, run in this process: so it also shows the tables do not depend on what the
+    process did before), ``jobs2`` and ``jobs2_again`` (two spawned workers, each a new ``irtbridge``
+    process): name -> output folder.
 
     Made once for every test that reads them (tests/pipeline/test_determinism.py, test_evaluate.py); a test
     using it carries ``@pytest.mark.xdist_group("quick_runs")`` so that, under xdist, they share one worker.
     """
+    from irtbridge.cli import main
+
     root = tmp_path_factory.mktemp("quick_runs")
     env = {**os.environ, "MPLBACKEND": "Agg"}
     out = {}
     for name, jobs in (("jobs1", "1"), ("jobs2", "2"), ("jobs2_again", "2")):
         out[name] = root / name
-        proc = subprocess.run(
-            [sys.executable, "-m", "irtbridge", "evaluate", "--quick", "--datasets", "iris", "wine",
-             "--seed", QUICK_SEED, "--jobs", jobs, "--out", str(out[name])],
-            capture_output=True, text=True, env=env,
-        )
+        argv = ["evaluate", "--quick", "--datasets", "iris", "wine", "--seed", QUICK_SEED, "--jobs", jobs,
+                "--out", str(out[name])]
+        if jobs == "1":  # runs in this process (jobs=1 spawns nothing): no second Python, imports and R to start
+            stderr = io.StringIO()
+            with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stderr(stderr):
+                patch.setenv("MPLBACKEND", "Agg")
+                status = main(argv)
+            assert status == 0, stderr.getvalue()[-4000:]
+            continue
+        proc = subprocess.run([sys.executable, "-m", "irtbridge", *argv], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr[-4000:]
     yield out
     shutil.rmtree(root, ignore_errors=True)
