@@ -7,14 +7,23 @@ a failure, never a skip. Elsewhere, ``pytest -m "not r"`` runs the pure-Python t
 own R. The tests of a module that share a module-scoped (or class-scoped) fixture run on one worker, so the
 fixture is made once; other tests go to whichever worker is free. An ``xdist_group`` mark sends every test
 of that group, from any module, to one worker (so a session fixture they share is made once).
+
+xdist hands out the work units (a group, or one test) in collection order; a long one handed out last would
+run alone at the end while the other worker idles. So, under ``--dist loadgroup``, the units that
+tests/durations.txt (the slowest tests of a measured run, as ``pytest --durations=N`` prints them) says are
+long go first, the longest first; every other test keeps its order after them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,21 +50,30 @@ QUICK_SEED = "7"
 @pytest.fixture(scope="session")
 def quick_runs(tmp_path_factory):
     """Three quick runs of ``irtbridge evaluate`` on iris and wine (the two smallest embedded sets), seed 7:
-    ``jobs1`` (one worker), ``jobs2`` and ``jobs2_again`` (two workers): name -> output folder.
+    ``jobs1`` (one worker, run in this process: so it also shows the tables do not depend on what the
+    process did before), ``jobs2`` and ``jobs2_again`` (two spawned workers, each a new ``irtbridge``
+    process): name -> output folder.
 
     Made once for every test that reads them (tests/pipeline/test_determinism.py, test_evaluate.py); a test
     using it carries ``@pytest.mark.xdist_group("quick_runs")`` so that, under xdist, they share one worker.
     """
+    from irtbridge.cli import main
+
     root = tmp_path_factory.mktemp("quick_runs")
     env = {**os.environ, "MPLBACKEND": "Agg"}
     out = {}
     for name, jobs in (("jobs1", "1"), ("jobs2", "2"), ("jobs2_again", "2")):
         out[name] = root / name
-        proc = subprocess.run(
-            [sys.executable, "-m", "irtbridge", "evaluate", "--quick", "--datasets", "iris", "wine",
-             "--seed", QUICK_SEED, "--jobs", jobs, "--out", str(out[name])],
-            capture_output=True, text=True, env=env,
-        )
+        argv = ["evaluate", "--quick", "--datasets", "iris", "wine", "--seed", QUICK_SEED, "--jobs", jobs,
+                "--out", str(out[name])]
+        if jobs == "1":  # runs in this process (jobs=1 spawns nothing): no second Python, imports and R to start
+            stderr = io.StringIO()
+            with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stderr(stderr):
+                patch.setenv("MPLBACKEND", "Agg")
+                status = main(argv)
+            assert status == 0, stderr.getvalue()[-4000:]
+            continue
+        proc = subprocess.run([sys.executable, "-m", "irtbridge", *argv], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr[-4000:]
     yield out
     shutil.rmtree(root, ignore_errors=True)
@@ -80,6 +98,40 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("xdist_group") is None and _shares_a_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    items[:] = longest_units_first(items, measured_seconds(DURATIONS.read_text(encoding="utf-8")))
+
+
+DURATIONS = Path(__file__).with_name("durations.txt")
+_DURATION = re.compile(r"^\s*([0-9.]+)s\s+(?:setup|call|teardown)\s+(\S.*?)\s*$")
+
+
+def measured_seconds(text: str) -> dict[str, float]:
+    """Test id -> seconds (setup, call and teardown added) from ``pytest --durations=N`` lines (with or
+    without xdist's ``@group`` suffix); other lines (comments, headers) are ignored."""
+    seconds: dict[str, float] = {}
+    for line in text.splitlines():
+        match = _DURATION.match(line)
+        if match:
+            test = match.group(2)
+            if test.rfind("@") > test.rfind("]"):  # xdist's "@group" suffix under --dist loadgroup
+                test = test[:test.rfind("@")]
+            seconds[test] = seconds.get(test, 0.0) + float(match.group(1))
+    return seconds
+
+
+def _unit(item) -> str:
+    """The work unit xdist's loadgroup hands out whole: the test's ``xdist_group``, else the test itself."""
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) if mark else item.nodeid
+
+
+def longest_units_first(items: list, seconds: dict[str, float]) -> list:
+    """The items with the units that take longest (the sum of their tests' measured seconds) first; units
+    with no measured test keep their collection order after them (a stable sort)."""
+    total: dict[str, float] = {}
+    for item in items:
+        total[_unit(item)] = total.get(_unit(item), 0.0) + seconds.get(item.nodeid, 0.0)
+    return sorted(items, key=lambda item: -total[_unit(item)])
 
 
 @pytest.hookimpl(tryfirst=True)

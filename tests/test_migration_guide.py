@@ -2,8 +2,9 @@
 guide shows.
 
 docs/migration/worked_example.R is a plain mirt script (key scoring, DIF between two groups, DRF, linking
-two forms); docs/migration/worked_example.py is its irtbridge translation. Both run as written, each in its
-own process, and write their numbers to JSON; R is the oracle. The guide shows each step of both files
+two forms); docs/migration/worked_example.py is its irtbridge translation. Both run as written (R's in its own
+process, through the stored R references; the Python script as ``__main__`` in the test's process,
+tests/_script.py) and write their numbers to JSON; R is the oracle. The guide shows each step of both files
 (``### <step>`` followed by an ``r`` and a ``python`` block) and must show them verbatim.
 
 Tolerance 1e-8: every number comes from the same deterministic mirt computation on the same data
@@ -15,16 +16,17 @@ The scored responses are compared exactly.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tests._rrefs import run_r
+from tests._script import run_as_script
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "coming-from-r.md"
@@ -104,7 +106,7 @@ def coverage_names(text: str) -> set[str]:
 @pytest.mark.r
 def test_the_coverage_table_names_every_mirt_export():
     proc = run_r(["Rscript", "-e", 'cat(getNamespaceExports("mirt"), sep = "\\n")'],
-                          capture_output=True, text=True, check=True)
+                 capture_output=True, text=True, check=True)
     exports = {n for n in proc.stdout.split() if not n.startswith(".__")}  # S4 class and method tables
     assert len(exports) > 60
     missing = sorted(exports - coverage_names(GUIDE.read_text(encoding="utf-8")))
@@ -114,9 +116,19 @@ def test_the_coverage_table_names_every_mirt_export():
 def _run(command: list[str], out: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
            "MPLBACKEND": "Agg"}
-    run = run_r if command[0] == "Rscript" else subprocess.run  # R's numbers: a stored R reference
-    proc = run([*command, str(out)], capture_output=True, text=True, env=env, cwd=ROOT)
+    proc = run_r([*command, str(out)], capture_output=True, text=True, env=env, cwd=ROOT)  # a stored R reference
     assert proc.returncode == 0, f"{' '.join(command)} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    return json.loads(out.read_text())
+
+
+def _run_python(script: Path, out: Path) -> dict:
+    """``python SCRIPT OUT`` from the repository's root, run in this process (tests/_script.py)."""
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.chdir(ROOT)
+        patch.setenv("MPLBACKEND", "Agg")
+        status, error = run_as_script(script, str(out))
+    assert status == 0, f"python {script.name} failed:\n{printed.getvalue()[-2000:]}\n{error[-4000:]}"
     return json.loads(out.read_text())
 
 
@@ -128,7 +140,7 @@ def _numbers(values: list) -> np.ndarray:
 def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("migration")
     r = _run(["Rscript", str(R_SCRIPT)], tmp / "r.json")
-    py = _run([sys.executable, str(PY_SCRIPT)], tmp / "py.json")
+    py = _run_python(PY_SCRIPT, tmp / "py.json")
     return r, py
 
 

@@ -34,14 +34,14 @@ def ref(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("surface")
     frames = {
         "sat12": response_dataset("SAT12"), "science": response_dataset("Science"), "lsat7": response_dataset("LSAT7"),
-        "shaped": classifier_responses(132, 150, seed=0)[0], "lsat": response_dataset("LSAT"),
+        "shaped": classifier_responses(60, 60, seed=0)[0], "lsat": response_dataset("LSAT"),
     }
     paths = {}
     for name, frame in frames.items():
         paths[name] = tmp / f"{name}.csv"
         frame.to_csv(paths[name], index=False, na_rep="NA")
     run_r(["Rscript", str(HERE / "r" / "reference_surface.R"), str(tmp / "ref.json"),
-                    *(str(paths[k]) for k in ("sat12", "science", "lsat7", "shaped", "lsat"))], check=True)
+           *(str(paths[k]) for k in ("sat12", "science", "lsat7", "shaped", "lsat"))], check=True)
     return {"ref": json.loads((tmp / "ref.json").read_text()), "paths": paths, **frames}
 
 
