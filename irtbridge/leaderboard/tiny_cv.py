@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._constraints import Choice, Int, constraints
-from irtbridge._validation import check_choice, check_int
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
 from irtbridge.leaderboard.diagnostics import wilson_interval
@@ -180,9 +179,7 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     >>> [(r["split"], r["draws"]) for r in v["errors"]], [r["n_calibration"] for r in v["learning_curve"]]
     ([('interpolation', 2), ('extrapolation', 2)], [10, 20, 30])
     """
-    k = check_int(k, "k", low=3)
-    seed = check_int(seed, "seed", low=0)
-    repeats = check_int(repeats, "repeats", low=1)
+    k, seed, repeats = int(k), int(seed), int(repeats)  # checked by the declaration above
     response_values(responses, "responses")
     responses = one_row_per_model(responses, "responses")  # the commands' rule: identical repeats count once
     n = responses.shape[0]
@@ -200,7 +197,6 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     if bad:
         raise ValidationError(f"sizes: {bad[0]} calibration models asked; between 3 and {available} are available")
     sample_items(names, k, seed, exclude)  # k and exclude checked before any fit
-    design = check_choice(design, "design", DESIGNS)
     if design == "stratified" and method not in STRATIFIED:
         raise ValidationError(f"design: a stratified draw needs method {' or '.join(STRATIFIED)}, not {method!r}")
     fits: dict[tuple[int, ...], IRTParameters] = {}
