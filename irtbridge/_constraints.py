@@ -25,6 +25,7 @@ import argparse
 import functools
 import inspect
 import math
+import numbers
 import os
 import tempfile
 from dataclasses import dataclass
@@ -168,16 +169,37 @@ class Seed(Constraint):
 
 @dataclass(frozen=True)
 class RandomState(Constraint):
-    """None, a seed from 0 to 2**32 - 1, or a numpy Generator (:func:`irtbridge._validation.check_random_state`)."""
+    """A random state of one of two kinds, as the function hands it on.
 
+    ``allow="numpy"`` (the default): None, a seed from 0 to 2**32 - 1, a SeedSequence or a numpy Generator
+    (:func:`irtbridge._validation.check_random_state`, which turns it into a Generator).
+    ``allow="sklearn"``: exactly what scikit-learn's ``check_random_state`` takes, for a value passed on to an
+    estimator's ``random_state``: None, an integer from 0 to 2**32 - 1 or a legacy ``numpy.random.RandomState``
+    (scikit-learn refuses a Generator and a float when the estimator is fitted; here they are refused at once).
+    """
+
+    allow: str = "numpy"
     example: Any = 0
 
+    def __post_init__(self) -> None:
+        if self.allow not in ("numpy", "sklearn"):
+            raise ValueError(f"RandomState(allow={self.allow!r}): use 'numpy' or 'sklearn'")
+
     def check(self, value: Any, name: str) -> Any:  # noqa: D102
-        check_random_state(value, name)
-        return value
+        if self.allow == "numpy":
+            check_random_state(value, name)
+            return value
+        if value is None or isinstance(value, np.random.RandomState):
+            return value
+        if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+                and 0 <= int(value) <= SEED_MAX):
+            return value
+        raise ValidationError(f"{name} must be None, an integer from 0 to {SEED_MAX} or a numpy RandomState "
+                              f"(scikit-learn's random_state), got {show_value(value)}")
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        return [-1, 1.5, True, "3", SEED_MAX + 1]
+        other = np.random.default_rng(0) if self.allow == "sklearn" else np.random.RandomState(0)
+        return [-1, 1.5, True, "3", SEED_MAX + 1, other] + ([7.0] if self.allow == "sklearn" else [])
 
 
 @dataclass(frozen=True)
