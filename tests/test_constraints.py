@@ -154,8 +154,6 @@ NO_SCALAR = {
 #: and the test below says to take it off)
 NOT_YET = {
     "irtbridge.calibration.fit.explanatory.calibrate_fixed",  # PAU, NEMC: mirt's choices
-    "irtbridge.mlc.estimate.running_standard_error",
-    "irtbridge.mlc.staircase.run_mlc_cat", "irtbridge.mlc.procedure.evaluate_mlc",
     "irtbridge.em.memory.keep_freed_memory",  # largest; its module imports the standard library only
     # paths that must exist (FsPath(must_exist=True)) or outputs
     "irtbridge.batch.manifest.load_manifest", "irtbridge.leaderboard.inputs.read_leaderboard_input",
@@ -218,3 +216,19 @@ def test_a_generator_still_seeds_the_mlc_classifier_and_a_random_state_the_pool(
 
     assert make_classifier("tree", random_state=np.random.default_rng(3)).steps[-1][1].random_state is not None
     assert build_classifier("DecisionTree", random_state=np.random.RandomState(0)).random_state is not None
+
+
+def test_evaluate_mlc_shares_the_declarations_of_the_functions_its_parameters_reach():
+    from irtbridge.mlc.difficulty import binned_split, case_difficulty, difficulty_bins
+    from irtbridge.mlc.estimate import running_mlc, running_standard_error
+    from irtbridge.mlc.prepare import encode_features
+    from irtbridge.mlc.procedure import evaluate_mlc
+
+    declared = evaluate_mlc.__constraints__
+    assert declared["features"] == encode_features.__constraints__["features"]
+    assert declared["cdi_method"] == case_difficulty.__constraints__["method"]
+    assert declared["test_size"] == binned_split.__constraints__["test_size"]
+    assert declared["bin_width"] == difficulty_bins.__constraints__["width"]
+    assert running_mlc.__constraints__["se_rule"] == running_standard_error.__constraints__["rule"]
+    with pytest.raises(ValidationError, match=r"^se_rule='sd' is not supported"):
+        running_mlc([0.0], [1], se_rule="sd")  # named as the caller spelt it, even before any estimate exists
