@@ -153,8 +153,6 @@ NO_SCALAR = {
 #: public functions that do take checkable scalars and are not declared yet: this list may only shrink (declare one,
 #: and the test below says to take it off)
 NOT_YET = {
-    "irtbridge.calibration.fit.explanatory.calibrate_fixed",  # PAU, NEMC: mirt's choices
-    "irtbridge.em.memory.keep_freed_memory",  # largest; its module imports the standard library only
     # paths that must exist (FsPath(must_exist=True)) or outputs
     "irtbridge.batch.manifest.load_manifest", "irtbridge.leaderboard.inputs.read_leaderboard_input",
     "irtbridge.leaderboard.inputs.read_tiny_errors", "irtbridge.leaderboard.tiny.load_bank",
