@@ -131,7 +131,8 @@ class Constraint:
             try:
                 return self.check(self.from_text(text), flag)
             except ValidationError as exc:
-                raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
+                # argparse says "argument --k: " first: the flag once ("--out='x' is a file" -> "'x' is a file")
+                raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ").removeprefix(f"{flag}=")) from None
 
         convert.__name__ = type(self).__name__.lower()
         return convert
@@ -407,11 +408,14 @@ _A_FILE = os.path.abspath(__file__)
 @dataclass(frozen=True)
 class FsPath(Constraint):
     """A path (``str`` or ``os.PathLike``, not empty): one that exists when ``must_exist``; of ``kind``
-    ``"file"`` or ``"dir"`` when it exists (an output folder may not be a file, an input file not a folder)."""
+    ``"file"`` or ``"dir"`` when it exists (an output folder may not be a file, an input file not a folder).
+    ``what`` says what it must lead to, for the messages (``"a bank file"``: ``path must be a path to a bank
+    file (text or os.PathLike), got None``, ``path='x.json' does not exist (give a bank file)``)."""
 
     must_exist: bool = False
     kind: str = "any"
     allow_none: bool = False
+    what: str = ""
 
     @property
     def example(self) -> str:
@@ -423,14 +427,15 @@ class FsPath(Constraint):
         if value is None and self.allow_none:
             return None
         if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes) or not os.fspath(value):
-            raise ValidationError(f"{name} must be a path (text or os.PathLike), got {show_value(value)}")
+            to = f" to {self.what}" if self.what else ""
+            raise ValidationError(f"{name} must be a path{to} (text or os.PathLike), got {show_value(value)}")
         text = os.fspath(value)
         if self.must_exist and not os.path.exists(text):
-            raise ValidationError(f"{name}={str(text)!r} does not exist")
+            raise ValidationError(f"{name}={str(text)!r} does not exist" + (f" (give {self.what})" if self.what else ""))
         if self.kind == "dir" and os.path.exists(text) and not os.path.isdir(text):
-            raise ValidationError(f"{name}={str(text)!r} is a file; give a folder")
+            raise ValidationError(f"{name}={str(text)!r} is a file; give {self.what or 'a folder'}")
         if self.kind == "file" and os.path.isdir(text):
-            raise ValidationError(f"{name}={str(text)!r} is a folder; give a file")
+            raise ValidationError(f"{name}={str(text)!r} is a folder; give {self.what or 'a file'}")
         return value
 
     def from_text(self, text: str) -> Any:  # noqa: D102

@@ -152,12 +152,7 @@ NO_SCALAR = {
 
 #: public functions that do take checkable scalars and are not declared yet: this list may only shrink (declare one,
 #: and the test below says to take it off)
-NOT_YET = {
-    # paths that must exist (FsPath(must_exist=True)) or outputs
-    "irtbridge.batch.manifest.load_manifest", "irtbridge.leaderboard.inputs.read_leaderboard_input",
-    "irtbridge.leaderboard.inputs.read_tiny_errors", "irtbridge.leaderboard.tiny.load_bank",
-    "irtbridge.leaderboard.tiny.load_tiny", "irtbridge.leaderboard.readers.pyirt.write_pyirt",
-}
+NOT_YET: set[str] = set()
 
 
 def _public_functions() -> dict[str, object]:
