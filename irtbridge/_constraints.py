@@ -25,6 +25,7 @@ import argparse
 import functools
 import inspect
 import math
+import numbers
 import os
 import tempfile
 from dataclasses import dataclass
@@ -130,7 +131,8 @@ class Constraint:
             try:
                 return self.check(self.from_text(text), flag)
             except ValidationError as exc:
-                raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
+                # argparse says "argument --k: " first: the flag once ("--out='x' is a file" -> "'x' is a file")
+                raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ").removeprefix(f"{flag}=")) from None
 
         convert.__name__ = type(self).__name__.lower()
         return convert
@@ -168,16 +170,37 @@ class Seed(Constraint):
 
 @dataclass(frozen=True)
 class RandomState(Constraint):
-    """None, a seed from 0 to 2**32 - 1, or a numpy Generator (:func:`irtbridge._validation.check_random_state`)."""
+    """A random state of one of two kinds, as the function hands it on.
 
+    ``allow="numpy"`` (the default): None, a seed from 0 to 2**32 - 1, a SeedSequence or a numpy Generator
+    (:func:`irtbridge._validation.check_random_state`, which turns it into a Generator).
+    ``allow="sklearn"``: exactly what scikit-learn's ``check_random_state`` takes, for a value passed on to an
+    estimator's ``random_state``: None, an integer from 0 to 2**32 - 1 or a legacy ``numpy.random.RandomState``
+    (scikit-learn refuses a Generator and a float when the estimator is fitted; here they are refused at once).
+    """
+
+    allow: str = "numpy"
     example: Any = 0
 
+    def __post_init__(self) -> None:
+        if self.allow not in ("numpy", "sklearn"):
+            raise ValueError(f"RandomState(allow={self.allow!r}): use 'numpy' or 'sklearn'")
+
     def check(self, value: Any, name: str) -> Any:  # noqa: D102
-        check_random_state(value, name)
-        return value
+        if self.allow == "numpy":
+            check_random_state(value, name)
+            return value
+        if value is None or isinstance(value, np.random.RandomState):
+            return value
+        if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+                and 0 <= int(value) <= SEED_MAX):
+            return value
+        raise ValidationError(f"{name} must be None, an integer from 0 to {SEED_MAX} or a numpy RandomState "
+                              f"(scikit-learn's random_state), got {show_value(value)}")
 
     def invalid(self) -> list[Any]:  # noqa: D102
-        return [-1, 1.5, True, "3", SEED_MAX + 1]
+        other = np.random.default_rng(0) if self.allow == "sklearn" else np.random.RandomState(0)
+        return [-1, 1.5, True, "3", SEED_MAX + 1, other] + ([7.0] if self.allow == "sklearn" else [])
 
 
 @dataclass(frozen=True)
@@ -385,11 +408,14 @@ _A_FILE = os.path.abspath(__file__)
 @dataclass(frozen=True)
 class FsPath(Constraint):
     """A path (``str`` or ``os.PathLike``, not empty): one that exists when ``must_exist``; of ``kind``
-    ``"file"`` or ``"dir"`` when it exists (an output folder may not be a file, an input file not a folder)."""
+    ``"file"`` or ``"dir"`` when it exists (an output folder may not be a file, an input file not a folder).
+    ``what`` says what it must lead to, for the messages (``"a bank file"``: ``path must be a path to a bank
+    file (text or os.PathLike), got None``, ``path='x.json' does not exist (give a bank file)``)."""
 
     must_exist: bool = False
     kind: str = "any"
     allow_none: bool = False
+    what: str = ""
 
     @property
     def example(self) -> str:
@@ -401,14 +427,15 @@ class FsPath(Constraint):
         if value is None and self.allow_none:
             return None
         if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes) or not os.fspath(value):
-            raise ValidationError(f"{name} must be a path (text or os.PathLike), got {show_value(value)}")
+            to = f" to {self.what}" if self.what else ""
+            raise ValidationError(f"{name} must be a path{to} (text or os.PathLike), got {show_value(value)}")
         text = os.fspath(value)
         if self.must_exist and not os.path.exists(text):
-            raise ValidationError(f"{name}={str(text)!r} does not exist")
+            raise ValidationError(f"{name}={str(text)!r} does not exist" + (f" (give {self.what})" if self.what else ""))
         if self.kind == "dir" and os.path.exists(text) and not os.path.isdir(text):
-            raise ValidationError(f"{name}={str(text)!r} is a file; give a folder")
+            raise ValidationError(f"{name}={str(text)!r} is a file; give {self.what or 'a folder'}")
         if self.kind == "file" and os.path.isdir(text):
-            raise ValidationError(f"{name}={str(text)!r} is a folder; give a file")
+            raise ValidationError(f"{name}={str(text)!r} is a folder; give {self.what or 'a file'}")
         return value
 
     def from_text(self, text: str) -> Any:  # noqa: D102

@@ -17,6 +17,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from irtbridge._constraints import RandomState, constraints
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["ClassifierSpec", "REGISTRY", "MLC_NAMES", "HARDNESS_NAMES", "classifier_spec", "build_classifier",
@@ -193,15 +194,17 @@ def classifier_spec(name: str, names: Mapping[str, str] | None = None, *, parame
     raise ValidationError(f"{parameter}={name!r} is not supported; use one of {own + ' or ' if own else ''}{keys}")
 
 
-def build_classifier(name: str, random_state: int | None = None, names: Mapping[str, str] | None = None) -> Any:
+@constraints(random_state=RandomState(allow="sklearn"))
+def build_classifier(name: str, random_state: Any = None, names: Mapping[str, str] | None = None) -> Any:
     """An unfitted estimator by key (or by a name of ``names``); see :class:`ClassifierSpec`.
 
     Parameters
     ----------
     name : str
         A key of :data:`REGISTRY` or a name of ``names``.
-    random_state : int, optional
-        Passed to the estimator when it takes one.
+    random_state : None, int or numpy.random.RandomState, optional
+        Passed to the estimator when it takes one (scikit-learn's kinds: an integer from 0 to 2**32 - 1; a
+        numpy Generator, which scikit-learn refuses when fitting, is refused here at once).
     names : mapping of str to str, optional
         A pool's own names -> keys, looked up first.
 

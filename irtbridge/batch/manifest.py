@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from irtbridge._constraints import FsPath, constraints
 from irtbridge._validation import check_int, csv_header, read_csv, read_json, require_columns, show_value
 from irtbridge.batch.options import FILE_OPTIONS, KIND_OPTIONS, check_unit, named_columns
 from irtbridge.batch.unit import Unit, sha256
@@ -52,6 +53,8 @@ _TOP_KEYS = ("output", "retries", "units")
 _UNIT_KEYS = ("id", "kind", "data", "target", "options")
 
 
+@constraints(path=FsPath(must_exist=True, kind="file", what="a .json or .csv manifest"),
+             output=FsPath(kind="dir", allow_none=True))
 def load_manifest(path: str | os.PathLike, *, output: str | os.PathLike | None = None) -> Manifest:
     """Read a JSON or CSV manifest and check all of it before anything runs (format: :mod:`irtbridge.batch`).
 

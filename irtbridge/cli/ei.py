@@ -10,14 +10,21 @@
 from __future__ import annotations
 
 import argparse
-import math
 
+from irtbridge._constraints import Choice, Int, Number
 from irtbridge._outdir import FILE
-from irtbridge._validation import check_binary_labels, read_csv, require_columns, show_value
+from irtbridge._validation import check_binary_labels, read_csv, require_columns
 from irtbridge.cli._common import SEED, atomic_write_csv, declare_flag, print_json
 from irtbridge.exceptions import ValidationError
 
 _COUNT_FLAGS = ("tp", "fp", "fn", "tn")
+#: a cell of the 2 x 2 table ("1.0" is read as 1, as before)
+_COUNT = Int(low=0, allow_none=True, phrase="a count (a whole number >= 0)")
+#: the declarations of efficiency_indices (irtbridge.efficiency.indices), which the flags feed; written out here so
+#: the CLI starts without importing the efficiency package (tests/cli/test_cli_flags.py checks they are equal)
+_INDICES = "irtbridge.efficiency.indices.efficiency_indices"
+_LEVEL = Number(low=0.0, high=1.0, low_open=True, high_open=True)
+_CI_METHOD = Choice(("logit", "bootstrap", "larner2023"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,18 +44,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", nargs="?", metavar="FILE.csv", help="cases: one row each, with a 0/1 truth column and a score column")
     for name in _COUNT_FLAGS:
-        p.add_argument(f"--{name}", metavar="N", help=f"number of {name.upper()} cases")
+        declare_flag(p, f"--{name}", constraint=_COUNT, metavar="N", help=f"number of {name.upper()} cases")
     p.add_argument("--truth", metavar="COL", help="0/1 reference-standard column of FILE.csv (1 = condition present)")
     p.add_argument("--score", metavar="COL", help="score column of FILE.csv")
     p.add_argument("--lower-is-positive", action="store_true",
                    help="a case is test-positive when score <= cut-off (default: score >= cut-off)")
     p.add_argument("--intervals", action="store_true", help="add lower/upper columns to the cut-off table")
-    p.add_argument("--ci-method", default="logit", metavar="METHOD",
-                   help="logit (default, closed forms), bootstrap, or larner2023 (the paper's printed SE)")
-    p.add_argument("--level", default="0.95", help="confidence level (default 0.95)")
-    p.add_argument("--correction", default="0", metavar="C",
-                   help="add C to every cell of a table with an empty cell, e.g. 0.5 (default 0)")
-    p.add_argument("--n-boot", default="2000", metavar="B", help="bootstrap replicates (default 2000)")
+    declare_flag(p, "--ci-method", constraint=_CI_METHOD, parameter=f"{_INDICES}:ci_method", default="logit",
+                 metavar="METHOD", help="logit (default, closed forms), bootstrap, or larner2023 (the paper's printed SE)")
+    declare_flag(p, "--level", constraint=_LEVEL, parameter=f"{_INDICES}:level", default=0.95,
+                 help="confidence level (default 0.95)")
+    declare_flag(p, "--correction", constraint=Number(low=0.0), parameter=f"{_INDICES}:correction", default=0.0,
+                 metavar="C", help="add C to every cell of a table with an empty cell, e.g. 0.5 (default 0)")
+    declare_flag(p, "--n-boot", constraint=Int(low=100), parameter=f"{_INDICES}:n_boot", default=2000, metavar="B",
+                 help="bootstrap replicates (default 2000)")
     declare_flag(p, "--seed", constraint=SEED, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", action="store_true",
                    help="counts: {acc, inacc, ei, ini, bei, blei, qei, uei: {value, lower, upper}}; file: one object per cut-off")
@@ -56,33 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run, outputs=(("out", FILE),))
 
 
-def _number(text: str, flag: str) -> float:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        raise ValidationError(f"{flag} must be a number, got {show_value(text)}") from None
-
-
-def _whole(text: str, flag: str) -> int:
-    # the message quotes what was typed ("-1", "1.5", "abc"), not a parsed float
-    try:
-        x = float(text)
-    except (TypeError, ValueError):
-        x = float("nan")
-    if not (math.isfinite(x) and x.is_integer() and x >= 0):
-        raise ValidationError(f"{flag} must be a count (a whole number >= 0), got {show_value(text)}")
-    return int(x)
-
-
 def _options(args: argparse.Namespace) -> dict:
-    n_boot = _number(args.n_boot, "--n-boot")
-    return {
-        "level": _number(args.level, "--level"),
-        "ci_method": args.ci_method,
-        "correction": _number(args.correction, "--correction"),
-        "n_boot": n_boot,
-        "random_state": args.seed,  # checked as the command line was read (seed_flag)
-    }
+    # every one checked as the command line was read (the declared flags)
+    return {"level": args.level, "ci_method": args.ci_method, "correction": args.correction, "n_boot": args.n_boot,
+            "random_state": args.seed}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(
             f"missing {' '.join(missing)}; give all four counts --tp --fp --fn --tn (or FILE.csv --truth COL --score COL)"
         )
-    counts = {n: _whole(getattr(args, n), f"--{n}") for n in _COUNT_FLAGS}
+    counts = {n: getattr(args, n) for n in _COUNT_FLAGS}  # whole numbers >= 0 (the declared flags)
     try:
         result = efficiency_indices(counts["tp"], counts["fp"], counts["fn"], counts["tn"], **_options(args))
     except ValidationError as exc:

@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-from irtbridge._constraints import Int
+from irtbridge._constraints import FsPath, Int
 from irtbridge._outdir import FOLDER, staged_output
 from irtbridge.cli._common import FINITE, declare_flag
 from irtbridge.cli._formats import add_from_option
@@ -70,7 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                  help="mark models that answered fewer than N items and than half the items (default 30)")
     declare_flag(p, "--min-models", constraint=Int(low=1), default=5, metavar="N",
                  help="flag items answered by fewer than N models and than half the models (default 5)")
-    p.add_argument("--tiny", metavar="DIR", help="the --out folder of irtbridge tiny: its errors.csv is shown")
+    declare_flag(p, "--tiny", constraint=FsPath(must_exist=True, kind="dir", what="the --out folder of irtbridge tiny"),
+                 parameter="irtbridge.leaderboard.inputs.read_tiny_errors:folder", metavar="DIR",
+                 help="the --out folder of irtbridge tiny: its errors.csv is shown")
     declare_flag(p, "--dims", constraint=Int(low=1, high=50, allow_none=True), metavar="D",
                  help="also compare D = 1..D factors by held-out answers (as irtbridge dims), beside the 2PL")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")

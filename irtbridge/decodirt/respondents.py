@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Int, constraints
+from irtbridge._constraints import Int, RandomState, constraints
 from irtbridge._validation import check_choice, check_int
 from irtbridge.classifiers import REGISTRY
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
@@ -125,6 +125,11 @@ def classifier_pool(pool: Any = "default") -> dict[str, Any]:
     return {n: REGISTRY[n].build() for n in names}
 
 
+#: scikit-learn's random_state: handed to the members' set_params as it is
+_SKLEARN_STATE = RandomState(allow="sklearn")
+
+
+@constraints(random_state=_SKLEARN_STATE)
 def fit_predict_pool(
     pool: Mapping[str, Any],
     X_train: np.ndarray,
@@ -145,8 +150,9 @@ def fit_predict_pool(
         Training labels.
     X_test : ndarray
         Test features (the items).
-    random_state : int, default 0
-        Seeds each classifier that takes a ``random_state``.
+    random_state : None, int or numpy.random.RandomState, default 0
+        Seeds each classifier that takes a ``random_state`` (scikit-learn's kinds: an integer from 0 to
+        2**32 - 1; a numpy Generator is refused).
 
     Returns
     -------
@@ -159,6 +165,7 @@ def fit_predict_pool(
     return predictions, failures
 
 
+@constraints(random_state=_SKLEARN_STATE)
 def fit_predict_score_pool(
     pool: Mapping[str, Any],
     X_train: np.ndarray,
@@ -182,8 +189,9 @@ def fit_predict_score_pool(
         Training labels.
     X_test : ndarray
         Test features (the items).
-    random_state : int, default 0
-        Seeds each classifier that takes a ``random_state``.
+    random_state : None, int or numpy.random.RandomState, default 0
+        Seeds each classifier that takes a ``random_state`` (scikit-learn's kinds: an integer from 0 to
+        2**32 - 1; a numpy Generator is refused).
 
     Returns
     -------

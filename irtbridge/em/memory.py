@@ -26,6 +26,9 @@ import ctypes
 import os
 import sys
 
+# irtbridge.em's __init__ has imported irtbridge._constraints (em.core's declarations) before this module runs
+from irtbridge._constraints import Int, constraints
+
 __all__ = ["ENV_VAR", "keep_freed_memory", "keep_freed_memory_if_asked"]
 
 #: set to ``1`` to have every native fit call :func:`keep_freed_memory`
@@ -35,6 +38,8 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 _DONE: list[bool] = []
 
 
+# the trim threshold, twice largest, must fit C's int (ctypes would wrap a larger one round to a negative)
+@constraints(largest=Int(low=1, high=(2**31 - 1) // 2))
 def keep_freed_memory(largest: int = 256 << 20) -> bool:
     """Ask glibc to serve blocks up to ``largest`` bytes from the heap and keep twice that much freed heap.
 
@@ -43,7 +48,8 @@ def keep_freed_memory(largest: int = 256 << 20) -> bool:
     Parameters
     ----------
     largest : int
-        The mmap threshold in bytes (blocks up to it come from the heap); the trim threshold is twice it.
+        The mmap threshold in bytes (blocks up to it come from the heap); the trim threshold is twice it
+        (so at most 1,073,741,823: twice it must fit C's ``int``).
 
     Returns
     -------

@@ -29,6 +29,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Choice, FsPath, Number, constraints
 from irtbridge._validation import read_csv
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from irtbridge.leaderboard._answers import one_row_per_model
@@ -319,6 +320,7 @@ def _from_harness(kind: str, paths: list[str], threshold: float | None = None) -
     return _long(pd.DataFrame(long).reset_index(drop=True), f"{kind} output {', '.join(paths)}", None, f"{kind} output")
 
 
+@constraints(source=Choice(SOURCES), threshold=Number(allow_none=True))  # threshold: the readers' declaration
 def read_leaderboard_input(paths: Sequence[str | os.PathLike], source: str = "auto", *,
                            id_column: str | None = None, threshold: float | None = None) -> LeaderboardInput:
     """Read and check what ``irtbridge leaderboard RESPONSES`` names.
@@ -384,6 +386,11 @@ def _read_input(paths: Sequence[str | os.PathLike], source: str, id_column: str 
     return _matrix(frame, where, 2, id_column, f"response matrix {found[0].name}")
 
 
+#: what ``irtbridge leaderboard --tiny`` names (the flag shares the declaration)
+_TINY_FOLDER = FsPath(must_exist=True, kind="dir", what="the --out folder of irtbridge tiny")
+
+
+@constraints(folder=_TINY_FOLDER)
 def read_tiny_errors(folder: str | os.PathLike) -> tuple[pd.DataFrame | None, str]:
     """The error table of a tiny benchmark folder (``irtbridge tiny RESPONSES --out DIR`` writes ``DIR/errors.csv``).
 
@@ -410,9 +417,7 @@ def read_tiny_errors(folder: str | os.PathLike) -> tuple[pd.DataFrame | None, st
     >>> table is None, said.endswith("has no errors.csv")
     (True, True)
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ValidationError(f"--tiny {str(folder)!r} is not a folder (give the --out folder of irtbridge tiny)")
+    folder = Path(folder)  # an existing folder (declared)
     path = folder / "errors.csv"
     if not path.is_file():
         return None, f"the tiny benchmark folder {str(folder)!r} has no errors.csv"

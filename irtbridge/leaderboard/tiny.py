@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Choice, Int, Seed, constraints
+from irtbridge._constraints import Choice, FsPath, Int, Seed, constraints
 from irtbridge._io import atomic_write_text
 from irtbridge._summary import Line, Strong, Summary, Warn
 from irtbridge._validation import check_int
@@ -410,6 +410,11 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
                          strata=strata, _values=values)
 
 
+#: a bank file, or a folder holding its bank.json (irtbridge.leaderboard._bank.bank_path)
+_BANK = FsPath(must_exist=True, what="a bank file")
+
+
+@constraints(path=_BANK)
 def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
     """Read a bank written by :meth:`TinyBenchmark.save` (a file, or a folder holding ``bank.json``).
 
@@ -457,6 +462,7 @@ def _strata(data: dict, names: tuple[str, ...], method: str, where: str) -> tupl
     return tuple(strata)
 
 
+@constraints(path=_BANK)
 def load_bank(path: str | os.PathLike):
     """The 2PL :class:`~irtbridge.irt.ItemBank` of a bank file, for ``estimate_performance`` / ``adaptive_evaluate``.
 

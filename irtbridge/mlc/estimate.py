@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Int, constraints
-from irtbridge._validation import check_choice, check_int
+from irtbridge._constraints import Choice, Int, constraints
+from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["SE_RULES", "mlc_estimate", "running_standard_error", "running_mlc"]
@@ -63,6 +63,7 @@ def mlc_estimate(H: Any, L: Any, R: Any, W: Any):
     return float(out) if out.ndim == 0 else out
 
 
+@constraints(rule=Choice(SE_RULES), window=Int(low=2))
 def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (), window: int = 6) -> float:
     """The standard error the MLC stopping rule compares with ``sigma * sqrt(1 - r)``.
 
@@ -81,7 +82,7 @@ def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (),
     history : sequence of float
         The running MLC estimates so far (the eligible ones, oldest first), including the current one.
     window : int
-        Estimates used by ``"running_sd"``.
+        Estimates used by ``"running_sd"`` (at least 2).
 
     Returns
     -------
@@ -121,7 +122,6 @@ def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (),
     >>> round(running_standard_error("running_sd", 7, 5, 2, [0.1, 0.3, 0.2], window=3), 6)
     0.1
     """
-    rule = check_choice(rule, "se_rule", SE_RULES)
     if rule == "wright_linacre":
         r, w = _corrected(R, W)
         return float(np.sqrt(L / (r * w)))
@@ -135,7 +135,8 @@ def running_standard_error(rule: str, L: int, R: int, W: int, history: Any = (),
     return float(np.std(h, ddof=1) / np.sqrt(h.size))
 
 
-@constraints(min_cases=Int(low=1))
+# se_rule and window: refused here under their own names before running_standard_error sees them as rule, window
+@constraints(min_cases=Int(low=1), se_rule=Choice(SE_RULES), window=Int(low=2))
 def running_mlc(
     difficulty: Any, correct: Any, *, min_cases: int = 5, se_rule: str = "running_sd", window: int = 6
 ) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from irtbridge._constraints import Choice, constraints
+from irtbridge._constraints import Choice, RandomState, constraints
 from irtbridge._validation import check_choice, check_random_state
 from irtbridge.classifiers import MLC_NAMES, classifier_spec
 from irtbridge.exceptions import ValidationError
@@ -27,6 +27,7 @@ FEATURES = ("binary", "quartiles")
 CLASSIFIERS = tuple(MLC_NAMES)
 
 
+@constraints(random_state=RandomState())
 def make_classifier(name: str = "mlp", random_state: Any = None):
     """A scikit-learn classifier by name, behind a median imputer and a standard scaler.
 
@@ -37,8 +38,8 @@ def make_classifier(name: str = "mlp", random_state: Any = None):
         registry entry each is) or any key of :data:`irtbridge.classifiers.REGISTRY`. ``"mlp"`` (the
         default) is a one-hidden-layer neural network of 12 units, inside the grid the paper searched
         (6-30 units).
-    random_state : int, optional
-        Seeds the estimators that are random.
+    random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seeds the estimators that are random (a seed drawn from it; a whole number from 0 to 2**32 - 1).
 
     Returns
     -------
@@ -54,6 +55,7 @@ def make_classifier(name: str = "mlp", random_state: Any = None):
     return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), spec.build(seed))
 
 
+@constraints(random_state=RandomState())
 def balance_classes(X: Any, y: Any, random_state: Any = None) -> tuple[pd.DataFrame, pd.Series]:
     """Undersample the larger class to the size of the smaller one, as the MLC paper did.
 

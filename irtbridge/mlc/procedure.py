@@ -11,10 +11,11 @@ import pandas as pd
 from sklearn import metrics
 from sklearn.base import clone
 
+from irtbridge._constraints import Choice, Number, RandomState, constraints
 from irtbridge._validation import check_random_state
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.mlc._checks import binary_labels, feature_table
-from irtbridge.mlc.prepare import CLASSIFIERS, make_classifier
+from irtbridge.mlc.prepare import CLASSIFIERS, FEATURES, make_classifier
 from irtbridge.mlc.difficulty import CaseDifficulty, binned_split, case_difficulty, difficulty_bins, feature_orientation
 from irtbridge.mlc.result import MLCResult
 from irtbridge.mlc.staircase import StaircaseSettings, run_mlc_cat
@@ -72,6 +73,10 @@ def _direction(difficulty: CaseDifficulty, labels: pd.Series, train: pd.Series) 
     return sign, orientation
 
 
+# the declarations of the functions each parameter reaches: encode_features, case_difficulty, binned_split, difficulty_bins
+@constraints(features=Choice(FEATURES), cdi_method=Choice(("EAP", "MAP", "WLE"), ignore_case=True),
+             test_size=Number(low=0.0, high=1.0, low_open=True, high_open=True), bin_width=Number(low=0.0, low_open=True),
+             random_state=RandomState())
 def evaluate_mlc(
     X: Any,
     y: Any,

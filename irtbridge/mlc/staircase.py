@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from irtbridge._constraints import Int, RandomState, constraints
 from irtbridge._validation import check_choice, check_int, check_random_state
 from irtbridge.cat import PercentileInitializer, StandardErrorStopper, StepEstimator, UrrySelector, simulate_cat
 from irtbridge.exceptions import ValidationError
@@ -275,6 +276,7 @@ class RunningMLCEstimator:
         return target, se
 
 
+@constraints(n_total=Int(low=1, allow_none=True), random_state=RandomState())
 def run_mlc_cat(
     difficulty: pd.Series,
     respond: Callable[[Any], bool],

@@ -143,8 +143,8 @@ def test_calibrate_fixed_pau_nemc(forms, fixed_ref):
 @pytest.mark.parametrize("call, message", [
     (lambda old, new: irtbridge.calibration.calibrate_fixed(new, "old"), "old_fit must be a Calibration"),
     (lambda old, new: irtbridge.calibration.calibrate_fixed(new.to_numpy(), old), "data must be a non-empty DataFrame"),
-    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, PAU="mwu"), "PAU must be one of MWU, OWU, NWU"),
-    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, NEMC="X"), "NEMC must be one of MEM, OEM"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, PAU="mwu"), "^PAU='mwu' is not supported; use one of 'MWU', 'OWU', 'NWU'$"),
+    (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, NEMC="X"), "^NEMC='X' is not supported; use one of 'MEM', 'OEM'$"),
     (lambda old, new: irtbridge.calibration.calibrate_fixed(new[["Item13", "Item14"]], old), "data: no column is an item of old_fit"),
     (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old, TOLL=1), "calibrate_fixed takes no option 'TOLL'"),
     (lambda old, new: irtbridge.calibration.calibrate_fixed(new, old.without_r_model()), "needs a mirt fit made in this process"),

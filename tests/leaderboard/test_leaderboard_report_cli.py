@@ -184,9 +184,10 @@ def test_cli_bad_input_exit_2_one_line_nothing_written(tmp_path, capsys, content
 
 def test_cli_bad_options_exit_2(tmp_path, capsys):
     _matrix().to_csv(tmp_path / "m.csv")
-    assert main(["leaderboard", str(tmp_path / "m.csv"), "--tiny", str(tmp_path / "nope"), "--out",
-                 str(tmp_path / "o")]) == 2
-    assert "--tiny" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # refused while the command line is read (the declared --tiny)
+        main(["leaderboard", str(tmp_path / "m.csv"), "--tiny", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2 and f"argument --tiny: {str(tmp_path / 'nope')!r} does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
     with pytest.raises(SystemExit) as exc:  # refused while the command line is read (the declared --top)
         main(["leaderboard", str(tmp_path / "m.csv"), "--top", "0", "--out", str(tmp_path / "o")])
     assert exc.value.code == 2 and "--top" in capsys.readouterr().err

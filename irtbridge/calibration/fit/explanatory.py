@@ -15,7 +15,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Flag, constraints
+from irtbridge._constraints import Choice, Flag, constraints
 from irtbridge._catalogue import MIXED_DOMAINS
 from irtbridge.calibration.engines.request import FitRequest
 from irtbridge.calibration.inputs._covariates import covariate_columns
@@ -36,6 +36,7 @@ _PAU = ("MWU", "OWU", "NWU")
 _NEMC = ("MEM", "OEM")
 
 
+@constraints(PAU=Choice(_PAU), NEMC=Choice(_NEMC))
 def calibrate_fixed(data: Any, old_fit: Calibration, *, PAU: str = "MWU", NEMC: str = "MEM",
                     **options: Any) -> Calibration:
     """Fixed-item calibration: new items put on an old fit's scale through the items the forms share.
@@ -76,10 +77,6 @@ def calibrate_fixed(data: Any, old_fit: Calibration, *, PAU: str = "MWU", NEMC: 
     old_model = old_fit._live_mirt("calibrate_fixed(old_fit=...)")
     if len(old_fit.factors) != 1:
         raise ValidationError(f"old_fit: fixedCalib links one-factor models; this fit has {len(old_fit.factors)} factors")
-    if PAU not in _PAU:
-        raise ValidationError(f"PAU must be one of {', '.join(_PAU)}, got {PAU!r}")
-    if NEMC not in _NEMC:
-        raise ValidationError(f"NEMC must be one of {', '.join(_NEMC)}, got {NEMC!r}")
     options = check_options(options, FIXED_OPTIONS, "calibrate_fixed")
     frame = _response_frame(data, "data")
     old_items = [str(n) for n in old_fit.item_names]

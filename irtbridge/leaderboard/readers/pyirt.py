@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtbridge._constraints import Flag, constraints
+from irtbridge._constraints import Flag, FsPath, constraints
 from irtbridge._io import atomic_write_text
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import ItemBank, as_item_bank
@@ -124,6 +124,7 @@ def _long_of(data: Any) -> pd.DataFrame:
                          "score": scores.to_numpy(dtype=float)}).dropna(subset=["score"])
 
 
+@constraints(path=FsPath(kind="file"))
 def write_pyirt(data: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write responses as py-irt JSON Lines (``py-irt train 2pl FILE OUT`` reads it), atomically.
 
