@@ -73,7 +73,7 @@ def test_defaults_and_examples_meet_their_constraints(function):
 def _case_id(value: object) -> str:
     """A test id that is the same in every process (pytest-xdist's workers must collect the same ids): no
     memory address of an ``object()`` or a function."""
-    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))[:40]
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value), flags=re.IGNORECASE)[:40]
 
 
 @pytest.mark.parametrize("function, name, bad", _cases(), ids=_case_id)
