@@ -34,7 +34,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     "fit --engine ltm": (["fit", "{csv}", "--engine", "ltm"], "--engine"),
     "dif --scheme nope": (["dif", "{csv}", "--groups", "g", "--scheme", "nope"], "--scheme"),
     "dif --p-adjust nope": (["dif", "{csv}", "--groups", "g", "--p-adjust", "nope"], "--p-adjust"),
-    "anchors --method nope": (["anchors", "{missing}", "--method", "nope"], "--method"),
+    "anchors --method nope": (["anchors", "{csv}", "--method", "nope"], "--method"),
     "ei --ci-method nope": (["ei", "--tp", "1", "--fp", "1", "--fn", "1", "--tn", "1", "--ci-method", "nope"],
                             "--ci-method"),
     "evaluate --engine nope": (["evaluate", "--engine", "nope"], "engine='nope'"),

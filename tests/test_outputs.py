@@ -150,6 +150,7 @@ def test_calibrate_out_onto_its_input_keeps_it(tmp_path, capsys, monkeypatch):
 def test_estimate_out_onto_its_input_keeps_it(tmp_path, capsys):
     data = _matrix(tmp_path / "a.csv")
     before = data.read_bytes()
+    (tmp_path / "cal.json").write_text("{}")  # an input that exists: the --out rule is what refuses
     _refused(["estimate", str(data), "--calibration", str(tmp_path / "cal.json"), "--out", str(data)], capsys)
     assert data.read_bytes() == before
 

@@ -12,13 +12,13 @@ import argparse
 import pandas as pd
 
 from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_SCORING, MIRT_METHODS, MIRT_SCORING
-from irtbridge._constraints import Choice, Constraint, Number, Seed
+from irtbridge._constraints import Choice, Constraint, FsPath, Number, Seed
 from irtbridge._io import atomic_write_csv, atomic_write_text, to_jsonable
 from irtbridge._validation import R_SEED_MAX, read_csv, read_text, require_columns
 from irtbridge.exceptions import ValidationError
 
 __all__ = ["print_json", "to_jsonable", "atomic_write_text", "atomic_write_csv", "add_long_options", "read_responses",
-           "folded", "declare_flag", "FLAGS", "DeclaredFlag", "SEED", "FINITE", "ENGINES", "ESTIMATION_METHODS",
+           "folded", "declare_flag", "declare_input", "FLAGS", "DeclaredFlag", "SEED", "FINITE", "ENGINES", "ESTIMATION_METHODS",
            "SCORING_METHODS", "P_ADJUST"]
 
 # Choice-type options are argparse ``choices``, so a bad value is refused before any work. They come from the
@@ -83,6 +83,33 @@ def declare_flag(p: argparse.ArgumentParser, *names: str, constraint: Constraint
         kwargs["type"] = constraint.as_argparse_type(names[0])
     FLAGS[(p.prog, names[0])] = DeclaredFlag(p.prog, names[0], constraint, parameter)
     return p.add_argument(*names, **kwargs)
+
+
+def declare_input(p: argparse.ArgumentParser, name: str, *, what: str, kind: str = "file",
+                  **kwargs: Any) -> argparse.Action:
+    """Add an input path (a positional or a flag) that must exist: declared with :func:`declare_flag` as an
+    :class:`~irtbridge._constraints.FsPath`, so a missing file, or a folder where a file is wanted, is one line
+    naming the argument while the command line is read, before any work.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    name : str
+        The positional's name (``"file"``) or the flag (``"--bank"``).
+    what : str
+        What the path must lead to, for the message (``"a bank file (irtbridge tiny)"``).
+    kind : {"file", "any"}
+        ``"file"``: a folder is refused; ``"any"``: a file or a folder (harness output).
+    **kwargs
+        The rest of ``add_argument``'s arguments (``metavar``, ``help``, ``nargs``).
+
+    Returns
+    -------
+    argparse.Action
+        The argument's action.
+    """
+    return declare_flag(p, name, constraint=FsPath(must_exist=True, kind=kind, what=what), **kwargs)
 
 
 def folded(choices: tuple[str, ...]):

@@ -8,8 +8,8 @@ import pandas as pd
 
 from irtbridge._constraints import Int
 from irtbridge._outdir import FILE
-from irtbridge.cli._common import (SEED, add_long_options, atomic_write_csv, declare_flag, print_json, read_calibration,
-                                   read_responses)
+from irtbridge.cli._common import (SEED, add_long_options, atomic_write_csv, declare_flag, declare_input, print_json,
+                                   read_calibration, read_responses)
 
 # irtbridge.leaderboard.anchors.ANCHOR_METHODS (kept off the CLI's start; tests/cli/test_cli_choices.py)
 ANCHOR_METHODS = ("random", "stratified", "cluster")
@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("anchors", help="choose k anchor items of a calibration (random, stratified, cluster)",
                        description="Choose k anchor items of a calibrated item set, for estimating a new model's "
                                    "accuracy from its answers to them alone (irtbridge estimate).")
-    p.add_argument("calibration", metavar="CAL.json", help="irtbridge calibrate --json output or Calibration.to_json")
+    declare_input(p, "calibration", what="a calibration of irtbridge calibrate --json",
+                  metavar="CAL.json", help="irtbridge calibrate --json output or Calibration.to_json")
     declare_flag(p, "--k", constraint=Int(low=1), parameter="irtbridge.leaderboard.anchors.select_anchors:k", default=100,
                  help="how many anchors (default 100)")
     p.add_argument("--method", default="stratified", type=str.lower, choices=ANCHOR_METHODS,

@@ -18,7 +18,7 @@ import argparse
 import json
 
 from irtbridge._constraints import Int
-from irtbridge.cli._common import declare_flag
+from irtbridge.cli._common import declare_flag, declare_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "unit.json alone); a rerun skips completed units."
         ),
     )
-    p.add_argument("manifest", metavar="MANIFEST", help="manifest file (.json or .csv)")
+    declare_input(p, "manifest", what="a .json or .csv manifest", metavar="MANIFEST", help="manifest file (.json or .csv)")
     p.add_argument("--scheduler", default="local", metavar="local|ADDRESS",
                    help="'local' (a local cluster, default), 'serial' (in this process), or a Dask scheduler "
                         "address such as tcp://10.0.0.5:8786")

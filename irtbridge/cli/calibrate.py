@@ -11,7 +11,7 @@ from irtbridge._catalogue import ENGINE_COLUMNS, KERNEL_MODELS, engine_models
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_text
 from irtbridge.cli._common import (ENGINES, ESTIMATION_METHODS, SCORING_METHODS, add_long_options, atomic_write_csv,
-                                   declare_flag, folded, print_json, read_responses)
+                                   declare_flag, declare_input, folded, print_json, read_responses)
 from irtbridge.exceptions import ValidationError
 
 SE_HELP = ("skip the item standard errors. By default they are computed and reported (mirt's SE = TRUE with "
@@ -26,7 +26,8 @@ def _either(names) -> str:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
+    declare_input(p, "file", what="a responses file",
+                  metavar="FILE.csv", help="responses: one row per respondent, one column per item")
     p.add_argument("--model", default="2PL", help=f"{_either(KERNEL_MODELS)} (default 2PL); "
                    "mirt also fits its other item types by name (ideal, ggum, sequential, ...)")
     p.add_argument("--engine", default="mirt", type=folded(ENGINES), choices=ENGINES,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import P_ADJUST, folded, print_json
+from irtbridge.cli._common import P_ADJUST, declare_input, folded, print_json
 from irtbridge.exceptions import ValidationError
 
 
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """
     p = sub.add_parser("dif", help="differential item functioning between groups (mirt multipleGroup + DIF)",
                        description="Test every item for DIF between the groups of a column (mirt's DIF).")
-    p.add_argument("file", metavar="FILE.csv", help="responses plus one group column")
+    declare_input(p, "file", what="a responses file", metavar="FILE.csv", help="responses plus one group column")
     p.add_argument("--groups", required=True, metavar="COLUMN", help="the column holding each respondent's group")
     p.add_argument("--model", default="2PL", help="rasch, 2PL, 3PL, 4PL, graded, gpcm, ... (default 2PL)")
     p.add_argument("--which", default="a1,d", help="mirt parameters tested together, comma-separated (default a1,d)")

@@ -17,7 +17,8 @@ import argparse
 
 from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER
-from irtbridge.cli._common import FINITE, SEED, add_long_options, declare_flag, print_json, read_responses
+from irtbridge.cli._common import (FINITE, SEED, add_long_options, declare_flag, declare_input, print_json,
+                                   read_responses)
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -36,8 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "the rest for D = 1..--max-dims, predict the held-out answers, and choose D by "
                                    "held-out log-likelihood (one-standard-error rule; D > 1 only if it beats D = 1 "
                                    "beyond noise).")
-    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
-                                                     "per item, empty = unanswered), or with --from FORMAT harness output")
+    declare_input(p, "file", what="a responses file or harness output", kind="any",
+                  metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
+                                            "per item, empty = unanswered), or with --from FORMAT harness output")
     add_from_option(p, "csv", ("csv",), "what RESPONSES is (default a CSV, or .csv.gz)")
     declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
                  help="with --from FORMAT: a continuous metric scores 1 where it is at least T")

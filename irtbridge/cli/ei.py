@@ -14,7 +14,7 @@ import argparse
 from irtbridge._constraints import Choice, Int, Number
 from irtbridge._outdir import FILE
 from irtbridge._validation import check_binary_labels, read_csv, require_columns
-from irtbridge.cli._common import SEED, atomic_write_csv, declare_flag, print_json
+from irtbridge.cli._common import SEED, atomic_write_csv, declare_flag, declare_input, print_json
 from irtbridge.exceptions import ValidationError
 
 _COUNT_FLAGS = ("tp", "fp", "fn", "tn")
@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Efficiency indices of a 2x2 table (--tp --fp --fn --tn) with confidence intervals, "
         "or of a score column at every cut-off (FILE.csv --truth COL --score COL).",
     )
-    p.add_argument("file", nargs="?", metavar="FILE.csv", help="cases: one row each, with a 0/1 truth column and a score column")
+    declare_input(p, "file", what="a cases file",
+                  nargs="?", metavar="FILE.csv", help="cases: one row each, with a 0/1 truth column and a score column")
     for name in _COUNT_FLAGS:
         declare_flag(p, f"--{name}", constraint=_COUNT, metavar="N", help=f"number of {name.upper()} cases")
     p.add_argument("--truth", metavar="COL", help="0/1 reference-standard column of FILE.csv (1 = condition present)")

@@ -16,7 +16,7 @@ import sys
 from irtbridge._constraints import Int
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import (FINITE, add_long_options, atomic_write_csv, declare_flag, print_json,
+from irtbridge.cli._common import (FINITE, add_long_options, atomic_write_csv, declare_flag, declare_input, print_json,
                                    read_calibration, read_responses)
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
@@ -34,13 +34,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("estimate", help="predict new models' accuracy on the full item set from anchor answers",
                        description="Predict each respondent's share correct on the full calibrated item set from its "
                                    "0/1 answers to the anchor items, with a 95%% interval (p-IRT).")
-    p.add_argument("file", metavar="RESPONSES.csv", help="0/1 answers: one row per respondent, one column per anchor")
-    p.add_argument("--calibration", metavar="CAL.json",
-                   help="irtbridge calibrate --json output, Calibration.to_json, or a tiny bank.json (p-IRT)")
-    p.add_argument("--anchors", metavar="anchors.csv", help="the anchors (irtbridge anchors --out)")
-    p.add_argument("--bank", metavar="bank.json",
-                   help="a tiny benchmark's bank (irtbridge tiny --out DIR): predict with its estimator from "
-                        "the answers to its items (instead of --calibration and --anchors)")
+    declare_input(p, "file", what="a responses file or harness output", kind="any",
+                  metavar="RESPONSES.csv", help="0/1 answers: one row per respondent, one column per anchor")
+    declare_input(p, "--calibration", what="a calibration of irtbridge calibrate --json", metavar="CAL.json",
+                  help="irtbridge calibrate --json output, Calibration.to_json, or a tiny bank.json (p-IRT)")
+    declare_input(p, "--anchors", what="an anchors file of irtbridge anchors",
+                  metavar="anchors.csv", help="the anchors (irtbridge anchors --out)")
+    declare_input(p, "--bank", what="a bank file of irtbridge tiny", metavar="bank.json",
+                  help="a tiny benchmark's bank (irtbridge tiny --out DIR): predict with its estimator from "
+                       "the answers to its items (instead of --calibration and --anchors)")
     add_from_option(p, "csv", ("csv",),
                     "with --bank: RESPONSES is a CSV (default) or a model's harness output")
     declare_flag(p, "--threshold", constraint=FINITE, metavar="T",

@@ -12,7 +12,7 @@ import os
 
 from irtbridge._constraints import Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import SEED, add_long_options, declare_flag, print_json, read_responses
+from irtbridge.cli._common import SEED, add_long_options, declare_flag, declare_input, print_json, read_responses
 from irtbridge.exceptions import ValidationError
 
 
@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """
     p = sub.add_parser("fit", help="model fit: M2, reliability, item fit (S-X2) and misfitting items (mirt)",
                        description="Calibrate with mirt, then report global fit (M2), reliability and item fit.")
-    p.add_argument("file", metavar="FILE.csv", help="responses: one row per respondent, one column per item")
+    declare_input(p, "file", what="a responses file",
+                  metavar="FILE.csv", help="responses: one row per respondent, one column per item")
     p.add_argument("--model", default="2PL", help="rasch, 1PL, 2PL, 3PL, 4PL, graded or gpcm (default 2PL)")
     p.add_argument("--engine", default="mirt", help="mirt (the diagnostics are mirt's; ltm is refused)")
     p.add_argument("--id-column", metavar="COL", help="a column that identifies respondents (not an item)")

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from irtbridge._validation import check_binary_labels, check_scores, read_csv, require_columns
-from irtbridge.cli._common import FINITE, declare_flag, print_json
+from irtbridge.cli._common import FINITE, declare_flag, declare_input, print_json
 from irtbridge.exceptions import ValidationError
 
 _TOP = 10  # hardest instances listed by the text output
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Several --score columns form a pool and their hardness is averaged."
         ),
     )
-    p.add_argument("file", metavar="FILE.csv", help="CSV file with a header row")
+    declare_input(p, "file", what="a CSV file", metavar="FILE.csv", help="CSV file with a header row")
     p.add_argument("--label", required=True, metavar="COL", help="column of 0/1 labels")
     p.add_argument(
         "--score", required=True, action="append", metavar="COL",

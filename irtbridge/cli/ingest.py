@@ -15,7 +15,7 @@ import argparse
 import pandas as pd
 
 from irtbridge._outdir import FILE
-from irtbridge.cli._common import FINITE, atomic_write_csv, declare_flag, print_json
+from irtbridge.cli._common import FINITE, atomic_write_csv, declare_flag, declare_input, print_json
 from irtbridge.cli._formats import FormatChoices
 from irtbridge.exceptions import ValidationError
 
@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "table model,task,item,score,...")
     p.add_argument("format", choices=FormatChoices(), metavar="FORMAT",
                    help="the format, one of: %(choices)s")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (searched recursively)")
+    declare_input(p, "paths", what="harness output files or folders", kind="any",
+                  nargs="+", metavar="PATH", help="files or folders (searched recursively)")
     p.add_argument("--out", metavar="FILE.csv", help="write the long table here (required unless --list-metrics)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME|TASK=NAME",
                    help="the metric (or scorer) read as the score, for every task or (repeatable) one task's; "

@@ -22,7 +22,7 @@ import time
 
 from irtbridge._constraints import FsPath, Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import FINITE, declare_flag
+from irtbridge.cli._common import FINITE, declare_flag, declare_input
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                 "or empty) or a long CSV table with columns model, item, score (and task); or harness output "
                 "folders/files in a registered format (detected by default; --from names it)."),
     )
-    p.add_argument("responses", nargs="+", metavar="RESPONSES", help="a CSV file, or harness output folders/files")
+    declare_input(p, "responses", what="a responses file or harness output", kind="any",
+                  nargs="+", metavar="RESPONSES", help="a CSV file, or harness output folders/files")
     add_from_option(p, "auto", ("auto", "matrix", "long"),
                     "what RESPONSES is (default auto: harness output by its files, a CSV by its header)")
     p.add_argument("--id-column", metavar="COL",

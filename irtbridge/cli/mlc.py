@@ -26,7 +26,7 @@ from pathlib import Path
 from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._plotting import close, figure_of
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import SEED, atomic_write_csv, atomic_write_text, declare_flag, print_json
+from irtbridge.cli._common import SEED, atomic_write_csv, atomic_write_text, declare_flag, declare_input, print_json
 from irtbridge.exceptions import ValidationError
 
 
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "feature and must be numeric."
         ),
     )
-    p.add_argument("file", metavar="FILE.csv", help="CSV file with a header row, one case per row")
+    declare_input(p, "file", what="a CSV file", metavar="FILE.csv", help="CSV file with a header row, one case per row")
     p.add_argument("--target", required=True, metavar="COL", help="column with the two classes")
     p.add_argument("--classifier", default="mlp", choices=CLASSIFIERS, metavar="NAME",
                    help=f"classifier: {', '.join(CLASSIFIERS)} (default mlp, a small neural network)")

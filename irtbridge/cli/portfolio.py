@@ -29,7 +29,8 @@ import pandas as pd
 from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER, staged_output
 from irtbridge._validation import read_csv, require_columns
-from irtbridge.cli._common import atomic_write_csv, atomic_write_text, declare_flag, print_json, to_jsonable
+from irtbridge.cli._common import (atomic_write_csv, atomic_write_text, declare_flag, declare_input, print_json,
+                                   to_jsonable)
 from irtbridge.exceptions import ValidationError
 
 
@@ -51,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "effectiveness, and the share of datasets (ordered by easiness) on which each algorithm is the best."
         ),
     )
-    p.add_argument("file", metavar="FILE.csv", help="performance: one row per dataset, one column per algorithm")
+    declare_input(p, "file", what="a performance file",
+                  metavar="FILE.csv", help="performance: one row per dataset, one column per algorithm")
     p.add_argument("--model", required=True, choices=["continuous", "polytomous"],
                    help="continuous response model (EstCRM) or polytomous model (mirt) on performance levels")
     p.add_argument("--min", dest="min_item", metavar="X[,X...]",

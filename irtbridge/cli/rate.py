@@ -7,7 +7,7 @@ import argparse
 from irtbridge._constraints import Number
 from irtbridge._outdir import FILE
 from irtbridge._validation import read_csv
-from irtbridge.cli._common import atomic_write_csv, declare_flag, print_json
+from irtbridge.cli._common import atomic_write_csv, declare_flag, declare_input, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "(1 win, 0.5 draw, 0 loss for player; each game once). Periods are rated in sorted order."
         ),
     )
-    p.add_argument("matches", metavar="MATCHES.csv", help="one row per game: period, player, opponent, score")
+    declare_input(p, "matches", what="a matches file",
+                  metavar="MATCHES.csv", help="one row per game: period, player, opponent, score")
     declare_flag(p, "--tau", constraint=Number(low=0.0, low_open=True), parameter="irtbridge.rating.glicko2:tau", default=0.5,
                  help="system constant tau (default 0.5)")
     p.add_argument("--json", action="store_true",

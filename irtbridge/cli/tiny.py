@@ -32,7 +32,8 @@ import pandas as pd
 
 from irtbridge._constraints import Int
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import FINITE, SEED, add_long_options, declare_flag, print_json, read_responses
+from irtbridge.cli._common import (FINITE, SEED, add_long_options, declare_flag, declare_input, print_json,
+                                   read_responses)
 from irtbridge.cli._formats import add_from_option
 from irtbridge.exceptions import ValidationError
 
@@ -57,8 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Draw k items of a response matrix (models x items, 0/1), freeze a bank that "
                                    "predicts a new model's accuracy on all items from its answers to them (95%% "
                                    "interval), and measure its error on held-out models.")
-    p.add_argument("file", metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
-                                                     "per item), or with --from FORMAT harness output")
+    declare_input(p, "file", what="a responses file or harness output", kind="any",
+                  metavar="RESPONSES", help="0/1 answers: a CSV or .csv.gz (one row per model, one column "
+                                            "per item), or with --from FORMAT harness output")
     add_from_option(p, "csv", ("csv",),
                     "what RESPONSES is (default a CSV, or .csv.gz)")
     declare_flag(p, "--threshold", constraint=FINITE, metavar="T",

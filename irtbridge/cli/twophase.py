@@ -26,7 +26,8 @@ import pandas as pd
 
 from irtbridge._constraints import Int, Number
 from irtbridge._outdir import FOLDER, staged_output
-from irtbridge.cli._common import FINITE, SEED, add_long_options, declare_flag, print_json, read_responses
+from irtbridge.cli._common import (FINITE, SEED, add_long_options, declare_flag, declare_input, print_json,
+                                   read_responses)
 from irtbridge.exceptions import ValidationError
 
 
@@ -45,13 +46,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "floor) and write plan.json, items.csv and lm-eval's samples.json to --out. "
                                    "With --plan: estimate its accuracy on all items from the phase-2 answers, "
                                    "with a design-based 95%% interval.")
-    p.add_argument("file", metavar="RESULTS", help="the model's answers: a CSV (one row per model, one column per item) "
-                                                   "or with --from lm-eval/helm its harness output folder")
+    declare_input(p, "file", what="a CSV or harness output", kind="any",
+                  metavar="RESULTS", help="the model's answers: a CSV (one row per model, one column per item) "
+                                          "or with --from lm-eval/helm its harness output folder")
     p.add_argument("--from", dest="source", default="csv", choices=("csv", "lm-eval", "helm"),
                    help="what RESULTS is (default a CSV)")
     declare_flag(p, "--threshold", constraint=FINITE, metavar="T",
                  help="with --from lm-eval/helm: a continuous metric scores 1 where it is at least T")
-    p.add_argument("--bank", required=True, metavar="bank.json", help="the tiny benchmark's bank (irtbridge tiny)")
+    declare_input(p, "--bank", what="a bank file of irtbridge tiny",
+                  required=True, metavar="bank.json", help="the tiny benchmark's bank (irtbridge tiny)")
     p.add_argument("--plan", metavar="plan.json", help="estimate from this plan (written by a run without --plan)")
     p.add_argument("--out", metavar="DIR", help="without --plan: write plan.json, items.csv, samples.json here")
     declare_flag(p, "--n2", constraint=Int(low=1), default=50, help="expected number of phase-2 items (default 50)")

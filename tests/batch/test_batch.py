@@ -21,6 +21,7 @@ import pytest
 from irtbridge.batch import KINDS, load_manifest, run_batch, run_unit
 from irtbridge.exceptions import DataWarning, ValidationError
 from tests._rrefs import run_r
+from tests._cli import status
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,9 +133,7 @@ def test_csv_manifest(tmp_path):
 
 
 def test_cli_bad_manifest_exits_2(tmp_path):
-    from irtbridge.cli import main
-
-    assert main(["batch", str(tmp_path / "missing.json")]) == 2
+    assert status(["batch", str(tmp_path / "missing.json")]) == 2
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 from irtbridge.cli import main
 from irtbridge.example_data import response_dataset
+from tests._cli import status
 
 pytestmark = pytest.mark.r
 
@@ -64,7 +65,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, content, match):
     path = tmp_path / "in.csv"
     if content is not None:
         path.write_text(content)
-    assert main(["calibrate", str(path)]) == 2
+    assert status(["calibrate", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and match in err and str(path) in err or match in err
     assert "Traceback" not in err

@@ -23,5 +23,5 @@ def test_cli_choices_equal_the_library():
 def test_choices_fold_case(capsys):
     from irtbridge.cli import build_parser
 
-    args = build_parser().parse_args(["abilities", "x.csv", "--method", "map", "--engine", "LTM"])
+    args = build_parser().parse_args(["abilities", __file__, "--method", "map", "--engine", "LTM"])
     assert (args.method, args.engine) == ("MAP", "ltm")

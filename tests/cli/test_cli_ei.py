@@ -107,9 +107,9 @@ def test_human_output_reports_p_q_and_classification(run):
         ([*COUNTS, "--correction", "-1"], "argument --correction: must be >= 0"),
         ([*COUNTS, "--n-boot", "3", "--ci-method", "bootstrap"], "argument --n-boot: must be >= 100"),
         ([*COUNTS, "--seed", "-2", "--ci-method", "bootstrap"], "--seed: must be a whole number from 0 to"),
-        (["cases.csv", *COUNTS], "not both"),
+        ([__file__, *COUNTS], "not both"),
         (["--truth", "dx", *COUNTS], "need FILE.csv"),
-        (["cases.csv", "--truth", "dx"], "needs --truth COL and --score COL"),
+        ([__file__, "--truth", "dx"], "needs --truth COL and --score COL"),
         ([], "missing --tp --fp --fn --tn"),
     ],
 )

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from irtbridge.cli import main
+from tests._cli import status
 
 TABLE1 = pd.DataFrame(
     {
@@ -68,7 +69,7 @@ def test_text_output(table1_csv, capsys):
 
 
 def _fails(argv, capsys, fragment):
-    assert main(argv) == 2
+    assert status(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err, err
 

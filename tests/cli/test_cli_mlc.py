@@ -16,6 +16,7 @@ import pytest
 from sklearn import metrics
 
 from irtbridge.cli import main
+from tests._cli import status
 
 
 def _binary_data(n: int = 500, seed: int = 0) -> pd.DataFrame:
@@ -145,7 +146,7 @@ def test_binary_features_must_be_zero_one(csv, tmp_path, capsys):
 
 
 def test_missing_file_and_bad_seed(tmp_path, csv, capsys):
-    assert main(["mlc", str(tmp_path / "none.csv"), "--target", "y", "--out", str(tmp_path / "o")]) == 2
+    assert status(["mlc", str(tmp_path / "none.csv"), "--target", "y", "--out", str(tmp_path / "o")]) == 2
     assert "does not exist" in capsys.readouterr().err
     path = csv(_binary_data(20))
     with pytest.raises(SystemExit) as exit_:  # refused while the command line is read, like every --seed

@@ -13,6 +13,7 @@ import pytest
 from irtbridge.cli import main
 from irtbridge.exceptions import DataWarning
 from irtbridge.portfolio import airt_performance
+from tests._cli import status
 
 ALGORITHM_KEYS = ["algorithm", "discrimination", "anomalous", "stability", "goodness_auc",
                   "effectiveness_auc_actual", "effectiveness_auc_predicted"]
@@ -115,7 +116,7 @@ def test_too_few_datasets_exits_2(tmp_path, capsys):
 
 
 def test_missing_file_exits_2(tmp_path, capsys):
-    code = main(["portfolio", str(tmp_path / "nope.csv"), "--model", "continuous", "--out", str(tmp_path)])
+    code = status(["portfolio", str(tmp_path / "nope.csv"), "--model", "continuous", "--out", str(tmp_path)])
     assert code == 2 and "does not exist" in capsys.readouterr().err
 
 

@@ -19,6 +19,7 @@ import pytest
 from irtbridge.cli import main
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard.dims import _choose, choose_dimensions, holdout_cells
+from tests._cli import status
 
 ARCT = Path(__file__).parent / "data" / "arct_90x120.csv"
 
@@ -134,7 +135,7 @@ def test_bad_files_are_one_line(tmp_path, capsys):
     assert main(["dims", str(few), "--max-dims", "3"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--max-dims" in err
-    assert main(["dims", str(tmp_path / "missing.csv")]) == 2
+    assert status(["dims", str(tmp_path / "missing.csv")]) == 2
     assert "\n" not in capsys.readouterr().err.strip()
 
 

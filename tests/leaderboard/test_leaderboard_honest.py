@@ -296,5 +296,5 @@ def test_a_warning_says_the_same_on_stderr_in_the_page_and_in_summary_json(tmp_p
 
 
 def test_cli_defaults_are_the_library_defaults():
-    args = build_parser().parse_args(["leaderboard", "x.csv"])
+    args = build_parser().parse_args(["leaderboard", __file__])
     assert (args.min_items, args.min_models, args.disconnected) == (MIN_ITEMS, MIN_MODELS, "per-group")

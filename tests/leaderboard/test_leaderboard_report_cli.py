@@ -20,6 +20,7 @@ from irtbridge._outdir import MARKER
 from irtbridge.cli import main
 from irtbridge.leaderboard import leaderboard_report
 from irtbridge.report import write_leaderboard_report
+from tests._cli import status
 
 
 def _matrix(n=60, J=16, seed=2):
@@ -191,5 +192,5 @@ def test_cli_bad_options_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:  # refused while the command line is read (the declared --top)
         main(["leaderboard", str(tmp_path / "m.csv"), "--top", "0", "--out", str(tmp_path / "o")])
     assert exc.value.code == 2 and "--top" in capsys.readouterr().err
-    assert main(["leaderboard", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o")]) == 2
+    assert status(["leaderboard", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o")]) == 2
     assert not (tmp_path / "o").exists()
