@@ -12,11 +12,16 @@ part 3 runs to TOL = 1e-4). The data are simulated from a D-factor 2PL: abilitie
 lognormal(-0.5, 0.4) on every factor, intercepts N(0, 1.5).
 
     .venv/bin/python speed/multidim.py [--only 1,2,3] [--cycles 2]
+    .venv/bin/python speed/multidim.py --estep 500     # one E-step of part 1's shape (to compare BLAS libraries)
 
 Measured on the project's shared 2-core machine (reference BLAS), 28 Nov 2026: part 1 did not finish one
 cycle within 15 minutes; a single E-step at its shape with 500 QMC points took 57 s. The fixed-point E-step
 costs respondents x items x points per cycle (plus the same again for the counts), so neither goal shape is
 reached by QMC-EM: an E-step that adapts the points to each respondent's narrow posterior is still to come.
+``--estep 500``, same day, the machine shared (load 3-4): 194 s with Debian's reference BLAS, 37 s with
+OpenBLAS (``libopenblas0-serial``, run with ``LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-serial``).
+OpenBLAS is not adopted: with it R's own fits move (ltm's 3PL on LSAT, mirt's DIF and start values, ...),
+and 25 tests comparing with stored R references failed (a full run with ``IRTBRIDGE_R_REFS=check``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ import time
 import numpy as np
 
 from irtbridge.em.core import fit_em, prepare_responses
+from irtbridge.em.factor_steps import Estep
 from irtbridge.em.factors import fit_factors
+from irtbridge.em.factors import points as points_of
 from native_em_scale import peak_mb, reset_peak  # speed/native_em_scale.py: VmHWM
 
 
@@ -57,11 +64,27 @@ def run(label: str, x: np.ndarray, D: int, cycles: int, **kw) -> None:
           f"loglik {one.loglik:.1f}", flush=True)
 
 
+def one_estep(points: int) -> None:
+    """One E-step (posteriors and expected counts) at the tinyBenchmarks shape, 10 factors, ``points`` QMC points:
+    the products that dominate a cycle, to compare BLAS libraries (run it once with each)."""
+    x = simulate(395, 28659, 10, seed=1)
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    theta, logw = points_of("qmc", 10, points, seed=0)
+    rng = np.random.default_rng(1)
+    a, d = rng.lognormal(-0.5, 0.4, (x.shape[1], 10)), rng.normal(0, 1.5, x.shape[1])
+    t = time.perf_counter()
+    Estep(data, theta, logw)(a, d)
+    print(f"one E-step, 395 x 28,659, D=10, {points} QMC points: {time.perf_counter() - t:.1f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="1,2,3")
     parser.add_argument("--cycles", type=int, default=2)
+    parser.add_argument("--estep", type=int, metavar="POINTS", help="time one E-step only (see one_estep)")
     args = parser.parse_args()
+    if args.estep:
+        return one_estep(args.estep)
     parts = {int(p) for p in args.only.split(",")}
     if 3 in parts:
         x = simulate(2000, 200, 2, seed=3)
