@@ -45,6 +45,53 @@ def available() -> bool:
     return em_window.available()
 
 
+def _grid_kernel(r, n, theta, a, d, first, stop, steps, max_step):  # pragma: no cover - compiled
+    """The kernel of :func:`_compile` over a fine, equally spaced grid (``FINE``), compiled there."""
+    nodes = theta.shape[0]
+    spacing = (theta[nodes - 1] - theta[0]) / (nodes - 1)
+    for j in range(first, stop):
+        aj, dj = a[j], d[j]
+        rj, nj = r[j], n[j]
+        for _ in range(steps):
+            ga = 0.0
+            gd = 0.0
+            haa = 0.0
+            had = 0.0
+            hdd = 0.0
+            ratio = np.exp(-aj * spacing)
+            e = 0.0
+            for q in range(nodes):
+                t = theta[q]
+                if q % _ANCHOR == 0:
+                    e = np.exp(-(aj * t + dj))
+                else:
+                    e *= ratio
+                p = 1.0 / (1.0 + e)
+                resid = rj[q] - nj[q] * p
+                w = nj[q] * (p * (1.0 - p))
+                ga += resid * t
+                gd += resid
+                haa += w * (t * t)
+                had += w * t
+                hdd += w
+            det = haa * hdd - had * had
+            if det > 1e-300:
+                da = (hdd * ga - had * gd) / det
+                dd = (haa * gd - had * ga) / det
+            else:
+                da = 0.0
+                dd = gd / max(hdd, 1e-300) if hdd > 0 else 0.0
+            big = max(abs(da), abs(dd))
+            scale = min(1.0, max_step / max(big, 1e-300))
+            da *= scale
+            dd *= scale
+            aj += da
+            dj += dd
+            if max(abs(da), abs(dd)) < 1e-11:
+                break
+        a[j], d[j] = aj, dj
+
+
 def _compile() -> Callable:
     if not _KERNEL:
         if not available():  # pragma: no cover - the M-step calls this only with numba
@@ -90,52 +137,7 @@ def _compile() -> Callable:
                         break
                 a[j], d[j] = aj, dj
 
-        @numba.njit(nogil=True, boundscheck=False, fastmath=False)
-        def grid_kernel(r, n, theta, a, d, first, stop, steps, max_step):  # pragma: no cover - compiled
-            nodes = theta.shape[0]
-            spacing = (theta[nodes - 1] - theta[0]) / (nodes - 1)
-            for j in range(first, stop):
-                aj, dj = a[j], d[j]
-                rj, nj = r[j], n[j]
-                for _ in range(steps):
-                    ga = 0.0
-                    gd = 0.0
-                    haa = 0.0
-                    had = 0.0
-                    hdd = 0.0
-                    ratio = np.exp(-aj * spacing)
-                    e = 0.0
-                    for q in range(nodes):
-                        t = theta[q]
-                        if q % _ANCHOR == 0:
-                            e = np.exp(-(aj * t + dj))
-                        else:
-                            e *= ratio
-                        p = 1.0 / (1.0 + e)
-                        resid = rj[q] - nj[q] * p
-                        w = nj[q] * (p * (1.0 - p))
-                        ga += resid * t
-                        gd += resid
-                        haa += w * (t * t)
-                        had += w * t
-                        hdd += w
-                    det = haa * hdd - had * had
-                    if det > 1e-300:
-                        da = (hdd * ga - had * gd) / det
-                        dd = (haa * gd - had * ga) / det
-                    else:
-                        da = 0.0
-                        dd = gd / max(hdd, 1e-300) if hdd > 0 else 0.0
-                    big = max(abs(da), abs(dd))
-                    scale = min(1.0, max_step / max(big, 1e-300))
-                    da *= scale
-                    dd *= scale
-                    aj += da
-                    dj += dd
-                    if max(abs(da), abs(dd)) < 1e-11:
-                        break
-                a[j], d[j] = aj, dj
-
+        grid_kernel = numba.njit(nogil=True, boundscheck=False, fastmath=False)(_grid_kernel)
         _KERNEL.extend((kernel, grid_kernel))
     return _KERNEL[0]
 
