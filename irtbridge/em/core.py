@@ -5,7 +5,8 @@ one shared slope that irtbridge calls 1PL), written for leaderboard shapes: thou
 of thousands of items, most cells missing.
 
 * Quadrature: ``quadpts`` equally spaced nodes on ``[-6, 6]`` (mirt's ``theta_lim``; 61 by default for one
-  factor), weighted by the normal density of the latent distribution and normalised to sum to one.
+  factor; ``quadpts=None``: finer where posteriors are far narrower than that spacing, as
+  :func:`irtbridge.em.window.fine_quadpts` rules), weighted by the normal density of the latent distribution.
 * E-step: with ``A`` the 0/1 matrix of correct answers and ``M`` the matrix of observed cells (both
   respondents x items, sparse when most cells are missing), the log-likelihood of every respondent at every
   node is one product, ``A @ (log P - log Q).T + M @ log Q.T``; missing cells contribute nothing. The
@@ -32,8 +33,7 @@ of thousands of items, most cells missing.
   :data:`PX_GAIN` or more, to :data:`PX_TOL` or a fifth of ``NCYCLES`` (:func:`_px_start`), then the plain
   map with SQUAREM from there to ``TOL``, whose fixed point (mirt's) the estimates are.
 * Convergence: the largest absolute change of any estimated parameter (slope-intercept metric ``a1, d`` or
-  ``a1, d1..dk``, and
-  the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
+  ``a1, d1..dk``, and the latent variance of the Rasch model) below ``TOL`` (mirt's default 1e-4), at most
   ``technical["NCYCLES"]`` cycles (500).
 
 The E-step sums are additive over respondents, so they can be computed in chunks on other processes:
@@ -64,7 +64,7 @@ from irtbridge.em.identify import orient, standardise
 from irtbridge.em.memory import keep_freed_memory_if_asked
 from irtbridge.em.items import Dichotomous, ItemModel, Params, item_model
 from irtbridge.em.priors import ItemPriors, item_priors
-from irtbridge.em.window import NodeWindows, pair
+from irtbridge.em.window import NodeWindows, node_windows, pair
 from irtbridge.irt.logistic import log_pq
 
 __all__ = ["EM_MODELS", "EMResult", "ResponseData", "prepare_responses", "prepare_graded",
@@ -109,7 +109,7 @@ class ResponseData:
         Parameters
         ----------
         start, stop : int
-            Row positions, sliced as Python slices them (``stop`` excluded).
+            Row positions (``stop`` excluded).
 
         Returns
         -------
@@ -275,30 +275,6 @@ def nodes(quadpts: int, variance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     return theta, np.exp(logw - logsumexp(logw))
 
 
-def node_windows(data: ResponseData, quadpts: int) -> NodeWindows | None:
-    """Fresh :class:`~irtbridge.em.window.NodeWindows` for a fit of 0/1 ``data``, or None where the plain
-    E-step runs: graded data, fewer than ``window.MIN_CELLS`` answered cells, or no numba. The layout
-    decides the kernels: sparse data the sparse ones (:mod:`irtbridge.em.window`), dense data (at least half
-    of the cells answered, :func:`prepare_responses`) the byte ones (:mod:`irtbridge.em.dense`).
-
-    Parameters
-    ----------
-    data : ResponseData
-        The responses of the fit.
-    quadpts : int
-        The number of quadrature nodes.
-
-    Returns
-    -------
-    NodeWindows or None
-        One window of nodes per respondent, for :func:`estep`'s ``windows``; None for the plain E-step.
-    """
-    if data.ncat is not None or not em_window.available():
-        return None
-    answered = data.M.nnz if sparse.issparse(data.M) else cast(em_dense.DenseBits, data.bits).cells  # dense 0/1: has bits
-    return NodeWindows(data.shape[0], quadpts) if answered >= em_window.MIN_CELLS else None
-
-
 def posterior(data: ResponseData, a: np.ndarray, d: np.ndarray, theta: np.ndarray, log_prior: np.ndarray,
               tables: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every respondent's posterior over the nodes (respondents x nodes) and log marginal likelihood;
@@ -376,6 +352,8 @@ class EMResult:
     objective : float
         What the EM maximised: ``loglik`` plus the prior terms of its M-step (``phi`` for ``expbeta``,
         :mod:`irtbridge.em.asymptotes`), up to additive constants.
+    quadpts : int
+        The quadrature nodes of the fit (``quadpts=None``: the automatic grid's).
     """
 
     a: np.ndarray
@@ -391,6 +369,7 @@ class EMResult:
     logit_g: np.ndarray | None = None
     logit_u: np.ndarray | None = None
     objective: float = float("nan")
+    quadpts: int = 61
 
     @property
     def g(self) -> np.ndarray:
@@ -493,10 +472,10 @@ def _px_start(em: _Cycles, x: np.ndarray) -> np.ndarray:
     return x
 
 
-@constraints(quadpts=InDomain(NATIVE_DOMAINS["quadpts"], 61, (0, 2, 2.5), allow_none=False),
+@constraints(quadpts=InDomain(NATIVE_DOMAINS["quadpts"], 61, (0, 2, 2.5)),
              TOL=InDomain(NATIVE_DOMAINS["TOL"], 1e-4, (0, -1e-4, float("nan"), "1e-4"), allow_none=False),
              NCYCLES=Int(low=1), accelerate=Choice(ACCELERATORS))
-def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int = 61, TOL: float = 1e-4,
+def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int | None = 61, TOL: float = 1e-4,
            NCYCLES: int = 500, accelerate: str = "squarem", estep_fn: Callable | None = None,
            progress: Callable[[int, float], None] | None = None, priors: Any = None) -> EMResult:
     """Fit ``model`` by EM on ``data``: the one EM of every native model (its :mod:`~irtbridge.em.items` model).
@@ -510,7 +489,10 @@ def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int =
     model : str or ItemModel, default "2PL"
         A model of :data:`EM_MODELS` (``rasch``, ``1PL``, ``2PL``, ``3PL``, ``4PL``, ``graded``; its
         catalogue row gives its item model, :func:`irtbridge.em.items.item_model`), or an item model.
-    quadpts, NCYCLES : int, default 61 and 500
+    quadpts : int or None, default 61
+        Nodes on [-6, 6]; None: :func:`irtbridge.em.window.fine_quadpts` of the mean answers per respondent
+        (61 below 2,000; above, a finer grid: an estimator of its own, not mirt's 61 nodes).
+    NCYCLES : int, default 500
     TOL : float, default 0.0001
         mirt's convergence tolerance on the largest change of a parameter between cycles.
     accelerate : {"squarem", "none"}, default "squarem"
@@ -543,7 +525,7 @@ def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int =
     """
     name = model if isinstance(model, str) else model.name
     name = check_choice(name, "model", EM_MODELS, ignore_case=True)
-    quadpts = check_int(quadpts, "quadpts", low=3)
+    quadpts = em_window.fine_quadpts(_answers_each(data)) if quadpts is None else check_int(quadpts, "quadpts", low=3)
     check_number(TOL, "TOL", low=0.0, low_open=True)
     NCYCLES = check_int(NCYCLES, "NCYCLES", low=1)
     accelerate = check_choice(accelerate, "accelerate", ACCELERATORS)
@@ -582,7 +564,7 @@ def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int =
                     converged=em.converged, n_parameters=item.n_parameters(len(p.a)),
                     seconds=time.perf_counter() - started, history=tuple(history + em.history),
                     log_prior=item.log_prior(p), objective=item.objective(p, loglik),
-                    logit_g=p.lg if mask[2] else None, logit_u=p.lu if mask[3] else None)
+                    logit_g=p.lg if mask[2] else None, logit_u=p.lu if mask[3] else None, quadpts=quadpts)
 
 
 def irt_table(result: EMResult, item_names: Iterable[str]) -> pd.DataFrame:
