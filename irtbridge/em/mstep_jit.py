@@ -45,10 +45,14 @@ def available() -> bool:
     return em_window.available()
 
 
-def _grid_kernel(r, n, theta, a, d, first, stop, steps, max_step):  # pragma: no cover - compiled
-    """The kernel of :func:`_compile` over a fine, equally spaced grid (``FINE``), compiled there."""
+def _kernel(r, n, theta, a, d, first, stop, steps, max_step, fine):  # pragma: no cover - compiled
+    """Newton's method for items ``first..stop-1`` in place, compiled by :func:`_compile`.
+
+    ``fine``: the nodes are a fine, equally spaced grid (``FINE``), and ``exp(-z)`` runs along them as a
+    product anchored every ``_ANCHOR`` nodes; otherwise one ``exp`` per node.
+    """
     nodes = theta.shape[0]
-    spacing = (theta[nodes - 1] - theta[0]) / (nodes - 1)
+    spacing = (theta[nodes - 1] - theta[0]) / (nodes - 1) if fine else 0.0
     for j in range(first, stop):
         aj, dj = a[j], d[j]
         rj, nj = r[j], n[j]
@@ -58,14 +62,14 @@ def _grid_kernel(r, n, theta, a, d, first, stop, steps, max_step):  # pragma: no
             haa = 0.0
             had = 0.0
             hdd = 0.0
-            ratio = np.exp(-aj * spacing)
+            ratio = np.exp(-aj * spacing) if fine else 1.0
             e = 0.0
             for q in range(nodes):
                 t = theta[q]
-                if q % _ANCHOR == 0:
-                    e = np.exp(-(aj * t + dj))
-                else:
+                if fine and q % _ANCHOR != 0:
                     e *= ratio
+                else:
+                    e = np.exp(-(aj * t + dj))
                 p = 1.0 / (1.0 + e)
                 resid = rj[q] - nj[q] * p
                 w = nj[q] * (p * (1.0 - p))
@@ -97,48 +101,7 @@ def _compile() -> Callable:
         if not available():  # pragma: no cover - the M-step calls this only with numba
             raise RuntimeError("the compiled M-step needs numba")
         numba: Any = em_window.numba
-
-        @numba.njit(nogil=True, boundscheck=False, fastmath=False)
-        def kernel(r, n, theta, a, d, first, stop, steps, max_step):  # pragma: no cover - compiled
-            nodes = theta.shape[0]
-            for j in range(first, stop):
-                aj, dj = a[j], d[j]
-                rj, nj = r[j], n[j]
-                for _ in range(steps):
-                    ga = 0.0
-                    gd = 0.0
-                    haa = 0.0
-                    had = 0.0
-                    hdd = 0.0
-                    for q in range(nodes):
-                        t = theta[q]
-                        p = 1.0 / (1.0 + np.exp(-(aj * t + dj)))
-                        resid = rj[q] - nj[q] * p
-                        w = nj[q] * (p * (1.0 - p))
-                        ga += resid * t
-                        gd += resid
-                        haa += w * (t * t)
-                        had += w * t
-                        hdd += w
-                    det = haa * hdd - had * had
-                    if det > 1e-300:
-                        da = (hdd * ga - had * gd) / det
-                        dd = (haa * gd - had * ga) / det
-                    else:
-                        da = 0.0
-                        dd = gd / max(hdd, 1e-300) if hdd > 0 else 0.0
-                    big = max(abs(da), abs(dd))
-                    scale = min(1.0, max_step / max(big, 1e-300))
-                    da *= scale
-                    dd *= scale
-                    aj += da
-                    dj += dd
-                    if max(abs(da), abs(dd)) < 1e-11:
-                        break
-                a[j], d[j] = aj, dj
-
-        grid_kernel = numba.njit(nogil=True, boundscheck=False, fastmath=False)(_grid_kernel)
-        _KERNEL.extend((kernel, grid_kernel))
+        _KERNEL.append(numba.njit(nogil=True, boundscheck=False, fastmath=False)(_kernel))
     return _KERNEL[0]
 
 
@@ -173,12 +136,12 @@ def newton_2pl(r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d
     >>> np.round([a[0], d[0]], 6).tolist()
     [1.5, -0.5]
     """
-    _compile()
-    kernel = _KERNEL[1] if len(theta) > FINE else _KERNEL[0]
+    kernel = _compile()
+    fine = len(theta) > FINE
     r, n = np.asarray(r, dtype=np.float64), np.asarray(n, dtype=np.float64)  # a slice of nodes: rows strided
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     a, d = np.array(a, dtype=np.float64), np.array(d, dtype=np.float64)
     half = len(a) // 2
-    em_window.pair(r.size, lambda: kernel(r, n, theta, a, d, 0, half, steps, max_step),
-                   lambda: kernel(r, n, theta, a, d, half, len(a), steps, max_step))
+    em_window.pair(r.size, lambda: kernel(r, n, theta, a, d, 0, half, steps, max_step, fine),
+                   lambda: kernel(r, n, theta, a, d, half, len(a), steps, max_step, fine))
     return a, d
