@@ -7,8 +7,9 @@ Writes, atomically (one folder, :mod:`irtbridge._outdir`):
   :func:`irtbridge.leaderboard.load_tiny`, :func:`~irtbridge.leaderboard.load_bank`,
   ``irtbridge estimate --bank``, and as a calibration by ``estimate_performance`` / ``adaptive_evaluate``);
 * ``errors.csv``: the cross-validated error (mean absolute error, 95% interval coverage, each with its
-  standard error over ``--repeats`` draws, and the coverage's Wilson interval) over held-out models,
-  interpolation and extrapolation splits, every draw rebuilt on the calibration models of its fold alone;
+  standard error over the ``--repeats`` splits x ``--draws`` item draws, and the coverage's Wilson interval at
+  its effective number of predictions) over held-out models, interpolation and extrapolation splits, every
+  draw rebuilt on the calibration models of its fold alone;
   a coverage below 0.90 is a warning on stderr and a note of ``summary.json``;
 * ``learning_curve.csv``: that error against the number of calibration models (10, 20, 50, 100, ...);
 * ``summary.json``: all of the above in one object (also printed by ``--json``);
@@ -83,7 +84,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--exclude", metavar="items.csv",
                    help="items never sampled (one column, item), e.g. runaway items; still predicted")
     declare_flag(p, "--repeats", constraint=Int(low=1), default=3,
-                 help="seeds of the held-out error and learning curve (default 3)")
+                 help="splits (2PL fits) of the held-out error and of each learning-curve point (default 3)")
+    declare_flag(p, "--draws", constraint=Int(low=1), parameter="irtbridge.leaderboard.tiny_cv.validate_tiny:draws",
+                 default=10, help="item draws scored on each of those fits (default 10; a draw costs a prediction, "
+                                  "not a fit)")
     p.add_argument("--no-validate", action="store_true", help="skip the error table and learning curve")
     p.add_argument("--no-prior", action="store_true",
                    help="fit the 2PL by plain maximum likelihood (default: a weak slope prior a1 ~ N(1, 2), as "
@@ -128,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from irtbridge.leaderboard.samples_file import write_samples  # kept off the CLI's start (~2 s)
 
     documents = documents_of(args, [str(c) for c in data.columns])  # --documents checked before the fit
-    ncycles, repeats = args.ncycles, args.repeats  # --ncycles, --seed, --repeats: declared flags
+    ncycles, repeats, draws = args.ncycles, args.repeats, args.draws  # --ncycles, --seed, --repeats, --draws: declared
     priors = None if args.no_prior else DEFAULT_PRIORS
     if not args.no_validate and data.shape[0] < MIN_MODELS:  # refused before the fit, not after it
         raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "
@@ -137,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
                       NCYCLES=ncycles, design=args.design)  # checks, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
-                                                  repeats=repeats, priors=priors, NCYCLES=ncycles,
-                                                  design=args.design))
+                                                  repeats=repeats, draws=draws, priors=priors,
+                                                  NCYCLES=ncycles, design=args.design))
     tiny = replace(tiny, documents=documents)
     summary = tiny.summary_dict()
     out = Path(args.out)

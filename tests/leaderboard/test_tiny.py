@@ -80,7 +80,7 @@ def test_bad_input_one_line(tiny, responses, tmp_path):
 
 
 def test_error_table_mean_by_hand(responses):
-    v = validate_tiny(responses, 20, seed=0, method="mean", repeats=1, sizes=[30], design="random")
+    v = validate_tiny(responses, 20, seed=0, method="mean", repeats=1, sizes=[30], design="random", draws=1)
     cal_idx, new_idx = protocol_splits(responses, 0)["extrapolation"]
     row = [r for r in v["errors"] if r["split"] == "extrapolation"][0]
     # the items validate_tiny draws (it is given no exclusions here; build_tiny adds the flagged items to them)
@@ -399,7 +399,7 @@ def test_the_error_table_is_what_a_users_runs_measure():
     frame = _hard_case()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = validate_tiny(frame, 30, seed=2, repeats=4, sizes=[20])
+        table = validate_tiny(frame, 30, seed=2, repeats=4, sizes=[20], draws=1)
         rows = {r["split"]: r for r in table["errors"]}
         for split in ("interpolation", "extrapolation"):
             errs, hits = [], []
