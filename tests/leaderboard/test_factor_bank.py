@@ -207,3 +207,17 @@ def test_the_cli_limit_is_the_librarys():
     from irtbridge.leaderboard.estimators import MAX_FACTORS
 
     assert tiny_cli.MAX_FACTORS == MAX_FACTORS
+
+
+def test_two_phase_reads_the_factor_feature(tiny2, responses):
+    from irtbridge.leaderboard.twophase import predict_answers
+    from irtbridge.leaderboard._predictors import item_features
+
+    features = item_features(responses.iloc[:70].to_numpy())
+    seen = np.array([list(responses.columns).index(i) for i in tiny2.items])
+    y = responses.iloc[75][tiny2.items].to_numpy()
+    cal = tiny2.calibration
+    own = factor_predictions(cal.loadings, cal.intercepts, seen, y[None, :])[0][0]
+    pred, _ = predict_answers(features, seen, y, cal)
+    plain, _ = predict_answers(np.column_stack([features, own]), seen, y, None)
+    np.testing.assert_allclose(pred, plain)  # the factor feature, not a 1-D reading of MDISC and MDIFF
