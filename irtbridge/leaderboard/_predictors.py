@@ -31,6 +31,7 @@ from scipy.special import expit, logsumexp
 from irtbridge.irt.logistic import log_pq
 
 __all__ = ["item_features", "item_means", "ridge_predictions", "irt_predictions", "factor_predictions", "factor_grid",
+           "factor_posterior",
            "GRID", "FACTOR_GRID", "FACTOR_QMC"]
 
 GRID = np.linspace(-6.0, 6.0, 121)
@@ -162,6 +163,27 @@ def factor_grid(n_factors: int) -> tuple[np.ndarray, np.ndarray]:
     return points("qmc", n_factors, FACTOR_QMC)
 
 
+def factor_posterior(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.ndarray, usable: np.ndarray | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The posterior of ``F`` under ``N(0, I)`` for each row of ``Y`` (models x the items ``seen``, NaN unanswered)
+    at the points of :func:`factor_grid`; items not ``usable`` add nothing.
+
+    Returns ``(nodes, log_post, post, mean, cov)``: the points (points x D), the unnormalised log posterior and
+    the posterior weights (models x points), the posterior means (models x D) and covariances (models x D x D).
+    """
+    nodes, logw = factor_grid(A.shape[1])
+    keep = np.ones(len(d), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
+    lp, lq = log_pq(nodes @ A[seen].T + d[seen][None, :])  # nodes x k
+    lp, lq = np.where(keep[seen][None, :], lp, 0.0), np.where(keep[seen][None, :], lq, 0.0)
+    obs = ~np.isnan(Y)
+    log_post = np.where(obs, np.nan_to_num(Y), 0.0) @ lp.T + np.where(obs, 1.0 - np.nan_to_num(Y), 0.0) @ lq.T
+    log_post = log_post + logw[None, :]  # models x nodes
+    post = np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))
+    mean = post @ nodes
+    cov = np.einsum("mq,qa,qb->mab", post, nodes, nodes) - mean[:, :, None] * mean[:, None, :]
+    return nodes, log_post, post, mean, cov
+
+
 def factor_predictions(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.ndarray,
                        usable: np.ndarray | None = None, fallback: np.ndarray | None = None,
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -172,20 +194,15 @@ def factor_predictions(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.nda
     the sampled items, the posterior means of ``F`` (models x D) and their covariances (models x D x D).
     """
     A, d = np.asarray(A, dtype=float), np.asarray(d, dtype=float)
-    nodes, logw = factor_grid(A.shape[1])
     keep = np.ones(len(d), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
     fill = np.asarray(fallback if fallback is not None else np.full(len(d), 0.5), dtype=float)
+    nodes, log_post, post, mean, cov = factor_posterior(A, d, seen, Y, keep)
     z = nodes @ A[seen].T + d[seen][None, :]  # nodes x k
     lp, lq = log_pq(z)
     lp, lq = np.where(keep[seen][None, :], lp, 0.0), np.where(keep[seen][None, :], lq, 0.0)
     obs = ~np.isnan(Y)
     right = np.where(obs, np.nan_to_num(Y), 0.0)
     wrong = np.where(obs, 1.0 - np.nan_to_num(Y), 0.0)
-    log_post = right @ lp.T + wrong @ lq.T + logw[None, :]  # models x nodes
-    post = np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))
-    mean = post @ nodes
-    second = np.einsum("mq,qa,qb->mab", post, nodes, nodes)
-    cov = second - mean[:, :, None] * mean[:, None, :]
     pred = np.empty((Y.shape[0], len(d)))
     step = max(1, _CHUNK // max(len(nodes), 1))
     for start in range(0, len(d), step):  # P on the points in blocks of items (points x J can be large)

@@ -221,3 +221,53 @@ def test_two_phase_reads_the_factor_feature(tiny2, responses):
     pred, _ = predict_answers(features, seen, y, cal)
     plain, _ = predict_answers(np.column_stack([features, own]), seen, y, None)
     np.testing.assert_allclose(pred, plain)  # the factor feature, not a 1-D reading of MDISC and MDIFF
+
+
+def test_estimate_performance_on_factors_is_the_brute_force_p_irt():
+    from irtbridge.leaderboard import estimate_performance
+    from irtbridge.leaderboard._sample import IRTParameters
+
+    rng = np.random.default_rng(5)
+    J = 30
+    A = np.column_stack([rng.uniform(0.5, 2.0, J), rng.uniform(-1.5, 1.5, J)])
+    d = rng.normal(0, 1, J)
+    names = tuple(f"q{j}" for j in range(J))
+    cal = IRTParameters(names, np.ones(J), np.zeros(J), loadings=A, intercepts=d)
+    anchors = list(names[:12])
+    x = pd.DataFrame((rng.random((2, 12)) < 0.6).astype(float), columns=anchors)
+    x.iloc[0, 3] = np.nan  # an unanswered anchor is predicted like an unseen item
+    out = estimate_performance(x, cal, anchors)
+    g = np.linspace(-6, 6, 241)
+    f1, f2 = np.meshgrid(g, g, indexing="ij")
+    for m in range(2):
+        y = x.iloc[m].to_numpy()
+        log_post = -0.5 * (f1**2 + f2**2)
+        for j in range(12):
+            if not np.isnan(y[j]):
+                p = expit(A[j, 0] * f1 + A[j, 1] * f2 + d[j])
+                log_post = log_post + (np.log(p) if y[j] == 1 else np.log1p(-p))
+        w = np.exp(log_post - log_post.max())
+        w /= w.sum()
+        rest = [j for j in range(J) if j >= 12 or np.isnan(y[j])]
+        P = [expit(A[j, 0] * f1 + A[j, 1] * f2 + d[j]) for j in rest]
+        total, bern = sum(P), sum(p * (1 - p) for p in P)
+        mean = (w * total).sum()
+        var = (w * total**2).sum() - mean**2 + (w * bern).sum()
+        assert out["accuracy"].iloc[m] == pytest.approx((np.nansum(y) + mean) / J, abs=2e-4)
+        assert out["accuracy_se"].iloc[m] == pytest.approx(np.sqrt(var) / J, abs=2e-4)
+        assert out["F1"].iloc[m] == pytest.approx((w * f1).sum(), abs=2e-3)
+    assert out[["theta", "theta_se"]].isna().all().all()
+
+
+def test_estimate_performance_reads_a_factor_bank(tiny2, responses, tmp_path):
+    from irtbridge.leaderboard import estimate_performance
+
+    path = tiny2.save(tmp_path / "bank.json")
+    anchors = tiny2.items
+    answers = responses.iloc[70:][anchors]
+    by_path = estimate_performance(answers, path, anchors)
+    pd.testing.assert_frame_equal(by_path, estimate_performance(answers, tiny2, anchors))
+    assert list(by_path.columns[-4:]) == ["F1", "F2", "se_F1", "se_F2"]
+    assert float(np.abs(by_path["accuracy"] - responses.iloc[70:].mean(axis=1)).mean()) < 0.15
+    with pytest.raises(ValidationError, match="validation: validate_anchors measures a 1-D calibration"):
+        estimate_performance(answers, path, anchors, validation=type("V", (), {"apply": lambda *a: a})())
