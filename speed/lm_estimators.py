@@ -67,8 +67,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from irtbridge.calibration.results.flags import flag_items  # noqa: E402
 from irtbridge.leaderboard.anchors import select_anchors  # noqa: E402
-from irtbridge.leaderboard.estimators import (ESTIMATORS, IRTParameters, calibrate_2pl, estimate_accuracy,  # noqa: E402
-                                              runaway_items)
+from irtbridge.leaderboard.estimators import (ESTIMATORS, REGISTRY, IRTParameters, calibrate_2pl,  # noqa: E402
+                                              calibrate_factors, estimate_accuracy, runaway_items)
 from irtbridge.leaderboard.performance import estimate_performance  # noqa: E402
 from irtbridge.leaderboard.strata import N_STRATA, item_strata, stratified_draw  # noqa: E402
 from irtbridge.leaderboard.tiny_cv import protocol_splits  # noqa: E402
@@ -178,10 +178,31 @@ def hard_case(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray
     return hard, by_acc[: int(round(0.5 * n))], by_acc[n - int(round(0.3 * n)):]
 
 
+def _uses_irt(method: str) -> bool:
+    """Whether ``method``'s prediction depends on the IRT calibration (so a D-factor run repeats it)."""
+    return method in ANCHOR_METHODS or REGISTRY[STRAT_METHODS.get(method, method)].needs_irt
+
+
 def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], methods: list[str],
-            splits: tuple[str, ...] = SPLITS, n_strata: int = N_STRATA) -> list[dict]:
+            splits: tuple[str, ...] = SPLITS, n_strata: int = N_STRATA, factors: tuple[int, ...] = (1,)) -> list[dict]:
+    """Every D of ``factors``: the IRT-based methods on a D-factor calibration (:func:`calibrate_factors`, the
+    default priors, as ``build_tiny(n_factors=D)``), named ``METHOD[D=d]`` for D > 1; the others once. The
+    comparison is paired: a D-factor run answers the same items as the 1-D one (the stratified draws take
+    their strata from the 1-D calibration's flags), so only the IRT feature differs."""
     rows = []
-    cal_cache: dict[tuple, IRTParameters] = {}
+    one_d: dict[tuple, IRTParameters] = {}  # the 1-D calibrations, shared: the strata of every D's draw
+    for D in factors:
+        chosen = methods if D == 1 else [m for m in methods if _uses_irt(m) and m not in ANCHOR_METHODS]
+        if chosen:
+            rows += _run_set(name, frame, ks, seeds, chosen, splits, n_strata, D, one_d)
+    return rows
+
+
+def _run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], methods: list[str],
+             splits: tuple[str, ...], n_strata: int, D: int, one_d: dict[tuple, IRTParameters]) -> list[dict]:
+    rows = []
+    label = (lambda m: m) if D == 1 else (lambda m: f"{m}[D={D}]")
+    cal_cache: dict[tuple, IRTParameters] = one_d if D == 1 else {}
     plain = [m for m in methods if m not in ANCHOR_METHODS and m not in STRAT_METHODS]
     stratified = [m for m in methods if m in STRAT_METHODS]
     anchored = [m for m in methods if m in ANCHOR_METHODS]
@@ -197,7 +218,8 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
             cal = data.iloc[cal_idx]
             key = (split, tuple(cal_idx))
             if key not in cal_cache:  # the user's calibration: calibrate_2pl's default prior, as build_tiny fits
-                cal_cache[key] = calibrate_2pl(cal, NCYCLES=NCYCLES)
+                cal_cache[key] = (calibrate_2pl(cal, NCYCLES=NCYCLES) if D == 1
+                                  else calibrate_factors(cal, D, NCYCLES=NCYCLES))
             irt = cal_cache[key]
             fit = anchor_fit(irt) if anchored else None
             for k in ks:
@@ -208,7 +230,9 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
                 truth = truth_all[new_idx]
                 preds = {m: estimate_accuracy(cal, items, answers, m, calibration=irt) for m in plain}
                 if stratified:  # its own draw: k items stratified on the calibration (seed [seed, k, 1])
-                    labels = item_strata(cal, n_strata, calibration=irt)
+                    if key not in one_d:
+                        one_d[key] = calibrate_2pl(cal, NCYCLES=NCYCLES)
+                    labels = item_strata(cal, n_strata, calibration=one_d[key])
                     pos = stratified_draw(labels, k, np.random.default_rng([seed, k, 1]))
                     s_items = list(data.columns[pos])
                     s_answers = data.iloc[new_idx][s_items]
@@ -221,7 +245,7 @@ def run_set(name: str, frame: pd.DataFrame, ks: list[int], seeds: list[int], met
                     out = preds[method]
                     err = np.abs(out["accuracy"].to_numpy() - truth)
                     cov = (out["lower"].to_numpy() <= truth) & (truth <= out["upper"].to_numpy())
-                    rows.append({"set": name, "split": split, "k": k, "seed": seed, "method": method,
+                    rows.append({"set": name, "split": split, "k": k, "seed": seed, "method": label(method),
                                  "mae": float(err.mean()), "coverage": float(cov.mean()), "n_new": len(new_idx),
                                  "width": float((out["upper"] - out["lower"]).mean()),
                                  "flagged": len(runaway_items(irt))})
@@ -271,6 +295,24 @@ def report(results: pd.DataFrame, methods: list[str]) -> None:
         print(table.round(3).to_string())
 
 
+def factor_ratios(results: pd.DataFrame, labels: list[str]) -> None:
+    """Per split and k: the MAE of each D-factor method over its 1-D version (mean over sets of the per-set MAE,
+    seeds averaged), its coverage beside the 1-D one, and the sets where it is lower."""
+    per_set = results.groupby(["split", "k", "method", "set"])[["mae", "coverage"]].mean().reset_index()
+    print("\n== D-factor calibration against the 1-D one: MAE ratio (mean MAE over sets), coverage, sets better")
+    for label in [m for m in labels if "[D=" in m]:
+        base = label.split("[")[0]
+        for (split, k), sub in per_set.groupby(["split", "k"]):
+            one = sub[sub.method == base].set_index("set")
+            many = sub[sub.method == label].set_index("set")
+            if one.empty or many.empty:
+                continue
+            better = int((many["mae"] < one["mae"].reindex(many.index)).sum())
+            print(f"  {label:24s} {split:13s} k={k:<4d} MAE {many['mae'].mean():.4f} / {one['mae'].mean():.4f} = "
+                  f"{many['mae'].mean() / one['mae'].mean():.3f}; coverage {many['coverage'].mean():.3f} / "
+                  f"{one['coverage'].mean():.3f}; lower MAE on {better}/{len(many)} sets")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="/work/data", help="folder with nlu/, atlas/, mmlupro/, psn/ (see the docstring)")
@@ -286,7 +328,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--csv", help="also write the raw rows to this CSV (rewritten after each set)")
     parser.add_argument("--max-items", type=int, default=MAX_ITEMS, help=f"leave out larger sets (default {MAX_ITEMS})")
     parser.add_argument("--splits", nargs="+", default=list(SPLITS), choices=SPLITS)
+    parser.add_argument("--factors", type=int, nargs="+", default=[1],
+                        help="numbers of factors of the IRT calibration (default 1): each D > 1 repeats the IRT-based "
+                             "methods on calibrate_factors(cal, D), named METHOD[D=d]")
     args = parser.parse_args(argv)
+    if any(D < 1 for D in args.factors):
+        parser.error("--factors: every D must be at least 1")
     if not os.path.isdir(args.data):
         print(f"lm_estimators: no data folder {args.data!r}; fetch the repositories named in the docstring and "
               "extract them there (or pass --data DIR)", file=sys.stderr)
@@ -306,17 +353,22 @@ def main(argv: list[str] | None = None) -> int:
     for note in notes:
         print("note:", note)
     print("sets:", ", ".join(f"{s} {sets[s].shape[0]}x{sets[s].shape[1]}" for s in chosen))
+    labels = [m for m in args.methods] + [f"{m}[D={D}]" for D in args.factors if D > 1 for m in args.methods
+                                          if _uses_irt(m) and m not in ANCHOR_METHODS]
     rows = []
     for name in chosen:
         started = time.perf_counter()
-        done = run_set(name, sets[name], ks, seeds, args.methods, tuple(args.splits), args.n_strata)
+        done = run_set(name, sets[name], ks, seeds, args.methods, tuple(args.splits), args.n_strata,
+                       tuple(args.factors))
         rows += done
         print(f"  {name}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
-        _progress(pd.DataFrame(done), args.methods)
+        _progress(pd.DataFrame(done), labels)
         if args.csv:
             pd.DataFrame(rows).to_csv(args.csv, index=False)
     results = pd.DataFrame(rows)
-    report(results, args.methods)
+    report(results, labels)
+    if len(args.factors) > 1:
+        factor_ratios(results, labels)
     return 0
 
 

@@ -169,7 +169,8 @@ COLUMNS = ("theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "pr
 
 
 def _report(args: argparse.Namespace, result) -> int:
-    result = result[[c for c in COLUMNS if c in result]].assign(se=result["theta_se"])
+    factors = [c for c in result.columns if c.startswith(("F", "se_F", "cov_F"))]  # a D-factor bank's columns
+    result = result[[c for c in COLUMNS if c in result]].assign(se=result["theta_se"], **{c: result[c] for c in factors})
     result.index.name = "respondent"
     if args.out:
         atomic_write_csv(args.out, result)

@@ -44,6 +44,8 @@ ESTIMATORS = ("ppi", "composite", "ppi_irt", "aipw", "mean", "pirt", "gpirt")
 DEFAULT_ESTIMATOR = "ppi"
 #: the item draws, as irtbridge.leaderboard.tiny.DESIGNS (the same test checks them)
 DESIGNS = ("auto", "random", "stratified")
+#: the most factors of --factors, as irtbridge.leaderboard.estimators.MAX_FACTORS (the same test checks them)
+MAX_FACTORS = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -95,6 +97,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     declare_flag(p, "--ncycles", constraint=Int(low=1), parameter="irtbridge.leaderboard.tiny.build_tiny:NCYCLES", default=500,
                  help="EM cycles of each native 2PL fit (default 500; validation refits once per split and "
                       "learning-curve point)")
+    declare_flag(p, "--factors", constraint=Int(low=1, high=MAX_FACTORS),
+                 parameter="irtbridge.leaderboard.tiny.build_tiny:n_factors",
+                 default=1, metavar="D",
+                 help="factors of the calibration (default 1, the 2PL): D > 1 fits the native exploratory D-factor "
+                      "2PL and predicts from a new model's factors (EAP); the bank holds the loadings (version 3)")
     p.add_argument("--documents", metavar="items.csv",
                    help="each item's lm-eval document (columns item, task, doc_id), for samples.json")
     p.add_argument("--json", action="store_true", help="print summary.json")
@@ -138,11 +145,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"{args.file!r} has {data.shape[0]} model(s); validating a tiny benchmark needs at least "
                               f"{MIN_MODELS} (pass --no-validate to build it without the error table)")
     tiny = build_tiny(data, args.k, seed=args.seed, exclude=exclude, method=args.method, priors=priors,
-                      NCYCLES=ncycles, design=args.design)  # checks, then fits
+                      NCYCLES=ncycles, design=args.design, n_factors=args.factors)  # checks, then fits
     if not args.no_validate:
         tiny = tiny.with_validation(validate_tiny(data, args.k, args.seed, exclude=list(tiny.exclude), method=tiny.method,
-                                                  repeats=repeats, draws=draws, priors=priors,
-                                                  NCYCLES=ncycles, design=args.design))
+                                                  repeats=repeats, draws=draws, priors=priors, NCYCLES=ncycles,
+                                                  design=args.design, n_factors=args.factors))
     tiny = replace(tiny, documents=documents)
     summary = tiny.summary_dict()
     out = Path(args.out)

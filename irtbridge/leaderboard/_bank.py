@@ -6,7 +6,11 @@ loads. Version 2 adds ``priors`` (the calibration's item priors, mirt's spelling
 likelihood) and ``flagged`` (the items whose 2PL estimates are not identified; they are in the sample frame),
 and ``exclude`` holds only the items the user left out of the frame. A bank of a stratified draw
 (``build_tiny(design="stratified")``) adds ``strata``, one whole-number label per item (checked when the
-bank is loaded; absent: a simple random draw). Every field is checked when the file
+bank is loaded; absent: a simple random draw). Version 3 is a bank of a D-factor calibration
+(``build_tiny(n_factors=D)``, D > 1): ``n_factors``, ``loadings`` (one list of D slopes per item, mirt's
+``a1..aD``) and ``intercepts`` (``d``), with ``a`` and ``b`` each item's multidimensional discrimination and
+difficulty (what the flags read); a bank of the 2PL is still written as version 2, so an older irtbridge
+reads it and refuses a D-factor bank rather than misreading it. Every field is checked when the file
 is read; a bad one is a one-line :class:`~irtbridge.exceptions.ValidationError` naming the file and, for an
 item parameter, the item.
 """
@@ -20,15 +24,20 @@ from typing import Any
 
 import numpy as np
 
+from irtbridge.em.factor_steps import parse_priors
 from irtbridge.em.priors import item_priors
 from irtbridge.exceptions import ValidationError
 
-__all__ = ["BANK_FORMAT", "BANK_VERSION", "READABLE_VERSIONS", "MAX_ABS_A", "MAX_ABS_B", "read_bank", "encode",
-           "decode", "bank_path", "writable_path"]
+__all__ = ["BANK_FORMAT", "BANK_VERSION", "FACTOR_BANK_VERSION", "READABLE_VERSIONS", "MAX_FACTORS", "MAX_ABS_A",
+           "MAX_ABS_B", "read_bank", "encode", "decode", "bank_path", "writable_path"]
 
 BANK_FORMAT = "irtbridge-tiny-bank"
 BANK_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+#: the version of a bank of a D-factor calibration (D > 1)
+FACTOR_BANK_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+#: the most factors a bank may hold (as irtbridge.leaderboard.estimators.MAX_FACTORS)
+MAX_FACTORS = 10
 #: beyond these an item parameter is not one a calibration of irtbridge writes (``calibrate_2pl`` clips ``b``
 #: to [-50, 50]; EM's steps are capped at 2 a cycle, so 500 cycles never take a slope past 1,000)
 MAX_ABS_A = 1e4
@@ -95,6 +104,32 @@ def _check_parameters(data: dict, names: list[str], where: str) -> None:
                                       f"with |{key}| <= {limit:g} (rebuild the bank with build_tiny)")
 
 
+def _check_factors(data: dict, names: list[str], where: str, version: int) -> None:
+    """A version-3 bank's ``n_factors``, ``loadings`` and ``intercepts``; an older version holds none of them."""
+    keys = [key for key in ("n_factors", "loadings", "intercepts") if key in data]
+    if version < FACTOR_BANK_VERSION:
+        if keys:
+            raise ValidationError(f"{where}: {keys[0]} in a version-{version} bank; a D-factor bank is version "
+                                  f"{FACTOR_BANK_VERSION}")
+        return
+    D = data.get("n_factors")
+    if isinstance(D, bool) or not isinstance(D, int) or not 2 <= D <= MAX_FACTORS:
+        raise ValidationError(f"{where}: n_factors must be a whole number from 2 to {MAX_FACTORS}, got {D!r}")
+    loadings, intercepts = data.get("loadings"), data.get("intercepts")
+    if not isinstance(loadings, list) or len(loadings) != len(names):
+        raise ValidationError(f"{where}: loadings must have one list of {D} slopes per item ({len(names)})")
+    if not isinstance(intercepts, list) or len(intercepts) != len(names):
+        raise ValidationError(f"{where}: intercepts must have one entry per item ({len(names)})")
+    for name, row, d in zip(names, loadings, intercepts):
+        values = row if isinstance(row, list) and len(row) == D else None
+        if values is None:
+            raise ValidationError(f"{where}: item {name!r}'s loadings must be a list of {D} numbers")
+        for what, v, limit in [*((f"a{k + 1}", x, MAX_ABS_A) for k, x in enumerate(values)), ("d", d, MAX_ABS_A)]:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) > limit:
+                raise ValidationError(f"{where}: item {name!r} has {what} = {v!r}; a D-factor 2PL parameter must be "
+                                      f"finite with |{what}| <= {limit:g} (rebuild the bank with build_tiny)")
+
+
 def _check_priors(data: dict, names: list[str], where: str) -> None:
     priors = data.get("priors")
     if priors is None:
@@ -103,7 +138,10 @@ def _check_priors(data: dict, names: list[str], where: str) -> None:
     if not isinstance(priors, dict) or not all(isinstance(v, list) and len(v) == 3 for v in priors.values()):
         raise ValidationError(f"{where}: priors must be null or {{parameter: [distribution, p1, p2]}}")
     try:
-        item_priors({k: tuple(v) for k, v in priors.items()}, names, "2PL")
+        if data.get("loadings") is not None:  # a D-factor bank: the engine's own reading of the priors
+            parse_priors({k: tuple(v) for k, v in priors.items()}, len(names), int(data["n_factors"]))
+        else:
+            item_priors({k: tuple(v) for k, v in priors.items()}, names, "2PL")
     except ValidationError as exc:
         raise ValidationError(f"{where}: {exc}") from None
 
@@ -154,6 +192,7 @@ def read_bank(path: Any) -> dict[str, Any]:
     if clash:
         raise ValidationError(f"{where}: item(s) {clash[:3]} are both sampled and excluded")
     _check_parameters(data, names, where)
+    _check_factors(data, names, where, version)
     responses = data["responses"]
     if not isinstance(responses, list) or len(responses) != len(names):
         raise ValidationError(f"{where}: a, b and responses must have one entry per item ({len(names)})")

@@ -16,9 +16,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from irtbridge.leaderboard._predictors import irt_predictions, ridge_cv, ridge_predictions
-from irtbridge.leaderboard._sample import (Estimate, Sample, Shared, floored, frame_variance, stratified_difference,
-                                           usable_items)
+from irtbridge.leaderboard._predictors import ridge_cv, ridge_predictions
+from irtbridge.leaderboard._sample import Estimate, Sample, Shared, floored, frame_variance, irt_outputs, stratified_difference
 
 __all__ = ["Estimator", "Mean", "AIPW", "PPI", "Composite", "PPIIRT", "PIRT", "GPIRT", "ALPHAS", "COMPOSITE"]
 
@@ -225,7 +224,7 @@ class GPIRT(PIRT):
         k, J = len(seen), X.shape[0]
         Yc = X[seen].T  # calibration models x k (filled answers)
         truth = X.mean(axis=0)
-        pred = irt_predictions(irt.a, irt.b, seen, Yc, irt.variance, usable_items(irt, prob), prob.fallback)[0]
+        pred = irt_outputs(irt, prob, Yc)[0][0]
         unseen = np.setdiff1d(np.arange(J), seen)
         pirt = (Yc.sum(axis=1) + pred[:, unseen].sum(axis=1)) / J
         b2 = float(np.mean((pirt - truth) ** 2))

@@ -8,12 +8,13 @@ import os
 from typing import Any, Sequence
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import expit, logsumexp
 
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.irt.fast import log_category_probs, prob_correct
-from irtbridge.leaderboard.tiny import load_bank
+from irtbridge.leaderboard._predictors import factor_posterior
+from irtbridge.leaderboard.tiny import TinyBenchmark, load_bank, load_tiny
 
 # the posterior's nodes (121 over [-6, 6]) and the normal quantile of a 95% interval
 _GRID = np.linspace(-6.0, 6.0, 121)
@@ -45,6 +46,51 @@ def pirt_estimates(x: np.ndarray, bank: Any, anchors: list[str], var: float) -> 
     var_rest = np.maximum((post * total**2).sum(axis=1) - mean_rest**2, 0.0) + (post * bern).sum(axis=1)
     n_items = len(names)
     return theta, se, (right.sum(axis=1) + mean_rest) / n_items, np.sqrt(var_rest) / n_items
+
+
+def factor_calibration(calibration: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:
+    """Item names, slopes (items x D) and intercepts of a D-factor calibration (D > 1): a tiny bank's path or
+    object of ``build_tiny(n_factors=D)``, its :class:`IRTParameters`, or a ``fit_factors`` result; None for
+    anything else (a 1-D calibration)."""
+    if isinstance(calibration, (str, os.PathLike)):
+        tiny = load_tiny(calibration)
+        calibration = tiny if tiny.n_factors > 1 else None
+    if isinstance(calibration, TinyBenchmark):
+        calibration = calibration.calibration
+    loadings = getattr(calibration, "loadings", None)
+    if isinstance(loadings, np.ndarray) and loadings.ndim == 2 and loadings.shape[1] > 1:
+        return tuple(str(n) for n in calibration.names), loadings, np.asarray(calibration.intercepts, dtype=float)
+    if hasattr(calibration, "mask") and getattr(calibration, "n_factors", 1) > 1:  # a FactorResult
+        return tuple(str(n) for n in calibration.item_names), np.asarray(calibration.a), np.asarray(calibration.d)
+    return None
+
+
+def factor_pirt_estimates(x: np.ndarray, names: Sequence[str], A: np.ndarray, d: np.ndarray,
+                          anchors: list[str]) -> tuple[np.ndarray, ...]:
+    """p-IRT on a D-factor calibration: the factors' posterior means and SDs (models x D; EAP under
+    ``N(0, I)``), the predicted accuracy and its model sd, with the unobserved answers' expected total and its
+    variance (the posterior variance of ``sum P_j(F)`` plus the expected Bernoulli variance) as the 1-D form."""
+    pos = {n: j for j, n in enumerate(names)}
+    seen = np.array([pos[a] for a in anchors])
+    nodes, _, post, mean, cov = factor_posterior(A, d, seen, x)
+    unseen = np.setdiff1d(np.arange(len(names)), seen)
+    total_u, bern_u = np.zeros(len(nodes)), np.zeros(len(nodes))
+    step = max(1, 4_000_000 // len(nodes))
+    for start in range(0, len(unseen), step):  # the unseen items' expected total at each point, in blocks
+        cols = unseen[start:start + step]
+        P = expit(nodes @ A[cols].T + d[cols][None, :])
+        total_u += P.sum(axis=1)
+        bern_u += (P * (1 - P)).sum(axis=1)
+    P_s = expit(nodes @ A[seen].T + d[seen][None, :])  # points x anchors: an unanswered anchor is predicted
+    obs = ~np.isnan(x)
+    missing = (~obs).astype(float)
+    total = total_u[None, :] + missing @ P_s.T
+    bern = bern_u[None, :] + missing @ (P_s * (1 - P_s)).T
+    mean_rest = (post * total).sum(axis=1)
+    var_rest = np.maximum((post * total**2).sum(axis=1) - mean_rest**2, 0.0) + (post * bern).sum(axis=1)
+    right = np.where(obs, np.nan_to_num(x), 0.0)
+    sd = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
+    return mean, sd, (right.sum(axis=1) + mean_rest) / len(names), np.sqrt(var_rest) / len(names)
 
 
 def bank_of(calibration: Any) -> Any:

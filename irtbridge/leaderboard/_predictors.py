@@ -14,6 +14,11 @@ item ``j``), both fitted on the ``k`` sampled items only:
 * :func:`irt_predictions`: a 2PL calibration's ``P_j(theta)`` averaged over the posterior of theta given
   the sampled answers (normal prior with the calibration's latent variance, 121 nodes on [-6, 6]); the
   leave-one-out value of a sampled item uses the posterior without that item's answer.
+* :func:`factor_predictions`: the same for a D-factor 2PL (:func:`irtbridge.em.factors.fit_factors`),
+  ``P_j(F) = expit(a_j'F + d_j)`` averaged over the posterior of ``F`` under the prior ``N(0, I_D)`` (EAP):
+  a product grid of :data:`FACTOR_GRID` points per factor on [-6, 6] for D <= 3, scrambled Halton points
+  (:data:`FACTOR_QMC`, :func:`irtbridge.em.factors.points`) above; the posterior means of ``F`` and their
+  covariance come with it.
 """
 
 from __future__ import annotations
@@ -25,9 +30,16 @@ from scipy.special import expit, logsumexp
 
 from irtbridge.irt.logistic import log_pq
 
-__all__ = ["item_features", "item_means", "ridge_predictions", "irt_predictions", "GRID"]
+__all__ = ["item_features", "item_means", "ridge_predictions", "irt_predictions", "factor_predictions", "factor_grid",
+           "factor_posterior",
+           "GRID", "FACTOR_GRID", "FACTOR_QMC"]
 
 GRID = np.linspace(-6.0, 6.0, 121)
+#: points per factor of the product grid on [-6, 6] that scores a new model on a D-factor calibration (D <= 3)
+FACTOR_GRID = {2: 61, 3: 25}
+#: scrambled Halton points (fixed scrambling) above three factors
+FACTOR_QMC = 20000
+_CHUNK = 4_000_000  # cells of one block of the (models x k x points) leave-one-out posteriors
 
 
 def item_features(calibration_values: np.ndarray) -> np.ndarray:
@@ -140,6 +152,73 @@ def irt_predictions(a: np.ndarray, b: np.ndarray, seen: np.ndarray, Y: np.ndarra
     loo_post = np.exp(loo_log - logsumexp(loo_log, axis=2, keepdims=True))
     loo = np.einsum("mkq,qk->mk", loo_post, P[:, seen])
     return pred, np.where(obs, loo, np.nan), theta, se
+
+
+def factor_grid(n_factors: int) -> tuple[np.ndarray, np.ndarray]:
+    """The points (points x D) and log prior weights (``N(0, I)``, normalised) that score a new model."""
+    from irtbridge.em.factors import points  # the engine's own grids (quadrature: mirt's; qmc: Halton)
+
+    if n_factors in FACTOR_GRID:
+        return points("quadrature", n_factors, FACTOR_GRID[n_factors])
+    return points("qmc", n_factors, FACTOR_QMC)
+
+
+def factor_posterior(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.ndarray, usable: np.ndarray | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The posterior of ``F`` under ``N(0, I)`` for each row of ``Y`` (models x the items ``seen``, NaN unanswered)
+    at the points of :func:`factor_grid`; items not ``usable`` add nothing.
+
+    Returns ``(nodes, log_post, post, mean, cov)``: the points (points x D), the unnormalised log posterior and
+    the posterior weights (models x points), the posterior means (models x D) and covariances (models x D x D).
+    """
+    nodes, logw = factor_grid(A.shape[1])
+    keep = np.ones(len(d), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
+    lp, lq = log_pq(nodes @ A[seen].T + d[seen][None, :])  # nodes x k
+    lp, lq = np.where(keep[seen][None, :], lp, 0.0), np.where(keep[seen][None, :], lq, 0.0)
+    obs = ~np.isnan(Y)
+    log_post = np.where(obs, np.nan_to_num(Y), 0.0) @ lp.T + np.where(obs, 1.0 - np.nan_to_num(Y), 0.0) @ lq.T
+    log_post = log_post + logw[None, :]  # models x nodes
+    post = np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))
+    mean = post @ nodes
+    cov = np.einsum("mq,qa,qb->mab", post, nodes, nodes) - mean[:, :, None] * mean[:, None, :]
+    return nodes, log_post, post, mean, cov
+
+
+def factor_predictions(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.ndarray,
+                       usable: np.ndarray | None = None, fallback: np.ndarray | None = None,
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Posterior-mean ``P_j(F)`` of a D-factor 2PL (slopes ``A``, items x D; intercepts ``d``) for each new
+    model (rows of ``Y``, models x k, NaN unanswered); ``usable`` and ``fallback`` as :func:`irt_predictions`.
+
+    Returns ``(pred, loo, mean, cov)``: models x items predictions, models x k leave-one-out predictions on
+    the sampled items, the posterior means of ``F`` (models x D) and their covariances (models x D x D).
+    """
+    A, d = np.asarray(A, dtype=float), np.asarray(d, dtype=float)
+    keep = np.ones(len(d), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
+    fill = np.asarray(fallback if fallback is not None else np.full(len(d), 0.5), dtype=float)
+    nodes, log_post, post, mean, cov = factor_posterior(A, d, seen, Y, keep)
+    z = nodes @ A[seen].T + d[seen][None, :]  # nodes x k
+    lp, lq = log_pq(z)
+    lp, lq = np.where(keep[seen][None, :], lp, 0.0), np.where(keep[seen][None, :], lq, 0.0)
+    obs = ~np.isnan(Y)
+    right = np.where(obs, np.nan_to_num(Y), 0.0)
+    wrong = np.where(obs, 1.0 - np.nan_to_num(Y), 0.0)
+    pred = np.empty((Y.shape[0], len(d)))
+    step = max(1, _CHUNK // max(len(nodes), 1))
+    for start in range(0, len(d), step):  # P on the points in blocks of items (points x J can be large)
+        cols = slice(start, start + step)
+        P = expit(nodes @ A[cols].T + d[cols][None, :])
+        pred[:, cols] = np.where(keep[cols][None, :], post @ P, fill[cols][None, :])
+    P_seen = np.where(keep[seen][None, :], expit(z), fill[seen][None, :])  # nodes x k
+    loo = np.empty(Y.shape)
+    rows = max(1, _CHUNK // max(len(nodes) * Y.shape[1], 1))
+    for start in range(0, Y.shape[0], rows):  # without item j's answer: log_post minus that cell's term
+        m = slice(start, start + rows)
+        cell = right[m, :, None] * lp.T[None] + wrong[m, :, None] * lq.T[None]  # models x k x nodes
+        loo_log = log_post[m, None, :] - cell
+        loo_post = np.exp(loo_log - logsumexp(loo_log, axis=2, keepdims=True))
+        loo[m] = np.einsum("mkq,qk->mk", loo_post, P_seen)
+    return pred, np.where(obs, loo, np.nan), mean, cov
 
 
 def bank_arrays(bank: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -17,10 +17,10 @@ from scipy import stats
 from irtbridge.calibration.results.flags import flag_items
 from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import answer_matrix
-from irtbridge.leaderboard._predictors import irt_predictions, item_features, item_means
+from irtbridge.leaderboard._predictors import factor_predictions, irt_predictions, item_features, item_means
 
 __all__ = ["IRTParameters", "Problem", "Sample", "Estimate", "Shared", "problem_from_values", "runaway_items",
-           "usable_items", "shared_arrays", "samples", "t_quantile", "floored", "frame_variance", "interval",
+           "usable_items", "irt_outputs", "shared_arrays", "samples", "t_quantile", "floored", "frame_variance", "interval",
            "stratified_difference"]
 
 
@@ -41,6 +41,14 @@ class IRTParameters:
     priors : mapping or None, default None
         The item priors of the fit (mirt's spelling; ``calibrate_2pl``'s default is
         ``{"a1": ("norm", 1, 2)}``); None: plain maximum likelihood, or not known.
+    loadings : ndarray or None, default None
+        A D-factor calibration (:func:`~irtbridge.leaderboard.estimators.calibrate_factors`): the slopes
+        ``a1..aD`` (items x D, mirt's metric, ``F ~ N(0, I)``); None: the 1-D 2PL of ``a`` and ``b``. With
+        loadings, ``a`` and ``b`` are each item's multidimensional discrimination ``sqrt(sum_k a_k^2)`` and
+        difficulty ``-d / that`` (Reckase's MDISC and MDIFF): what :func:`runaway_items` flags and the strata
+        read, never what predicts.
+    intercepts : ndarray or None, default None
+        The intercepts ``d`` of a D-factor calibration (with ``loadings``).
     """
 
     names: tuple[str, ...]
@@ -49,6 +57,13 @@ class IRTParameters:
     variance: float = 1.0
     converged: bool = True
     priors: Mapping[str, tuple] | None = None
+    loadings: np.ndarray | None = None
+    intercepts: np.ndarray | None = None
+
+    @property
+    def n_factors(self) -> int:
+        """D: 1 for the 2PL of ``a`` and ``b``, the columns of ``loadings`` otherwise."""
+        return 1 if self.loadings is None else int(np.shape(self.loadings)[1])
 
 
 @dataclass(frozen=True)
@@ -68,13 +83,15 @@ class Problem:
 @dataclass(frozen=True)
 class Shared:
     """What an estimator's ``prepare`` gets: the problem, the calibration (None for an IRT-free estimator),
-    the 2PL predictions ``(pred, loo, theta, theta_se)`` of :func:`irt_predictions` (None likewise) and the
-    ridge penalty."""
+    the 2PL predictions ``(pred, loo, theta, theta_se)`` of :func:`irt_outputs` (None likewise), the ridge
+    penalty, and for a D-factor calibration the posterior means and covariances of ``F`` (theta and theta_se
+    are then NaN: there is no one ability)."""
 
     prob: Problem
     irt: IRTParameters | None
     irt_out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
     alpha: float
+    factors: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -187,12 +204,26 @@ def problem_from_values(values: np.ndarray, names: tuple[str, ...], items: Seque
                    (~np.isnan(values)).sum(axis=0), labels)
 
 
+def irt_outputs(irt: IRTParameters, prob: Problem, Y: np.ndarray
+                ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
+    """The IRT feature of the models ``Y`` (models x k): ``(pred, loo, theta, theta_se)`` and, for a D-factor
+    calibration, ``(F means, F covariances)`` (theta and theta_se NaN); the 1-D 2PL's :func:`irt_predictions`
+    otherwise."""
+    usable = usable_items(irt, prob)
+    if irt.loadings is None:
+        return irt_predictions(irt.a, irt.b, prob.seen, Y, irt.variance, usable, prob.fallback), None
+    assert irt.intercepts is not None  # calibrate_factors and load_tiny give both
+    pred, loo, mean, cov = factor_predictions(irt.loadings, irt.intercepts, prob.seen, Y, usable, prob.fallback)
+    nan = np.full(Y.shape[0], np.nan)
+    return (pred, loo, nan, nan.copy()), (mean, cov)
+
+
 def shared_arrays(prob: Problem, irt: IRTParameters | None, alpha: float) -> Shared:
-    """The :class:`Shared` of a call: the 2PL predictions computed once when there is a calibration."""
-    out = None
-    if irt is not None:
-        out = irt_predictions(irt.a, irt.b, prob.seen, prob.Y, irt.variance, usable_items(irt, prob), prob.fallback)
-    return Shared(prob, irt, out, alpha)
+    """The :class:`Shared` of a call: the IRT predictions computed once when there is a calibration."""
+    if irt is None:
+        return Shared(prob, None, None, alpha)
+    out, factors = irt_outputs(irt, prob, prob.Y)
+    return Shared(prob, irt, out, alpha, factors)
 
 
 def samples(prob: Problem):

@@ -99,13 +99,15 @@ from irtbridge.em import fit_em, prepare_responses
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._answers import response_values
+from irtbridge.leaderboard._bank import MAX_FACTORS  # the most factors a bank holds, the calibration's limit
 from irtbridge.leaderboard._estimator_rows import AIPW, GPIRT, PIRT, PPI, PPIIRT, Composite, Estimator, Mean
 from irtbridge.leaderboard._predictors import bank_arrays
 from irtbridge.leaderboard._sample import (IRTParameters, Problem, interval, problem_from_values, runaway_items, samples,
                                            shared_arrays)
 
 __all__ = ["ESTIMATORS", "REGISTRY", "Estimator", "DEFAULT_ESTIMATOR", "DEFAULT_PRIORS", "COLUMNS", "estimate_accuracy",
-           "calibrate_2pl", "IRTParameters", "runaway_items", "get_estimator"]
+           "calibrate_2pl", "calibrate_factors", "factor_parameters", "factor_priors", "IRTParameters", "runaway_items",
+           "get_estimator", "factor_columns", "calibration_priors", "MAX_FACTORS"]
 
 #: the estimators by name, the default first: each a row (:mod:`irtbridge.leaderboard._estimator_rows`) that
 #: says whether it needs the 2PL and whether its interval is design-based
@@ -125,6 +127,144 @@ COLUMNS = ("theta", "theta_se", "accuracy", "accuracy_se", "lower", "upper", "pr
 #: models perfectly finite. On ATLAS's ARC matrix (320 x 735) the largest ``|a|`` goes from 1,168 to 5.7.
 #: ``priors=None`` (``--no-prior``) fits by plain maximum likelihood.
 DEFAULT_PRIORS: Mapping[str, tuple] = {"a1": ("norm", 1.0, 2.0)}
+
+
+def factor_columns(n_factors: int) -> list[str]:
+    """The columns a D-factor calibration adds to an estimate (D > 1): ``F1..FD``, ``se_F1..se_FD`` (posterior
+    means and SDs of the factors given the sampled answers, fit_factors' names) and ``cov_Fk_Fl`` (k < l).
+
+    Parameters
+    ----------
+    n_factors : int
+        D.
+
+    Returns
+    -------
+    list of str
+        The column names (none for D = 1).
+
+    Examples
+    --------
+    >>> factor_columns(2)
+    ['F1', 'F2', 'se_F1', 'se_F2', 'cov_F1_F2']
+    """
+    if n_factors < 2:
+        return []
+    pairs = [f"cov_F{k + 1}_F{m + 1}" for k in range(n_factors) for m in range(k + 1, n_factors)]
+    return [f"F{k + 1}" for k in range(n_factors)] + [f"se_F{k + 1}" for k in range(n_factors)] + pairs
+
+
+def factor_priors(n_factors: int) -> dict[str, tuple]:
+    """The item priors of a D-factor calibration: :data:`DEFAULT_PRIORS` on ``a1`` (``N(1, 2)``) and a weak prior
+    centred on 0, ``N(0, 2)``, on every other slope (a secondary factor has no sign to expect); mirt's spelling.
+
+    Parameters
+    ----------
+    n_factors : int
+        D.
+
+    Returns
+    -------
+    dict of str to tuple
+
+    Examples
+    --------
+    >>> factor_priors(2)
+    {'a1': ('norm', 1.0, 2.0), 'a2': ('norm', 0.0, 2.0)}
+    """
+    return {**{k: tuple(v) for k, v in DEFAULT_PRIORS.items()},
+            **{f"a{k}": ("norm", 0.0, 2.0) for k in range(2, n_factors + 1)}}
+
+
+def factor_parameters(result: Any, priors: Mapping[str, tuple] | None = None) -> IRTParameters:
+    """A D-factor fit (:class:`~irtbridge.em.factors.FactorResult`) as the estimators' calibration.
+
+    Parameters
+    ----------
+    result : FactorResult
+        From :func:`~irtbridge.em.factors.fit_factors`.
+    priors : mapping or None
+        The fit's item priors, kept for the bank.
+
+    Returns
+    -------
+    IRTParameters
+        ``loadings`` and ``intercepts`` the fit's ``a`` and ``d``; ``a`` and ``b`` each item's
+        multidimensional discrimination and difficulty (what :func:`runaway_items` flags).
+    """
+    A = np.asarray(result.a, dtype=float)
+    d = np.asarray(result.d, dtype=float)
+    mdisc = np.sqrt((A**2).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mdiff = np.where(mdisc > 0, -d / np.where(mdisc > 0, mdisc, 1.0), 0.0)
+    return IRTParameters(tuple(str(n) for n in result.item_names), mdisc, np.clip(mdiff, -50.0, 50.0), 1.0,
+                         bool(result.converged), None if priors is None else {k: tuple(v) for k, v in priors.items()},
+                         loadings=A, intercepts=d)
+
+
+def calibration_priors(priors: Mapping[str, tuple] | None, n_factors: int) -> Mapping[str, tuple] | None:
+    """The item priors a calibration with ``n_factors`` factors uses: :data:`DEFAULT_PRIORS` itself (the default
+    object) becomes :func:`factor_priors` above one factor; anything else is used as given.
+
+    Parameters
+    ----------
+    priors : mapping or None
+        The caller's priors (None: plain maximum likelihood).
+    n_factors : int
+        D.
+
+    Returns
+    -------
+    mapping or None
+    """
+    return factor_priors(n_factors) if priors is DEFAULT_PRIORS and n_factors > 1 else priors
+
+
+@constraints(n_factors=Int(low=1, high=MAX_FACTORS), NCYCLES=Int(low=1))
+def calibrate_factors(responses: pd.DataFrame, n_factors: int, *,
+                      priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500) -> IRTParameters:
+    """The leaderboard tools' calibration with ``n_factors`` factors: :func:`calibrate_2pl` for 1, else the native
+    D-factor 2PL (:func:`irtbridge.em.factors.fit_factors`, exploratory, mirt's quadrature for D <= 3 and
+    QMC-EM above) on the models x items 0/1 matrix.
+
+    Parameters
+    ----------
+    responses : DataFrame
+        Models x items, 1/0/NaN.
+    n_factors : int
+        D, 1 to :data:`MAX_FACTORS`.
+    priors : mapping or None, default :data:`DEFAULT_PRIORS`
+        Item priors (mirt's spelling); the default becomes :func:`factor_priors` above one factor
+        (:func:`calibration_priors`); None: plain maximum likelihood.
+    NCYCLES : int, default 500
+        Maximum EM cycles.
+
+    Returns
+    -------
+    IRTParameters
+        The 2PL of ``a`` and ``b`` (D = 1), or a D-factor calibration (``loadings``, ``intercepts``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> x = (rng.random((60, 8)) < 1 / (1 + np.exp(-rng.normal(size=(60, 1))))) * 1.0
+    >>> cal = calibrate_factors(pd.DataFrame(x, columns=list("abcdefgh")), 2, NCYCLES=30)
+    >>> cal.n_factors, cal.loadings.shape
+    (2, (8, 2))
+    """
+    priors = calibration_priors(priors, n_factors)
+    if n_factors == 1:
+        return calibrate_2pl(responses, priors=priors, NCYCLES=NCYCLES)
+    from irtbridge.em.factors import fit_factors  # the D-factor engine, imported where it is used
+
+    values = response_values(responses, "responses")
+    names = [str(c) for c in responses.columns]
+    if len(names) <= n_factors:
+        raise ValidationError(f"n_factors: {n_factors} factors need more than {n_factors} items, responses has "
+                              f"{len(names)}")
+    priors = None if priors is None else {str(k): tuple(v) for k, v in dict(priors).items()}
+    result = fit_factors(prepare_responses(values, names), n_factors, priors=priors, NCYCLES=NCYCLES)
+    return factor_parameters(result, priors)
 
 
 def get_estimator(method: str, what: str = "method") -> Estimator:
@@ -191,6 +331,8 @@ def calibrate_2pl(responses: pd.DataFrame, *, priors: Mapping[str, tuple] | None
 def _as_irt(calibration: Any) -> IRTParameters:
     if isinstance(calibration, IRTParameters):
         return calibration
+    if hasattr(calibration, "n_factors") and hasattr(calibration, "d") and hasattr(calibration, "mask"):
+        return factor_parameters(calibration)  # a FactorResult of fit_factors
     items = getattr(calibration, "items", None)
     if items is None or not {"a", "b"} <= set(items.columns):
         raise ValidationError("calibration must be calibrate_2pl(...), a Calibration or an ItemBank of a 2PL")
@@ -227,6 +369,13 @@ def estimate_prepared(prob: Problem, method: str, irt: IRTParameters | None, ind
         out[:, 0], out[:, 1] = shared.irt_out[2], shared.irt_out[3]
     frame = pd.DataFrame(out, columns=list(COLUMNS), index=index)
     frame["se"] = frame["accuracy_se"]  # deprecated alias (0.3.0 removes it): theta's SE is theta_se
+    if shared.factors is not None:  # a D-factor calibration: F1..FD, se_F1..se_FD, cov_Fk_Fl
+        mean, cov = shared.factors
+        D = mean.shape[1]
+        sd = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
+        pairs = [cov[:, k, m] for k in range(D) for m in range(k + 1, D)]
+        extra = pd.DataFrame(np.column_stack([mean, sd, *pairs]), columns=factor_columns(D), index=index)
+        frame = pd.concat([frame, extra], axis=1)
     return frame
 
 
@@ -246,9 +395,12 @@ def estimate_accuracy(responses: pd.DataFrame, items: Sequence[str], answers: pd
         New models x ``items`` (more columns are ignored), 0/1, NaN for unanswered.
     method : str, default "ppi"
         A name of :data:`REGISTRY` (see the module docstring).
-    calibration : IRTParameters, Calibration or ItemBank, optional
+    calibration : IRTParameters, Calibration, ItemBank or FactorResult, optional
         A 2PL calibration of ``responses``' items for the estimators that need one; fitted natively
-        (:func:`calibrate_2pl`, its default prior) when not given.
+        (:func:`calibrate_2pl`, its default prior) when not given. A D-factor calibration
+        (:func:`calibrate_factors`, or :func:`~irtbridge.em.factors.fit_factors`' result) makes the IRT feature
+        the posterior mean of ``P_j(F)`` under ``F ~ N(0, I)`` (EAP), and adds the columns
+        :func:`factor_columns`.
     exclude : sequence of str, optional
         Items left out of the sample frame: predicted only, and the interval spans their whole range.
     alpha : float

@@ -29,7 +29,7 @@ import pandas as pd
 from irtbridge._constraints import Having, constraints
 from irtbridge.exceptions import ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import answer_matrix as _anchor_matrix
-from irtbridge.leaderboard._pirt import Z_95, checked_bank, pirt_estimates
+from irtbridge.leaderboard._pirt import Z_95, checked_bank, factor_calibration, factor_pirt_estimates, pirt_estimates
 
 __all__ = ["estimate_performance"]
 
@@ -55,9 +55,13 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     ----------
     responses_on_anchors : DataFrame
         New respondents x anchor items, 0/1 (NaN: not answered).
-    calibration : Calibration, ItemBank or path
+    calibration : Calibration, ItemBank, path, TinyBenchmark, IRTParameters or FactorResult
         A dichotomous calibration of the full item set (``.items``, ``.model``), or the path of a bank file
-        written by :meth:`irtbridge.leaderboard.TinyBenchmark.save` (read offline, :func:`load_bank`).
+        written by :meth:`irtbridge.leaderboard.TinyBenchmark.save` (read offline, :func:`load_bank`). A
+        D-factor calibration (D > 1: a bank of ``build_tiny(n_factors=D)``, its path, its ``calibration``, or
+        :func:`~irtbridge.em.factors.fit_factors`' result) predicts from the factors' posterior under
+        ``N(0, I)`` (EAP): ``theta`` and ``theta_se`` are then NaN and the columns ``F1..FD`` and
+        ``se_F1..se_FD`` follow ``se``; ``validation`` is for 1-D calibrations only.
     anchors : sequence of str
         The anchor items (names in the calibration), e.g. from :func:`select_anchors`.
     validation : AnchorValidation, optional
@@ -86,6 +90,9 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
     >>> list(out.columns), bool(0 < out["accuracy"].iloc[0] < 1)
     (['theta', 'theta_se', 'accuracy', 'accuracy_se', 'lower', 'upper', 'se'], True)
     """
+    factors = factor_calibration(calibration)
+    if factors is not None:
+        return _factor_performance(responses_on_anchors, factors, anchors, validation)
     bank, anchors = checked_bank(calibration, anchors)
     x, index = _anchor_matrix(responses_on_anchors, anchors)
     silent = np.isnan(x).all(axis=1)
@@ -102,3 +109,30 @@ def estimate_performance(responses_on_anchors: Any, calibration: Any, anchors: S
                          "lower": np.clip(accuracy - Z_95 * sd, 0.0, 1.0), "upper": np.clip(accuracy + Z_95 * sd, 0.0, 1.0),
                          "se": se},  # deprecated alias of theta_se (0.3.0 removes it)
                         index=index)
+
+
+def _factor_performance(responses_on_anchors: Any, factors: tuple, anchors: Sequence[str], validation: Any) -> pd.DataFrame:
+    """:func:`estimate_performance` on a D-factor calibration (``names, slopes, intercepts``)."""
+    names, A, d = factors
+    if validation is not None:
+        raise ValidationError("validation: validate_anchors measures a 1-D calibration; a D-factor calibration "
+                              "takes none (pass validation=None)")
+    anchors = [str(a) for a in anchors]
+    unknown = [a for a in anchors if a not in set(names)]
+    if not anchors or unknown or len(set(anchors)) != len(anchors):
+        raise ValidationError("anchors is empty" if not anchors else "anchors repeat an item" if not unknown else
+                              f"{len(unknown)} anchor(s) are not items of the calibration, e.g. {unknown[:3]}")
+    x, index = _anchor_matrix(responses_on_anchors, anchors)
+    silent = np.isnan(x).all(axis=1)
+    if silent.any():
+        raise ValidationError(f"responses_on_anchors: model {index[silent][0]!r} answered no anchor item")
+    mean, sd_f, accuracy, sd = factor_pirt_estimates(x, names, A, d, anchors)
+    nan = np.full(len(accuracy), np.nan)
+    out = pd.DataFrame({"theta": nan, "theta_se": nan, "accuracy": accuracy, "accuracy_se": sd,
+                        "lower": np.clip(accuracy - Z_95 * sd, 0.0, 1.0), "upper": np.clip(accuracy + Z_95 * sd, 0.0, 1.0),
+                        "se": nan}, index=index)
+    for k in range(A.shape[1]):
+        out[f"F{k + 1}"] = mean[:, k]
+    for k in range(A.shape[1]):
+        out[f"se_F{k + 1}"] = sd_f[:, k]
+    return out

@@ -33,10 +33,12 @@ from irtbridge._validation import check_int
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt import as_item_bank
 from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
-from irtbridge.leaderboard._bank import BANK_FORMAT, BANK_VERSION, decode, encode, read_bank, writable_path
+from irtbridge.leaderboard._bank import (BANK_FORMAT, BANK_VERSION, FACTOR_BANK_VERSION, decode, encode, read_bank,
+                                         writable_path)
 from irtbridge.leaderboard._sample import problem_from_values
-from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, STRATIFIED, IRTParameters,
-                                              calibrate_2pl, estimate_prepared, get_estimator, runaway_items)
+from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, ESTIMATORS, MAX_FACTORS, STRATIFIED,
+                                              IRTParameters, calibrate_2pl, calibrate_factors, estimate_prepared,
+                                              get_estimator, runaway_items)
 from irtbridge.leaderboard.strata import MIN_PER_STRATUM, N_STRATA, item_strata, stratified_draw
 
 __all__ = ["TinyBenchmark", "build_tiny", "load_tiny", "load_bank", "sample_items", "answers_from_long",
@@ -104,7 +106,8 @@ class TinyBenchmark:
     method : str
         The estimator (:data:`irtbridge.leaderboard.estimators.DEFAULT_ESTIMATOR` unless chosen).
     calibration : IRTParameters
-        The native 2PL on all models of ``responses``.
+        The native 2PL on all models of ``responses``, or the native D-factor 2PL (``build_tiny(n_factors=D)``:
+        ``calibration.loadings`` and ``calibration.intercepts``).
     seed : int
         The seed of the draw.
     alpha : float, default 10.0
@@ -146,12 +149,20 @@ class TinyBenchmark:
         """The number of items of the tiny benchmark."""
         return len(self.items)
 
+    @property
+    def n_factors(self) -> int:
+        """D, the factors of the calibration (1: the 2PL)."""
+        return self.calibration.n_factors
+
     def predict(self, answers: Any) -> pd.DataFrame:
         """Predicted share correct on all items for each row of ``answers`` (new models x :attr:`items`, 0/1,
         NaN for unanswered): the columns of every estimate (:data:`~irtbridge.leaderboard.estimators.COLUMNS`),
         ``theta``, ``theta_se`` (the 2PL ability and its posterior SD; NaN for an estimator without the 2PL),
         ``accuracy``, ``accuracy_se``, ``lower``, ``upper`` (95% interval), ``predicted_share`` (the share of
         items excluded from the frame), then ``se``, a deprecated alias of ``accuracy_se`` (removed in 0.3.0).
+        A D-factor bank (D > 1) leaves ``theta`` and ``theta_se`` NaN and adds ``F1..FD``, ``se_F1..se_FD``
+        and ``cov_Fk_Fl``: the posterior (EAP) of the factors given the answers under ``N(0, I)``
+        (:func:`~irtbridge.leaderboard.estimators.factor_columns`).
 
         Parameters
         ----------
@@ -188,6 +199,10 @@ class TinyBenchmark:
             ``a`` and ``b`` of every item.
         """
         cal = self.calibration
+        if cal.loadings is not None:
+            raise ValidationError(f"bank: a {cal.n_factors}-factor tiny benchmark has no 1-D 2PL item bank; "
+                                  "adaptive_evaluate and anchors take a 1-D bank (build_tiny(n_factors=1)); estimate_performance "
+                                  "takes this TinyBenchmark itself")
         return as_item_bank(pd.DataFrame({"a": cal.a, "b": cal.b}, index=list(cal.names)), "2PL")
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,14 +217,20 @@ class TinyBenchmark:
         cal, values = self.calibration, self._values
         assert values is not None  # build_tiny and load_tiny give every bank its calibration answers
         priors = None if cal.priors is None else {k: list(v) for k, v in cal.priors.items()}
-        return {"format": BANK_FORMAT, "version": BANK_VERSION, "method": self.method, "seed": self.seed,
+        factors: dict[str, Any] = {}
+        if cal.loadings is not None:  # a D-factor bank: version 3 (an older irtbridge refuses it, not misreads it)
+            assert cal.intercepts is not None
+            factors = {"n_factors": cal.n_factors, "loadings": [[float(v) for v in row] for row in cal.loadings],
+                       "intercepts": [float(v) for v in cal.intercepts]}
+        version = BANK_VERSION if not factors else FACTOR_BANK_VERSION
+        return {"format": BANK_FORMAT, "version": version, "method": self.method, "seed": self.seed,
                 "alpha": self.alpha, "k": self.k, "items": list(self.items), "exclude": list(self.exclude),
                 "item_names": list(self.item_names), "a": [float(v) for v in cal.a], "b": [float(v) for v in cal.b],
                 "latent_var": cal.variance, "converged": cal.converged, "priors": priors, "flagged": list(self.flagged),
                 "models": list(self.models), "responses": [encode(values[:, j]) for j in range(values.shape[1])],
                 "validation": self.validation,
                 "documents": {item: [str(doc[0]), int(doc[1])] for item, doc in self.documents.items()},
-                **({} if self.strata is None else {"strata": list(self.strata)})}
+                **({} if self.strata is None else {"strata": list(self.strata)}), **factors}
 
     def save(self, path: str | os.PathLike) -> str:
         """Write the bank (one JSON file, read back by :func:`load_tiny` and :func:`load_bank`); returns the path.
@@ -255,10 +276,10 @@ class TinyBenchmark:
                          f"of {len(self.item_names)} ({len(self.exclude)} excluded by you, predicted only), "
                          f"calibrated on {len(self.models)} models; {len(self.flagged)} item(s) with unidentified "
                          "2PL estimates, in the frame, predicted by the calibration models' mean"),
-                 Line.of("calibration", f"native 2PL, {_describe_priors(self.calibration.priors)}"),
+                 Line.of("calibration", f"{self._engine()}, {_describe_priors(self.calibration.priors)}"),
                  Line.of("method", f"estimator {self.method!r}; 95% interval from its design-based variance")]
         if not self.calibration.converged:
-            lines.append(Line.of("converged", Warn("the native 2PL did not converge"), " (items answered alike by "
+            lines.append(Line.of("converged", Warn(f"the {self._engine()} did not converge"), " (items answered alike by "
                                  "every model have no finite maximum); the estimate stays design-based"))
         tables = []
         for key, caption in (("errors", "cross-validated error over held-out models"),
@@ -267,6 +288,12 @@ class TinyBenchmark:
             if rows:
                 tables.append((caption, pd.DataFrame(rows)))
         return Summary("tiny benchmark", tuple(lines), tuple(tables), tuple(self.notes), data=self.summary_dict())
+
+    def _engine(self) -> str:
+        """``native 2PL`` or ``native D-factor 2PL (exploratory, EAP scores)``."""
+        if self.n_factors == 1:
+            return "native 2PL"
+        return f"native {self.n_factors}-factor 2PL (exploratory; a new model's factors by EAP under N(0, I))"
 
     @property
     def notes(self) -> list[str]:
@@ -294,14 +321,15 @@ class TinyBenchmark:
         dict of str to Any
             ``k``, ``n_items``, ``n_models``, ``method``, ``seed``, ``excluded``, ``flagged``, ``priors``,
             ``converged``, ``notes``, ``errors`` and
-            ``learning_curve``.
+            ``learning_curve``; ``n_factors`` for a D-factor bank (D > 1).
         """
         priors = self.calibration.priors
         return {"k": self.k, "n_items": len(self.item_names), "n_models": len(self.models), "method": self.method,
                 "seed": self.seed, "excluded": len(self.exclude), "flagged": len(self.flagged),
                 "priors": None if priors is None else {k: list(v) for k, v in priors.items()},
                 "converged": self.calibration.converged, "notes": self.notes,
-                **{key: self.validation.get(key, []) for key in ("errors", "learning_curve")}}
+                **{key: self.validation.get(key, []) for key in ("errors", "learning_curve")},
+                **({} if self.n_factors == 1 else {"n_factors": self.n_factors})}
 
     def _repr_html_(self) -> str:
         return self.summary().as_html()
@@ -314,11 +342,12 @@ def _describe_priors(priors: Mapping[str, tuple] | None) -> str:
     return "item prior " + "; ".join(f"{k} ~ {v[0]}({', '.join(f'{x:g}' for x in v[1:3])})" for k, v in priors.items())
 
 
-@constraints(k=Int(low=3), seed=Seed(), method=Choice(ESTIMATORS), NCYCLES=Int(low=1), design=Choice(DESIGNS))
+@constraints(k=Int(low=3), seed=Seed(), method=Choice(ESTIMATORS), NCYCLES=Int(low=1), design=Choice(DESIGNS),
+             n_factors=Int(low=1, high=MAX_FACTORS))
 def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                method: str = DEFAULT_ESTIMATOR, calibration: IRTParameters | None = None,
                priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,
-               design: str = "auto") -> TinyBenchmark:
+               design: str = "auto", n_factors: int = 1) -> TinyBenchmark:
     """Draw ``k`` items of ``responses`` and freeze what predicts a new model's accuracy from them.
 
     Parameters
@@ -357,6 +386,13 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
         a stratified form and ``k`` gives every stratum two items, the random one otherwise: on 21 real
         leaderboards (``speed/lm_estimators.py``, 5 seeds) it kept every set's coverage at 0.89 or more where
         the random draw let two fall to 0.83.
+    n_factors : int, default 1
+        D, the factors of the calibration (1 to :data:`~irtbridge.leaderboard.estimators.MAX_FACTORS`). 1:
+        the native 2PL, exactly as before. Above 1: the native exploratory D-factor 2PL
+        (:func:`~irtbridge.leaderboard.estimators.calibrate_factors`; the default priors become ``a1 ~ N(1, 2)``
+        and ``N(0, 2)`` on the other slopes), and the IRT feature of a new model is the posterior mean of
+        ``P_j(F)`` given its answers under ``F ~ N(0, I)`` (EAP; ``predict`` reports ``F1..FD`` with their
+        posterior SDs and covariances). The bank stores the loadings and intercepts (bank version 3).
 
     Returns
     -------
@@ -387,7 +423,17 @@ def build_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Seque
     if unknown:
         raise ValidationError(f"exclude names {len(unknown)} item(s) not in responses, e.g. {unknown[:3]}")
     _sampling_pool(names, k, exclude)  # k and the caller's exclusions checked before the fit (bad input: no work)
-    cal = calibration if calibration is not None else calibrate_2pl(responses, priors=priors, NCYCLES=NCYCLES)
+    if calibration is not None and calibration.n_factors != n_factors:
+        raise ValidationError(f"calibration has {calibration.n_factors} factor(s), n_factors is {n_factors}")
+    if n_factors >= len(names):
+        raise ValidationError(f"n_factors: {n_factors} factors need more than {n_factors} items, responses has "
+                              f"{len(names)}")
+    if calibration is not None:
+        cal = calibration
+    elif n_factors == 1:  # the 2PL, as ever
+        cal = calibrate_2pl(responses, priors=priors, NCYCLES=NCYCLES)
+    else:
+        cal = calibrate_factors(responses, n_factors, priors=priors, NCYCLES=NCYCLES)
     if tuple(cal.names) != names:
         raise ValidationError("calibration's items are not responses' items (same names, same order)")
     # the sample frame is every item but the caller's exclusions: items whose 2PL estimates run away (issue 39)
@@ -431,9 +477,12 @@ def load_tiny(path: str | os.PathLike) -> TinyBenchmark:
     data = read_bank(path)
     names = tuple(str(n) for n in data["item_names"])
     priors = data.get("priors")
+    loadings = data.get("loadings")
     cal = IRTParameters(names, np.asarray(data["a"], dtype=float), np.asarray(data["b"], dtype=float),
                         float(data.get("latent_var", 1.0)), bool(data.get("converged", True)),
-                        None if priors is None else {k: tuple(v) for k, v in priors.items()})
+                        None if priors is None else {k: tuple(v) for k, v in priors.items()},
+                        loadings=None if loadings is None else np.asarray(loadings, dtype=float).reshape(len(names), -1),
+                        intercepts=None if loadings is None else np.asarray(data["intercepts"], dtype=float))
     where = f"bank file {os.fspath(path)!r}"
     if "flagged" in data and set(data["flagged"]) != set(runaway_items(cal)):
         raise ValidationError(f"{where}: flagged does not list the items its a and b flag; rebuild the bank")
@@ -485,7 +534,12 @@ def load_bank(path: str | os.PathLike):
     ...     load_bank(tiny.save(os.path.join(d, "bank.json"))).n_items
     40
     """
-    return load_tiny(path).bank()
+    tiny = load_tiny(path)
+    if tiny.n_factors > 1:
+        raise ValidationError(f"bank file {os.fspath(path)!r} holds a {tiny.n_factors}-factor calibration; "
+                              "adaptive_evaluate and anchors take a 1-D bank (irtbridge tiny --factors 1); estimate_performance "
+                              "takes the bank file itself")
+    return tiny.bank()
 
 
 def answers_from_long(long_table: pd.DataFrame, items: Sequence[str]) -> pd.DataFrame:

@@ -39,8 +39,8 @@ from irtbridge._constraints import Choice, Int, constraints
 from irtbridge.exceptions import DataWarning, ValidationError, find_stack_level
 from irtbridge.leaderboard._answers import one_row_per_model, response_values, unique_names
 from irtbridge.leaderboard.diagnostics import wilson_interval
-from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, STRATIFIED, IRTParameters,
-                                              calibrate_2pl)
+from irtbridge.leaderboard.estimators import (DEFAULT_ESTIMATOR, DEFAULT_PRIORS, MAX_FACTORS, STRATIFIED, IRTParameters,
+                                              calibrate_factors)
 from irtbridge.leaderboard.tiny import DESIGNS, build_tiny, sample_items
 
 __all__ = ["protocol_splits", "held_out_error", "validate_tiny", "CURVE_SIZES", "DRAWS", "LOW_COVERAGE", "MIN_MODELS"]
@@ -80,7 +80,7 @@ def protocol_splits(responses: pd.DataFrame, seed: int) -> dict[str, tuple[np.nd
 def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.ndarray, k: int, seed: int,
                    method: str = DEFAULT_ESTIMATOR, exclude: Sequence[str] | None = None, *,
                    calibration: IRTParameters | None = None, priors: Mapping[str, tuple] | None = DEFAULT_PRIORS,
-                   NCYCLES: int = 500, design: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+                   NCYCLES: int = 500, design: str = "auto", n_factors: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Absolute errors and interval hits of a user's run: a tiny benchmark built on the models ``cal_idx``
     alone (draw ``seed``), predicting the models ``new_idx``.
 
@@ -107,6 +107,8 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Maximum EM cycles.
     design : {"auto", "random", "stratified"}, default "auto"
         The item draw (:func:`~irtbridge.leaderboard.build_tiny`), redrawn on the calibration models.
+    n_factors : int, default 1
+        The factors of the calibration (:func:`~irtbridge.leaderboard.build_tiny`).
 
     Returns
     -------
@@ -114,7 +116,7 @@ def held_out_error(responses: pd.DataFrame, cal_idx: np.ndarray, new_idx: np.nda
         Per held-out model.
     """
     tiny = build_tiny(responses.iloc[cal_idx], k, seed, exclude=exclude, method=method, calibration=calibration,
-                      priors=priors, NCYCLES=NCYCLES, design=design)
+                      priors=priors, NCYCLES=NCYCLES, design=design, n_factors=n_factors)
     out = tiny.predict(responses.iloc[new_idx][tiny.items])
     truth = responses.iloc[new_idx].mean(axis=1).to_numpy()
     return (np.abs(out["accuracy"].to_numpy() - truth),
@@ -167,11 +169,12 @@ def _low_coverage_note(row: dict[str, Any], what: str) -> str | None:
             "on these data the intervals are too narrow; read them as wider, or use more items (k)")
 
 
-@constraints(k=Int(low=3), seed=Int(low=0), repeats=Int(low=1), draws=Int(low=1), design=Choice(DESIGNS))
+@constraints(k=Int(low=3), seed=Int(low=0), repeats=Int(low=1), draws=Int(low=1), design=Choice(DESIGNS),
+             n_factors=Int(low=1, high=MAX_FACTORS))
 def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Sequence[str] | None = None,
                   method: str = DEFAULT_ESTIMATOR, repeats: int = 3, sizes: Sequence[int] | None = None,
                   priors: Mapping[str, tuple] | None = DEFAULT_PRIORS, NCYCLES: int = 500,
-                  design: str = "auto", draws: int = DRAWS) -> dict[str, Any]:
+                  design: str = "auto", draws: int = DRAWS, n_factors: int = 1) -> dict[str, Any]:
     """The cross-validated error table and the learning curve of a tiny benchmark of ``k`` items.
 
     Parameters
@@ -202,6 +205,8 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     design : {"auto", "random", "stratified"}, default "auto"
         The item draw of :func:`~irtbridge.leaderboard.build_tiny`; each draw of the table redraws it (the
         strata from the calibration models of its fold).
+    n_factors : int, default 1
+        The factors of each calibration (:func:`~irtbridge.leaderboard.build_tiny`).
 
     Returns
     -------
@@ -246,10 +251,10 @@ def validate_tiny(responses: pd.DataFrame, k: int, seed: int = 0, *, exclude: Se
     def run(cal_idx: np.ndarray, new_idx: np.ndarray, r: int, errs: list, hits: list, keys: list) -> None:
         key = tuple(int(i) for i in cal_idx)  # one 2PL per set of calibration models, as a user's run fits once
         if key not in fits:
-            fits[key] = calibrate_2pl(frame.iloc[cal_idx], priors=priors, NCYCLES=NCYCLES)
+            fits[key] = calibrate_factors(frame.iloc[cal_idx], n_factors, priors=priors, NCYCLES=NCYCLES)
         for d in range(draws):
             e, h = held_out_error(frame, cal_idx, new_idx, k, seed + r + repeats * d, method, exclude,
-                                  calibration=fits[key], design=design)
+                                  calibration=fits[key], design=design, n_factors=n_factors)
             errs.append(e)
             hits.append(h)
             keys.append(key)

@@ -64,7 +64,7 @@ from irtbridge.exceptions import ValidationError
 from irtbridge.leaderboard._answers import response_values
 from irtbridge.leaderboard._bank import writable_path
 from irtbridge.leaderboard._estimator_rows import ALPHAS
-from irtbridge.leaderboard._predictors import irt_predictions, item_features, ridge_cv
+from irtbridge.leaderboard._predictors import factor_predictions, irt_predictions, item_features, ridge_cv
 from irtbridge.leaderboard.estimators import IRTParameters
 from irtbridge.leaderboard.tiny import TinyBenchmark, load_tiny
 
@@ -146,7 +146,12 @@ def predict_answers(features: np.ndarray, seen: np.ndarray, y: np.ndarray,
     """
     X = features
     if irt is not None:
-        X = np.column_stack([features, irt_predictions(irt.a, irt.b, seen, y[None, :], irt.variance)[0][0]])
+        if irt.loadings is None:
+            feature = irt_predictions(irt.a, irt.b, seen, y[None, :], irt.variance)[0][0]
+        else:  # a D-factor bank (build_tiny(n_factors=D)): the factors' posterior mean of P_j
+            assert irt.intercepts is not None
+            feature = factor_predictions(irt.loadings, irt.intercepts, seen, y[None, :])[0][0]
+        X = np.column_stack([features, feature])
     pred, loo, _ = ridge_cv(X, seen, y, ALPHAS)
     return np.clip(pred, _CLIP, 1.0 - _CLIP), loo
 

@@ -30,7 +30,7 @@ def frame():
 
 def _stub(monkeypatch, hits_of_seed):
     """held_out_error replaced: no fit needed, the hits of each draw given by its seed."""
-    monkeypatch.setattr(tiny_cv, "calibrate_2pl", lambda *a, **kw: None)
+    monkeypatch.setattr(tiny_cv, "calibrate_factors", lambda *a, **kw: None)
 
     def fake(responses, cal_idx, new_idx, k, seed, *args, **kwargs):
         h = np.asarray(hits_of_seed(seed, len(new_idx)), dtype=bool)
