@@ -23,12 +23,7 @@ from irtbridge.leaderboard import build_tiny, load_bank, load_tiny
 from irtbridge.leaderboard._predictors import factor_predictions, irt_predictions
 from irtbridge.leaderboard.estimators import calibrate_2pl, calibrate_factors, estimate_accuracy, factor_parameters
 
-DATA = Path(__file__).parent / "data" / "arct_90x120.csv"
-
-
-@pytest.fixture(scope="module")
-def responses():
-    return pd.read_csv(DATA, index_col=0).astype(float)
+from tests.leaderboard.conftest import ARCT as DATA  # the `responses` fixture reads it
 
 
 @pytest.fixture(scope="module")

@@ -22,12 +22,7 @@ from irtbridge.leaderboard import build_tiny, estimate_performance, load_bank, l
 from irtbridge.leaderboard.tiny import answers_from_long, sample_items
 from irtbridge.leaderboard.tiny_cv import protocol_splits
 
-DATA = Path(__file__).parent / "data" / "arct_90x120.csv"
-
-
-@pytest.fixture(scope="module")
-def responses():
-    return pd.read_csv(DATA, index_col=0).astype(float)
+from tests.leaderboard.conftest import ARCT as DATA  # the `responses` fixture reads it
 
 
 @pytest.fixture(scope="module")
