@@ -18,7 +18,8 @@ evaluate: $(STAMP)
 	$(VENV)/bin/irtbridge evaluate $(ARGS)
 
 # every test, on both cores: two pytest-xdist workers, each with its own R (the tests sharing a module fixture
-# or an xdist_group run on one worker; the longest of them are handed out first: tests/durations.txt)
+# or an xdist_group run on one worker; the longest of them are handed out first: tests/durations.txt, or, where R
+# computes every reference again (IRTBRIDGE_R_REFS=check in CI and refs-check, make refs), tests/durations-check.txt)
 XDIST := -n 2 --dist loadgroup
 # Each worker rewrites the asserts of every test module it collects; pytest keeps the result as bytecode, unless
 # PYTHONDONTWRITEBYTECODE is set: then every worker redoes it at every run (measured: collection 10.2 s -> 5.6 s

@@ -11,7 +11,10 @@ of that group, from any module, to one worker (so a session fixture they share i
 xdist hands out the work units (a group, or one test) in collection order; a long one handed out last would
 run alone at the end while the other worker idles. So, under ``--dist loadgroup``, the units that
 tests/durations.txt (the slowest tests of a measured run, as ``pytest --durations=N`` prints them) says are
-long go first, the longest first; every other test keeps its order after them.
+long go first, the longest first; every other test keeps its order after them. Where R runs for every stored
+reference (``IRTBRIDGE_R_REFS=check`` in CI and ``make refs-check``, ``record`` in ``make refs``, ``live``), a
+test whose fixture asks R takes R's time in its setup, and the slowest are others: there the seconds of
+tests/durations-check.txt (the same lines, measured in a CI run) replace a test's where that file lists it.
 """
 
 from __future__ import annotations
@@ -98,10 +101,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("xdist_group") is None and _shares_a_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
-    items[:] = longest_units_first(items, measured_seconds(DURATIONS.read_text(encoding="utf-8")))
+    items[:] = longest_units_first(items, scheduling_seconds(_rrefs.mode(), DURATIONS.read_text(encoding="utf-8"),
+                                                             CHECK_DURATIONS.read_text(encoding="utf-8")))
 
 
 DURATIONS = Path(__file__).with_name("durations.txt")
+CHECK_DURATIONS = Path(__file__).with_name("durations-check.txt")
 _DURATION = re.compile(r"^\s*([0-9.]+)s\s+(?:setup|call|teardown)\s+(\S.*?)\s*$")
 
 
@@ -116,6 +121,16 @@ def measured_seconds(text: str) -> dict[str, float]:
             if test.rfind("@") > test.rfind("]"):  # xdist's "@group" suffix under --dist loadgroup
                 test = test[:test.rfind("@")]
             seconds[test] = seconds.get(test, 0.0) + float(match.group(1))
+    return seconds
+
+
+def scheduling_seconds(refs_mode: str, durations: str, check_durations: str) -> dict[str, float]:
+    """Test id -> the seconds the work is ordered by: those of ``durations`` (tests/durations.txt, stored R
+    references read), or, when R computes every reference again (``refs_mode`` other than ``use``), those of
+    ``check_durations`` (tests/durations-check.txt) where it lists the test, the others' from ``durations``."""
+    seconds = measured_seconds(durations)
+    if refs_mode != "use":
+        seconds.update(measured_seconds(check_durations))
     return seconds
 
 
