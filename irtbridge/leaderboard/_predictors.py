@@ -163,6 +163,16 @@ def factor_grid(n_factors: int) -> tuple[np.ndarray, np.ndarray]:
     return points("qmc", n_factors, FACTOR_QMC)
 
 
+def _seen_terms(nodes: np.ndarray, A: np.ndarray, d: np.ndarray, seen: np.ndarray, keep: np.ndarray,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``z = a_j'F + d_j`` and its log P / log Q at the scoring points for the items ``seen`` (points x k);
+    the log terms of items not ``keep`` are 0 (they add nothing to a posterior)."""
+    z = nodes @ A[seen].T + d[seen][None, :]
+    lp, lq = log_pq(z)
+    usable = keep[seen][None, :]
+    return z, np.where(usable, lp, 0.0), np.where(usable, lq, 0.0)
+
+
 def factor_posterior(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.ndarray, usable: np.ndarray | None = None,
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The posterior of ``F`` under ``N(0, I)`` for each row of ``Y`` (models x the items ``seen``, NaN unanswered)
@@ -171,10 +181,16 @@ def factor_posterior(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.ndarr
     Returns ``(nodes, log_post, post, mean, cov)``: the points (points x D), the unnormalised log posterior and
     the posterior weights (models x points), the posterior means (models x D) and covariances (models x D x D).
     """
-    nodes, logw = factor_grid(A.shape[1])
     keep = np.ones(len(d), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
-    lp, lq = log_pq(nodes @ A[seen].T + d[seen][None, :])  # nodes x k
-    lp, lq = np.where(keep[seen][None, :], lp, 0.0), np.where(keep[seen][None, :], lq, 0.0)
+    nodes, logw = factor_grid(A.shape[1])
+    _, lp, lq = _seen_terms(nodes, A, d, seen, keep)
+    return _posterior(nodes, logw, lp, lq, Y)
+
+
+def _posterior(nodes: np.ndarray, logw: np.ndarray, lp: np.ndarray, lq: np.ndarray, Y: np.ndarray,
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`factor_posterior` from the points, their log prior weights and the seen items' log terms
+    (:func:`_seen_terms`)."""
     obs = ~np.isnan(Y)
     log_post = np.where(obs, np.nan_to_num(Y), 0.0) @ lp.T + np.where(obs, 1.0 - np.nan_to_num(Y), 0.0) @ lq.T
     log_post = log_post + logw[None, :]  # models x nodes
@@ -196,10 +212,9 @@ def factor_predictions(A: np.ndarray, d: np.ndarray, seen: np.ndarray, Y: np.nda
     A, d = np.asarray(A, dtype=float), np.asarray(d, dtype=float)
     keep = np.ones(len(d), dtype=bool) if usable is None else np.asarray(usable, dtype=bool)
     fill = np.asarray(fallback if fallback is not None else np.full(len(d), 0.5), dtype=float)
-    nodes, log_post, post, mean, cov = factor_posterior(A, d, seen, Y, keep)
-    z = nodes @ A[seen].T + d[seen][None, :]  # nodes x k
-    lp, lq = log_pq(z)
-    lp, lq = np.where(keep[seen][None, :], lp, 0.0), np.where(keep[seen][None, :], lq, 0.0)
+    nodes, logw = factor_grid(A.shape[1])
+    z, lp, lq = _seen_terms(nodes, A, d, seen, keep)  # points x k
+    _, log_post, post, mean, cov = _posterior(nodes, logw, lp, lq, Y)
     obs = ~np.isnan(Y)
     right = np.where(obs, np.nan_to_num(Y), 0.0)
     wrong = np.where(obs, 1.0 - np.nan_to_num(Y), 0.0)
