@@ -32,6 +32,10 @@ from irtbridge.irt.logistic import log_pq
 __all__ = ["Estep", "mstep", "parse_priors", "prior_parts"]
 
 _BLOCK_CELLS = 2**24  # respondents x points per E-step block (128 MB of float64)
+_FLOOR = float(np.exp(-50.0))
+"""A point whose posterior is below this share of the respondent's best point's gets none: at most 5,000 x e^-50,
+about 1e-18 of the mass, far below a double's rounding (the 1-D windows' ``CUT``). Where every respondent
+answers thousands of items most points hold none, and the M-step leaves them out (they add exactly nothing)."""
 _CODES = {"norm": 1, "lnorm": 2}
 _NEWTON = 30
 
@@ -192,6 +196,7 @@ class Estep:
         top = ll.max(axis=1)
         ll -= top[:, None]
         post = np.exp(ll, out=ll)
+        post[post < _FLOOR] = 0.0
         total = post.sum(axis=1)
         post /= total[:, None]
         return post, top + np.log(total)
@@ -273,10 +278,14 @@ def mstep(R: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
         The maximiser, items x (D + 1).
     """
     X = np.hstack([theta, np.ones((len(theta), 1))])  # points x (D + 1)
+    held = n.max(axis=0) > 0
+    if not held.all():  # a point no respondent's posterior reaches adds exactly nothing to any item's objective
+        X, n = X[held], n[:, held]
     k = X.shape[1]
-    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), k * k)
+    upper = np.triu_indices(k)
+    pairs = X[:, upper[0]] * X[:, upper[1]]  # points x k (k + 1) / 2: the Hessian's upper triangle
     x = np.where(free, x, 0.0)
-    shared = n.shape[0] == 1 and len(x) > 1
+    shared = n.shape[0] == 1
 
     def answers(rows: np.ndarray) -> np.ndarray:
         return n if shared else n[rows]
@@ -291,7 +300,8 @@ def mstep(R: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
         P = expit(xa @ X.T)
         nP = answers(idx) * P
         grad = R[idx] - nP @ X
-        H = -((nP * (1.0 - P)) @ outer).reshape(len(idx), k, k)
+        H = np.empty((len(idx), k, k))
+        H[:, upper[0], upper[1]] = H[:, upper[1], upper[0]] = -((nP * (1.0 - P)) @ pairs)
         _, pg, ph = prior_parts(None if prior is None else (prior[0][idx], prior[1][idx]), xa, fa, False)
         grad += pg
         H[:, np.arange(k), np.arange(k)] += ph
