@@ -1,11 +1,19 @@
 """The E-step and M-step of the native D-factor 2PL (:mod:`irtbridge.em.factors`), and its priors.
 
-* :class:`Estep`: every respondent's log-likelihood at every point, ``Y @ (log P - log Q) + M @ log Q``
-  over the answered cells (in blocks of respondents, dense or sparse), its posterior, and the expected
-  counts ``r = Y' post`` and ``n = M' post`` (items x points).
-* :func:`mstep`: Newton's method on every item's ``(a_j, d_j)`` at once (a weighted logistic regression of
-  ``r`` on the points, concave), the fixed slopes held, a step halved where it does not raise the item's
-  objective (with mirt's priors).
+The 2PL's logit is linear in the point, ``z_jq = a_j . theta_q + d_j = x_j . X_q`` with ``X_q = (theta_q, 1)``,
+and ``log P - log Q = z``. So neither step needs the items x points table of right answers:
+
+* :class:`Estep`: every respondent's log-likelihood at every point is
+  ``sum_j y_ij z_jq + m_ij log Q_jq = (Y a) theta_q + Y d + (M @ log Q)_iq`` over the answered cells (``Y a`` is
+  respondents x D; with every cell answered the last term is one row, ``sum_j log Q_jq``), then its posterior,
+  and the expected counts as the M-step needs them: ``R_j = sum_i y_ij E_i[X]`` (items x (D + 1), from
+  each respondent's posterior mean) and ``n = M' post`` (items x points; one row when every cell is answered).
+  In blocks of respondents, dense or sparse. The plain route, ``Y @ (log P - log Q)`` and ``r = Y' post``,
+  costs two products of respondents x items x points more; both give the same numbers up to rounding.
+* :func:`mstep`: Newton's method on every item's ``(a_j, d_j)`` at once, a weighted logistic regression
+  whose objective is ``x_j . R_j + sum_q n_jq log Q_j(theta_q)`` (``= sum_q r_jq log P + (n_jq - r_jq) log Q``,
+  concave), the fixed slopes held, a step halved where it does not raise the item's objective (with mirt's
+  priors).
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from typing import Any, Mapping
 
 import numpy as np
 from scipy import sparse
-from scipy.special import expit, logsumexp
+from scipy.special import expit
 
 from irtbridge.em.core import ResponseData
 from irtbridge.em.priors import PRIOR_FAMILIES, prior_terms
@@ -24,6 +32,10 @@ from irtbridge.irt.logistic import log_pq
 __all__ = ["Estep", "mstep", "parse_priors", "prior_parts"]
 
 _BLOCK_CELLS = 2**24  # respondents x points per E-step block (128 MB of float64)
+_FLOOR = float(np.exp(-50.0))
+"""A point whose posterior is below this share of the respondent's best point's gets none: at most 5,000 x e^-50,
+about 1e-18 of the mass, far below a double's rounding (the 1-D windows' ``CUT``). Where every respondent
+answers thousands of items most points hold none, and the M-step leaves them out (they add exactly nothing)."""
 _CODES = {"norm": 1, "lnorm": 2}
 _NEWTON = 30
 
@@ -110,13 +122,11 @@ def _blocks(n: int, q: int) -> list[tuple[int, int]]:
     return [(s, min(n, s + size)) for s in range(0, n, size)]
 
 
-def _loglik_block(Y: Any, M: Any, full: bool, lp: np.ndarray, lq: np.ndarray) -> np.ndarray:
-    """Respondents x points: ``Y @ (lp - lq) + M @ lq`` (``lp``, ``lq`` items x points)."""
-    ll = np.asarray(Y @ (lp - lq))
-    if full:
-        ll += lq.sum(axis=0)[None, :]
-    else:
-        ll += np.asarray(M @ lq)
+def _loglik_block(Y: Any, M: Any, full: bool, x: np.ndarray, design: np.ndarray, lq: np.ndarray) -> np.ndarray:
+    """Respondents x points: ``(Y x) design' + M @ lq`` (``x`` items x (D + 1), ``design`` points x (D + 1),
+    ``lq`` items x points; the module docstring)."""
+    ll = np.asarray(Y @ x) @ design.T
+    ll += lq.sum(axis=0)[None, :] if full else np.asarray(M @ lq)
     return ll
 
 
@@ -142,6 +152,7 @@ class Estep:
         else:
             self.full = bool((np.asarray(self.M) == 1).all())
         self.blocks = _blocks(data.shape[0], len(theta))
+        self.design = np.hstack([theta, np.ones((len(theta), 1))])  # points x (D + 1)
 
     def tables(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``log P`` and ``log Q``, items x points.
@@ -178,42 +189,80 @@ class Estep:
         marginal : ndarray
             Per respondent.
         """
-        lp, lq = tables if tables is not None else self.tables(a, d)
-        ll = _loglik_block(self.Y[start:stop], self.M[start:stop], self.full, lp, lq)
+        lq = (tables if tables is not None else self.tables(a, d))[1]
+        ll = _loglik_block(self.Y[start:stop], self.M[start:stop], self.full, np.hstack([a, d[:, None]]),
+                           self.design, lq)
         ll += self.logw[None, :]
-        marginal = logsumexp(ll, axis=1)
-        ll -= marginal[:, None]
-        return np.exp(ll, out=ll), marginal
+        top = ll.max(axis=1)
+        ll -= top[:, None]
+        post = np.exp(ll, out=ll)
+        post[post < _FLOOR] = 0.0
+        total = post.sum(axis=1)
+        post /= total[:, None]
+        return post, top + np.log(total)
+
+    def loglik(self, a: np.ndarray, d: np.ndarray) -> float:
+        """The marginal log-likelihood at ``(a, d)`` alone (no expected counts).
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+
+        Returns
+        -------
+        float
+        """
+        tables = self.tables(a, d)
+        return float(sum(self.posterior(a, d, start, stop, tables)[1].sum() for start, stop in self.blocks))
 
     def __call__(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """The expected counts and the log-likelihood at ``(a, d)``.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+
+        Returns
+        -------
+        R : ndarray
+            Items x (D + 1): ``sum_i y_ij E_i[(theta, 1)]``, the right answers' moments.
+        n : ndarray
+            Items x points, the expected answers at each point (one row, every item's, when every cell is
+            answered).
+        loglik : float
+            The marginal log-likelihood.
+        """
         tables = self.tables(a, d)
-        r = np.zeros((a.shape[0], len(self.theta)))
-        n = np.zeros_like(r)
+        R = np.zeros((a.shape[0], self.design.shape[1]))
+        n = np.zeros((1 if self.full else a.shape[0], len(self.theta)))
         total = 0.0
         for start, stop in self.blocks:
             post, marginal = self.posterior(a, d, start, stop, tables)
             total += float(marginal.sum())
-            r += np.asarray(self.Y[start:stop].T @ post)
+            R += np.asarray(self.Y[start:stop].T @ (post @ self.design))
             if self.full:
                 n += post.sum(axis=0)[None, :]
             else:
                 n += np.asarray(self.M[start:stop].T @ post)
-        return r, n, total
+        return R, n, total
 
 
-def _item_objective(x: np.ndarray, r: np.ndarray, n: np.ndarray, X: np.ndarray) -> np.ndarray:
-    lp, lq = log_pq(x @ X.T)  # items x points
-    return (r * lp + (n - r) * lq).sum(axis=1)
+def _item_objective(x: np.ndarray, R: np.ndarray, n: np.ndarray, X: np.ndarray) -> np.ndarray:
+    lq = log_pq(x @ X.T)[1]  # items x points
+    return (x * R).sum(axis=1) + (n * lq).sum(axis=1)
 
 
-def mstep(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: np.ndarray,
+def mstep(R: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: np.ndarray,
           prior: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Newton's method on every item's ``(a_j, d_j)`` from ``x`` (items x (D + 1)): the module docstring.
 
     Parameters
     ----------
-    r, n : ndarray
-        Expected right answers and answers, items x points.
+    R, n : ndarray
+        The expected counts of :class:`Estep`: the right answers' moments, items x (D + 1); the answers,
+        items x points (or one row shared by every item).
     theta : ndarray
         The points, points x D.
     x : ndarray
@@ -229,10 +278,19 @@ def mstep(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
         The maximiser, items x (D + 1).
     """
     X = np.hstack([theta, np.ones((len(theta), 1))])  # points x (D + 1)
+    held = n.max(axis=0) > 0
+    if not held.all():  # a point no respondent's posterior reaches adds exactly nothing to any item's objective
+        X, n = X[held], n[:, held]
     k = X.shape[1]
-    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), k * k)
+    upper = np.triu_indices(k)
+    pairs = X[:, upper[0]] * X[:, upper[1]]  # points x k (k + 1) / 2: the Hessian's upper triangle
     x = np.where(free, x, 0.0)
-    f = _item_objective(x, r, n, X) + prior_parts(prior, x, free, False)[0]
+    shared = n.shape[0] == 1
+
+    def answers(rows: np.ndarray) -> np.ndarray:
+        return n if shared else n[rows]
+
+    f = _item_objective(x, R, n, X) + prior_parts(prior, x, free, False)[0]
     active = np.ones(len(x), dtype=bool)
     for _ in range(_NEWTON):
         idx = np.flatnonzero(active)
@@ -240,8 +298,10 @@ def mstep(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
             break
         xa, fa = x[idx], free[idx]
         P = expit(xa @ X.T)
-        grad = (r[idx] - n[idx] * P) @ X
-        H = -((n[idx] * P * (1.0 - P)) @ outer).reshape(len(idx), k, k)
+        nP = answers(idx) * P
+        grad = R[idx] - nP @ X
+        H = np.empty((len(idx), k, k))
+        H[:, upper[0], upper[1]] = H[:, upper[1], upper[0]] = -((nP * (1.0 - P)) @ pairs)
         _, pg, ph = prior_parts(None if prior is None else (prior[0][idx], prior[1][idx]), xa, fa, False)
         grad += pg
         H[:, np.arange(k), np.arange(k)] += ph
@@ -254,7 +314,7 @@ def mstep(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
         step = np.linalg.solve(-H, grad[:, :, None])[:, :, 0]
         big = np.abs(step).max(axis=1, keepdims=True)
         step = np.where(big > 2.0, step * 2.0 / np.maximum(big, 1e-300), step)
-        ra, na, f_old = r[idx], n[idx], f[idx]
+        Ra, na, f_old = R[idx], answers(idx), f[idx]
         sub = None if prior is None else (prior[0][idx], prior[1][idx])
         accepted = np.zeros(len(idx), dtype=bool)
         new_x, new_f = xa.copy(), f_old.copy()
@@ -264,7 +324,7 @@ def mstep(r: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
             if not todo.any():
                 break
             trial = xa[todo] + scale * step[todo]
-            ft = (_item_objective(trial, ra[todo], na[todo], X)
+            ft = (_item_objective(trial, Ra[todo], na if shared else na[todo], X)
                   + prior_parts(None if sub is None else (sub[0][todo], sub[1][todo]), trial, fa[todo], False)[0])
             ok = ft >= f_old[todo] - 1e-12 * np.abs(f_old[todo])
             where = np.flatnonzero(todo)[ok]

@@ -327,8 +327,8 @@ class _Cycles:
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         cur = np.where(self.free, x.reshape(self.free.shape), 0.0)
-        r, n, loglik = self.step(cur[:, :-1], cur[:, -1])
-        new = mstep(r, n, self.step.theta, cur.copy(), self.free, self.prior)
+        R, n, loglik = self.step(cur[:, :-1], cur[:, -1])
+        new = mstep(R, n, self.step.theta, cur.copy(), self.free, self.prior)
         change = float(np.abs(new - cur).max())
         self.cycle += 1
         self.history.append((loglik, change))
@@ -465,7 +465,7 @@ def _qmc_error(data: ResponseData, a: np.ndarray, d: np.ndarray, D: int, quadpts
     values = []
     for k in range(1, replicates + 1):
         theta, logw = points("qmc", D, quadpts, base + 7919 * k)
-        values.append(Estep(data, theta, logw)(a, d)[2])
+        values.append(Estep(data, theta, logw).loglik(a, d))
     return float(np.std(values, ddof=1))
 
 
@@ -493,4 +493,4 @@ def marginal_loglik(data: Any, a: np.ndarray, d: np.ndarray, *, method: str = "q
     method = check_choice(method, "method", ("qmc", "quadrature"))
     a = np.atleast_2d(np.asarray(a, dtype=float))
     theta, logw = points(method, a.shape[1], check_int(quadpts, "quadpts", low=3), seed)
-    return float(Estep(_as_data(data), theta, logw)(a, np.asarray(d, dtype=float))[2])
+    return Estep(_as_data(data), theta, logw).loglik(a, np.asarray(d, dtype=float))
