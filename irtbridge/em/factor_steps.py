@@ -207,7 +207,7 @@ class Estep:
         Parameters
         ----------
         a, d : ndarray
-            Items x D slopes; intercepts.
+            As :meth:`tables` takes them.
 
         Returns
         -------
@@ -222,7 +222,7 @@ class Estep:
         Parameters
         ----------
         a, d : ndarray
-            Items x D slopes; intercepts.
+            As :meth:`tables` takes them.
 
         Returns
         -------
