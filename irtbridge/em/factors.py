@@ -22,10 +22,13 @@ with the slopes ``a_j = (a1..aD)`` of item ``j`` free where the item-to-factor `
   independent scramblings (:attr:`FactorResult.loglik_se`). ``"auto"``: quadrature for D <= 3, QMC above.
 * **E-step.** With ``Y`` the right answers and ``M`` the answered cells (respondents x items, dense or
   sparse), the log-likelihood of every respondent at every point is ``Y @ (log P - log Q) + M @ log Q``
-  (:func:`irtbridge.irt.logistic.log_pq`; missing cells add nothing), computed in blocks of respondents;
-  the expected counts are ``r = Y' post`` and ``n = M' post`` (items x points).
-* **M-step.** Each item's expected complete-data log-likelihood is a weighted logistic regression of ``r``
-  on the points, concave in ``(a_j, d_j)``: Newton's method on the D + 1 parameters for all items at once
+  (:func:`irtbridge.irt.logistic.log_pq`; missing cells add nothing), computed in blocks of respondents as
+  ``(Y x) X' + M @ log Q``, since ``log P - log Q = z = x_j . X_q`` is linear in the point
+  ``X_q = (theta_q, 1)``; the expected counts are the right answers' moments ``R = Y' E[X]`` (items x
+  (D + 1)) and ``n = M' post`` (items x points; one row where every cell is answered):
+  :mod:`irtbridge.em.factor_steps`.
+* **M-step.** Each item's expected complete-data log-likelihood is a weighted logistic regression on the
+  points, concave in ``(a_j, d_j)``: Newton's method on the D + 1 parameters for all items at once
   (the Hessians by one matrix product), the fixed slopes held, a step halved where it does not raise the
   item's objective. Priors as mirt's (``norm`` or ``lnorm`` on the slopes, ``norm`` on ``d``; mirt's
   ``logPrior`` is :attr:`FactorResult.log_prior`).
