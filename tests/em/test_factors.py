@@ -194,3 +194,31 @@ def test_recovery_of_known_parameters():
     assert fit2.converged and fit4.converged
     assert (table["a_rmse"] < 0.15).all() and (table["d_rmse"] < 0.1).all()
     assert (table["a_bias"].abs() < 0.1).all() and (table["d_bias"].abs() < 0.07).all()
+
+
+# The adaptive E-step (irtbridge.em.adaptive, method="adaptive"): Schilling & Bock's (2005) adaptive quadrature.
+# Up to D = 3 its points are a Gauss-Hermite product rule moved to each respondent's Laplace approximation:
+# deterministic, so its error is that of the rule, and with 9 nodes per factor it is below the grid's own
+# (mirt's 31 points per factor on [-6, 6] are 0.4 apart): measured on the quad2 data, a log-likelihood
+# 0.006 from mirt's and slopes within 0.0017 of the quadrature fit (13 nodes: 1e-4). Not yet equal: a
+# confirmatory D = 3 (general + two specific factors, 600 x 12, 20% missing; 5 nodes per factor) reached a
+# log-likelihood 0.8 below the 11-point grid's with slopes 5 apart (a flat ridge the one-step M-step drifts on).
+# Measured since (the modes now converged by a line search, the M-step's Hessian exact): on an exploratory
+# D = 3 fit (400 x 15, 7 nodes) every mode converged and the adaptive log-likelihood at the 130th cycle's
+# estimates was -3202.699 with 7 nodes, -3202.687 with 11 and -3202.686 on a 41-point grid: the rule is
+# accurate there, and the remaining difference is EM creeping along a flat ridge (the log-likelihood still
+# rising 0.012 per cycle, one item's F2/F3 slopes rotating), not the E-step. No D = 3 mirt test yet.
+
+
+@pytest.mark.r
+def test_adaptive_two_factors_equal_mirts_quadrature_fit(ref):
+    r = ref["quad2"]
+    fit = fit_factors(two_factor_data(), 2, method="adaptive", TOL=1e-6, NCYCLES=5000)
+    assert fit.converged and fit.method == "adaptive" and fit.quadpts == 9
+    assert fit.loglik == pytest.approx(r["loglik"], abs=0.02)
+    a_r = np.asarray(r["a"])
+    np.testing.assert_allclose(_signs(a_r, fit.a), a_r, atol=5e-3)
+    np.testing.assert_allclose(fit.d, r["d"], atol=5e-3)
+    # the adaptive fit's estimates, judged on mirt's grid: mirt's maximum within the rule's error
+    grid = marginal_loglik(two_factor_data(), fit.a, fit.d, method="quadrature", quadpts=31)
+    assert grid == pytest.approx(r["loglik"], abs=0.01) and grid <= r["loglik"] + 1e-3

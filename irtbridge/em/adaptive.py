@@ -1,0 +1,370 @@
+"""The adaptive per-respondent E-step of the native D-factor 2PL (``method="adaptive"`` of
+:func:`irtbridge.em.factors.fit_factors`): adaptive quadrature by importance sampling.
+
+With thousands of answers a respondent's posterior is narrow (standard deviations of 0.02-0.1 per factor
+at 28,000 items), so a set of points shared by every respondent (the quadrature grid, QMC-EM's 5,000
+points) puts almost all of them where the posterior is negligible. As Schilling & Bock (2005),
+"High-dimensional maximum marginal likelihood item factor analysis by adaptive quadrature"
+(Psychometrika 70), the points are moved to each respondent instead:
+
+1. **Mode and Laplace covariance.** For every respondent ``i`` the mode ``mu_i`` of the log posterior
+   ``sum_j m_ij [y_ij z_ij - log(1 + exp z_ij)] - |theta|^2 / 2`` (``z_ij = a_j' theta + d_j``) by damped
+   Newton steps in D dimensions with a backtracking (Armijo) line search, all respondents of a block at
+   once (the gradient ``(Y - M o P) A - theta`` and the Hessians ``-(M o P o Q) [a_j a_j'] - I`` by matrix
+   products, batched D x D solves), warm-started at the previous cycle's modes, each respondent run until
+   its Newton decrement is below 1e-10; ``Sigma_i`` is the inverse of the negative Hessian at the mode and
+   ``L_i`` its Cholesky factor.
+2. **Points.** One fixed set of ``S`` scrambled Sobol points ``z_s`` mapped through the normal quantile
+   (the same for every respondent and cycle: the E-step is a deterministic map of the item parameters),
+   moved to each respondent, ``theta_is = mu_i + L_i z_s``.
+3. **Importance weights.** ``log w_is = loglik_i(theta_is) + log phi(theta_is) - log q_i(theta_is)`` with
+   the proposal ``q_i = N(mu_i, Sigma_i)``, so ``log q_i = log phi(z_s) - log|L_i|``;
+   ``p(x_i) ~ mean_s w_is`` (the log-likelihood; exact for every ``S`` where the posterior is normal) and
+   the self-normalised weights give the posterior expectations. The Monte-Carlo error of the total
+   log-likelihood is estimated by the delta method from the spread of each respondent's weights, as if the
+   points were independent (for scrambled QMC points an upper bound in practice).
+4. **Sufficient statistics of the M-step** (no items x points table exists: every respondent has its own
+   points). Per item, the gradient of the expected complete-data log-likelihood, ``g_j = sum_is w_is m_ij
+   (y_ij - P_ijs) x_is`` with ``x_is = (theta_is, 1)``, by one matrix product per block of respondents
+   (``B S x J`` cells at a time, memory bounded by :data:`CELLS`), and its Hessian
+   ``-sum_is w_is m_ij P_ijs Q_ijs x_is x_is'`` (exact, by a second matrix product).
+5. **M-step.** One Newton step per cycle from the current ``(a_j, d_j)`` (the EM gradient algorithm of
+   Lange (1995), "A gradient algorithm locally equivalent to the EM algorithm", JRSS B 57), capped at a
+   change of 1 per parameter; its fixed points are those of EM (the score, by Fisher's identity, is zero).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from scipy import sparse
+from scipy.special import expit, logsumexp
+
+from irtbridge.em.core import ResponseData
+from irtbridge.em.factor_steps import prior_parts
+from irtbridge.irt.logistic import log_pq
+
+__all__ = ["CELLS", "AdaptiveCycles", "AdaptiveEstep", "adaptive_update", "design"]
+
+CELLS = 2**22  # respondent-points x items per block (32 MB per float64 array; a handful of arrays live at once)
+GH_FACTORS = 3  # Gauss-Hermite product rules up to this many factors, scrambled Sobol points above
+_NEWTON_TOL = 1e-10  # the Newton decrement at which a respondent's mode is converged
+_NEWTON_MAX = 50
+
+
+def design(n_factors: int, n_points: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The standard-normal points ``z_s`` and their log weights (summing to one on the exp scale).
+
+    Up to :data:`GH_FACTORS` factors the product Gauss-Hermite rule with ``n_points`` nodes per factor
+    (adaptive Gauss-Hermite quadrature, as Schilling & Bock (2005); deterministic, exact for a normal
+    posterior and very accurate for a smooth one); above, ``n_points`` scrambled Sobol points through the
+    normal quantile with equal weights (the posteriors there are narrow and near normal).
+
+    Parameters
+    ----------
+    n_factors, n_points : int
+        D; nodes per factor (D <= 3) or points in total.
+    seed : int
+        The scrambling (Sobol).
+
+    Returns
+    -------
+    z : ndarray
+        Points x D.
+    log_weights : ndarray
+        One per point.
+
+    Examples
+    --------
+    >>> z, lw = design(2, 5, 1)
+    >>> z.shape, round(float(np.exp(lw).sum()), 12)
+    ((25, 2), 1.0)
+    """
+    if n_factors <= GH_FACTORS:
+        x, w = np.polynomial.hermite.hermgauss(n_points)
+        nodes, logw = np.sqrt(2.0) * x, np.log(w / np.sqrt(np.pi))
+        grids = np.meshgrid(*([np.arange(n_points)] * n_factors), indexing="ij")
+        index = np.stack([g.ravel() for g in grids], axis=1)
+        return nodes[index], logw[index].sum(axis=1)
+    import warnings
+
+    from scipy.stats import norm, qmc
+
+    with warnings.catch_warnings():  # a count that is not a power of 2 loses Sobol's balance, not its use
+        warnings.simplefilter("ignore", UserWarning)
+        u = qmc.Sobol(d=n_factors, scramble=True, seed=seed).random(n_points)
+    return norm.ppf(np.clip(u, 1e-12, 1 - 1e-12)), np.full(n_points, -np.log(n_points))
+
+
+def _dense(block: Any) -> np.ndarray:
+    return block.toarray() if sparse.issparse(block) else np.asarray(block, dtype=float)
+
+
+class AdaptiveEstep:
+    """The adaptive E-step (the module docstring): per call, the M-step's gradient and Hessian per item
+    and the marginal log-likelihood.
+
+    Parameters
+    ----------
+    data : ResponseData
+        0/1 responses, dense or sparse.
+    n_factors : int
+        D.
+    n_points : int
+        S, the points per respondent.
+    seed : int
+        The scrambling of the points.
+    """
+
+    def __init__(self, data: ResponseData, n_factors: int, n_points: int, seed: int):
+        self.Y, self.M = data.A, data.M
+        if sparse.issparse(self.M):
+            self.Y, self.M = sparse.csr_matrix(self.Y), sparse.csr_matrix(self.M)
+        N, J = data.shape
+        self.z, self.log_rule = design(n_factors, n_points, seed)
+        self.gauss_hermite = n_factors <= GH_FACTORS
+        # the rule's weight over the proposal's density at z (less the constant, which the prior's cancels)
+        self.log_phi_z = -0.5 * (self.z**2).sum(axis=1) - self.log_rule
+        S = len(self.z)
+        self.D, self.S = n_factors, S
+        size = max(1, CELLS // max(J * S, 1))
+        self.blocks = [(s, min(N, s + size)) for s in range(0, N, size)]
+        self.mode_blocks = [(s, min(N, s + max(1, CELLS // J))) for s in range(0, N, max(1, CELLS // J))]
+        self.mu = np.zeros((N, n_factors))
+        self.precision: np.ndarray | None = None  # -Hessian at the modes (N x D x D)
+        self.unconverged = 0  # respondents whose mode moved after _NEWTON_MAX steps (last call)
+        self.loglik_se = 0.0
+        self.mean = np.zeros((N, n_factors))
+        self.var = np.zeros((N, n_factors))
+
+    def _hessian(self, W: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """``A' diag(w_i) A + I`` for every row ``w_i`` of ``W`` (respondents x items): respondents x D x D."""
+        D = self.D
+        iu = np.triu_indices(D)
+        half = W @ (a[:, iu[0]] * a[:, iu[1]])
+        out = np.zeros((len(W), D, D))
+        out[:, iu[0], iu[1]] = half
+        out[:, iu[1], iu[0]] = half
+        out[:, np.arange(D), np.arange(D)] += 1.0
+        return out
+
+    def _log_posterior(self, th: np.ndarray, Y: np.ndarray, M: np.ndarray, a: np.ndarray, d: np.ndarray
+                       ) -> np.ndarray:
+        """Each respondent's log posterior (up to a constant) at ``th`` (respondents x D)."""
+        lp, lq = log_pq(th @ a.T + d)
+        return (Y * (lp - lq) + M * lq).sum(axis=1) - 0.5 * (th**2).sum(axis=1)
+
+    def modes(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every respondent's posterior mode and the Cholesky factor of its Laplace covariance.
+
+        Damped Newton's method on each respondent's log posterior (concave: the logistic log-likelihood
+        plus the normal prior), warm-started at the previous cycle's modes, all respondents of a block at
+        once (batched D x D solves); a step is halved until it raises the log posterior by Armijo's
+        condition. A respondent stops when its Newton decrement ``g' H^-1 g`` is below
+        :data:`_NEWTON_TOL` (the mode is then converged to about ``1e-5`` posterior standard deviations);
+        respondents still moving after :data:`_NEWTON_MAX` steps are counted in :attr:`unconverged`.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+
+        Returns
+        -------
+        mu : ndarray
+            Respondents x D.
+        chol : ndarray
+            Respondents x D x D, lower triangular: ``chol @ chol.T`` is the Laplace covariance.
+        """
+        prec = np.empty((len(self.mu), self.D, self.D))
+        unconverged = 0
+        for start, stop in self.mode_blocks:
+            Y, M = _dense(self.Y[start:stop]), _dense(self.M[start:stop])
+            th = self.mu[start:stop].copy()
+            f = self._log_posterior(th, Y, M, a, d)
+            active = np.arange(len(th))
+            for _ in range(_NEWTON_MAX):
+                Ya, Ma, ta = Y[active], M[active], th[active]
+                P = expit(ta @ a.T + d)
+                grad = (Ya - Ma * P) @ a - ta
+                step = np.linalg.solve(self._hessian(Ma * P * (1.0 - P), a), grad[:, :, None])[:, :, 0]
+                decrement = (grad * step).sum(axis=1)
+                moving = decrement > _NEWTON_TOL
+                active, step, decrement, ta = active[moving], step[moving], decrement[moving], ta[moving]
+                if not active.size:
+                    break
+                Ya, Ma, fa = Ya[moving], Ma[moving], f[active]
+                scale = np.ones(len(active))
+                todo = np.ones(len(active), dtype=bool)
+                for _ in range(30):  # backtracking: halve the step until Armijo's condition holds
+                    trial = ta[todo] + scale[todo, None] * step[todo]
+                    ft = self._log_posterior(trial, Ya[todo], Ma[todo], a, d)
+                    ok = ft >= fa[todo] + 1e-4 * scale[todo] * decrement[todo]
+                    where = np.flatnonzero(todo)[ok]
+                    th[active[where]], f[active[where]] = trial[ok], ft[ok]
+                    todo[where] = False
+                    if not todo.any():
+                        break
+                    scale[todo] *= 0.5
+                active = active[~todo | (scale > 1e-6)]
+            unconverged += len(active)
+            P = expit(th @ a.T + d)
+            prec[start:stop] = self._hessian(M * P * (1.0 - P), a)
+            self.mu[start:stop] = th
+        self.unconverged = unconverged
+        self.precision = prec
+        return self.mu, np.linalg.cholesky(np.linalg.inv(prec))
+
+    def __call__(self, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """The E-step at ``(a, d)``.
+
+        Parameters
+        ----------
+        a, d : ndarray
+            Items x D slopes; intercepts.
+
+        Returns
+        -------
+        grad : ndarray
+            Items x (D + 1): the gradient of the expected complete-data log-likelihood in ``(a_j, d_j)``.
+        hess : ndarray
+            Items x (D + 1) x (D + 1): its (approximate) Hessian, negative definite.
+        loglik : float
+            The marginal log-likelihood (its importance-sampling estimate).
+        """
+        mu, chol = self.modes(a, d)
+        D, S = self.D, self.S
+        K = D + 1
+        iu = np.triu_indices(K)
+        J = len(d)
+        grad = np.zeros((J, K))
+        half = np.zeros((J, len(iu[0])))
+        total, var_total = 0.0, 0.0
+        logdet = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+        for start, stop in self.blocks:
+            b = stop - start
+            Y, M = _dense(self.Y[start:stop]), _dense(self.M[start:stop])
+            theta = mu[start:stop, None, :] + np.einsum("bde,se->bsd", chol[start:stop], self.z)  # b x S x D
+            flat = theta.reshape(b * S, D)
+            lp, lq = log_pq(flat @ a.T + d)  # bS x J
+            lp3, lq3 = lp.reshape(b, S, J), lq.reshape(b, S, J)
+            ll = np.matmul(lp3 - lq3, Y[:, :, None])[:, :, 0] + np.matmul(lq3, M[:, :, None])[:, :, 0]
+            logw = ll - 0.5 * (theta**2).sum(axis=2) - self.log_phi_z[None, :] + logdet[start:stop, None]
+            marginal = logsumexp(logw, axis=1)
+            total += float(marginal.sum())
+            w = np.exp(logw - marginal[:, None])  # self-normalised: rows sum to one
+            if not self.gauss_hermite:  # delta method: Var(mean ratio) / mean^2
+                var_total += float((np.var(w * S, axis=1) / S).sum())
+            P = np.exp(lp3)
+            resid = (Y[:, None, :] - M[:, None, :] * P) * w[:, :, None]
+            X = np.concatenate([flat, np.ones((b * S, 1))], axis=1)
+            grad += resid.reshape(b * S, J).T @ X
+            curv = P * (1.0 - P)
+            curv *= w[:, :, None]
+            curv *= M[:, None, :]  # w_is m_ij P Q, the weights of the Hessian
+            half += curv.reshape(b * S, J).T @ (X[:, iu[0]] * X[:, iu[1]])
+            self.mean[start:stop] = np.einsum("bs,bsd->bd", w, theta)
+            self.var[start:stop] = np.einsum("bs,bsd->bd", w, theta**2) - self.mean[start:stop] ** 2
+        hess = np.zeros((J, K, K))
+        hess[:, iu[0], iu[1]] = -half
+        hess[:, iu[1], iu[0]] = -half
+        self.loglik_se = float(np.sqrt(var_total))
+        return grad, hess, total
+
+
+def adaptive_update(grad: np.ndarray, hess: np.ndarray, x: np.ndarray, free: np.ndarray,
+                    prior: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """One Newton step on every item's ``(a_j, d_j)`` (the EM gradient algorithm), fixed slopes held.
+
+    Parameters
+    ----------
+    grad : ndarray
+        Items x (D + 1), from :class:`AdaptiveEstep`.
+    hess : ndarray
+        Items x (D + 1) x (D + 1).
+    x : ndarray
+        Items x (D + 1): the slopes then the intercept.
+    free : ndarray of bool
+        Items x (D + 1).
+    prior : tuple of ndarray, optional
+        From :func:`irtbridge.em.factor_steps.parse_priors`.
+
+    Returns
+    -------
+    ndarray
+        The new ``x``.
+    """
+    k = x.shape[1]
+    _, pg, ph = prior_parts(prior, x, free, False)
+    g = np.where(free, grad + pg, 0.0)
+    H = hess.copy()
+    H[:, np.arange(k), np.arange(k)] += ph
+    fixed = ~free
+    H[fixed[:, :, None] | fixed[:, None, :]] = 0.0
+    diag = H[:, np.arange(k), np.arange(k)]
+    diag[fixed] = -1.0
+    H[:, np.arange(k), np.arange(k)] = diag - 1e-10
+    step = np.linalg.solve(-H, g[:, :, None])[:, :, 0]
+    big = np.abs(step).max(axis=1, keepdims=True)
+    step = np.where(big > 1.0, step / np.maximum(big, 1e-300), step)
+    return np.where(free, x + step, 0.0)
+
+
+class AdaptiveCycles:
+    """The EM map of the adaptive fit on the flat ``(a, d)`` (the protocol of
+    :class:`irtbridge.em.accelerate.EMMap`): one adaptive E-step and one Newton step per cycle.
+
+    Parameters
+    ----------
+    step : AdaptiveEstep
+        The E-step.
+    free : ndarray of bool
+        Items x (D + 1).
+    prior : tuple of ndarray or None
+        From :func:`irtbridge.em.factor_steps.parse_priors`.
+    TOL : float
+        The largest change of a parameter at convergence.
+    NCYCLES : int
+        The most cycles.
+    progress : callable, optional
+        ``progress(cycle, change)``.
+    """
+
+    def __init__(self, step: AdaptiveEstep, free: np.ndarray, prior: Any, TOL: float, NCYCLES: int,
+                 progress: Callable[[int, float], None] | None):
+        self.step, self.free, self.prior, self.TOL, self.NCYCLES = step, free, prior, TOL, NCYCLES
+        self.progress = progress
+        self.cycle = 0
+        self.converged: bool = False
+        self.history: list[tuple[float, float]] = []
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        """One cycle from ``x``: the new point and the objective (log-likelihood plus log prior) at ``x``.
+
+        Parameters
+        ----------
+        x : ndarray
+            The flat ``(a, d)``.
+
+        Returns
+        -------
+        new : ndarray
+        objective : float
+        """
+        cur = np.where(self.free, x.reshape(self.free.shape), 0.0)
+        grad, hess, loglik = self.step(cur[:, :-1], cur[:, -1])
+        new = adaptive_update(grad, hess, cur, self.free, self.prior)
+        change = float(np.abs(new - cur).max())
+        self.cycle += 1
+        self.history.append((loglik, change))
+        if self.progress is not None:
+            self.progress(self.cycle, change)
+        self.converged = change < self.TOL
+        objective = loglik + float(prior_parts(self.prior, cur, self.free, False)[0].sum())
+        return new.ravel(), objective
+
+    @property
+    def done(self) -> bool:
+        """Converged or out of cycles."""
+        return self.converged or self.cycle >= self.NCYCLES
