@@ -21,7 +21,9 @@ with the slopes ``a_j = (a1..aD)`` of item ``j`` free where the item-to-factor `
   weights; the log-likelihood is then an estimate, with its Monte-Carlo standard error estimated from
   independent scramblings (:attr:`FactorResult.loglik_se`). ``"adaptive"``: points moved to each
   respondent's posterior (:mod:`irtbridge.em.adaptive`, Schilling & Bock 2005), ``quadpts`` Gauss-Hermite
-  nodes per factor up to D = 3, scrambled Sobol points in total above (:data:`ADAPTIVE_POINTS`).
+  nodes per factor up to D = 3; above, Stroud's 2D-point degree-3 rule where every respondent answered
+  at least 500 items (a narrow, near-normal posterior), 512 scrambled Sobol points otherwise
+  (:data:`~irtbridge.em.adaptive.ADAPTIVE_POINTS`, :func:`~irtbridge.em.adaptive.default_points`).
   ``"auto"``: quadrature for D <= 3, QMC above (not yet the adaptive E-step: not measured equal at D = 3).
 * **E-step.** With ``Y`` the right answers and ``M`` the answered cells (respondents x items, dense or
   sparse), the log-likelihood of every respondent at every point is ``Y @ (log P - log Q) + M @ log Q``
@@ -49,7 +51,7 @@ from scipy.special import expit, logsumexp
 
 from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.em.accelerate import iterate
-from irtbridge.em.adaptive import AdaptiveCycles, AdaptiveEstep
+from irtbridge.em.adaptive import ADAPTIVE_POINTS, AdaptiveCycles, AdaptiveEstep, default_points
 from irtbridge.em.core import ResponseData, prepare_responses
 from irtbridge.em.factor_steps import Estep, mstep, parse_priors, prior_parts
 from irtbridge.em.rotation import Rotation, rotate_loadings, standardised_loadings
@@ -62,9 +64,6 @@ METHODS = ("auto", "quadrature", "qmc", "adaptive")
 #: mirt's default quadrature points per factor (``select_quadpts``): 3 above five factors
 QUADPTS = {1: 61, 2: 31, 3: 15, 4: 9, 5: 7}
 QMC_POINTS = 5000  # mirt's default number of QMC-EM points
-#: the adaptive E-step's points per respondent (irtbridge.em.adaptive): Gauss-Hermite nodes per factor up to
-#: D = 3, scrambled Sobol points in total above
-ADAPTIVE_POINTS = {1: 15, 2: 9, 3: 7, "sobol": 32}
 MAX_GRID = 20000  # mirt's MAXQUAD is 20,000 points
 THETA_LIM = 6.0
 _DEFAULT_SEED = 20240901  # seed=None: the same points every fit (a reproducible estimate)
@@ -402,7 +401,8 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
         "auto": quadrature for D <= 3, qmc above (as mirt advises); "adaptive": :mod:`irtbridge.em.adaptive`.
     quadpts : int, optional
         Quadrature: points per factor (default mirt's :data:`QUADPTS`); qmc: points in total (5,000);
-        adaptive: nodes per factor up to D = 3, points per respondent above (:data:`ADAPTIVE_POINTS`).
+        adaptive: nodes per factor up to D = 3, points per respondent above (2D: Stroud's degree-3 rule;
+        default :func:`irtbridge.em.adaptive.default_points`).
     TOL : float, default 1e-4
         The largest change of a parameter between cycles at convergence.
     NCYCLES : int, default 500
@@ -445,7 +445,7 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
     if method == "auto":
         method = "quadrature" if D <= 3 else "qmc"
     if quadpts is None:
-        quadpts = {"quadrature": QUADPTS.get(D, 3), "qmc": QMC_POINTS}.get(method, ADAPTIVE_POINTS.get(D, 32))
+        quadpts = {"quadrature": QUADPTS.get(D, 3), "qmc": QMC_POINTS}.get(method) or default_points(responses, D)
     if method == "quadrature" and quadpts**D > MAX_GRID:
         raise ValidationError(f"quadpts: {quadpts}^{D} = {quadpts**D} quadrature points is more than {MAX_GRID} "
                               "(mirt's MAXQUAD); use method='qmc'")
