@@ -7,11 +7,16 @@
 3. Small data where the fit runs to convergence: 2,000 x 200, D = 2 (quadrature, 31 x 31 points) and D = 5
    (QMC-EM), with the 1-D native 2PL (:func:`irtbridge.em.core.fit_em`) on the same matrix.
 
-Each fit is capped at ``--cycles`` EM cycles (the time per cycle is what the shapes of parts 1 and 2 show;
+4. (``--only 4``) The adaptive E-step (``method="adaptive"``, :mod:`irtbridge.em.adaptive`, Schilling &
+   Bock 2005) at shape 1 to convergence (TOL = 1e-4: mirt's rule on the parameters or the objective's rise
+   below TOL / 100 of itself), the default points (Stroud's 2D-point degree-3 rule per respondent);
+   5. the same at shape 2. Wall and CPU seconds, peak memory, load average before and after.
+
+Each fit of parts 1-2 is capped at ``--cycles`` EM cycles (the time per cycle is what the shapes of parts 1 and 2 show;
 part 3 runs to TOL = 1e-4). The data are simulated from a D-factor 2PL: abilities N(0, I), slopes
 lognormal(-0.5, 0.4) on every factor, intercepts N(0, 1.5).
 
-    .venv/bin/python speed/multidim.py [--only 1,2,3] [--cycles 2]
+    .venv/bin/python speed/multidim.py [--only 1,2,3,4,5] [--cycles 2]
     .venv/bin/python speed/multidim.py --estep 500     # one E-step of part 1's shape (to compare BLAS libraries)
 
 Measured on the project's shared 2-core machine (reference BLAS), 28 Nov 2026: part 1 did not finish one
@@ -27,6 +32,7 @@ and 25 tests comparing with stored R references failed (a full run with ``IRTBRI
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -47,6 +53,24 @@ def simulate(n: int, j: int, D: int, seed: int = 0) -> np.ndarray:
         theta = rng.normal(size=(min(500, n - s), D))
         out[s:s + len(theta)] = rng.random((len(theta), j)) < 1 / (1 + np.exp(-(theta @ a.T + d)))
     return out
+
+
+def run_adaptive(label: str, x: np.ndarray, D: int) -> None:
+    """Part 4/5: the adaptive fit to convergence, wall and CPU time per cycle."""
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    reset_peak()
+    print(f"{label}: start, load {os.getloadavg()[0]:.2f}", flush=True)
+    wall, cpu = time.perf_counter(), time.process_time()
+
+    def tick(cycle: int, change: float) -> None:
+        print(f"  cycle {cycle}: wall {time.perf_counter() - wall:.1f} s, CPU {time.process_time() - cpu:.1f} s, "
+              f"change {change:.2e}", flush=True)
+
+    fit = fit_factors(data, D, method="adaptive", NCYCLES=500, progress=tick)
+    print(f"{label}: D={D} adaptive ({fit.quadpts} points per respondent) {fit.iterations} cycles, "
+          f"converged={fit.converged}, wall {time.perf_counter() - wall:.1f} s, CPU {time.process_time() - cpu:.1f} s, "
+          f"loglik {fit.loglik:.1f} (se {fit.loglik_se:.2f}), peak {peak_mb():.0f} MB, "
+          f"load {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def run(label: str, x: np.ndarray, D: int, cycles: int, **kw) -> None:
@@ -94,6 +118,10 @@ def main() -> None:
         run("395 x 28,659", simulate(395, 28659, 10, seed=1), 10, args.cycles, method="qmc")
     if 2 in parts:
         run("5,000 x 28,632", simulate(5000, 28632, 5, seed=2), 5, args.cycles, method="qmc")
+    if 4 in parts:
+        run_adaptive("395 x 28,659", simulate(395, 28659, 10, seed=1), 10)
+    if 5 in parts:
+        run_adaptive("5,000 x 28,632", simulate(5000, 28632, 5, seed=2), 5)
 
 
 if __name__ == "__main__":
