@@ -220,6 +220,13 @@ def test_adaptive_two_factors_equal_mirts_quadrature_fit(ref):
     flipped = _signs(want, fit.rotate("oblimin").loadings[:, ::-1])
     best = got if np.abs(got - want).max() <= np.abs(flipped - want).max() else flipped
     np.testing.assert_allclose(best, want, atol=2e-3)
+    # standard errors: integrated on mirt's grid at the adaptive estimates (no shared points of its own)
+    from irtbridge.em.factor_se import factor_standard_errors
+
+    grid_fit = FactorResult(a=fit.a, d=fit.d, loglik=grid, converged=True, iterations=1, method="quadrature",
+                            n_factors=2, item_names=fit.item_names, mask=fit.mask, exploratory=True, quadpts=31,
+                            data=fit.data)
+    np.testing.assert_allclose(factor_standard_errors(fit).to_numpy(), factor_standard_errors(grid_fit).to_numpy())
 
 
 @pytest.mark.r
