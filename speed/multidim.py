@@ -22,11 +22,23 @@ lognormal(-0.5, 0.4) on every factor, intercepts N(0, 1.5).
 Measured on the project's shared 2-core machine (reference BLAS), 28 Nov 2026: part 1 did not finish one
 cycle within 15 minutes; a single E-step at its shape with 500 QMC points took 57 s. The fixed-point E-step
 costs respondents x items x points per cycle (plus the same again for the counts), so neither goal shape is
-reached by QMC-EM: an E-step that adapts the points to each respondent's narrow posterior is still to come.
+reached by QMC-EM; the adaptive E-step (parts 4-5) is the answer measured below.
 ``--estep 500``, same day, the machine shared (load 3-4): 194 s with Debian's reference BLAS, 37 s with
 OpenBLAS (``libopenblas0-serial``, run with ``LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-serial``).
 OpenBLAS is not adopted: with it R's own fits move (ltm's 3PL on LSAT, mirt's DIF and start values, ...),
 and 25 tests comparing with stored R references failed (a full run with ``IRTBRIDGE_R_REFS=check``).
+
+Part 4 (the adaptive fit at the tinyBenchmarks shape, D = 10, 395 x 28,659, 20 points per respondent),
+measured 29 Nov 2026 01:40-01:44 UTC, nice'd, the machine shared (load average 7.35 at the start, 5.74 at
+the end; another user's process held 1.2 cores): converged (the objective's rise below TOL / 100 of
+itself) in 10 cycles, 136 s of CPU (both threads), 257 s wall, peak 824 MB (``/usr/bin/time``: 844 MB
+resident), log-likelihood -4,275,994.6 (delta-method SE 0.19). About 11-12 CPU seconds per cycle. The goal
+(2 minutes on 2 cores) is NOT shown: the CPU time is 136 s and the wall time under that load 257 s; the
+machine was never free to measure the wall time on two idle cores. Before the changes of that day (one
+profile of the E-step with 32 Sobol points: 44 s of CPU, of which 12 s ``log P``/``log Q`` and 30 s the
+products, the exact M-step Hessian among them; cold modes 13 s) a cycle took about 50 s and did not converge.
+The same fit with up to 50 Newton steps towards the modes per cycle (commit 3b7cfe3): 10 cycles, 172 s of
+CPU, 390 s wall at load 4.5-6.6, log-likelihood -4,275,993.7.
 """
 
 from __future__ import annotations
