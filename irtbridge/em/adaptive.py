@@ -56,7 +56,7 @@ from typing import Any, Callable
 
 import numpy as np
 from scipy import sparse
-from scipy.special import expit, logsumexp
+from scipy.special import expit, log_expit, logsumexp
 
 from irtbridge.em import adaptive_jit
 from irtbridge.em.core import ResponseData
@@ -208,8 +208,8 @@ class AdaptiveEstep:
     def _log_posterior(self, th: np.ndarray, Y: np.ndarray, M: np.ndarray, a: np.ndarray, d: np.ndarray
                        ) -> np.ndarray:
         """Each respondent's log posterior (up to a constant) at ``th`` (respondents x D)."""
-        lp, lq = log_pq(th @ a.T + d)
-        return (Y * (lp - lq) + M * lq).sum(axis=1) - 0.5 * (th**2).sum(axis=1)
+        z = th @ a.T + d  # log P - log Q = z: one log_expit per cell
+        return (Y * z + M * log_expit(-z)).sum(axis=1) - 0.5 * (th**2).sum(axis=1)
 
     def modes(self, a: np.ndarray, d: np.ndarray, steps: int = _NEWTON_MAX) -> tuple[np.ndarray, np.ndarray]:
         """Every respondent's posterior mode and the Cholesky factor of its Laplace covariance.
