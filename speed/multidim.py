@@ -39,6 +39,16 @@ profile of the E-step with 32 Sobol points: 44 s of CPU, of which 12 s ``log P``
 products, the exact M-step Hessian among them; cold modes 13 s) a cycle took about 50 s and did not converge.
 The same fit with up to 50 Newton steps towards the modes per cycle (commit 3b7cfe3): 10 cycles, 172 s of
 CPU, 390 s wall at load 4.5-6.6, log-likelihood -4,275,993.7.
+
+Part 5 (D = 5, 5,000 x 28,632) was NOT run to the end: started at 01:35 UTC under a load of 6.6-7.9 it had
+1.6 CPU minutes after 4 minutes (simulating, starting, the first modes) and was stopped to measure part 4.
+Measured instead on a fifth of the models, ``simulate(1000, 28632, 5, seed=2)`` (the same script, 01:44-01:53
+UTC, load about 6, 10 points per respondent): converged in 8 cycles, 162 s of CPU, 501 s wall, peak 1.11 GB,
+about 18-20 CPU seconds per cycle. Every part of a cycle grows with respondents x items, so the full shape
+would take about 5 x 162 = 810 CPU seconds if it also converged in 8 cycles: an extrapolation, not a
+measurement, and more than the goal's 10 minutes unless both cores are free and the work splits evenly
+(only the compiled E-step runs on two threads; the modes are numpy on one). Both numbers were measured
+before commit 09f4c94 (the modes' log posterior by one ``log_expit`` per cell, 5x faster on that step).
 """
 
 from __future__ import annotations

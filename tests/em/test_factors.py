@@ -201,6 +201,11 @@ def test_recovery_of_known_parameters():
 # (deterministic). Its own log-likelihood is the integral by that rule (9 nodes per factor on the quad2 data:
 # 0.006 above mirt's 31-point grid, the grid's own error); judged on mirt's grid, its estimates reach mirt's
 # log-likelihood to 2e-6, slopes within 5e-4 (measured).
+# Measured against main's methods on small data (log-likelihoods judged on the same 50,000 QMC points):
+# D = 3, 600 x 30, 10% missing: at the default TOL the adaptive fit stops after 21 cycles (the objective's
+# rise below TOL / 100 of itself) 1.74 below the quadrature fit (193 cycles); with TOL = 1e-6 (246 cycles) it
+# is 1.08 above it, and 1.09 above it on the quadrature fit's own 15-point grid: both crawl along a flat ridge
+# and stop short at TOL = 1e-4. D = 4 (four_factor_data): 1.33 below main's QMC fit, 0.47 below mirt's.
 
 
 @pytest.mark.r
