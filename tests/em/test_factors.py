@@ -206,6 +206,8 @@ def test_recovery_of_known_parameters():
 # rise below TOL / 100 of itself) 1.74 below the quadrature fit (193 cycles); with TOL = 1e-6 (246 cycles) it
 # is 1.08 above it, and 1.09 above it on the quadrature fit's own 15-point grid: both crawl along a flat ridge
 # and stop short at TOL = 1e-4. D = 4 (four_factor_data): 1.33 below main's QMC fit, 0.47 below mirt's.
+# D = 5, 1,000 x 30, 10% missing (broad posteriors, 512 Sobol points): NOT equal, 27.8 below main's QMC fit
+# after 213 cycles (not yet understood; the adaptive E-step is meant for narrow posteriors).
 
 
 @pytest.mark.r
