@@ -7,26 +7,54 @@
 3. Small data where the fit runs to convergence: 2,000 x 200, D = 2 (quadrature, 31 x 31 points) and D = 5
    (QMC-EM), with the 1-D native 2PL (:func:`irtbridge.em.core.fit_em`) on the same matrix.
 
-Each fit is capped at ``--cycles`` EM cycles (the time per cycle is what the shapes of parts 1 and 2 show;
+4. (``--only 4``) The adaptive E-step (``method="adaptive"``, :mod:`irtbridge.em.adaptive`, Schilling &
+   Bock 2005) at shape 1 to convergence (TOL = 1e-4: mirt's rule on the parameters or the objective's rise
+   below TOL / 100 of itself), the default points (Stroud's 2D-point degree-3 rule per respondent);
+   5. the same at shape 2. Wall and CPU seconds, peak memory, load average before and after.
+
+Each fit of parts 1-2 is capped at ``--cycles`` EM cycles (the time per cycle is what the shapes of parts 1 and 2 show;
 part 3 runs to TOL = 1e-4). The data are simulated from a D-factor 2PL: abilities N(0, I), slopes
 lognormal(-0.5, 0.4) on every factor, intercepts N(0, 1.5).
 
-    .venv/bin/python speed/multidim.py [--only 1,2,3] [--cycles 2]
+    .venv/bin/python speed/multidim.py [--only 1,2,3,4,5] [--cycles 2]
     .venv/bin/python speed/multidim.py --estep 500     # one E-step of part 1's shape (to compare BLAS libraries)
 
 Measured on the project's shared 2-core machine (reference BLAS), 28 Nov 2026: part 1 did not finish one
 cycle within 15 minutes; a single E-step at its shape with 500 QMC points took 57 s. The fixed-point E-step
 costs respondents x items x points per cycle (plus the same again for the counts), so neither goal shape is
-reached by QMC-EM: an E-step that adapts the points to each respondent's narrow posterior is still to come.
+reached by QMC-EM; the adaptive E-step (parts 4-5) is the answer measured below.
 ``--estep 500``, same day, the machine shared (load 3-4): 194 s with Debian's reference BLAS, 37 s with
 OpenBLAS (``libopenblas0-serial``, run with ``LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-serial``).
 OpenBLAS is not adopted: with it R's own fits move (ltm's 3PL on LSAT, mirt's DIF and start values, ...),
 and 25 tests comparing with stored R references failed (a full run with ``IRTBRIDGE_R_REFS=check``).
+
+Part 4 (the adaptive fit at the tinyBenchmarks shape, D = 10, 395 x 28,659, 20 points per respondent),
+measured 29 Nov 2026 01:40-01:44 UTC, nice'd, the machine shared (load average 7.35 at the start, 5.74 at
+the end; another user's process held 1.2 cores): converged (the objective's rise below TOL / 100 of
+itself) in 10 cycles, 136 s of CPU (both threads), 257 s wall, peak 824 MB (``/usr/bin/time``: 844 MB
+resident), log-likelihood -4,275,994.6 (delta-method SE 0.19). About 11-12 CPU seconds per cycle. The goal
+(2 minutes on 2 cores) is NOT shown: the CPU time is 136 s and the wall time under that load 257 s; the
+machine was never free to measure the wall time on two idle cores. Before the changes of that day (one
+profile of the E-step with 32 Sobol points: 44 s of CPU, of which 12 s ``log P``/``log Q`` and 30 s the
+products, the exact M-step Hessian among them; cold modes 13 s) a cycle took about 50 s and did not converge.
+The same fit with up to 50 Newton steps towards the modes per cycle (commit 3b7cfe3): 10 cycles, 172 s of
+CPU, 390 s wall at load 4.5-6.6, log-likelihood -4,275,993.7.
+
+Part 5 (D = 5, 5,000 x 28,632) was NOT run to the end: started at 01:35 UTC under a load of 6.6-7.9 it had
+1.6 CPU minutes after 4 minutes (simulating, starting, the first modes) and was stopped to measure part 4.
+Measured instead on a fifth of the models, ``simulate(1000, 28632, 5, seed=2)`` (the same script, 01:44-01:53
+UTC, load about 6, 10 points per respondent): converged in 8 cycles, 162 s of CPU, 501 s wall, peak 1.11 GB,
+about 18-20 CPU seconds per cycle. Every part of a cycle grows with respondents x items, so the full shape
+would take about 5 x 162 = 810 CPU seconds if it also converged in 8 cycles: an extrapolation, not a
+measurement, and more than the goal's 10 minutes unless both cores are free and the work splits evenly
+(only the compiled E-step runs on two threads; the modes are numpy on one). Both numbers were measured
+before commit 09f4c94 (the modes' log posterior by one ``log_expit`` per cell, 5x faster on that step).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -47,6 +75,24 @@ def simulate(n: int, j: int, D: int, seed: int = 0) -> np.ndarray:
         theta = rng.normal(size=(min(500, n - s), D))
         out[s:s + len(theta)] = rng.random((len(theta), j)) < 1 / (1 + np.exp(-(theta @ a.T + d)))
     return out
+
+
+def run_adaptive(label: str, x: np.ndarray, D: int) -> None:
+    """Part 4/5: the adaptive fit to convergence, wall and CPU time per cycle."""
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    reset_peak()
+    print(f"{label}: start, load {os.getloadavg()[0]:.2f}", flush=True)
+    wall, cpu = time.perf_counter(), time.process_time()
+
+    def tick(cycle: int, change: float) -> None:
+        print(f"  cycle {cycle}: wall {time.perf_counter() - wall:.1f} s, CPU {time.process_time() - cpu:.1f} s, "
+              f"change {change:.2e}", flush=True)
+
+    fit = fit_factors(data, D, method="adaptive", NCYCLES=500, progress=tick)
+    print(f"{label}: D={D} adaptive ({fit.quadpts} points per respondent) {fit.iterations} cycles, "
+          f"converged={fit.converged}, wall {time.perf_counter() - wall:.1f} s, CPU {time.process_time() - cpu:.1f} s, "
+          f"loglik {fit.loglik:.1f} (se {fit.loglik_se:.2f}), peak {peak_mb():.0f} MB, "
+          f"load {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def run(label: str, x: np.ndarray, D: int, cycles: int, **kw) -> None:
@@ -94,6 +140,10 @@ def main() -> None:
         run("395 x 28,659", simulate(395, 28659, 10, seed=1), 10, args.cycles, method="qmc")
     if 2 in parts:
         run("5,000 x 28,632", simulate(5000, 28632, 5, seed=2), 5, args.cycles, method="qmc")
+    if 4 in parts:
+        run_adaptive("395 x 28,659", simulate(395, 28659, 10, seed=1), 10)
+    if 5 in parts:
+        run_adaptive("5,000 x 28,632", simulate(5000, 28632, 5, seed=2), 5)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
 
 from irtbridge.em.factor_steps import Estep
-from irtbridge.em.factors import points
+from irtbridge.em.factors import QMC_POINTS, QUADPTS, points
 from irtbridge.em.priors import mirt_prior_information
 from irtbridge.em.se import MAX_SE_PARAMETERS
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError, find_stack_level
@@ -74,7 +74,11 @@ def factor_covariance(fit: Any, data: Any = None) -> np.ndarray:
     if n_par > MAX_SE_PARAMETERS:
         raise ValidationError(f"{n_par} parameters are more than the {MAX_SE_PARAMETERS} the crossprod standard "
                               "errors are computed for")
-    theta, logw = points(fit.method, fit.n_factors, fit.quadpts, fit.seed)
+    method, quadpts = fit.method, fit.quadpts
+    if method == "adaptive":  # no shared points: integrate at the estimates as "auto" does (mirt's choice)
+        method = "quadrature" if fit.n_factors <= 3 else "qmc"
+        quadpts = QUADPTS[fit.n_factors] if method == "quadrature" else QMC_POINTS
+    theta, logw = points(method, fit.n_factors, quadpts, fit.seed)
     step = Estep(data, theta, logw)
     tables = step.tables(fit.a, fit.d)
     design = np.hstack([theta, np.ones((len(theta), 1))])  # points x (D + 1)

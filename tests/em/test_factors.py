@@ -194,3 +194,58 @@ def test_recovery_of_known_parameters():
     assert fit2.converged and fit4.converged
     assert (table["a_rmse"] < 0.15).all() and (table["d_rmse"] < 0.1).all()
     assert (table["a_bias"].abs() < 0.1).all() and (table["d_bias"].abs() < 0.07).all()
+
+
+# The adaptive E-step (irtbridge.em.adaptive, method="adaptive"): Schilling & Bock's (2005) adaptive quadrature.
+# Up to D = 3 its points are a Gauss-Hermite product rule moved to each respondent's Laplace approximation
+# (deterministic). Its own log-likelihood is the integral by that rule (9 nodes per factor on the quad2 data:
+# 0.006 above mirt's 31-point grid, the grid's own error); judged on mirt's grid, its estimates reach mirt's
+# log-likelihood to 2e-6, slopes within 5e-4 (measured).
+# Measured against main's methods on small data (log-likelihoods judged on the same 50,000 QMC points):
+# D = 3, 600 x 30, 10% missing: at the default TOL the adaptive fit stops after 21 cycles (the objective's
+# rise below TOL / 100 of itself) 1.74 below the quadrature fit (193 cycles); with TOL = 1e-6 (246 cycles) it
+# is 1.08 above it, and 1.09 above it on the quadrature fit's own 15-point grid: both crawl along a flat ridge
+# and stop short at TOL = 1e-4. D = 4 (four_factor_data): 1.33 below main's QMC fit, 0.47 below mirt's.
+# D = 5, 1,000 x 30, 10% missing (broad posteriors, 512 Sobol points): NOT equal, 27.8 below main's QMC fit
+# after 213 cycles (not yet understood; the adaptive E-step is meant for narrow posteriors).
+
+
+@pytest.mark.r
+def test_adaptive_two_factors_equal_mirts_quadrature_fit(ref):
+    r = ref["quad2"]
+    fit = fit_factors(two_factor_data(), 2, method="adaptive", TOL=1e-6, NCYCLES=5000)
+    assert fit.converged and fit.method == "adaptive" and fit.quadpts == 9
+    assert fit.loglik == pytest.approx(r["loglik"], abs=0.02)
+    a_r = np.asarray(r["a"])
+    np.testing.assert_allclose(_signs(a_r, fit.a), a_r, atol=2e-3)
+    np.testing.assert_allclose(fit.d, r["d"], atol=2e-3)
+    # the adaptive fit's estimates, judged on mirt's grid: mirt's log-likelihood to 1e-3 (issue 42)
+    grid = marginal_loglik(two_factor_data(), fit.a, fit.d, method="quadrature", quadpts=31)
+    assert grid == pytest.approx(r["loglik"], abs=1e-3)
+    want = np.asarray(r["oblimin"]["loadings"])  # the same loadings up to rotation (order and signs arbitrary)
+    got = _signs(want, fit.rotate("oblimin").loadings)
+    flipped = _signs(want, fit.rotate("oblimin").loadings[:, ::-1])
+    best = got if np.abs(got - want).max() <= np.abs(flipped - want).max() else flipped
+    np.testing.assert_allclose(best, want, atol=2e-3)
+    # standard errors: integrated on mirt's grid at the adaptive estimates (no shared points of its own)
+    from irtbridge.em.factor_se import factor_standard_errors
+
+    grid_fit = FactorResult(a=fit.a, d=fit.d, loglik=grid, converged=True, iterations=1, method="quadrature",
+                            n_factors=2, item_names=fit.item_names, mask=fit.mask, exploratory=True, quadpts=31,
+                            data=fit.data)
+    np.testing.assert_allclose(factor_standard_errors(fit).to_numpy(), factor_standard_errors(grid_fit).to_numpy())
+
+
+@pytest.mark.r
+def test_adaptive_four_factors_reach_mirts_qmc_objective_within_monte_carlo_error(ref):
+    # D = 4 on 800 x 24 (broad posteriors): 512 scrambled Sobol points per respondent (the default there);
+    # measured: 1,024 points 0.39 above mirt's QMC-EM maximum by the 50,000 points that judge both, 256
+    # points 1.1 below, 32 points 3.4 below (too few)
+    x = four_factor_data()
+    fit = fit_factors(x, 4, method="adaptive")
+    assert fit.converged and fit.quadpts == 512 and fit.loglik_se > 0
+    big = {"quadpts": 50000, "seed": 99}
+    mine = marginal_loglik(x, fit.a, fit.d, **big)
+    qmc = ref["qmc4"]
+    theirs = marginal_loglik(x, np.asarray(qmc["a"]), np.asarray(qmc["d"]), **big)
+    assert abs(mine - theirs) <= 3 * np.hypot(fit.loglik_se, fit.loglik_se), (mine, theirs, fit.loglik_se)
