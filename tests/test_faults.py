@@ -311,8 +311,9 @@ def test_a_failed_run_leaves_the_previous_output_and_can_keep_its_partial_files(
 def test_ctrl_c_stops_a_batch_and_a_rerun_resumes_with_the_finished_units(tmp_path):
     from tests.batch.test_batch import _responses, _write
 
+    # 2PL fits (a third of a 3PL's time): what is checked is the interruption and the resumed run
     units = [{"id": f"cal{k}", "kind": "calibrate", "data": _responses(tmp_path, k, n=800).name,
-              "options": {"model": "3PL", "engine": "mirt", "se": False}} for k in range(4)]
+              "options": {"model": "2PL", "engine": "mirt", "se": False}} for k in range(4)]
     manifest = _write(tmp_path / "manifest.json", {"output": "out", "units": units})
     cmd = [sys.executable, "-m", "irtbridge", "batch", str(manifest), "--workers", "2"]
     proc = _popen(cmd)

@@ -143,6 +143,12 @@ class ResponseData:
         return right, wrong_t
 
     @cached_property
+    def complete(self) -> bool:
+        """Dense 0/1 data with every cell answered: each row of a product of ``M`` (and column of ``M.T``'s)
+        is then one and the same, computed once (:func:`loglik_cells`, :func:`expected_counts`)."""
+        return self.ncat is None and not sparse.issparse(self.M) and bool((self.M == 1).all())
+
+    @cached_property
     def bits(self) -> em_dense.DenseBits | None:
         """Dense 0/1 data as bytes for the windowed E-step (:mod:`irtbridge.em.dense`), built once; None for
         sparse or graded data."""
@@ -156,7 +162,8 @@ def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarr
     (items x nodes): the sum of ``log P`` over the respondent's right answers and ``log Q`` over the wrong
     ones; missing cells add nothing."""
     if data.cells is None:
-        return np.asarray(data.A @ (lp - lq) + data.M @ lq)
+        every = np.ones((1, data.shape[1])) @ lq if data.complete else data.M @ lq  # complete: M's rows are equal
+        return np.asarray(data.A @ (lp - lq) + every)
     right_cells, wrong_cells = data.cells  # named for the lambdas (the None check does not reach inside them)
     right, wrong = pair(right_cells.nnz + wrong_cells.nnz, lambda: right_cells.T @ lp, lambda: wrong_cells.T @ lq)
     right += wrong
@@ -166,6 +173,8 @@ def loglik_cells(data: ResponseData, lp: np.ndarray, lq: np.ndarray) -> np.ndarr
 def expected_counts(data: ResponseData, post: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``r = A.T @ post`` (correct) and ``n = M.T @ post`` (answered), items x nodes."""
     if data.cells is None:
+        if data.complete:  # every item answered by every respondent: one row, the posterior's column sums
+            return np.asarray(data.A.T @ post), np.repeat(np.ones((1, data.shape[0])) @ post, data.shape[1], axis=0)
         return np.asarray(data.A.T @ post), np.asarray(data.M.T @ post)
     right_cells, wrong_cells = data.cells  # named for the lambdas (the None check does not reach inside them)
     r, wrong = pair(right_cells.nnz + wrong_cells.nnz, lambda: right_cells @ post, lambda: wrong_cells @ post)

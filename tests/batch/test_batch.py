@@ -316,8 +316,10 @@ def test_two_workers_survive_a_killed_worker(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     _native_inputs(data)
+    # 2PL fits: what is checked is the workers' survival and the results' equality (serial, mirt), for
+    # which a 2PL's fit is as good a witness as a 3PL's at a third of the time
     units = [{"id": f"cal{k}", "kind": "calibrate", "data": _responses(data, k).name,
-              "options": {"model": "3PL", "engine": "mirt", "se": False}} for k in range(4)]
+              "options": {"model": "2PL", "engine": "mirt", "se": False}} for k in range(4)]
     units += [
         {"id": "hard", "kind": "hardness", "data": "scores.csv", "options": {"label": "y", "scores": ["m1", "m2"]}},
         {"id": "ei", "kind": "ei", "data": "tables.csv", "options": {"name": "name"}},
@@ -371,7 +373,7 @@ def test_two_workers_survive_a_killed_worker(tmp_path):
         "args <- commandArgs(TRUE)\n"
         "suppressMessages(library(mirt))\n"
         "d <- read.csv(args[1])\n"
-        "fit <- mirt(d, 1, itemtype = '3PL', verbose = FALSE)\n"
+        "fit <- mirt(d, 1, itemtype = '2PL', verbose = FALSE)\n"
         "write.csv(coef(fit, IRTpars = TRUE, simplify = TRUE)$items, args[2])\n"
     )
     run_r(["Rscript", str(script), str(data / "resp0.csv"), str(tmp_path / "mirt.csv")], check=True,
