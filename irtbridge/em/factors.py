@@ -48,6 +48,7 @@ with the slopes ``a_j = (a1..aD)`` of item ``j`` free where the item-to-factor `
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -61,7 +62,7 @@ from irtbridge.em.adaptive import ADAPTIVE_POINTS, AdaptiveCycles, AdaptiveEstep
 from irtbridge.em.core import ResponseData, prepare_responses
 from irtbridge.em.factor_steps import Estep, mstep, parse_priors, prior_parts
 from irtbridge.em.rotation import Rotation, rotate_loadings, standardised_loadings
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import IrtBridgeWarning, ValidationError, find_stack_level
 
 __all__ = ["METHODS", "QUADPTS", "QMC_POINTS", "ADAPTIVE_POINTS", "FactorResult", "fit_factors", "exploratory_mask",
            "points", "marginal_loglik"]
@@ -452,6 +453,10 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
         method = "quadrature" if D <= 3 else "qmc"
     if quadpts is None:
         quadpts = {"quadrature": QUADPTS.get(D, 3), "qmc": QMC_POINTS}.get(method) or default_points(responses, D)
+    if method == "adaptive" and D >= 5 and quadpts != 2 * D:
+        warnings.warn(f"method='adaptive' at D = {D} with sampled points (respondents with few answers) is not shown "
+                      "equal to QMC-EM: on 1,000 x 30 at D = 5 it stopped 27.8 below the QMC fit's log-likelihood; "
+                      "method='qmc' is mirt's", IrtBridgeWarning, stacklevel=find_stack_level())
     if method == "quadrature" and quadpts**D > MAX_GRID:
         raise ValidationError(f"quadpts: {quadpts}^{D} = {quadpts**D} quadrature points is more than {MAX_GRID} "
                               "(mirt's MAXQUAD); use method='qmc'")

@@ -9,6 +9,7 @@ rotated loadings as ``summary(fit, rotate=)``) and ``method = "QMCEM"`` / ``"MHR
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import pytest
 
 from irtbridge.em.core import prepare_responses
 from irtbridge.em.factors import FactorResult, exploratory_mask, fit_factors, marginal_loglik
-from irtbridge.exceptions import ValidationError
+from irtbridge.exceptions import IrtBridgeWarning, ValidationError
 from tests._rrefs import run_r
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -249,3 +250,15 @@ def test_adaptive_four_factors_reach_mirts_qmc_objective_within_monte_carlo_erro
     qmc = ref["qmc4"]
     theirs = marginal_loglik(x, np.asarray(qmc["a"]), np.asarray(qmc["d"]), **big)
     assert abs(mine - theirs) <= 3 * np.hypot(fit.loglik_se, fit.loglik_se), (mine, theirs, fit.loglik_se)
+
+
+def test_adaptive_with_sampled_points_above_four_factors_warns_at_the_callers_line():
+    rng = np.random.default_rng(5)
+    few = (rng.random((60, 12)) < 0.5).astype(float)  # 12 answers each: the sampled (Sobol) points
+    with pytest.warns(IrtBridgeWarning, match="not shown equal to QMC-EM") as caught:
+        fit_factors(few, 5, method="adaptive", NCYCLES=1)
+    assert caught[0].filename == __file__
+    many = (rng.random((12, 520)) < 0.5).astype(float)  # 520 answers each: Stroud's rule, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IrtBridgeWarning)
+        fit_factors(many, 5, method="adaptive", NCYCLES=1)
