@@ -52,6 +52,7 @@ points) puts almost all of them where the posterior is negligible. As Schilling 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
@@ -70,6 +71,7 @@ __all__ = ["ADAPTIVE_POINTS", "CELLS", "CYCLE_STEPS", "AdaptiveCycles", "Adaptiv
 #: rule (2D points) where every respondent answered at least ``"narrow"`` items, else scrambled Sobol points
 ADAPTIVE_POINTS = {1: 15, 2: 9, 3: 7, "sobol": 512, "narrow": 500}
 
+_THREADS = 2  # the mode search's blocks run on two threads (the machine's cores; numpy releases the GIL)
 CELLS = 2**22  # respondent-points x items per block (32 MB per float64 array; a handful of arrays live at once)
 GH_FACTORS = 3  # Gauss-Hermite product rules up to this many factors, scrambled Sobol points above
 _NEWTON_TOL = 1e-10  # the Newton decrement at which a respondent's mode is converged
@@ -211,6 +213,47 @@ class AdaptiveEstep:
         z = th @ a.T + d  # log P - log Q = z: one log_expit per cell
         return (Y * z + M * log_expit(-z)).sum(axis=1) - 0.5 * (th**2).sum(axis=1)
 
+    def _mode_block(self, start: int, stop: int, a: np.ndarray, d: np.ndarray, steps: int, prec: np.ndarray) -> int:
+        """:meth:`modes` on respondents ``start..stop-1``: their modes into ``self.mu``, their precisions into
+        ``prec``; returns how many were still moving after ``steps`` steps."""
+        Y, M = _dense(self.Y[start:stop]), _dense(self.M[start:stop])
+        th = self.mu[start:stop].copy()
+        f = self._log_posterior(th, Y, M, a, d)
+        active = np.arange(len(th))
+        block = np.empty((len(th), self.D, self.D))
+        for _ in range(steps):
+            Ya, Ma, ta = Y[active], M[active], th[active]
+            P = expit(ta @ a.T + d)
+            grad = (Ya - Ma * P) @ a - ta
+            H = self._hessian(Ma * P * (1.0 - P), a)
+            block[active] = H  # at th: final for a respondent that stops here
+            step = np.linalg.solve(H, grad[:, :, None])[:, :, 0]
+            decrement = (grad * step).sum(axis=1)
+            moving = decrement > _NEWTON_TOL
+            active, step, decrement, ta = active[moving], step[moving], decrement[moving], ta[moving]
+            if not active.size:
+                break
+            Ya, Ma, fa = Ya[moving], Ma[moving], f[active]
+            scale = np.ones(len(active))
+            todo = np.ones(len(active), dtype=bool)
+            for _ in range(30):  # backtracking: halve the step until Armijo's condition holds
+                trial = ta[todo] + scale[todo, None] * step[todo]
+                ft = self._log_posterior(trial, Ya[todo], Ma[todo], a, d)
+                ok = ft >= fa[todo] + 1e-4 * scale[todo] * decrement[todo]
+                where = np.flatnonzero(todo)[ok]
+                th[active[where]], f[active[where]] = trial[ok], ft[ok]
+                todo[where] = False
+                if not todo.any():
+                    break
+                scale[todo] *= 0.5
+            active = active[~todo | (scale > 1e-6)]
+        if active.size:  # out of steps: moved since their last Hessian
+            P = expit(th[active] @ a.T + d)
+            block[active] = self._hessian(M[active] * P * (1.0 - P), a)
+        prec[start:stop] = block
+        self.mu[start:stop] = th
+        return len(active)
+
     def modes(self, a: np.ndarray, d: np.ndarray, steps: int = _NEWTON_MAX) -> tuple[np.ndarray, np.ndarray]:
         """Every respondent's posterior mode and the Cholesky factor of its Laplace covariance.
 
@@ -236,45 +279,11 @@ class AdaptiveEstep:
             Respondents x D x D, lower triangular: ``chol @ chol.T`` is the Laplace covariance.
         """
         prec = np.empty((len(self.mu), self.D, self.D))
-        unconverged = 0
-        for start, stop in self.mode_blocks:
-            Y, M = _dense(self.Y[start:stop]), _dense(self.M[start:stop])
-            th = self.mu[start:stop].copy()
-            f = self._log_posterior(th, Y, M, a, d)
-            active = np.arange(len(th))
-            block = np.empty((len(th), self.D, self.D))
-            for _ in range(steps):
-                Ya, Ma, ta = Y[active], M[active], th[active]
-                P = expit(ta @ a.T + d)
-                grad = (Ya - Ma * P) @ a - ta
-                H = self._hessian(Ma * P * (1.0 - P), a)
-                block[active] = H  # at th: final for a respondent that stops here
-                step = np.linalg.solve(H, grad[:, :, None])[:, :, 0]
-                decrement = (grad * step).sum(axis=1)
-                moving = decrement > _NEWTON_TOL
-                active, step, decrement, ta = active[moving], step[moving], decrement[moving], ta[moving]
-                if not active.size:
-                    break
-                Ya, Ma, fa = Ya[moving], Ma[moving], f[active]
-                scale = np.ones(len(active))
-                todo = np.ones(len(active), dtype=bool)
-                for _ in range(30):  # backtracking: halve the step until Armijo's condition holds
-                    trial = ta[todo] + scale[todo, None] * step[todo]
-                    ft = self._log_posterior(trial, Ya[todo], Ma[todo], a, d)
-                    ok = ft >= fa[todo] + 1e-4 * scale[todo] * decrement[todo]
-                    where = np.flatnonzero(todo)[ok]
-                    th[active[where]], f[active[where]] = trial[ok], ft[ok]
-                    todo[where] = False
-                    if not todo.any():
-                        break
-                    scale[todo] *= 0.5
-                active = active[~todo | (scale > 1e-6)]
-            unconverged += len(active)
-            if active.size:  # out of steps: moved since their last Hessian
-                P = expit(th[active] @ a.T + d)
-                block[active] = self._hessian(M[active] * P * (1.0 - P), a)
-            prec[start:stop] = block
-            self.mu[start:stop] = th
+        # the blocks are independent (each writes its own rows): two threads, as numpy releases the GIL in its
+        # products and ufuncs; the same numbers whatever the threads' timing
+        with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+            counts = list(pool.map(lambda b: self._mode_block(b[0], b[1], a, d, steps, prec), self.mode_blocks))
+        unconverged = sum(counts)
         self.unconverged = unconverged
         self.precision = prec
         return self.mu, np.linalg.cholesky(np.linalg.inv(prec))
