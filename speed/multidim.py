@@ -28,6 +28,13 @@ OpenBLAS (``libopenblas0-serial``, run with ``LD_LIBRARY_PATH=/usr/lib/x86_64-li
 OpenBLAS is not adopted: with it R's own fits move (ltm's 3PL on LSAT, mirt's DIF and start values, ...),
 and 25 tests comparing with stored R references failed (a full run with ``IRTBRIDGE_R_REFS=check``).
 
+On a quiet machine (29 Nov 2026, 02:47-03:12 UTC, load 0.2-1.7, `/usr/bin/time -v`), after the mode search's
+blocks went on two threads (commit e90b028; the same numbers to the last bit): part 4 converged in 10 cycles,
+**80.3 s** wall for the fit (135.6 s of CPU; 1:22 for the script with the simulation), peak 1.32 GB (before
+that commit: 108.7 s); part 5, the full D = 5 shape, converged in 6 cycles, **480.5 s** wall (705 s of CPU;
+8:17 for the script), peak 5.14 GB (before that commit: 612.2 s), log-likelihood -63,601,478.1. Both goals
+(2 minutes; 10 minutes and 8 GB) are met there. The runs under load of the helper that built it follow.
+
 Part 4 (the adaptive fit at the tinyBenchmarks shape, D = 10, 395 x 28,659, 20 points per respondent),
 measured 29 Nov 2026 01:40-01:44 UTC, nice'd, the machine shared (load average 7.35 at the start, 5.74 at
 the end; another user's process held 1.2 cores): converged (the objective's rise below TOL / 100 of

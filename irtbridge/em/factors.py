@@ -27,7 +27,7 @@ with the slopes ``a_j = (a1..aD)`` of item ``j`` free where the item-to-factor `
   ``"auto"``: quadrature for D <= 3, QMC above. The adaptive E-step is not chosen by ``"auto"``: its own
   log-likelihood is its rule's integral (on the D = 2 mirt case 0.006 above mirt's grid value, while its
   estimates judged on mirt's grid are mirt's to 2e-6), so a user comparing ``loglik`` with mirt's would see
-  the rules differ; and at the issue's leaderboard shapes it is not yet shown within the goal times.
+  the rules differ; and at D = 5 on small data with broad posteriors it is not equal to QMC-EM (it warns).
 * **E-step.** With ``Y`` the right answers and ``M`` the answered cells (respondents x items, dense or
   sparse), the log-likelihood of every respondent at every point is ``Y @ (log P - log Q) + M @ log Q``
   (:func:`irtbridge.irt.logistic.log_pq`; missing cells add nothing), computed in blocks of respondents as
