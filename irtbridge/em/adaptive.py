@@ -61,7 +61,7 @@ from scipy.special import expit, log_expit, logsumexp
 
 from irtbridge.em import adaptive_jit
 from irtbridge.em.core import ResponseData
-from irtbridge.em.factor_steps import prior_parts
+from irtbridge.em.factor_steps import Cycles, prior_parts
 from irtbridge.irt.logistic import log_pq
 
 __all__ = ["ADAPTIVE_POINTS", "CELLS", "CYCLE_STEPS", "AdaptiveCycles", "AdaptiveEstep", "adaptive_update", "default_points",
@@ -443,7 +443,7 @@ def expand(x: np.ndarray, mean: np.ndarray, moments: np.ndarray, triangular: boo
     return out
 
 
-class AdaptiveCycles:
+class AdaptiveCycles(Cycles):
     """The EM map of the adaptive fit on the flat ``(a, d)`` (the protocol of
     :class:`irtbridge.em.accelerate.EMMap`): one adaptive E-step and one Newton step per cycle.
 
@@ -451,25 +451,13 @@ class AdaptiveCycles:
     ----------
     step : AdaptiveEstep
         The E-step.
-    free : ndarray of bool
-        Items x (D + 1).
-    prior : tuple of ndarray or None
-        From :func:`irtbridge.em.factor_steps.parse_priors`.
-    TOL : float
-        The largest change of a parameter at convergence.
-    NCYCLES : int
-        The most cycles.
-    progress : callable, optional
-        ``progress(cycle, change)``.
+    free, prior, TOL, NCYCLES, progress : as :class:`irtbridge.em.factor_steps.Cycles` takes them
+        The free parameters, priors, convergence tolerance, most cycles and progress callback.
     """
 
     def __init__(self, step: AdaptiveEstep, free: np.ndarray, prior: Any, TOL: float, NCYCLES: int,
                  progress: Callable[[int, float], None] | None):
-        self.step, self.free, self.prior, self.TOL, self.NCYCLES = step, free, prior, TOL, NCYCLES
-        self.progress = progress
-        self.cycle = 0
-        self.converged: bool = False
-        self.history: list[tuple[float, float]] = []
+        super().__init__(step, free, prior, TOL, NCYCLES, progress)
         self.last = -np.inf  # the objective at the previous call
         slopes = free[:, :-1]
         # the pattern kept by a lower-triangular T (every item's free slopes F1..Fm): mirt's exploratory one
@@ -505,8 +493,3 @@ class AdaptiveCycles:
         # it also ends the creep of items whose maximum is at infinity: the module docstring)
         self.converged = change < self.TOL or 0.0 <= rise < 0.01 * self.TOL * abs(objective)
         return new.ravel(), objective
-
-    @property
-    def done(self) -> bool:
-        """Converged or out of cycles."""
-        return self.converged or self.cycle >= self.NCYCLES

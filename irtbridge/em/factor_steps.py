@@ -18,7 +18,7 @@ and ``log P - log Q = z``. So neither step needs the items x points table of rig
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from scipy import sparse
@@ -29,7 +29,7 @@ from irtbridge.em.priors import PRIOR_FAMILIES, prior_terms
 from irtbridge.exceptions import ValidationError
 from irtbridge.irt.logistic import log_pq
 
-__all__ = ["Estep", "mstep", "parse_priors", "prior_parts"]
+__all__ = ["Cycles", "Estep", "mstep", "parse_priors", "prior_parts"]
 
 _BLOCK_CELLS = 2**24  # respondents x points per E-step block (128 MB of float64)
 _FLOOR = float(np.exp(-50.0))
@@ -335,3 +335,38 @@ def mstep(R: np.ndarray, n: np.ndarray, theta: np.ndarray, x: np.ndarray, free: 
         moved = np.abs(new_x - xa).max(axis=1)
         active[idx] = (moved > 1e-9) & accepted
     return np.where(free, x, 0.0)
+
+
+class Cycles:
+    """What every EM map of the D-factor 2PL keeps (the protocol of :class:`irtbridge.em.accelerate.EMMap`):
+    its E-step, the free parameters, priors, ``TOL``, ``NCYCLES``, the progress callback, the cycle count and
+    the history of (log-likelihood, largest change); subclasses define ``__call__``.
+
+    Parameters
+    ----------
+    step : object
+        The E-step.
+    free : ndarray of bool
+        Items x (D + 1).
+    prior : tuple of ndarray or None
+        From :func:`parse_priors`.
+    TOL : float
+        The largest change of a parameter at convergence.
+    NCYCLES : int
+        The most cycles.
+    progress : callable, optional
+        ``progress(cycle, change)``.
+    """
+
+    def __init__(self, step: Any, free: np.ndarray, prior: Any, TOL: float, NCYCLES: int,
+                 progress: Callable[[int, float], None] | None):
+        self.step, self.free, self.prior, self.TOL, self.NCYCLES = step, free, prior, TOL, NCYCLES
+        self.progress = progress
+        self.cycle = 0
+        self.converged: bool = False
+        self.history: list[tuple[float, float]] = []
+
+    @property
+    def done(self) -> bool:
+        """Converged or out of cycles."""
+        return self.converged or self.cycle >= self.NCYCLES

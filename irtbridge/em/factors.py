@@ -60,7 +60,7 @@ from irtbridge._validation import check_choice, check_int, check_number
 from irtbridge.em.accelerate import iterate
 from irtbridge.em.adaptive import ADAPTIVE_POINTS, AdaptiveCycles, AdaptiveEstep, default_points
 from irtbridge.em.core import ResponseData, prepare_responses
-from irtbridge.em.factor_steps import Estep, mstep, parse_priors, prior_parts
+from irtbridge.em.factor_steps import Cycles, Estep, mstep, parse_priors, prior_parts
 from irtbridge.em.rotation import Rotation, rotate_loadings, standardised_loadings
 from irtbridge.exceptions import IrtBridgeWarning, ValidationError, find_stack_level
 
@@ -332,16 +332,8 @@ def _check_mask(mask: Any, n_items: int, n_factors: int) -> np.ndarray:
     return m
 
 
-class _Cycles:
+class _Cycles(Cycles):
     """The EM map on the flat point ``(a, d)`` (the protocol of :class:`irtbridge.em.accelerate.EMMap`)."""
-
-    def __init__(self, step: Estep, free: np.ndarray, prior: Any, TOL: float, NCYCLES: int,
-                 progress: Callable[[int, float], None] | None):
-        self.step, self.free, self.prior, self.TOL, self.NCYCLES = step, free, prior, TOL, NCYCLES
-        self.progress = progress
-        self.cycle = 0
-        self.converged: bool = False
-        self.history: list[tuple[float, float]] = []
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         cur = np.where(self.free, x.reshape(self.free.shape), 0.0)
@@ -355,10 +347,6 @@ class _Cycles:
         self.converged = change < self.TOL
         objective = loglik + float(prior_parts(self.prior, cur, self.free, False)[0].sum())
         return new.ravel(), objective
-
-    @property
-    def done(self) -> bool:
-        return self.converged or self.cycle >= self.NCYCLES
 
 
 def _start(data: ResponseData, free: np.ndarray) -> np.ndarray:
