@@ -467,6 +467,11 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
     else:
         loglik = step(a, d)[2]
     converged, cycles, history = em.converged, em.cycle, em.history
+    if method == "adaptive" and converged and history[-1][1] >= TOL:
+        warnings.warn(f"the adaptive fit stopped on its log-likelihood's rise (below TOL / 100 of itself) while a "
+                      f"parameter still moved by {history[-1][1]:.2g}, above TOL = {TOL:g} (at 1 or more: items whose "
+                      "maximum lies at infinity, which flag_factor_items names)", IrtBridgeWarning,
+                      stacklevel=find_stack_level())
     if method == "qmc":
         loglik_se = _qmc_error(responses, a, d, D, quadpts, seed)
     log_prior = float(prior_parts(prior, x, free, True)[0].sum())
