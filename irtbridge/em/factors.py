@@ -465,7 +465,7 @@ def fit_factors(data: Any, n_factors: int, *, mask: np.ndarray | None = None, me
         loglik = adaptive(a, d)[2]
         loglik_se = adaptive.loglik_se
     else:
-        loglik = step(a, d)[2]
+        loglik = step.loglik(a, d)
     converged, cycles, history = em.converged, em.cycle, em.history
     if method == "adaptive" and converged and history[-1][1] >= TOL:
         warnings.warn(f"the adaptive fit stopped on its log-likelihood's rise (below TOL / 100 of itself) while a "
