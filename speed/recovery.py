@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -25,23 +26,30 @@ from irtbridge.irt import estimate_abilities
 MODES = ("paper", "stable")
 
 
-def replication(seed: int, n_respondents: int, n_items: int) -> list[dict]:
-    """One simulated matrix fitted in both modes: one row of errors per mode."""
+def fit_mode(x: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """irtbridge's fit of ``x`` in one mode: its item table (``a, b, g``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return calibrate_classifier_responses(x, mode).items
+
+
+def replication(seed: int, n_respondents: int, n_items: int,
+                fit: Callable[[pd.DataFrame, str], pd.DataFrame] = fit_mode) -> list[dict]:
+    """One simulated matrix fitted in both modes by ``fit`` (``(x, mode) -> items``): one row of errors per
+    mode."""
     x, theta, truth = simulate_classifier_responses(n_respondents, n_items, seed=seed)
     keep = x.columns[x.min() != x.max()]
     x, truth = x[keep], truth.loc[keep]
     rows = []
     for mode in MODES:
         started = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                fit = calibrate_classifier_responses(x, mode)
-            except Exception as exc:  # a failed fit is a result of the comparison, not a crash
-                rows.append({"mode": mode, "seed": seed, "failed": str(exc)[:80]})
-                continue
-        est = fit.items.loc[truth.index]
-        ability = estimate_abilities(x, fit, method="EAP")["theta"].to_numpy()
+        try:
+            items = fit(x, mode)
+        except Exception as exc:  # a failed fit is a result of the comparison, not a crash
+            rows.append({"mode": mode, "seed": seed, "failed": str(exc)[:80]})
+            continue
+        est = items.loc[truth.index]
+        ability = estimate_abilities(x, items[["a", "b", "g"]], model="3PL", method="EAP")["theta"].to_numpy()
         err_b = est["b"] - truth["b"]
         rows.append({
             "mode": mode, "seed": seed, "failed": "",
@@ -55,11 +63,12 @@ def replication(seed: int, n_respondents: int, n_items: int) -> list[dict]:
     return rows
 
 
-def recovery(replications: int = 20, n_respondents: int = 40, n_items: int = 200, seed: int = 0) -> pd.DataFrame:
-    """Every replication's errors, one row per (replication, mode)."""
+def recovery(replications: int = 20, n_respondents: int = 40, n_items: int = 200, seed: int = 0,
+             fit: Callable[[pd.DataFrame, str], pd.DataFrame] = fit_mode) -> pd.DataFrame:
+    """Every replication's errors, one row per (replication, mode); ``fit`` as :func:`replication`'s."""
     rows = []
     for k in range(replications):
-        rows += replication(seed + k, n_respondents, n_items)
+        rows += replication(seed + k, n_respondents, n_items, fit)
     return pd.DataFrame(rows)
 
 

@@ -4,7 +4,8 @@
 * paper mode = ltm's tpm called directly (1e-8);
 * parameter recovery on simulated classifier-shaped data (known truth): the stable mode's RMSE of b is at
   least 50% below the paper mode's and no |a| above 10 where the true |a| is below 4 (fixed seeds, the
-  same check speed/recovery.py runs over 20 replications);
+  same check speed/recovery.py runs over 20 replications with irtbridge's fits; here on the same two R
+  computations the first test shows irtbridge's modes equal, their results stored as R references);
 * flags and the dataset difficulty against closed forms.
 """
 
@@ -71,15 +72,34 @@ def test_modes_equal_r_called_directly(small, mode):
         np.testing.assert_allclose(fit.items[col].to_numpy(), np.asarray(ref[mode][col]), rtol=0, atol=1e-8, err_msg=col)
 
 
+def _r_fitter(folder: Path):
+    """``(x, mode) -> items`` from R_FITS, the two modes as R computes them directly (the test above shows
+    irtbridge's modes equal them to 1e-8): one R call per matrix, its result stored (tests/_rrefs.py)."""
+    (folder / "fits.R").write_text(R_FITS)
+    fitted: dict[str, dict[str, pd.DataFrame]] = {}
+
+    def fit(x: pd.DataFrame, mode: str) -> pd.DataFrame:
+        key = x.to_csv(index=False)
+        if key not in fitted:
+            csv, out = folder / f"x{len(fitted)}.csv", folder / f"fits{len(fitted)}.json"
+            csv.write_text(key)
+            run_r(["Rscript", str(folder / "fits.R"), str(csv), str(out)], check=True)
+            ref = json.loads(out.read_text())
+            fitted[key] = {m: pd.DataFrame(ref[m], index=x.columns) for m in ref}
+        return fitted[key][mode]
+
+    return fit
+
+
 @pytest.mark.r
 @pytest.mark.slow
-def test_stable_mode_recovers_parameters_better_than_paper_mode():
+def test_stable_mode_recovers_parameters_better_than_paper_mode(tmp_path):
     sys.path.insert(0, str(ROOT / "speed"))
     try:
         from recovery import recovery
     finally:
         sys.path.pop(0)
-    frame = recovery(replications=3, n_respondents=40, n_items=200, seed=0)
+    frame = recovery(replications=3, n_respondents=40, n_items=200, seed=0, fit=_r_fitter(tmp_path))
     assert (frame["failed"] == "").all(), frame
     by_mode = frame.groupby("mode")
     rmse_b = by_mode["rmse_b"].mean()
