@@ -193,9 +193,11 @@ CRASHES = {
 
 @pytest.mark.r
 @pytest.mark.parametrize("call", list(CRASHES.values()), ids=list(CRASHES))
-def test_a_former_crash_is_one_line_and_a_normal_exit(call):
-    code = ("import irtbridge\nfrom irtbridge.example_data import response_dataset\nfrom irtbridge.exceptions import "
-            "ValidationError\nd = response_dataset('LSAT7')\ntry:\n    " + call +
+def test_a_former_crash_is_one_line_and_a_normal_exit(call, tmp_path):
+    # the data as a file: the child starts R only if the call itself does (loading LSAT7 from mirt would)
+    response_dataset("LSAT7").to_csv(tmp_path / "lsat7.csv", index=False)
+    code = ("import irtbridge, pandas\nfrom irtbridge.exceptions import ValidationError\n"
+            f"d = pandas.read_csv({str(tmp_path / 'lsat7.csv')!r})\ntry:\n    " + call +
             "\nexcept ValidationError as exc:\n    print(exc)\nelse:\n    print('no error')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT,
                           timeout=600)
