@@ -160,9 +160,17 @@ def _named_list(items: Mapping[str, Any], names: bool = True) -> Any:
 # ---------------------------------------------------------------------------------------------------
 # R -> Python
 def _strings(robj: Any) -> list[str | None] | None:
+    """A character vector as a list (NA -> None). A long one with few distinct values (a data set's text
+    columns) crosses as its distinct strings and R's ``match`` codes: rpy2 reads strings one at a time."""
     ri = _STATE["ri"]
     if robj.typeof == ri.RTYPES.NILSXP:
         return None
+    if len(robj) > 1000:
+        distinct = ri.baseenv["unique"](robj)
+        if 4 * len(distinct) < len(robj):
+            codes = np.array(ri.baseenv["match"](robj, distinct).memoryview(), dtype=np.int64).ravel()
+            levels = np.array([None if x is ri.NA_Character else str(x) for x in distinct], dtype=object)
+            return levels[codes - 1].tolist()
     return [None if x is ri.NA_Character else str(x) for x in robj]
 
 

@@ -212,6 +212,20 @@ def test_missing_r_package_names_the_install_command():
         r_dataset("notAPackage123", "x")
 
 
+def test_long_character_vectors_cross_whole():
+    """A long text vector with few distinct values crosses as codes of its distinct strings: NA, non-ASCII and
+    order as R holds them; one of distinct values crosses element by element."""
+    import rpy2.robjects as ro
+
+    from irtbridge._r import session
+
+    session.ensure_packages("stats")
+    few = session.to_py(ro.r('c(rep(c("a", "\u00e9", NA, "b"), 600), "z")'))
+    assert few.tolist() == ["a", "\u00e9", None, "b"] * 600 + ["z"]
+    many = session.to_py(ro.r('c(paste0("s", 1:2000), NA)'))
+    assert many.tolist() == [f"s{k}" for k in range(1, 2001)] + [None]
+
+
 def test_threads_share_r_safely():
     data = response_dataset("LSAT")
     results, errors = [], []
