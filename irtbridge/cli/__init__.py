@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import warnings
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 from irtbridge import __version__
 from irtbridge._outdir import ctrl_c_noted
@@ -48,8 +48,18 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with its errors (unknown option, invalid choice, missing argument) as one line on stderr
     and exit status 2, like every other bad input; subcommand parsers are of this class too."""
 
+    fill_help: Callable[[argparse.ArgumentParser], None] | None = None
+    """Sets texts of the help that need heavy imports (a subcommand's description, epilog, an option's help),
+    called once, when the help is first shown: building the parser imports no command's library."""
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def format_help(self) -> str:
+        fill, self.fill_help = self.fill_help, None
+        if fill is not None:
+            fill(self)
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,6 +9,7 @@ of ``summary.json``) to stdout.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -29,25 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         The subparsers of the ``irtbridge`` parser; the new parser's ``func`` default is set to the function
         that runs it.
     """
-    # kept off the CLI's start (~2 s)
-    from irtbridge.decodirt.classification_data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
-    from irtbridge.decodirt.modes import CalibrationMode  # kept off the CLI's start (~2 s)
-
-    stable, paper = CalibrationMode.resolve("stable"), CalibrationMode.resolve("paper")
     p = sub.add_parser(
         "evaluate",
         help="the main job: IRT evaluation of classifiers on real datasets, as an HTML report (offline)",
-        description=(
-            "Fit a pool of classifiers on each dataset, calibrate a 3PL IRT model on their answers to the test "
-            f"instances (by default {stable.describe()}), rate the classifiers with Glicko-2 across datasets, "
-            "diagnose datasets and instances, and compute the Efficiency Index per classifier; write everything "
-            "as one HTML page plus CSV tables and a JSON summary."
-        ),
-        epilog=(
-            f"Embedded datasets: {', '.join(sorted(available_datasets(), key=str.lower))}. Default: "
-            f"{', '.join(DEFAULT_DATASETS)}; --quick: {', '.join(QUICK_DATASETS)} with at most 60 test instances "
-            "and a 12-model pool."
-        ),
     )
     p.add_argument("--datasets", nargs="+", metavar="NAME",
                    help="embedded dataset names, or CSV files as PATH.csv[:TARGET] (default: the embedded benchmark)")
@@ -58,9 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                  help="worker processes, each with its own R (default: one per CPU)")
     p.add_argument("--quick", action="store_true", help="a reduced run that finishes in well under a minute")
     declare_flag(p, "--seed", constraint=SEED, default=0, help="seed of every random choice (default 0)")
-    p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
-                   help=f"stable (default): {stable.describe()}; paper: {paper.describe()} "
-                        "(see docs/calibration-modes.md)")
+    calibration = p.add_argument("--calibration", default="stable", choices=("stable", "paper"),
+                                 help="stable (default) or paper (see docs/calibration-modes.md)")
     p.add_argument("--engine", default=None, metavar="{mirt,native,ltm}",
                    help="the engine tried first: stable mode takes mirt (default) or native; paper mode ltm "
                         "(default; mirt is then the fallback) or mirt (ltm the fallback). Other combinations are "
@@ -69,6 +53,29 @@ def register(sub: argparse._SubParsersAction) -> None:
                  help="cap on the test instances per dataset (default 500; 60 with --quick)")
     p.add_argument("--json", action="store_true", help="print the JSON summary instead of the text summary")
     p.set_defaults(func=run, outputs=(("out", FOLDER),))
+    p.fill_help = functools.partial(_fill_help, calibration=calibration)  # irtbridge.cli._Parser.fill_help
+
+
+def _fill_help(p: argparse.ArgumentParser, calibration: argparse.Action) -> None:
+    """The help's texts that name the calibration modes and the embedded datasets (their imports are kept off
+    the CLI's start: ~1 s, matplotlib and scipy among them)."""
+    from irtbridge.decodirt.classification_data import DEFAULT_DATASETS, QUICK_DATASETS, available_datasets
+    from irtbridge.decodirt.modes import CalibrationMode
+
+    stable, paper = CalibrationMode.resolve("stable"), CalibrationMode.resolve("paper")
+    p.description = (
+        "Fit a pool of classifiers on each dataset, calibrate a 3PL IRT model on their answers to the test "
+        f"instances (by default {stable.describe()}), rate the classifiers with Glicko-2 across datasets, "
+        "diagnose datasets and instances, and compute the Efficiency Index per classifier; write everything "
+        "as one HTML page plus CSV tables and a JSON summary."
+    )
+    p.epilog = (
+        f"Embedded datasets: {', '.join(sorted(available_datasets(), key=str.lower))}. Default: "
+        f"{', '.join(DEFAULT_DATASETS)}; --quick: {', '.join(QUICK_DATASETS)} with at most 60 test instances "
+        "and a 12-model pool."
+    )
+    calibration.help = (f"stable (default): {stable.describe()}; paper: {paper.describe()} "
+                        "(see docs/calibration-modes.md)")
 
 
 def run(args: argparse.Namespace) -> int:
