@@ -53,27 +53,25 @@ class Rendered:
 
 
 def render(page: Path, workdir: Path, *, width: int = 1200, height: int = 3000) -> Rendered:
-    """Screenshot ``page`` and dump its DOM after the load event (two Chromium runs, fresh profiles)."""
+    """Screenshot ``page`` and dump its DOM after the load event: one Chromium run (a fresh profile) does both,
+    at one window size, so the probe measures the layout the screenshot shows."""
     probe = page.with_name(page.stem + ".probe.html")
     text = page.read_text(encoding="utf-8")
     probe.write_text(text.replace("</body>", _PROBE + "\n</body>"), encoding="utf-8")
     shot = workdir / "screenshot.png"
-    console: list[str] = []
-    outputs = []
-    # both runs at the same window size, so the probe measures the layout the screenshot shows
-    for extra in ([f"--screenshot={shot}", f"--window-size={width},{height}"], ["--dump-dom", f"--window-size={width},{height}"]):
-        profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir))
-        try:
-            proc = subprocess.run(
-                [CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", *extra, probe.resolve().as_uri()],
-                capture_output=True, text=True, timeout=300,
-            )
-        finally:
-            shutil.rmtree(profile, ignore_errors=True)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        console += [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln]
-        outputs.append(proc.stdout)
-    return Rendered(screenshot=shot, dom=outputs[1], console=console)
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir))
+    try:
+        proc = subprocess.run(
+            [CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", "--dump-dom",
+             f"--window-size={width},{height}", probe.resolve().as_uri()],
+            capture_output=True, text=True, timeout=300,
+        )
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert shot.is_file() and "<body" in proc.stdout, "Chromium wrote no screenshot or no DOM: " + proc.stderr[-3000:]
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln]
+    return Rendered(screenshot=shot, dom=proc.stdout, console=console)
 
 
 def body_attribute(dom: str, name: str) -> str | None:
