@@ -47,3 +47,16 @@ def test_every_module_imports_without_loading_rpy2_and_its_cost_is_recorded(fres
     print(f"import irtbridge: {found['irtbridge']:.3f} s; all {len(modules)} modules: "
           f"{found['irtbridge'] + sum(modules.values()):.2f} s; slowest: "
           + ", ".join(f"{n} {s:.2f} s" for n, s in slowest))
+
+
+def test_the_command_lines_parser_loads_no_commands_library(fresh_python):
+    """Every ``irtbridge`` run builds the whole parser: the texts of ``evaluate --help`` that need decodirt (and
+    with it matplotlib and scipy) are filled only when the help is shown (``_Parser.fill_help``)."""
+    code = ("import sys\nfrom irtbridge.cli import build_parser\nparser = build_parser()\n"
+            "before = sorted(m for m in ('irtbridge.decodirt', 'matplotlib') if m in sys.modules)\n"
+            "sub = next(a for a in parser._actions if a.dest == 'command').choices['evaluate']\n"
+            "text = ' '.join(sub.format_help().split())\n"
+            "print(before, 'irtbridge.decodirt' in sys.modules, 'weakly informative priors' in text)")
+    proc = fresh_python.run(code)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["[]", "True", "True"], proc.stdout

@@ -8,8 +8,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from irtbridge._constraints import Number, Seed, constraints
 from irtbridge._summary import HasSummary, Line, Summary
@@ -72,6 +70,8 @@ def default_estimators(random_state: int | None = None) -> dict[str, Any]:
 
 
 def _named_estimators(estimators: Any, seed: int | None) -> dict[str, Any]:
+    from sklearn import base as sklearn_base  # scikit-learn loads with a pool, not with the CLI (~0.4 s)
+
     if estimators is None:
         return default_estimators(seed)
     if isinstance(estimators, Mapping):
@@ -97,7 +97,7 @@ def _named_estimators(estimators: Any, seed: int | None) -> dict[str, Any]:
         base, k = label, 2
         while label in out:
             label, k = f"{base}_{k}", k + 1
-        out[label] = clone(est)
+        out[label] = sklearn_base.clone(est)
     return out
 
 
@@ -154,6 +154,8 @@ def hardness_from_estimators(
     >>> res.scores.shape
     (1, 60)
     """
+    from sklearn import model_selection  # scikit-learn loads with a pool, not with the CLI (~0.4 s)
+
     labels = check_binary_labels(y.iloc[:, 0] if isinstance(y, pd.DataFrame) and y.shape[1] == 1 else y, "y")
     n = labels.size
     if isinstance(X, pd.DataFrame):
@@ -184,7 +186,7 @@ def hardness_from_estimators(
                 f"cv={folds} needs at least {folds} instances of each class; y has {counts[0]} of class 0 "
                 f"and {counts[1]} of class 1"
             )
-        splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
+        splitter = model_selection.StratifiedKFold(folds, shuffle=True, random_state=seed)
     elif hasattr(cv, "split"):
         splitter = cv
     else:
@@ -198,7 +200,7 @@ def hardness_from_estimators(
              else (X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)))
     rows = []
     for est in pool.values():
-        proba = cross_val_predict(est, features, labels, cv=splitter, method="predict_proba", n_jobs=n_jobs)
+        proba = model_selection.cross_val_predict(est, features, labels, cv=splitter, method="predict_proba", n_jobs=n_jobs)
         rows.append(proba[:, 1])
     scores = pd.DataFrame(np.vstack(rows), index=pd.Index(list(pool), name="model"), columns=index)
     return PoolHardness(
