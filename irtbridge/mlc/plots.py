@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-from scipy.stats import gaussian_kde
 
 from irtbridge._constraints import Int, constraints
 from irtbridge._plotting import panel_axes, single_axes
@@ -102,6 +101,8 @@ def plot_difficulty_kde(result: MLCResult, title: str | None = None, *, ax: Any 
     matplotlib.axes.Axes
         The Axes drawn on.
     """
+    from scipy import stats  # loads with its use, not with the CLI's parser (~0.4 s)
+
     new = ax is None
     ax = single_axes(ax, (6, 4))
     cases = result.cases
@@ -109,7 +110,7 @@ def plot_difficulty_kde(result: MLCResult, title: str | None = None, *, ax: Any 
     for k in (0, 1):
         values = cases.loc[cases["y"] == k, "difficulty"].to_numpy()
         if values.size > 1 and np.std(values) > 0:
-            ax.plot(grid, gaussian_kde(values)(grid), color=_COLORS[k], label=f"class {k} ({_name(result, k)})")
+            ax.plot(grid, stats.gaussian_kde(values)(grid), color=_COLORS[k], label=f"class {k} ({_name(result, k)})")
             ax.axvline(result.mlc[k], color=_COLORS[k], ls=":", lw=1)
     ax.set(xlabel="case difficulty (CDI, class 1 negated)", ylabel="density", title=title or "difficulty by class")
     ax.legend()

@@ -8,8 +8,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn import metrics
-from sklearn.base import clone
 
 from irtbridge._constraints import Choice, Number, RandomState, constraints
 from irtbridge._validation import check_random_state
@@ -26,6 +24,8 @@ _METRICS = ("accuracy", "precision", "recall", "f1", "auc")
 
 
 def _traditional(classifier, X_test: pd.DataFrame, y_test: np.ndarray, n_total: int) -> pd.DataFrame:
+    from sklearn import metrics  # loads with its use, not with the CLI's parser (~0.4 s)
+
     def scores():
         if hasattr(classifier, "predict_proba"):
             return classifier.predict_proba(X_test)[:, 1]
@@ -56,7 +56,9 @@ def _classifier(classifier: Any, rng: np.random.Generator) -> tuple[Any, str]:
         return make_classifier(classifier, random_state=rng), classifier
     if not (hasattr(classifier, "fit") and hasattr(classifier, "predict")):
         raise ValidationError(f"classifier must be a name ({', '.join(CLASSIFIERS)}) or an estimator with fit/predict")
-    return clone(classifier), type(classifier).__name__
+    from sklearn import base  # loads with its use, not with the CLI's parser (~0.4 s)
+
+    return base.clone(classifier), type(classifier).__name__
 
 
 def _direction(difficulty: CaseDifficulty, labels: pd.Series, train: pd.Series) -> tuple[int, pd.DataFrame]:
