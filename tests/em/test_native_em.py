@@ -101,14 +101,11 @@ def test_sparse_and_dense_layouts_agree():
 
 
 @pytest.mark.slow
-def test_dask_estep_equals_single_process():
-    from distributed import Client, LocalCluster
-
+@pytest.mark.xdist_group("dask")
+def test_dask_estep_equals_single_process(dask_client):
     x = _simulated(600, 20, 0.5, seed=5)
     single = irtbridge.calibrate(x, "2PL", engine="native", TOL=1e-6)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        spread = irtbridge.calibrate(x, "2PL", engine="native", TOL=1e-6, client=client)
+    spread = irtbridge.calibrate(x, "2PL", engine="native", TOL=1e-6, client=dask_client)
     assert spread.iterations == single.iterations
     np.testing.assert_allclose(spread.items[["a", "b"]], single.items[["a", "b"]], rtol=0, atol=1e-10)
     assert spread.loglik == pytest.approx(single.loglik, abs=1e-8)

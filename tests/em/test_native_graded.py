@@ -142,14 +142,11 @@ def test_graded_scoring_names_bad_categories_and_sparse_cells_are_refused(fits):
 
 
 @pytest.mark.slow
-def test_dask_graded_estep_equals_single_process():
-    from distributed import Client, LocalCluster
-
+@pytest.mark.xdist_group("dask")
+def test_dask_graded_estep_equals_single_process(dask_client):
     x = _mixed(400, seed=9)
     single = irtbridge.calibrate(x, "graded", engine="native", TOL=1e-6)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        spread = irtbridge.calibrate(x, "graded", engine="native", TOL=1e-6, client=client)
+    spread = irtbridge.calibrate(x, "graded", engine="native", TOL=1e-6, client=dask_client)
     assert spread.iterations == single.iterations
     np.testing.assert_allclose(spread.items, single.items, rtol=0, atol=1e-10)
     assert spread.loglik == pytest.approx(single.loglik, abs=1e-8)

@@ -127,10 +127,9 @@ def test_no_windows_for_graded_or_small_data_or_without_numba(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("dask")
 @pytest.mark.parametrize("missing", [0.7, 0.2])  # sparse; dense (em/dense.py's kernels on the workers)
-def test_dask_fit_with_windows_equals_the_single_process(windowed, missing):
-    from distributed import Client, LocalCluster
-
+def test_dask_fit_with_windows_equals_the_single_process(windowed, missing, dask_client):
     from irtbridge.em.distributed import fit_em_dask
 
     x = _leaderboard(240, 900, missing, seed=11, few=2)
@@ -138,9 +137,7 @@ def test_dask_fit_with_windows_equals_the_single_process(windowed, missing):
     data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
     assert (data.cells is None) == (missing < 0.5) and node_windows(data, 61) is not None
     single = fit_em(data, "2PL")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        spread = fit_em_dask(data, "2PL", client)
+    spread = fit_em_dask(data, "2PL", dask_client)
     assert spread.iterations == single.iterations
     np.testing.assert_allclose(spread.a, single.a, rtol=0, atol=1e-10)
     np.testing.assert_allclose(spread.d, single.d, rtol=0, atol=1e-10)
