@@ -176,7 +176,8 @@ def item_priors(priors: Any, item_names: Iterable[str], model: str = "3PL") -> I
     return ItemPriors(**rows)
 
 
-def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool, derivatives: bool = True
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per item: the prior's value, gradient and second derivative in the estimated parameter ``x``.
 
     ``reported`` gives the value mirt reports as ``logPrior`` (log densities, ``expbeta`` at ``g``); else
@@ -190,6 +191,8 @@ def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.nda
         The parameter's values, one per item.
     reported : bool
         See above.
+    derivatives : bool, default True
+        False leaves the gradient and the second derivative at zero (a step's trial needs the value alone).
 
     Returns
     -------
@@ -197,34 +200,40 @@ def prior_terms(kind: np.ndarray, x: np.ndarray, reported: bool) -> tuple[np.nda
         One per item.
     """
     code, p1, p2 = kind[:, 0], kind[:, 1], kind[:, 2]
-    val, grad, hess = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    val, grad, hess = np.zeros(x.shape, x.dtype), np.zeros(x.shape, x.dtype), np.zeros(x.shape, x.dtype)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sel = code == 1
-        if sel.any():
-            z = (x[sel] - p1[sel]) / p2[sel]
-            val[sel] = norm.logpdf(x[sel], p1[sel], p2[sel]) if reported else -0.5 * z**2
-            grad[sel], hess[sel] = -z / p2[sel], -1.0 / p2[sel] ** 2
-        sel = code == 2
-        if sel.any():
-            xs, mu, s2 = x[sel], p1[sel], p2[sel] ** 2
-            pos = xs > 0
-            lx = np.log(np.where(pos, xs, 1.0))
-            full = -lx - (lx - mu) ** 2 / (2 * s2) - np.log(p2[sel] * np.sqrt(2 * np.pi))
-            val[sel] = np.where(pos, full, np.log(1e-100) if reported else -np.inf)
-            grad[sel] = np.where(pos, -1.0 / xs - (lx - mu) / (xs * s2), 0.0)
-            hess[sel] = np.where(pos, (1.0 - (1.0 - lx + mu) / s2) / xs**2, 0.0)
-        sel = code == 4
-        if sel.any():
-            lam, al, be = x[sel], p1[sel], p2[sel]
-            if reported:
-                g = expit(lam)
-                log_g, log_1mg = log_pq(lam)
-                val[sel] = np.where((g > 0) & (g < 1), (al - 1) * log_g + (be - 1) * log_1mg - betaln(al, be),
-                                    np.log(1e-100))
+        one = code.size > 0 and bool((code == code[0]).all())  # one family for every item (the usual case)
+        for kind_code in ((code[0],) if one else (1, 2, 4)):
+            # the same values as selecting the items of each family, without the copies where all are one
+            sel: Any = slice(None) if one else code == kind_code
+            if kind_code not in (1, 2, 4) or not (one or sel.any()):
+                continue
+            xs, q1, q2 = x[sel], p1[sel], p2[sel]
+            if kind_code == 1:
+                z = (xs - q1) / q2
+                val[sel] = norm.logpdf(xs, q1, q2) if reported else -0.5 * z**2
+                if derivatives:
+                    grad[sel], hess[sel] = -z / q2, -1.0 / q2 ** 2
+            elif kind_code == 2:
+                s2 = q2 ** 2
+                pos = xs > 0
+                lx = np.log(np.where(pos, xs, 1.0))
+                full = -lx - (lx - q1) ** 2 / (2 * s2) - np.log(q2 * np.sqrt(2 * np.pi))
+                val[sel] = np.where(pos, full, np.log(1e-100) if reported else -np.inf)
+                if derivatives:
+                    grad[sel] = np.where(pos, -1.0 / xs - (lx - q1) / (xs * s2), 0.0)
+                    hess[sel] = np.where(pos, (1.0 - (1.0 - lx + q1) / s2) / xs**2, 0.0)
             else:
-                val[sel] = (al - be) * lam - (al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
-            grad[sel] = (al - 1) * (1 + np.exp(-lam)) - (be - 1) * (1 + np.exp(lam))
-            hess[sel] = -(al - 1) * np.exp(-lam) - (be - 1) * np.exp(lam)
+                if reported:
+                    g = expit(xs)
+                    log_g, log_1mg = log_pq(xs)
+                    val[sel] = np.where((g > 0) & (g < 1), (q1 - 1) * log_g + (q2 - 1) * log_1mg - betaln(q1, q2),
+                                        np.log(1e-100))
+                else:
+                    val[sel] = (q1 - q2) * xs - (q1 - 1) * np.exp(-xs) - (q2 - 1) * np.exp(xs)
+                if derivatives:
+                    grad[sel] = (q1 - 1) * (1 + np.exp(-xs)) - (q2 - 1) * (1 + np.exp(xs))
+                    hess[sel] = -(q1 - 1) * np.exp(-xs) - (q2 - 1) * np.exp(xs)
     return val, grad, hess
 
 
@@ -306,24 +315,36 @@ def prior_information(priors: ItemPriors, model: str, a: np.ndarray, d: np.ndarr
     return np.stack([ia, idd], axis=1).ravel()
 
 
+def _loglik(r: np.ndarray, n: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Per item: the expected complete-data log-likelihood at the logits ``z`` (items x nodes)."""
+    with np.errstate(invalid="ignore"):
+        lp, lq = log_pq(z)
+        return (r * lp + (n - r) * lq).sum(axis=1)
+
+
+def _posterior(loglik: np.ndarray, va: np.ndarray, vd: np.ndarray) -> np.ndarray:
+    """The log-posterior part per item; -inf where it is not a number."""
+    return np.where(np.isnan(loglik + va + vd), -np.inf, loglik + va + vd)
+
+
 def _parts(r: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray, d: np.ndarray, priors: ItemPriors):
     """Per item: the log-posterior part (J,), its gradient in ``a`` and ``d`` (prior included), the
     likelihood's information ``(i_aa, i_ad, i_dd)`` and the priors' second derivatives in ``a`` and ``d``."""
     z = a[:, None] * theta[None, :] + d[:, None]
-    with np.errstate(invalid="ignore"):
-        lp, lq = log_pq(z)
-        loglik = (r * lp + (n - r) * lq).sum(axis=1)
+    loglik = _loglik(r, n, z)
     p = expit(z)
     resid = r - n * p
     w = n * p * (1.0 - p)
     va, pga, pha = prior_terms(priors.a1, a, False)
     vd, pgd, phd = prior_terms(priors.d, d, False)
-    value = np.where(np.isnan(loglik + va + vd), -np.inf, loglik + va + vd)
-    return (value, resid @ theta + pga, resid.sum(axis=1) + pgd, w @ theta**2, w @ theta, w.sum(axis=1), pha, phd)
+    return (_posterior(loglik, va, vd), resid @ theta + pga, resid.sum(axis=1) + pgd, w @ theta**2, w @ theta,
+            w.sum(axis=1), pha, phd)
 
 
 def _objective(r, n, theta, a, d, priors) -> np.ndarray:
-    return _parts(r, n, theta, a, d, priors)[0]
+    """:func:`_parts`' first value alone (the same sums): what a trial step needs."""
+    loglik = _loglik(r, n, a[:, None] * theta[None, :] + d[:, None])
+    return _posterior(loglik, prior_terms(priors.a1, a, False, False)[0], prior_terms(priors.d, d, False, False)[0])
 
 
 def _newton_2pl(r, n, theta, a, d, priors):
