@@ -154,7 +154,10 @@ class NodeWindows:
 
     A hint carried from cycle to cycle of one fit: the E-step checks it and sums a respondent again at every
     node where it no longer holds the posterior, so it changes how much is computed, never the result beyond
-    rounding. ``widened`` counts those respondents (diagnostics).
+    rounding. ``widened`` counts those respondents (diagnostics). The windows also keep the E-step's items x
+    nodes arrays (:meth:`buffer`); with ``reuse`` set (by :func:`~irtbridge.em.core.fit_em`, whose M-step
+    uses up each cycle's counts) the sparse E-step returns ``r`` and ``n`` in them too, overwritten by the
+    next call.
 
     Parameters
     ----------
@@ -171,6 +174,11 @@ class NodeWindows:
         self.widened = 0
         self.reuse = False
         self._buffers: dict[str, np.ndarray] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the buffers stay behind: windows that travel (a Dask worker's, irtbridge.em.distributed) carry
+        # their two small arrays, not hundreds of MB
+        return {**self.__dict__, "_buffers": {}}
 
     def buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
         """An uninitialised float array of ``shape`` kept under ``name`` for the next calls (the E-step's
