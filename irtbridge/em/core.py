@@ -549,7 +549,10 @@ def fit_em(data: ResponseData, model: str | ItemModel = "2PL", *, quadpts: int |
     item: ItemModel = item_model(name, priors, data.ncat) if isinstance(model, str) else model
     keep_freed_memory_if_asked()
     started = time.perf_counter()
-    run = estep_fn or partial(estep, windows=node_windows(data, quadpts) if item.plain else None)
+    windows = node_windows(data, quadpts) if item.plain and estep_fn is None else None
+    if windows is not None:  # each cycle's r and n are used up by its M-step: the E-step may keep their arrays
+        windows.reuse = True
+    run = estep_fn or partial(estep, windows=windows)
     x, spent, history = item.pack(item.start(data)), 0, []
     px = isinstance(item, Dichotomous) and item.plain and item.slopes != "unit"
     if accelerate == "squarem" and px and _answers_each(data) >= PX_ANSWERS:

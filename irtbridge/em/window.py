@@ -27,9 +27,11 @@ only for what is left (posteriors too wide, or at an end of the grid).
 
 The kernels are numba functions that release the GIL: the right and the wrong answers run on two threads,
 as the plain products do. Without numba (an optional dependency: Debian's ``python3-numba``) the plain
-E-step runs. Measured on 5,000 x 200,000 with 90% missing (100 million answered cells), 191 nodes
-(``quadpts=None``): 30 EM cycles, 10.5 s each, 5.3 min, peak 4.96 GB; see
-``speed/native_em_scale.py`` part 4.
+E-step runs. The E-step's items x nodes arrays (the tables, and a fit's counts) live in the windows for
+the whole fit (:meth:`NodeWindows.buffer`): fresh ones every cycle cost a page fault per 4 KB page (a
+fit had 4.8 million of them, 55 s of system time; now 75,000 and 17 s). Measured on 5,000 x 200,000 with
+90% missing (100 million answered cells), 191 nodes (``quadpts=None``): 30 EM cycles, 6.3 s each,
+3.2 min, peak 4.71 GB, beside other jobs on the 2 cores; see ``speed/native_em_scale.py`` part 4.
 """
 
 from __future__ import annotations
@@ -154,7 +156,10 @@ class NodeWindows:
 
     A hint carried from cycle to cycle of one fit: the E-step checks it and sums a respondent again at every
     node where it no longer holds the posterior, so it changes how much is computed, never the result beyond
-    rounding. ``widened`` counts those respondents (diagnostics).
+    rounding. ``widened`` counts those respondents (diagnostics). The windows also keep the E-step's items x
+    nodes arrays (:meth:`buffer`); with ``reuse`` set (by :func:`~irtbridge.em.core.fit_em`, whose M-step
+    uses up each cycle's counts) the sparse E-step returns ``r`` and ``n`` in them too, overwritten by the
+    next call.
 
     Parameters
     ----------
@@ -169,6 +174,35 @@ class NodeWindows:
         self.lo = np.full(n_respondents, -1, dtype=np.int64)
         self.width = self.quadpts
         self.widened = 0
+        self.reuse = False
+        self._buffers: dict[str, np.ndarray] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the buffers stay behind: windows that travel (a Dask worker's, irtbridge.em.distributed) carry
+        # their two small arrays, not hundreds of MB
+        return {**self.__dict__, "_buffers": {}}
+
+    def buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """An uninitialised float array of ``shape`` kept under ``name`` for the next calls (the E-step's
+        items x nodes arrays, hundreds of MB at leaderboard widths: allocated once per fit, not faulted in
+        afresh every cycle).
+
+        Parameters
+        ----------
+        name : str
+            The buffer's name.
+        shape : tuple of int
+            Its shape (a new array where it changed).
+
+        Returns
+        -------
+        ndarray
+            The buffer, its values those of its last use.
+        """
+        kept = self._buffers.get(name)
+        if kept is None or kept.shape != tuple(shape):
+            kept = self._buffers[name] = np.empty(shape)
+        return kept
 
     def __len__(self) -> int:
         return len(self.lo)
@@ -261,18 +295,24 @@ def _loglik(cells: tuple[Any, Any], lp: np.ndarray, lq: np.ndarray, lo: np.ndarr
     return first
 
 
-def _counts(cells: tuple[Any, Any], post: np.ndarray, lo: np.ndarray, quadpts: int) -> tuple[np.ndarray, np.ndarray]:
+def _counts(cells: tuple[Any, Any], post: np.ndarray, lo: np.ndarray, quadpts: int,
+            out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``r`` (right answers) and ``n`` (answered), items x nodes, from a compact posterior (respondents x
-    width, column ``k`` at node ``lo[i] + k``; rows with ``lo`` -1 left out)."""
+    width, column ``k`` at node ``lo[i] + k``; rows with ``lo`` -1 left out); into ``out`` (zeroed first)
+    where given."""
     scatter = _kernel("scatter", post.shape[1])
     right, wrong = cells
 
-    def run(m):
-        out = np.zeros((m.shape[0], quadpts))
-        scatter(m.indptr, m.indices, post, lo, out)
-        return out
+    def run(m, into):
+        if into is None:
+            into = np.zeros((m.shape[0], quadpts))
+        else:
+            into.fill(0.0)
+        scatter(m.indptr, m.indices, post, lo, into)
+        return into
 
-    r, n = pair(right.nnz + wrong.nnz, lambda: run(right), lambda: run(wrong))
+    first, second = out if out is not None else (None, None)
+    r, n = pair(right.nnz + wrong.nnz, lambda: run(right, first), lambda: run(wrong, second))
     n += r
     return r, n
 
@@ -285,11 +325,14 @@ def _window_of(values: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
 
 class _Tables:
     """``log P`` and ``log Q`` (items x nodes) of the 2PL response function, filled only at the nodes some
-    window reads (the others are never touched)."""
+    window reads (the others are never touched), in the windows' buffers (:meth:`NodeWindows.buffer`), a
+    block of items at a time (the temporaries of :func:`~irtbridge.irt.logistic.log_pq` stay in cache;
+    each value is computed as it is for the whole table at once)."""
 
-    def __init__(self, a: np.ndarray, d: np.ndarray, theta: np.ndarray):
+    def __init__(self, a: np.ndarray, d: np.ndarray, theta: np.ndarray, windows: NodeWindows):
         self.a, self.d, self.theta = a[:, None], d[:, None], theta
-        self.lp, self.lq = np.empty((len(a), len(theta))), np.empty((len(a), len(theta)))
+        self.lp = windows.buffer("log P", (len(a), len(theta)))
+        self.lq = windows.buffer("log Q", (len(a), len(theta)))
         self.filled = np.zeros(len(theta), dtype=bool)
 
     def at(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
@@ -298,14 +341,20 @@ class _Tables:
         if todo.size:
             lo, hi = int(todo[0]), int(todo[-1]) + 1
             half = len(self.a) // 2
+            block = max(1, _FILL_CELLS // (hi - lo))
 
-            def fill(rows: slice) -> None:
-                log_pq(self.a[rows] * self.theta[None, lo:hi] + self.d[rows],
-                       out=(self.lp[rows, lo:hi], self.lq[rows, lo:hi]))
+            def fill(start: int, end: int) -> None:
+                for at in range(start, end, block):
+                    rows = slice(at, min(at + block, end))
+                    log_pq(self.a[rows] * self.theta[None, lo:hi] + self.d[rows],
+                           out=(self.lp[rows, lo:hi], self.lq[rows, lo:hi]))
 
-            pair(len(self.a) * (hi - lo), lambda: fill(slice(0, half)), lambda: fill(slice(half, None)))
+            pair(len(self.a) * (hi - lo), lambda: fill(0, half), lambda: fill(half, len(self.a)))
             self.filled[lo:hi] = True
         return self.lp, self.lq
+
+
+_FILL_CELLS = 16384  # cells of a block of the tables' fill: its temporaries (128 KB each) stay in cache
 
 
 def _seed(cells: Any, tables: _Tables, log_prior: np.ndarray, rows: np.ndarray, quadpts: int,
@@ -474,7 +523,7 @@ def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
     marginal : ndarray
         Each respondent's log marginal likelihood.
     """
-    tables = _Tables(a, d, theta)
+    tables = _Tables(a, d, theta, windows)
     quadpts, width, lo = windows.quadpts, windows.width, windows.lo
     ll = np.full((len(lo), quadpts), -np.inf)
     again = lo < 0
@@ -504,7 +553,11 @@ def windowed_estep(cells: Any, a: np.ndarray, d: np.ndarray, theta: np.ndarray,
     marginal = logsumexp(ll, axis=1)
     ll -= marginal[:, None]
     post = np.exp(ll, out=ll)
-    r, n = counts(cells, _window_of(post, windows.lo, width), windows.lo, quadpts)
+    extra = {}
+    if windows.reuse and counts is _counts:  # the fit's own windows: its counts in buffers kept for the fit
+        shape = (cells[0].shape[0], quadpts)
+        extra = {"out": (windows.buffer("r", shape), windows.buffer("n", shape))}
+    r, n = counts(cells, _window_of(post, windows.lo, width), windows.lo, quadpts, **extra)
     if not fits.all():
         r_wide, n_wide = counts(cells, post, np.where(fits, -1, 0), quadpts)
         r += r_wide

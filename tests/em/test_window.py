@@ -88,6 +88,33 @@ def test_a_window_that_no_longer_holds_its_posterior_is_summed_again(windowed):
     assert windows.widened > 100
 
 
+def test_a_fits_windows_keep_their_arrays_and_the_sums_stay_the_same(windowed):
+    """``reuse`` (a fit's windows): r and n come back in the same arrays every call, zeroed where a window
+    moved away, bit for bit the sums of windows that allocate afresh; pickled windows leave them behind."""
+    import pickle
+
+    x = _leaderboard(200, 1200, few=3)
+    data = prepare_responses(x, [f"i{k}" for k in range(x.shape[1])])
+    kept, fresh = node_windows(data, 61), node_windows(data, 61)
+    kept.reuse = True
+    theta, weights = nodes(61)
+    rng = np.random.default_rng(4)
+    a, d = rng.lognormal(0.0, 0.3, x.shape[1]), rng.normal(size=x.shape[1])
+    arrays = None
+    for shift in (0.0, 0.0, 1.5, -1.0):  # the posteriors move: nodes written before are zero again
+        got = estep(data, a, d + shift, theta, np.log(weights), windows=kept)
+        want = estep(data, a, d + shift, theta, np.log(weights), windows=fresh)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        _assert_same(got, _dense_estep(x, a, d + shift, theta, np.log(weights)))
+        assert arrays is None or (got[0] is arrays[0] and got[1] is arrays[1])
+        arrays = got
+    assert estep(data, a, d, theta, np.log(weights), windows=fresh)[0] is not want[0]
+    travelled = pickle.loads(pickle.dumps(kept))
+    assert travelled._buffers == {} and set(kept._buffers) == {"log P", "log Q", "r", "n"}
+    np.testing.assert_array_equal(travelled.lo, kept.lo)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["2PL", "1PL", "rasch"])
 @pytest.mark.parametrize("missing, kernels", [(0.7, window), (0.0, dense), (0.3, dense)])
