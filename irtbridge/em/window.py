@@ -30,8 +30,8 @@ as the plain products do. Without numba (an optional dependency: Debian's ``pyth
 E-step runs. The E-step's items x nodes arrays (the tables, and a fit's counts) live in the windows for
 the whole fit (:meth:`NodeWindows.buffer`): fresh ones every cycle cost a page fault per 4 KB page (a
 fit had 4.8 million of them, 55 s of system time; now 75,000 and 17 s). Measured on 5,000 x 200,000 with
-90% missing (100 million answered cells), 191 nodes (``quadpts=None``): 30 EM cycles, 6.3 s each,
-3.2 min, peak 4.71 GB, beside other jobs on the 2 cores; see ``speed/native_em_scale.py`` part 4.
+90% missing (100 million answered cells), 191 nodes (``quadpts=None``): 30 EM cycles, 3.9 s each,
+1.9 min on a quiet 2-core machine, peak 4.76 GB; see ``speed/native_em_scale.py`` part 4.
 """
 
 from __future__ import annotations
