@@ -169,8 +169,7 @@ def _strings(robj: Any) -> list[str | None] | None:
         distinct = ri.baseenv["unique"](robj)
         if 4 * len(distinct) < len(robj):
             codes = np.array(ri.baseenv["match"](robj, distinct).memoryview(), dtype=np.int64).ravel()
-            levels = np.array([None if x is ri.NA_Character else str(x) for x in distinct], dtype=object)
-            return levels[codes - 1].tolist()
+            return np.array(_strings(distinct), dtype=object)[codes - 1].tolist()
     return [None if x is ri.NA_Character else str(x) for x in robj]
 
 
