@@ -165,12 +165,16 @@ def _strings(robj: Any) -> list[str | None] | None:
     ri = _STATE["ri"]
     if robj.typeof == ri.RTYPES.NILSXP:
         return None
+
+    def each(vector: Any) -> list[str | None]:
+        return [None if x is ri.NA_Character else str(x) for x in vector]
+
     if len(robj) > 1000:
         distinct = ri.baseenv["unique"](robj)
         if 4 * len(distinct) < len(robj):
             codes = np.array(ri.baseenv["match"](robj, distinct).memoryview(), dtype=np.int64).ravel()
-            return np.array(_strings(distinct), dtype=object)[codes - 1].tolist()
-    return [None if x is ri.NA_Character else str(x) for x in robj]
+            return np.array(each(distinct), dtype=object)[codes - 1].tolist()
+    return each(robj)
 
 
 def _names(robj: Any) -> list[str | None] | None:
