@@ -137,6 +137,14 @@ def test_missing_values_stay_missing(reference, missing_data):
     assert fit.n_respondents == len(missing_data)
 
 
+def test_ltm_scores_rows_with_missing_answers_as_factor_scores_does(reference, missing_data):
+    # ltm scores each distinct answer pattern once (NA is a value of the pattern) and copies it to its rows
+    ref = reference["ltm"]["missing_2PL"]
+    fit = calibrate(missing_data, "2PL", engine="ltm")
+    _check_items(fit, ref)
+    _check_scores(fit, ref, ["EAP", "MAP"])
+
+
 def test_mirt_and_ltm_agree_on_lsat():
     data = response_dataset("LSAT")
     a = calibrate(data, "2PL", engine="mirt")

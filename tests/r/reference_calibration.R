@@ -68,7 +68,8 @@ ref <- list(
     LSAT_3PL = ltm_dich(tpm(lsat)),
     Abortion_2PL = ltm_dich(ltm(abortion ~ z1)),
     Science_graded = ltm_poly(grm(science), graded = TRUE),
-    Science_gpcm = ltm_poly(gpcm(science), graded = FALSE)
+    Science_gpcm = ltm_poly(gpcm(science), graded = FALSE),
+    missing_2PL = ltm_dich(ltm(with_na ~ z1))
   )
 )
 writeLines(toJSON(ref, digits = NA, auto_unbox = TRUE, na = "null"), out_file)

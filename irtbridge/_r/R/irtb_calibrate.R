@@ -382,12 +382,17 @@ irtb_ltm_ses <- function(fit, fun, unit_slopes, item_names) {
 irtb_ltm_scores <- function(fit, method, responses, item_names) {
   if (!is.null(responses)) responses <- irtb_matrix(responses, item_names)
   method <- switch(method, EAP = "EAP", MAP = "EB", stop(sprintf("ltm's factor.scores has no method '%s'", method)))
-  args <- list(fit, method = method)
-  if (!is.null(responses)) {
-    args$resp.patterns <- as.data.frame(responses)
-  } else {
-    args$resp.patterns <- as.data.frame(fit$X)
+  X <- as.data.frame(if (is.null(responses)) fit$X else responses)
+  # factor.scores scores each row alone (EB: one optim per row, always started at 0), so a response pattern's
+  # score is the same in any set of rows: EB scores each distinct pattern once and copies it to the rows that
+  # answered so (LSAT's 1000 rows are 30 patterns: 8 s -> 0.3 s). EAP, one matrix product, takes every row as is.
+  rows <- seq_len(nrow(X))
+  if (method == "EB" && nrow(X) > 0L) {
+    key <- do.call(paste, c(unname(as.list(X)), sep = "\r"))
+    first <- !duplicated(key)
+    rows <- match(key, key[first])
+    X <- X[first, , drop = FALSE]
   }
-  s <- do.call(ltm::factor.scores, args)$score.dat
-  cbind(theta = s[, "z1"], se = s[, "se.z1"])
+  s <- ltm::factor.scores(fit, method = method, resp.patterns = X)$score.dat
+  cbind(theta = s[rows, "z1"], se = s[rows, "se.z1"])
 }
