@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from irtbridge.em.jit import compiled
 from irtbridge.em import window as em_window
 
 __all__ = ["available", "codes", "estep"]
@@ -174,8 +175,7 @@ def _compile() -> Callable:
     if not _KERNEL:
         if not available():  # pragma: no cover - the E-step calls this only with numba
             raise RuntimeError("the compiled adaptive E-step needs numba")
-        numba: Any = em_window.numba
-        _KERNEL.append(numba.njit(nogil=True, boundscheck=False, fastmath=False)(_kernel))
+        _KERNEL.append(compiled(_kernel, fastmath=False))
     return _KERNEL[0]
 
 

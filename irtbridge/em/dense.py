@@ -35,6 +35,7 @@ from typing import Callable
 
 import numpy as np
 
+from irtbridge.em.jit import compiled
 from irtbridge.em import window as em_window
 from irtbridge.em.window import NodeWindows, pair
 
@@ -99,7 +100,6 @@ def _kernel(kind: str, width: int, masked: bool) -> Callable:
     if key not in _KERNELS:
         if not em_window.available():  # pragma: no cover - node_windows gives no windows without numba
             raise RuntimeError("the windowed E-step needs numba")
-        jit = em_window.numba.njit(nogil=True, boundscheck=False)
         nodes = int(width)
         if kind == "gather":
             def kernel(right, seen, rows, diff, low, out):
@@ -135,7 +135,7 @@ def _kernel(kind: str, width: int, masked: bool) -> Callable:
                             v = np.float64(m[j])
                             for k in range(nodes):
                                 n_out[j, k] += v * p[k]
-        _KERNELS[key] = jit(kernel)
+        _KERNELS[key] = compiled(kernel)
     return _KERNELS[key]
 
 

@@ -16,10 +16,11 @@ runs.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
+from irtbridge.em.jit import compiled
 from irtbridge.em import window as em_window
 
 __all__ = ["MIN_ITEMS", "available", "newton_2pl"]
@@ -100,8 +101,7 @@ def _compile() -> Callable:
     if not _KERNEL:
         if not available():  # pragma: no cover - the M-step calls this only with numba
             raise RuntimeError("the compiled M-step needs numba")
-        numba: Any = em_window.numba
-        _KERNEL.append(numba.njit(nogil=True, boundscheck=False, fastmath=False)(_kernel))
+        _KERNEL.append(compiled(_kernel, fastmath=False))
     return _KERNEL[0]
 
 

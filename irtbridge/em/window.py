@@ -44,6 +44,7 @@ import numpy as np
 from scipy import sparse
 from scipy.special import logsumexp
 
+from irtbridge.em.jit import compiled
 from irtbridge.irt.logistic import log_pq
 
 numba: Any = None  # imported on first use (it takes a while); None until then, False if it is missing
@@ -248,7 +249,6 @@ def _kernel(kind: str, width: int) -> Callable:
     if key not in _KERNELS:
         if not available():  # pragma: no cover - node_windows gives no windows without numba
             raise RuntimeError("the windowed E-step needs numba")
-        jit = numba.njit(nogil=True, boundscheck=False)
         nodes = int(width)
         if kind == "gather":
             def kernel(indptr, indices, table, lo, out):
@@ -272,7 +272,7 @@ def _kernel(kind: str, width: int) -> Callable:
                             source = post[i]
                             for k in range(nodes):
                                 target[base + k] += source[k]
-        _KERNELS[key] = jit(kernel)
+        _KERNELS[key] = compiled(kernel)
     return _KERNELS[key]
 
 
