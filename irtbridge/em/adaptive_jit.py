@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from irtbridge.em.jit import compiled
 from irtbridge.em import window as em_window
+from irtbridge.em.jit import compiled
 
 __all__ = ["available", "codes", "estep"]
 

@@ -35,8 +35,8 @@ from typing import Callable
 
 import numpy as np
 
-from irtbridge.em.jit import compiled
 from irtbridge.em import window as em_window
+from irtbridge.em.jit import compiled
 from irtbridge.em.window import NodeWindows, pair
 
 __all__ = ["DenseBits", "dense_bits", "loglik", "counts", "windowed_estep"]

@@ -68,6 +68,8 @@ class _Kernel:
     def __call__(self, *args: Any) -> Any:
         try:
             return self._run(*args)
-        except (OSError, EOFError, pickle.UnpicklingError) as exc:  # reading or writing the stored code (a
-            self._uncached(exc)  # compiled kernel raises none of these): it ran not, so run it compiled here
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            # reading or writing the stored code failed (a compiled kernel itself raises none of these), before
+            # the kernel ran: it is compiled again, kept in memory only, and run
+            self._uncached(exc)
             return self._run(*args)

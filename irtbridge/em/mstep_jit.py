@@ -20,8 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-from irtbridge.em.jit import compiled
 from irtbridge.em import window as em_window
+from irtbridge.em.jit import compiled
 
 __all__ = ["MIN_ITEMS", "available", "newton_2pl"]
 
