@@ -18,11 +18,14 @@ SHA-256 of the R lock file (``irtbridge/_r/R/packages.lock``), which pins every 
   stored result equals it (numbers to a relative 1e-6, text exactly);
 * ``live``: R runs, nothing is read or stored.
 
-So R stays the oracle: CI regenerates every reference and compares it with the committed one.
+So R stays the oracle: CI regenerates every reference and compares it with the committed one. Where R runs
+(check, record), a plain ``Rscript SCRIPT ...`` or ``Rscript -e CODE ...`` call runs in a fork of one R of
+the test process that loaded mirt once (tests/r/forkserver.R, :class:`_ForkServer`), as Rscript would run it.
 """
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import hashlib
 import json
@@ -195,6 +198,79 @@ def _compare(record: dict[str, Any], live: dict[str, Any], where: str) -> None:
                     pytrace=False)
 
 
+class _ForkServer:
+    """``Rscript SCRIPT ARGS...`` and ``Rscript -e CODE ARGS...`` run by one R of this process
+    (tests/r/forkserver.R) that loaded mirt, ltm and jsonlite once and runs each script in a forked copy of
+    itself, as Rscript would: the same output, files and exit status, without the 3 CPU-seconds a new R spends
+    loading mirt (81 reference runs in CI). Anything else (another program, Rscript options, a
+    given ``env`` or ``cwd``, ``PATH`` or R's start-up variables changed since the server started) runs Rscript
+    itself."""
+
+    PRELOAD = ("jsonlite", "mirt", "ltm")
+    _START_UP = re.compile(r"^(R_|LC_|LANG$|LANGUAGE$|PATH$)")
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._env: dict[str, str] = {}
+
+    @staticmethod
+    def _command(args: list[str]) -> tuple[str | None, str | None, list[str]] | None:
+        """(script, code, arguments) of a plain ``Rscript SCRIPT ...`` or ``Rscript -e CODE ...``, else None."""
+        if args[0] != "Rscript" or len(args) < 2:
+            return None
+        if args[1] == "-e":
+            return None if len(args) < 3 or "-e" in args[3:] else (None, args[2], args[3:])
+        return None if args[1].startswith("-") else (args[1], None, args[2:])
+
+    def _changes(self) -> tuple[dict[str, str], list[str]] | None:
+        """The environment variables set and unset since the server started, or None when one of them is
+        read as R or Rscript start (they would not take effect in a running R)."""
+        now = dict(os.environ)
+        changed = {k for k in set(now) | set(self._env) if now.get(k) != self._env.get(k)}
+        if any(self._START_UP.match(name) for name in changed):
+            return None
+        return {k: now[k] for k in changed if k in now}, sorted(k for k in changed if k not in now)
+
+    def run(self, args: list[str]) -> subprocess.CompletedProcess | None:
+        """What ``subprocess.run(args, capture_output=True, text=True)`` returns, or None where Rscript itself
+        must run."""
+        command = self._command(args)
+        if command is None:
+            return None
+        if self._proc is None or self._proc.poll() is not None:
+            self._env = dict(os.environ)
+            self._proc = subprocess.Popen(["Rscript", str(ROOT / "tests" / "r" / "forkserver.R"), *self.PRELOAD],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                          text=True)
+            atexit.register(self.close)
+        changes = self._changes()
+        if changes is None:
+            return None
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        script, code, rest = command
+        with tempfile.TemporaryDirectory(prefix="irtbridge-rrefs-") as folder:
+            out, err = os.path.join(folder, "out"), os.path.join(folder, "err")
+            request = {"script": script, "code": code, "args": rest, "cwd": os.getcwd(), "set": changes[0],
+                       "unset": changes[1], "out": out, "err": err}
+            self._proc.stdin.write(json.dumps(request) + "\n")
+            self._proc.stdin.flush()
+            answer = self._proc.stdout.readline()
+            if not answer:
+                raise RuntimeError("tests/r/forkserver.R ended: see `Rscript tests/r/forkserver.R` run by hand")
+            read = [Path(p).read_text(encoding="utf-8") if os.path.exists(p) else "" for p in (out, err)]
+        return subprocess.CompletedProcess(args, int(answer), read[0], read[1])
+
+    def close(self) -> None:
+        """End the server (its loop ends when its input does)."""
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait()
+
+
+_SERVER = _ForkServer()
+
+
 def run_r(args: list[str], *, check: bool = False, capture_output: bool = False, text: bool = False,
           env: dict[str, str] | None = None, cwd: Any = None, **kwargs: Any) -> subprocess.CompletedProcess:
     """``run_r(["Rscript", ...])`` answered from the stored R references (see the module docstring)."""
@@ -222,7 +298,9 @@ def run_r(args: list[str], *, check: bool = False, capture_output: bool = False,
                         f"(it runs R and stores what it returns)", pytrace=False)
         _restore(args, record["outputs"])
     else:
-        proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, **kwargs)
+        proc = _SERVER.run(args) if env is None and cwd is None and not kwargs else None
+        if proc is None:
+            proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, **kwargs)
         record = {"command": described, "returncode": proc.returncode, "stdout": proc.stdout,
                   "stderr": proc.stderr[-4000:], "outputs": _collect(args, before)}
         if not capture_output:  # what the caller would have seen

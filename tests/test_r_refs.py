@@ -5,8 +5,10 @@ on a stand-in ``Rscript`` so no R runs here."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -145,3 +147,75 @@ def test_references_belong_to_the_module_that_calls_r_not_the_test_that_runs(mon
     # `make refs`, which runs the modules naming run_r) with test_native_em, whichever test asks
     monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/em/test_dense.py::test_x (setup)")
     assert _rrefs._module() == "test_r_refs"
+
+
+# --------------------------------------------------------------------------------------------------
+# the fork server (tests/r/forkserver.R) that runs the reference scripts in check and record modes:
+# what it returns is what Rscript returns
+# --------------------------------------------------------------------------------------------------
+
+_SCRIPT = """args <- commandArgs(trailingOnly = TRUE)
+suppressPackageStartupMessages(library(mirt))
+x <- c(1.5, 2)
+x
+invisible(99)
+arguments <- function() commandArgs(TRUE)
+print(arguments())
+fit <- mirt(expand.table(LSAT7), 1, verbose = FALSE)
+fit
+writeLines(format(coef(fit, simplify = TRUE)$items[, "a1"], digits = 15), args[1])
+message("on stderr")
+old <- options(warn = 2); turned <- try(warning("into an error"), silent = TRUE); options(old)
+cat(class(turned), "\n")  # as ltm's tpm does: a warning handler around the run would keep it a warning
+set.seed(3); cat(runif(2), Sys.getenv("IRTBRIDGE_TEST_VARIABLE"), getOption("digits"), exists("leak"), "\\n")
+assign("leak", 1, envir = globalenv()); options(digits = 3)
+"""
+
+
+@pytest.mark.r
+def test_the_fork_server_runs_scripts_as_rscript_does(tmp_path, monkeypatch):
+    (tmp_path / "fit.R").write_text(_SCRIPT)
+    (tmp_path / "error.R").write_text('cat("before\\n")\nstop("boom")\ncat("after\\n")\n')
+    (tmp_path / "quit.R").write_text('cat("bye\\n")\nquit(status = 3)\ncat("not here\\n")\n')
+    monkeypatch.setenv("IRTBRIDGE_TEST_VARIABLE", "set")
+    server = _rrefs._ForkServer()
+    try:
+        for args in (["Rscript", tmp_path / "fit.R", tmp_path / "a.txt"], ["Rscript", tmp_path / "error.R"],
+                     ["Rscript", tmp_path / "quit.R"], ["Rscript", "-e", "x <- 2; x * 3", "ignored"]):
+            args = [str(a) for a in args]
+            (tmp_path / "a.txt").unlink(missing_ok=True)
+            plain = subprocess.run(args, capture_output=True, text=True)
+            written = (tmp_path / "a.txt").read_text() if (tmp_path / "a.txt").exists() else None
+            (tmp_path / "a.txt").unlink(missing_ok=True)
+            served = server.run(args)
+            assert served is not None
+            assert (served.returncode, served.stdout) == (plain.returncode, plain.stdout), args
+            assert ((tmp_path / "a.txt").read_text() if (tmp_path / "a.txt").exists() else None) == written
+            assert ("on stderr" in served.stderr) == ("on stderr" in plain.stderr)
+            assert ("Execution halted" in served.stderr) == ("Execution halted" in plain.stderr)
+        # each run starts from the server's state, not from what the run before it left (a global, an option)
+        monkeypatch.setenv("IRTBRIDGE_TEST_VARIABLE", "changed")
+        again = server.run(["Rscript", str(tmp_path / "fit.R"), str(tmp_path / "b.txt")])
+        assert again is not None and again.stdout.splitlines()[-1].split()[2:] == ["changed", "7", "FALSE"]
+    finally:
+        server.close()
+
+
+def test_the_fork_server_leaves_other_commands_and_start_up_settings_to_rscript(tmp_path, monkeypatch):
+    script = str(tmp_path / "x.R")
+    command = _rrefs._ForkServer._command
+    assert command(["/opt/bin/Rscript", script]) is None  # another program
+    assert command(["Rscript", "--vanilla", script]) is None  # Rscript's own options
+    assert command(["Rscript", "-e", "1", "-e", "2"]) is None
+    assert command(["Rscript", script, "a", "b"]) == (script, None, ["a", "b"])
+    assert command(["Rscript", "-e", "1", "a"]) == (None, "1", ["a"])
+    server = _rrefs._ForkServer()
+    server._env = dict(os.environ)  # as when it started
+    assert server._changes() == ({}, [])
+    monkeypatch.setenv("IRTBRIDGE_TEST_VARIABLE", "x")
+    monkeypatch.delenv("HOME", raising=False)
+    assert server._changes() == ({"IRTBRIDGE_TEST_VARIABLE": "x"}, ["HOME"] if "HOME" in server._env else [])
+    for name in ("PATH", "R_LIBS", "LANG", "LC_ALL"):  # read as R (or the shell finding Rscript) starts
+        with monkeypatch.context() as patch:
+            patch.setenv(name, "/elsewhere")
+            assert server._changes() is None, name
