@@ -175,13 +175,13 @@ assign("leak", 1, envir = globalenv()); options(digits = 3)
 @pytest.mark.r
 def test_the_fork_server_runs_scripts_as_rscript_does(tmp_path, monkeypatch):
     (tmp_path / "fit.R").write_text(_SCRIPT)
-    (tmp_path / "error.R").write_text('cat("before\\n")\nstop("boom")\ncat("after\\n")\n')
-    (tmp_path / "quit.R").write_text('cat("bye\\n")\nquit(status = 3)\ncat("not here\\n")\n')
+    (tmp_path / "error.R").write_text('# mirt\ncat("before\\n")\nstop("boom")\ncat("after\\n")\n')
+    (tmp_path / "quit.R").write_text('# mirt\ncat("bye\\n")\nquit(status = 3)\ncat("not here\\n")\n')
     monkeypatch.setenv("IRTBRIDGE_TEST_VARIABLE", "set")
     server = _rrefs._ForkServer()
     try:
         for args in (["Rscript", tmp_path / "fit.R", tmp_path / "a.txt"], ["Rscript", tmp_path / "error.R"],
-                     ["Rscript", tmp_path / "quit.R"], ["Rscript", "-e", "x <- 2; x * 3", "ignored"]):
+                     ["Rscript", tmp_path / "quit.R"], ["Rscript", "-e", "x <- 2; x * 3  # mirt", "ignored"]):
             args = [str(a) for a in args]
             (tmp_path / "a.txt").unlink(missing_ok=True)
             plain = subprocess.run(args, capture_output=True, text=True)
@@ -202,20 +202,27 @@ def test_the_fork_server_runs_scripts_as_rscript_does(tmp_path, monkeypatch):
 
 
 def test_the_fork_server_leaves_other_commands_and_start_up_settings_to_rscript(tmp_path, monkeypatch):
-    script = str(tmp_path / "x.R")
+    script, other = str(tmp_path / "x.R"), str(tmp_path / "y.R")
+    Path(script).write_text("library(mirt)\n")
+    Path(other).write_text("library(catR)\n")
     command = _rrefs._ForkServer._command
     assert command(["/opt/bin/Rscript", script]) is None  # another program
     assert command(["Rscript", "--vanilla", script]) is None  # Rscript's own options
-    assert command(["Rscript", "-e", "1", "-e", "2"]) is None
+    assert command(["Rscript", "-e", "mirt::mirt", "-e", "2"]) is None
     assert command(["Rscript", script, "a", "b"]) == (script, None, ["a", "b"])
-    assert command(["Rscript", "-e", "1", "a"]) == (None, "1", ["a"])
+    assert command(["Rscript", "-e", "mirt::mirt", "a"]) == (None, "mirt::mirt", ["a"])
+    assert command(["Rscript", other]) is None and command(["Rscript", "-e", "1"]) is None  # no mirt: a new R
+    assert command(["Rscript", str(tmp_path / "missing.R")]) is None
     server = _rrefs._ForkServer()
-    server._env = dict(os.environ)  # as when it started
+    monkeypatch.delenv("R_HOME", raising=False)
+    server._env, server._home = dict(os.environ), "/usr/lib/R"  # as when it started
+    assert server._changes() == ({}, [])
+    monkeypatch.setenv("R_HOME", "/usr/lib/R")  # rpy2 sets it as the test process starts its own R: the same R
     assert server._changes() == ({}, [])
     monkeypatch.setenv("IRTBRIDGE_TEST_VARIABLE", "x")
     monkeypatch.delenv("HOME", raising=False)
     assert server._changes() == ({"IRTBRIDGE_TEST_VARIABLE": "x"}, ["HOME"] if "HOME" in server._env else [])
-    for name in ("PATH", "R_LIBS", "LANG", "LC_ALL"):  # read as R (or the shell finding Rscript) starts
+    for name in ("PATH", "R_LIBS", "R_HOME", "LANG", "LC_ALL"):  # read as R (or the shell finding Rscript) starts
         with monkeypatch.context() as patch:
             patch.setenv(name, "/elsewhere")
             assert server._changes() is None, name

@@ -3,7 +3,7 @@
 # takes about 3 CPU-seconds in every new R; here each script runs in a forked copy of this R instead,
 # so it starts with the namespaces already loaded and leaves nothing behind in this process.
 #   Rscript tests/r/forkserver.R PACKAGE...      (the namespaces to load first)
-# It reads one JSON request a line on stdin: {"script": FILE or null, "code": TEXT or null, "args": [...],
+# Once ready it writes R.home() on a line of stdout, then reads one JSON request a line on stdin: {"script": FILE or null, "code": TEXT or null, "args": [...],
 # "cwd": DIR, "set": {NAME: VALUE}, "unset": [NAME], "out": FILE, "err": FILE}, and answers with the run's
 # exit status on a line of stdout. The run's standard output goes to "out", its messages and errors to "err".
 #
@@ -15,6 +15,8 @@
 
 for (package in commandArgs(trailingOnly = TRUE)) suppressPackageStartupMessages(loadNamespace(package))
 requests <- file("stdin", open = "r")
+cat(R.home(), "\n", sep = "")  # ready: the first line says which R this is
+flush(stdout())
 
 irtb_quit_condition <- function(status) {
   structure(class = c("irtb_quit", "condition"), list(message = "quit", call = NULL, status = as.integer(status)))
