@@ -19,8 +19,9 @@ SHA-256 of the R lock file (``irtbridge/_r/R/packages.lock``), which pins every 
 * ``live``: R runs, nothing is read or stored.
 
 So R stays the oracle: CI regenerates every reference and compares it with the committed one. Where R runs
-(check, record), a plain ``Rscript SCRIPT ...`` or ``Rscript -e CODE ...`` call of code using mirt runs in a
-fork of one R of the test process that loaded mirt once (tests/r/forkserver.R, :class:`_ForkServer`), as Rscript would run it.
+(check, record), a plain ``Rscript SCRIPT ...`` or ``Rscript -e CODE ...`` call of code using mirt runs as
+Rscript would run it, in a fork of one R of the test process that loaded mirt once (tests/r/forkserver.R,
+:class:`_ForkServer`).
 """
 
 from __future__ import annotations
@@ -201,8 +202,8 @@ def _compare(record: dict[str, Any], live: dict[str, Any], where: str) -> None:
 class _ForkServer:
     """``Rscript SCRIPT ARGS...`` and ``Rscript -e CODE ARGS...`` of R code using mirt, run by one R of this
     process (tests/r/forkserver.R) that loaded mirt and jsonlite once and runs each script in a forked copy of
-    itself, as Rscript would: the same output, files and exit status, without the 3 CPU-seconds a new R spends
-    loading mirt (most of the 81 reference runs in CI). Anything else (code without mirt, Rscript options, a
+    itself, as Rscript would: the same output, files and exit status, without the 2.4 s a new R spends loading
+    mirt (most of the 81 reference runs in CI). Anything else (code without mirt, Rscript options, a
     given ``env`` or ``cwd``, ``PATH`` or R's start-up variables changed since the server started) runs Rscript
     itself."""
 

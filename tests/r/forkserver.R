@@ -1,11 +1,12 @@
 # One R, its packages loaded once, that runs the test suite's reference scripts as Rscript would
 # (tests/_rrefs.py: IRTBRIDGE_R_REFS=check in CI and make refs-check, record in make refs). Loading mirt
-# takes about 3 CPU-seconds in every new R; here each script runs in a forked copy of this R instead,
+# takes about 2.4 s in every new R; here each script runs in a forked copy of this R instead,
 # so it starts with the namespaces already loaded and leaves nothing behind in this process.
 #   Rscript tests/r/forkserver.R PACKAGE...      (the namespaces to load first)
-# Once ready it writes R.home() on a line of stdout, then reads one JSON request a line on stdin: {"script": FILE or null, "code": TEXT or null, "args": [...],
-# "cwd": DIR, "set": {NAME: VALUE}, "unset": [NAME], "out": FILE, "err": FILE}, and answers with the run's
-# exit status on a line of stdout. The run's standard output goes to "out", its messages and errors to "err".
+# Once ready it writes R.home() on a line of stdout, then reads one JSON request a line on stdin:
+# {"script": FILE or null, "code": TEXT or null, "args": [...], "cwd": DIR, "set": {NAME: VALUE},
+# "unset": [NAME], "out": FILE, "err": FILE}, and answers with the run's exit status on a line of stdout.
+# The run's standard output goes to "out", its messages and errors to "err".
 #
 # A run is Rscript's: each top-level expression of the script (or of the -e code) is evaluated in turn and
 # its value printed when visible; commandArgs(TRUE) gives "args"; an error prints "Error..." and
