@@ -166,7 +166,7 @@ fit
 writeLines(format(coef(fit, simplify = TRUE)$items[, "a1"], digits = 15), args[1])
 message("on stderr")
 old <- options(warn = 2); turned <- try(warning("into an error"), silent = TRUE); options(old)
-cat(class(turned), "\n")  # as ltm's tpm does: a warning handler around the run would keep it a warning
+cat(class(turned), "\\n")  # as ltm's tpm does: a warning handler around the run would keep it a warning
 set.seed(3); cat(runif(2), Sys.getenv("IRTBRIDGE_TEST_VARIABLE"), getOption("digits"), exists("leak"), "\\n")
 assign("leak", 1, envir = globalenv()); options(digits = 3)
 """
