@@ -22,8 +22,6 @@ import importlib
 import json
 import pickle
 import pickletools
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -85,7 +83,7 @@ def test_the_public_names_are_the_same_objects_as_their_modules_define():
     assert calibration.calibrate is irtbridge.calibrate
 
 
-# each old path in a fresh interpreter: the first import there is the one that warns
+# each old path in a fresh interpreter (a fork of tests/_fresh.py's helper): its first import is the one that warns
 _IMPORT_OLD = """
 import importlib, sys, warnings
 old, new = sys.argv[1:3]
@@ -104,12 +102,12 @@ _HOW = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(_HOW))
-def test_an_old_module_path_is_the_new_module_with_one_warning_naming_it_and_the_removal(how):
+def test_an_old_module_path_is_the_new_module_with_one_warning_naming_it_and_the_removal(how, fresh_python):
     # import x.y, from x import y, and x.y read as an attribute: three ways, three old paths (one per role)
     for old in ("irtbridge.calibration.fitting", "irtbridge.calibration.result", "irtbridge.calibration.scoring"):
         new = _old_paths()[old]
-        out = subprocess.run([sys.executable, "-c", _IMPORT_OLD.format(how=_HOW[how]), old, new],
-                             capture_output=True, text=True, check=True, cwd=Path(irtbridge.__file__).parents[1])
+        out = fresh_python.run(_IMPORT_OLD.format(how=_HOW[how]), old, new, check=True,
+                               cwd=Path(irtbridge.__file__).parents[1])
         same, messages = out.stdout.splitlines()
         assert same == "True", (old, how)
         verb = "was renamed" if old.endswith("scoring") else "moved to"
