@@ -12,6 +12,7 @@ is ``''``, ``sys.argv`` is ``['-c', *args]``).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -24,42 +25,75 @@ from typing import Any
 PRELOAD = ("numpy", "pandas", "scipy.special", "scipy.optimize", "scipy.stats")
 
 
-class FreshPython:
-    """A helper process answering ``run(code)`` with a fork that runs it (see the module docstring)."""
+class HelperProcess:
+    """A long-lived helper process that answers each JSON request (one line on its input) with one line: started
+    on first use and again if it died, ended when its input closes (by :meth:`close`, or at exit). The fresh
+    interpreters here and the R fork server of tests/_rrefs.py are two of them.
 
-    def __init__(self) -> None:
+    Parameters
+    ----------
+    command : list of str
+        The helper's command line.
+    name : str
+        What to call it in the error raised when it ends without answering.
+    **popen : Any
+        Further ``subprocess.Popen`` arguments (``stderr``).
+    """
+
+    def __init__(self, command: list[str], name: str, **popen: Any) -> None:
+        self._argv, self._name, self._popen = command, name, popen
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
+        atexit.register(self.close)
 
-    def _start(self) -> subprocess.Popen:
-        if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, text=True, env={**os.environ})
-        return self._proc
+    def _ensure(self) -> bool:
+        """Start the helper unless it runs; True when it was started now (its first lines are still unread)."""
+        if self._proc is not None and self._proc.poll() is None:
+            return False
+        self._proc = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                      **self._popen)
+        return True
 
-    def run(self, code: str, *args: str, cwd: Any = None, check: bool = False) -> subprocess.CompletedProcess:
-        """What ``subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)`` gives."""
-        with self._lock:
-            proc = self._start()
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(json.dumps({"code": code, "args": list(args), "cwd": str(cwd) if cwd else None}) + "\n")
-            proc.stdin.flush()
-            line = proc.stdout.readline()
+    def _line(self) -> str:
+        """The helper's next line of output, without its newline."""
+        assert self._proc is not None and self._proc.stdout is not None
+        line = self._proc.stdout.readline()
         if not line:
-            raise RuntimeError("the fresh-interpreter helper died")
-        answer = json.loads(line)
-        result = subprocess.CompletedProcess(["python", "-c", code, *args], answer["returncode"], answer["stdout"],
-                                             answer["stderr"])
-        if check:
-            result.check_returncode()
-        return result
+            raise RuntimeError(f"{self._name} ended without answering")
+        return line.rstrip("\n")
+
+    def _ask(self, request: dict[str, Any]) -> str:
+        """Send ``request`` (started first if needed) and return the answer line."""
+        with self._lock:
+            self._ensure()
+            assert self._proc is not None and self._proc.stdin is not None
+            self._proc.stdin.write(json.dumps(request) + "\n")
+            self._proc.stdin.flush()
+            return self._line()
 
     def close(self) -> None:
+        """End the helper (its loop ends with its input); nothing when it does not run."""
         if self._proc is not None and self._proc.poll() is None:
             assert self._proc.stdin is not None
             self._proc.stdin.close()
             self._proc.wait(timeout=60)
         self._proc = None
+
+
+class FreshPython(HelperProcess):
+    """A helper process answering ``run(code)`` with a fork that runs it (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__([sys.executable, __file__, "--serve"], "the fresh-interpreter helper")
+
+    def run(self, code: str, *args: str, cwd: Any = None, check: bool = False) -> subprocess.CompletedProcess:
+        """What ``subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)`` gives."""
+        answer = json.loads(self._ask({"code": code, "args": list(args), "cwd": str(cwd) if cwd else None}))
+        result = subprocess.CompletedProcess(["python", "-c", code, *args], answer["returncode"], answer["stdout"],
+                                             answer["stderr"])
+        if check:
+            result.check_returncode()
+        return result
 
 
 def _child(request: dict, out: Path, err: Path) -> None:

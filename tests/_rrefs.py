@@ -26,7 +26,6 @@ Rscript would run it, in a fork of one R of the test process that loaded mirt on
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import hashlib
 import json
@@ -41,6 +40,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+
+from tests._fresh import HelperProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "irtbridge" / "_r" / "R" / "packages.lock"
@@ -199,7 +200,7 @@ def _compare(record: dict[str, Any], live: dict[str, Any], where: str) -> None:
                     pytrace=False)
 
 
-class _ForkServer:
+class _ForkServer(HelperProcess):
     """``Rscript SCRIPT ARGS...`` and ``Rscript -e CODE ARGS...`` of R code using mirt, run by one R of this
     process (tests/r/forkserver.R) that loaded mirt and jsonlite once and runs each script in a forked copy of
     itself, as Rscript would: the same output, files and exit status, without the 2.4 s a new R spends loading
@@ -212,7 +213,9 @@ class _ForkServer:
     _START_UP = re.compile(r"^(R_|LC_|LANG$|LANGUAGE$|PATH$)")
 
     def __init__(self) -> None:
-        self._proc: subprocess.Popen | None = None
+        server = str(ROOT / "tests" / "r" / "forkserver.R")
+        super().__init__(["Rscript", server, *self.PRELOAD], f"{server} (run it by hand with Rscript to see why)",
+                         stderr=subprocess.DEVNULL)
         self._env: dict[str, str] = {}
         self._home = ""
 
@@ -253,39 +256,19 @@ class _ForkServer:
         command = self._command(args)
         if command is None:
             return None
-        if self._proc is None or self._proc.poll() is not None:
+        if self._ensure():  # its first line, once mirt is loaded: R's home
             self._env = dict(os.environ)
-            self._proc = subprocess.Popen(["Rscript", str(ROOT / "tests" / "r" / "forkserver.R"), *self.PRELOAD],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                          text=True)
-            atexit.register(self.close)
-            assert self._proc.stdout is not None
-            self._home = self._proc.stdout.readline().strip()
-            if not self._home:
-                raise RuntimeError("tests/r/forkserver.R did not start: run `Rscript tests/r/forkserver.R` by hand")
+            self._home = self._line().strip()
         changes = self._changes()
         if changes is None:
             return None
-        assert self._proc.stdin is not None and self._proc.stdout is not None
         script, code, rest = command
         with tempfile.TemporaryDirectory(prefix="irtbridge-rrefs-") as folder:
             out, err = os.path.join(folder, "out"), os.path.join(folder, "err")
-            request = {"script": script, "code": code, "args": rest, "cwd": os.getcwd(), "set": changes[0],
-                       "unset": changes[1], "out": out, "err": err}
-            self._proc.stdin.write(json.dumps(request) + "\n")
-            self._proc.stdin.flush()
-            answer = self._proc.stdout.readline()
-            if not answer:
-                raise RuntimeError("tests/r/forkserver.R ended: see `Rscript tests/r/forkserver.R` run by hand")
+            status = self._ask({"script": script, "code": code, "args": rest, "cwd": os.getcwd(), "set": changes[0],
+                                "unset": changes[1], "out": out, "err": err})
             read = [Path(p).read_text(encoding="utf-8") if os.path.exists(p) else "" for p in (out, err)]
-        return subprocess.CompletedProcess(args, int(answer), read[0], read[1])
-
-    def close(self) -> None:
-        """End the server (its loop ends when its input does)."""
-        if self._proc is not None and self._proc.poll() is None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            self._proc.wait()
+        return subprocess.CompletedProcess(args, int(status), read[0], read[1])
 
 
 _SERVER = _ForkServer()
